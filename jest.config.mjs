@@ -1,0 +1,11 @@
+/** Jest in ESM mode: Nest 12 ships ESM only. Run through `npm run jest` (sets --experimental-vm-modules). */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testMatch: ['<rootDir>/test/**/*.spec.ts'],
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
