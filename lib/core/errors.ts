@@ -1,0 +1,123 @@
+/**
+ * The one home of ZLink error codes and their wire form. Transport-library errors never
+ * reach a caller raw: every public call ends with a `ZLinkError` carrying one of these codes.
+ */
+export const ZLINK_ERROR_CODES = [
+  'NotFound',
+  'NotConfigured',
+  'Unavailable',
+  'Timeout',
+  'Cancelled',
+  'RouteError',
+  'RemoteError',
+  'ProtocolError',
+  'InvalidArgument',
+  'Rejected',
+  'Shutdown',
+  'Configuration',
+] as const;
+
+export type ZLinkErrorCode = (typeof ZLINK_ERROR_CODES)[number];
+
+/** What a server tells a caller when a request fails on its side (the body of an error reply). */
+export interface WireError {
+  /** A ZLink code (`Rejected`, `InvalidArgument`, ...) or a remote-only code such as `NoHandler`. */
+  readonly code: string;
+  readonly message: string;
+  readonly details?: unknown;
+}
+
+/** Codes that only a server produces about a request it received; they arrive as `RemoteError`. */
+export const REMOTE_CODES = {
+  noHandler: 'NoHandler',
+  decodeError: 'DecodeError',
+  handlerError: 'HandlerError',
+  badMetadata: 'BadMetadata',
+} as const;
+
+export interface ZLinkErrorOptions {
+  cause?: unknown;
+  details?: unknown;
+  /** For `RemoteError`: what the remote side reported. */
+  remote?: WireError;
+}
+
+export class ZLinkError extends Error {
+  override readonly name = 'ZLinkError';
+  readonly code: ZLinkErrorCode;
+  readonly details?: unknown;
+  /** Set on `RemoteError` (the remote code, message and details) and on `Rejected` from a server. */
+  readonly remote?: WireError;
+
+  constructor(code: ZLinkErrorCode, message: string, options: ZLinkErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    if (options.details !== undefined) this.details = options.details;
+    if (options.remote !== undefined) this.remote = options.remote;
+  }
+
+  /** The code a remote caller should see: the remote code for a relayed `RemoteError`. */
+  get remoteCode(): string | undefined {
+    return this.remote?.code;
+  }
+}
+
+export function isZLinkError(value: unknown, code?: ZLinkErrorCode): value is ZLinkError {
+  return value instanceof ZLinkError && (code === undefined || value.code === code);
+}
+
+/**
+ * The wire form of a failure raised by a handler. A `ZLinkError` keeps its code; anything else is
+ * `HandlerError`. An error may carry a `getError()` payload (Nest's `RpcException`), which travels
+ * as details so the caller can read it.
+ */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof ZLinkError) {
+    const remote = error.remote;
+    if (error.code === 'RemoteError' && remote) return remote;
+    return error.details === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, details: error.details };
+  }
+  const rpcPayload = rpcExceptionPayload(error);
+  if (rpcPayload !== undefined) {
+    const message =
+      typeof rpcPayload === 'string'
+        ? rpcPayload
+        : typeof (rpcPayload as { message?: unknown }).message === 'string'
+          ? (rpcPayload as { message: string }).message
+          : 'handler error';
+    return { code: REMOTE_CODES.handlerError, message, details: rpcPayload };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: REMOTE_CODES.handlerError, message };
+}
+
+function rpcExceptionPayload(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const getError = (error as { getError?: unknown }).getError;
+  return typeof getError === 'function' ? (getError as () => unknown).call(error) : undefined;
+}
+
+/**
+ * Rebuilds a remote failure on the caller's side. A server that refused because it is draining
+ * answers `Rejected`, which the caller sees as `Rejected` (03 §6: a finite rejected result);
+ * everything else is `RemoteError` carrying the remote code.
+ */
+export function fromWireError(wire: WireError, where: string): ZLinkError {
+  if (wire.code === 'Rejected') {
+    return new ZLinkError('Rejected', `${where}: ${wire.message}`, { remote: wire });
+  }
+  return new ZLinkError('RemoteError', `${where}: ${wire.code}: ${wire.message}`, {
+    remote: wire,
+    details: wire.details,
+  });
+}
+
+export function configurationError(field: string, problem: string): ZLinkError {
+  return new ZLinkError('Configuration', `${field}: ${problem}`, { details: { field } });
+}
+
+export function invalidArgument(what: string, problem: string): ZLinkError {
+  return new ZLinkError('InvalidArgument', `${what}: ${problem}`, { details: { argument: what } });
+}

@@ -1,0 +1,84 @@
+/**
+ * Observability events: the one place where every event kind is defined and counted.
+ * Emission is synchronous and costs a branch when nobody listens.
+ */
+export type RouteKind = 'client-server' | 'route-mesh';
+
+/** What happened to a received business record (02 §9 "handler delivery result"). */
+export type DeliveryResult =
+  | 'ok'
+  | 'no_handler'
+  | 'decode_error'
+  | 'handler_error'
+  | 'reply_error'
+  | 'drop'
+  | 'rejected'
+  | 'protocol_error';
+
+export type ZLinkEvent =
+  | {
+      readonly type: 'delivery';
+      readonly result: DeliveryResult;
+      readonly route: RouteKind;
+      readonly channel: string;
+      readonly kind?: 'send' | 'request';
+      readonly packet?: string;
+      readonly reason?: string;
+    }
+  | {
+      /** A record that matches nothing we sent, or cannot be read; it reaches no handler. */
+      readonly type: 'protocol_error';
+      readonly route: RouteKind;
+      readonly channel: string;
+      readonly reason: string;
+      readonly endpoint?: string;
+    }
+  | { readonly type: 'late_reply'; readonly channel: string; readonly correlation: number }
+  | {
+      readonly type: 'server_ready' | 'server_lost' | 'server_state';
+      readonly channel: string;
+      readonly serverRid: string;
+      readonly generation: string;
+      readonly endpoint: string;
+      readonly weight: number;
+      readonly draining: boolean;
+    }
+  | { readonly type: 'listening'; readonly channel: string; readonly endpoint: string }
+  | { readonly type: 'drain'; readonly channel: string; readonly phase: 'started' | 'completed' | 'deadline' };
+
+export type ZLinkEventType = ZLinkEvent['type'];
+export type ZLinkEventListener = (event: ZLinkEvent) => void;
+
+export class ZLinkEvents {
+  private listeners: ZLinkEventListener[] = [];
+  /** Counts per `type` and per `type:result` (delivery), e.g. `delivery:no_handler`. */
+  readonly counts = new Map<string, number>();
+
+  /** Subscribes; returns the unsubscribe function. A throwing listener never breaks the runtime. */
+  subscribe(listener: ZLinkEventListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  emit(event: ZLinkEvent): void {
+    this.bump(event.type);
+    if (event.type === 'delivery') this.bump(`delivery:${event.result}`);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the message path goes on.
+      }
+    }
+  }
+
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  private bump(key: string): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+}

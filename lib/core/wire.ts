@@ -1,0 +1,236 @@
+import { Packr } from 'msgpackr';
+import type { WireError } from './errors.js';
+
+/**
+ * Wire records. Every record is one msgpack array `[version, kind, ...fields]`; a zeromq message
+ * carries one frame holding one record or several records back to back (a batch: msgpack values
+ * are self-delimiting). Payload and metadata travel as msgpack `bin` so that a payload that cannot
+ * be decoded still leaves the record — and its correlation — readable, and so that relays never
+ * re-encode. The decoder never throws: malformed input comes back as a typed failure.
+ */
+export const WIRE_VERSION = 1;
+
+export const RecordKind = {
+  Hello: 1,
+  Welcome: 2,
+  State: 3,
+  Send: 10,
+  Request: 11,
+  Reply: 12,
+  ErrorReply: 13,
+} as const;
+
+/** Client → server on a fresh connection: which channel the client means. */
+export interface HelloRecord {
+  readonly kind: typeof RecordKind.Hello;
+  readonly channel: string;
+  readonly clientId: string;
+}
+
+/** Server → client: the identity a connection must confirm before it is ready (03 §3.2, §3.3). */
+export interface ServerState {
+  readonly channel: string;
+  readonly serverRid: string;
+  /** Random per process start; compared for equality only (03 §7). */
+  readonly generation: string;
+  readonly weight: number;
+  readonly draining: boolean;
+  /** Increases with every weight or drain change within one generation (03 §4.2). */
+  readonly revision: number;
+}
+
+export interface WelcomeRecord extends ServerState {
+  readonly kind: typeof RecordKind.Welcome;
+}
+
+/** Server → client control record: a weight or drain change (03 §6, manual clients learn it here). */
+export interface StateRecord extends ServerState {
+  readonly kind: typeof RecordKind.State;
+}
+
+export interface SendRecord {
+  readonly kind: typeof RecordKind.Send;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+export interface RequestRecord {
+  readonly kind: typeof RecordKind.Request;
+  readonly correlation: number;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+export interface ReplyRecord {
+  readonly kind: typeof RecordKind.Reply;
+  readonly correlation: number;
+  readonly payload: Uint8Array;
+}
+
+export interface ErrorReplyRecord {
+  readonly kind: typeof RecordKind.ErrorReply;
+  readonly correlation: number;
+  readonly error: WireError;
+}
+
+export type WireRecord =
+  | HelloRecord
+  | WelcomeRecord
+  | StateRecord
+  | SendRecord
+  | RequestRecord
+  | ReplyRecord
+  | ErrorReplyRecord;
+
+/** A record that could not be read. `correlation` is set when it was a request whose id was legible. */
+export interface MalformedRecord {
+  readonly reason: string;
+  readonly correlation?: number;
+}
+
+export interface DecodedFrame {
+  readonly records: WireRecord[];
+  readonly malformed: MalformedRecord[];
+}
+
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
+
+// --- encoding -------------------------------------------------------------------------------
+
+export function encodePayload(value: unknown): Uint8Array {
+  return packr.pack(value);
+}
+
+export function encodeHello(channel: string, clientId: string): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.Hello, channel, clientId]);
+}
+
+export function encodeServerState(kind: typeof RecordKind.Welcome | typeof RecordKind.State, s: ServerState): Uint8Array {
+  return packr.pack([WIRE_VERSION, kind, s.channel, s.serverRid, s.generation, s.weight, s.draining, s.revision]);
+}
+
+export function encodeSend(packet: string, metadata: Uint8Array | undefined, payload: Uint8Array): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.Send, packet, metadata ?? null, payload]);
+}
+
+export function encodeRequest(
+  correlation: number,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
+}
+
+export function encodeReply(correlation: number, payload: Uint8Array): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
+}
+
+export function encodeErrorReply(correlation: number, error: WireError): Uint8Array {
+  const body = error.details === undefined ? [error.code, error.message] : [error.code, error.message, error.details];
+  return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, body]);
+}
+
+// --- decoding -------------------------------------------------------------------------------
+
+export type PayloadDecodeResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+
+export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
+  try {
+    return { ok: true, value: packr.unpack(bytes) };
+  } catch (e) {
+    return { ok: false, reason: `payload: ${(e as Error).message}` };
+  }
+}
+
+/** Splits one frame into records; never throws. */
+export function decodeFrame(frame: Uint8Array): DecodedFrame {
+  let values: unknown[];
+  try {
+    values = packr.unpackMultiple(frame) as unknown[];
+  } catch (e) {
+    return { records: [], malformed: [{ reason: `frame: ${(e as Error).message}` }] };
+  }
+  const records: WireRecord[] = [];
+  let malformed: MalformedRecord[] | undefined;
+  for (const value of values) {
+    const r = toRecord(value);
+    if ('kind' in r) records.push(r);
+    else (malformed ??= []).push(r);
+  }
+  return { records, malformed: malformed ?? NO_MALFORMED };
+}
+
+const NO_MALFORMED: MalformedRecord[] = [];
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
+const isCorrelation = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+const isWeight = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10000;
+
+function toRecord(value: unknown): WireRecord | MalformedRecord {
+  if (!Array.isArray(value) || value.length < 2) return { reason: 'record is not an array' };
+  if (value[0] !== WIRE_VERSION) return { reason: `unsupported wire version ${String(value[0])}` };
+  const v = value as unknown[];
+  switch (v[1]) {
+    case RecordKind.Request: {
+      const [, , correlation, packet, metadata, payload] = v;
+      if (!isCorrelation(correlation)) return { reason: 'request without a valid correlation' };
+      if (v.length !== 6 || !isStr(packet) || !(metadata === null || isBytes(metadata)) || !isBytes(payload)) {
+        return { reason: 'malformed request record', correlation };
+      }
+      return { kind: RecordKind.Request, correlation, packet, metadata: metadata ?? undefined, payload };
+    }
+    case RecordKind.Send: {
+      const [, , packet, metadata, payload] = v;
+      if (v.length !== 5 || !isStr(packet) || !(metadata === null || isBytes(metadata)) || !isBytes(payload)) {
+        return { reason: 'malformed send record' };
+      }
+      return { kind: RecordKind.Send, packet, metadata: metadata ?? undefined, payload };
+    }
+    case RecordKind.Reply: {
+      const [, , correlation, payload] = v;
+      if (v.length !== 4 || !isCorrelation(correlation) || !isBytes(payload)) return { reason: 'malformed reply record' };
+      return { kind: RecordKind.Reply, correlation, payload };
+    }
+    case RecordKind.ErrorReply: {
+      const [, , correlation, body] = v;
+      if (v.length !== 4 || !isCorrelation(correlation) || !Array.isArray(body) || !isStr(body[0]) || !isStr(body[1])) {
+        return { reason: 'malformed error reply record' };
+      }
+      const error: WireError = body.length > 2 ? { code: body[0], message: body[1], details: body[2] } : { code: body[0], message: body[1] };
+      return { kind: RecordKind.ErrorReply, correlation, error };
+    }
+    case RecordKind.Hello: {
+      const [, , channel, clientId] = v;
+      if (v.length !== 4 || !isStr(channel) || !isStr(clientId)) return { reason: 'malformed hello record' };
+      return { kind: RecordKind.Hello, channel, clientId };
+    }
+    case RecordKind.Welcome:
+    case RecordKind.State: {
+      const [, kind, channel, serverRid, generation, weight, draining, revision] = v;
+      if (
+        v.length !== 8 ||
+        !isStr(channel) ||
+        !isStr(serverRid) ||
+        !isStr(generation) ||
+        !isWeight(weight) ||
+        typeof draining !== 'boolean' ||
+        typeof revision !== 'number' ||
+        !Number.isSafeInteger(revision)
+      ) {
+        return { reason: 'malformed server state record' };
+      }
+      return { kind: kind as typeof RecordKind.Welcome, channel, serverRid, generation, weight, draining, revision };
+    }
+    default:
+      return { reason: `unknown record kind ${String(v[1])}` };
+  }
+}
+
+/** Joins records queued for one peer into one frame (a batch). */
+export function joinRecords(records: readonly Uint8Array[]): Uint8Array {
+  return records.length === 1 ? (records[0] as Uint8Array) : Buffer.concat(records);
+}
