@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/**', '.fixtures-build/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
+  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

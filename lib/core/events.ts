@@ -33,7 +33,6 @@ export type ZLinkEvent =
       readonly reason: string;
       readonly endpoint?: string;
     }
-  | { readonly type: 'late_reply'; readonly channel: string; readonly correlation: number }
   | {
       readonly type: 'server_ready' | 'server_lost' | 'server_state';
       readonly channel: string;

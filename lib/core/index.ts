@@ -6,3 +6,4 @@ export * from './options.js';
 export * from './pending.js';
 export * from './selector.js';
 export * from './wire.js';
+export * from './job-queue.js';

@@ -1,0 +1,39 @@
+/**
+ * The bounded application job queue: at most `limit` handlers run at once in the process. A receive
+ * loop that cannot get a permit stops reading its socket, so zeromq's HWM pushes back on the sender
+ * instead of this process buffering without bound. Replies never take a permit.
+ */
+export class JobQueue {
+  private running = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(readonly limit: number) {}
+
+  get active(): number {
+    return this.running;
+  }
+
+  tryAcquire(): boolean {
+    if (this.running >= this.limit) return false;
+    this.running++;
+    return true;
+  }
+
+  /** Resolves once a permit is held. */
+  acquire(): Promise<void> {
+    if (this.tryAcquire()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    // Hand the permit straight to a waiter so a burst of releases cannot overshoot the limit.
+    if (next) next();
+    else this.running--;
+  }
+
+  /** Resolves when no handler is running (used by drain). */
+  async idle(pollMs = 10): Promise<void> {
+    while (this.running > 0) await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

@@ -1,0 +1,4 @@
+export { ZLinkRequestCall, ZLinkSendCall, type CallOptions, type CallSubmission, type CallSubmitter } from './calls.js';
+export { ZLinkRouteClient } from './route-client.js';
+export { ZLinkRuntime } from './zlink-runtime.js';
+export type { ChannelRole, ZLinkSnapshot } from './snapshot.js';

@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  type ChannelHandlerRegistration,
+  type NormalizedOptions,
+  type ZLinkOptions,
+  CANDIDATE_WAIT_CAP_MS,
+  ChannelHandlerRegistry,
+  JobQueue,
+  PendingRequests,
+  ZLinkError,
+  ZLinkEvents,
+  configurationError,
+  encodePayload,
+  invalidArgument,
+  normalizeOptions,
+  WEIGHT_MAX,
+  WEIGHT_MIN,
+} from '../core/index.js';
+import { ClientChannel, ServerListener } from '../transport/index.js';
+import type { CallSubmission, CallSubmitter } from './calls.js';
+import { ZLinkRouteClient } from './route-client.js';
+import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
+
+type RuntimeState = 'created' | 'starting' | 'started' | 'closing' | 'closed';
+
+/**
+ * Composes the topologies of validated options; usable without Nest.
+ *
+ * ```ts
+ * const runtime = new ZLinkRuntime({ clientServer: { billing: { server: {}, client: {} } } });
+ * runtime.registerChannelHandler({ channel: 'billing', kind: 'request', packet: 'charge', handler, source: 'charge' });
+ * await runtime.start();
+ * const reply = await runtime.routeClient.requestToChannel('billing', 'charge', { amount: 5 }).async();
+ * await runtime.close();
+ * ```
+ */
+export class ZLinkRuntime implements CallSubmitter {
+  readonly options: NormalizedOptions;
+  readonly events = new ZLinkEvents();
+  readonly handlers = new ChannelHandlerRegistry();
+  readonly routeClient: ZLinkRouteClient;
+  /** Random per process start: a restarted server is a new generation (03 §7). */
+  readonly generation = randomBytes(8).toString('hex');
+  private readonly pending = new PendingRequests();
+  private readonly jobs: JobQueue;
+  private readonly servers = new Map<string, ServerListener>();
+  private readonly clients = new Map<string, ClientChannel>();
+  private readonly clientId = randomBytes(6).toString('hex');
+  private state: RuntimeState = 'created';
+  private started: Promise<void> | undefined;
+
+  /** Validates the options; throws `Configuration` naming the field. */
+  constructor(options?: ZLinkOptions) {
+    this.options = normalizeOptions(options);
+    this.jobs = new JobQueue(this.options.handlerConcurrency);
+    this.routeClient = new ZLinkRouteClient(this);
+  }
+
+  /** Registers a channel handler; only before `start()`. Duplicates throw `Configuration` naming both. */
+  registerChannelHandler(registration: ChannelHandlerRegistration): void {
+    if (this.state !== 'created') {
+      throw configurationError(`handler ${registration.source}`, 'handlers must be registered before the runtime starts');
+    }
+    this.handlers.register(registration);
+  }
+
+  /**
+   * Checks handlers against the topology, binds every Server listener and connects every Client.
+   * Resolves once listeners are bound; it does not wait for clients to become ready (02 §3).
+   */
+  start(): Promise<void> {
+    this.started ??= this.doStart();
+    return this.started;
+  }
+
+  private async doStart(): Promise<void> {
+    this.state = 'starting';
+    this.checkHandlers();
+    try {
+      for (const [channel, cs] of this.options.clientServer) {
+        if (!cs.server) continue;
+        const listener = new ServerListener({
+          channel,
+          rid: cs.server.rid ?? `${hostname()}-${process.pid}-${this.clientId}`,
+          generation: this.generation,
+          listen: cs.server.listen,
+          weight: cs.server.weight,
+          handlers: this.handlers,
+          jobs: this.jobs,
+          events: this.events,
+          sendQueueLimit: this.options.sendQueueLimit,
+        });
+        this.servers.set(channel, listener);
+        await listener.bind();
+      }
+      for (const [channel, cs] of this.options.clientServer) {
+        if (!cs.client) continue;
+        const client = new ClientChannel({
+          channel,
+          clientId: this.clientId,
+          pending: this.pending,
+          events: this.events,
+          sendQueueLimit: this.options.sendQueueLimit,
+        });
+        this.clients.set(channel, client);
+        // The local server is a candidate like any other, reached over the real transport (03 §4.1).
+        const local = this.servers.get(channel);
+        if (local) client.connect(local.localEndpoint);
+        for (const endpoint of cs.client.connect) client.connect(endpoint);
+      }
+    } catch (error) {
+      await this.close();
+      throw error instanceof ZLinkError ? error : new ZLinkError('Configuration', `startup failed: ${(error as Error).message}`, { cause: error });
+    }
+    if (this.state === 'starting') this.state = 'started';
+  }
+
+  /** A handler for a channel this process does not serve is a startup error naming the handler. */
+  private checkHandlers(): void {
+    for (const channel of this.handlers.channels()) {
+      const cs = this.options.clientServer.get(channel);
+      if (cs?.server) continue;
+      const sources = this.handlers.forChannel(channel).map((h) => h.source).join(', ');
+      throw configurationError(
+        `handler ${sources}`,
+        cs ? `channel '${channel}' has no Server role in this process` : `channel '${channel}' is not registered in this process`,
+      );
+    }
+  }
+
+  /** `CallSubmitter`: the route client's calls land here. */
+  async submit(call: CallSubmission): Promise<unknown> {
+    if (this.state === 'closing' || this.state === 'closed') {
+      throw new ZLinkError('Shutdown', `${call.kind} ${call.channel}/${call.packet}: the runtime is shutting down`);
+    }
+    const client = this.clients.get(call.channel);
+    if (!client) {
+      if (this.options.clientServer.has(call.channel)) {
+        throw new ZLinkError('NotConfigured', `channel '${call.channel}' has no Client role in this process`);
+      }
+      throw new ZLinkError('NotFound', `ChannelName '${call.channel}' is not registered in this process`);
+    }
+    const timeoutMs = call.options?.timeoutMs ?? this.options.requestTimeoutMs;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
+    let payload: Uint8Array;
+    try {
+      payload = encodePayload(call.message);
+    } catch (error) {
+      throw invalidArgument(`${call.kind} ${call.channel}/${call.packet}`, `payload cannot be encoded: ${(error as Error).message}`);
+    }
+    const submit = { packet: call.packet, metadata: call.metadata, payload, timeoutMs, signal: call.options?.signal };
+    if (call.kind === 'send') return client.send(submit);
+    return client.request(submit, `request ${call.channel}/${call.packet}`);
+  }
+
+  /**
+   * Changes the local Server weight of a channel at run time (0 stops new selections, the listener
+   * stays open). Throws `InvalidArgument` outside 0..10000, `NotFound` when this process does not
+   * serve the channel.
+   */
+  setChannelWeight(channel: string, weight: number): void {
+    if (!Number.isInteger(weight) || weight < WEIGHT_MIN || weight > WEIGHT_MAX) {
+      throw invalidArgument(`weight of '${channel}'`, `must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(weight)}`);
+    }
+    const server = this.servers.get(channel);
+    if (!server) throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
+    server.setWeight(weight);
+  }
+
+  /**
+   * Drains every local Server (03 §6): clients stop selecting them, accepted work finishes up to
+   * `drainTimeoutMs`, then the listeners close. Client roles keep working.
+   */
+  async drain(): Promise<void> {
+    await Promise.all([...this.servers.values()].map((s) => s.drain(this.options.drainTimeoutMs)));
+  }
+
+  /** The advertised endpoint of a local Server listener, once bound. */
+  endpoint(channel: string): string | undefined {
+    return this.servers.get(channel)?.endpoint;
+  }
+
+  /** The endpoint this process uses for its own listener (loopback for a wildcard bind). */
+  localEndpoint(channel: string): string | undefined {
+    return this.servers.get(channel)?.localEndpoint;
+  }
+
+  snapshot(): ZLinkSnapshot {
+    return buildSnapshot(this.options, this.servers, this.clients, this.pending, this.jobs);
+  }
+
+  /** Resolves when the Client of `channel` has at least `count` candidates (or rejects `Timeout`). */
+  async waitForCandidates(channel: string, count = 1, timeoutMs = CANDIDATE_WAIT_CAP_MS): Promise<void> {
+    const client = this.clients.get(channel);
+    if (!client) throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
+    const deadline = Date.now() + timeoutMs;
+    while (client.candidateCount < count) {
+      if (Date.now() > deadline) throw new ZLinkError('Timeout', `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /**
+   * Stops everything: new calls end `Shutdown`, pending requests end `Shutdown`, every socket
+   * closes. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.state === 'closed' || this.state === 'closing') return;
+    this.state = 'closing';
+    this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
+    await Promise.all([...this.clients.values()].map((c) => c.close()));
+    await Promise.all([...this.servers.values()].map((s) => s.close()));
+    this.state = 'closed';
+  }
+
+  /** @internal for tests and snapshots */
+  clientChannel(channel: string): ClientChannel | undefined {
+    return this.clients.get(channel);
+  }
+}

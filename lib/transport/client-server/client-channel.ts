@@ -1,0 +1,197 @@
+import {
+  type PendingRequests,
+  type SelectorCandidate,
+  type ZLinkEvents,
+  CANDIDATE_WAIT_CAP_MS,
+  TargetSelector,
+  ZLinkError,
+  encodeRequest,
+  encodeSend,
+} from '../../core/index.js';
+import { ServerConnection } from './server-connection.js';
+
+export interface ClientChannelConfig {
+  readonly channel: string;
+  readonly clientId: string;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly sendQueueLimit: number;
+}
+
+export interface ChannelSubmit {
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  /** The payload, already encoded once. */
+  readonly payload: Uint8Array;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+interface CandidateWaiter {
+  readonly wake: () => void;
+}
+
+/**
+ * The Client role of one ClientServer channel: a DEALER per server endpoint and the selector over
+ * the ready ones. Candidates (ready, weight > 0, not draining, one per Server RID) are rebuilt only
+ * when a connection's state changes; a call only picks (02 §3). Selection and submit are one
+ * step: the chosen server is never reported back, and a submitted call is never resent.
+ */
+export class ClientChannel {
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly selector = new TargetSelector<ServerConnection>();
+  private excludedReady = 0;
+  private waiters: CandidateWaiter[] = [];
+  /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
+  rebuilds = 0;
+
+  constructor(private readonly config: ClientChannelConfig) {}
+
+  /** Adds a server endpoint (idempotent: one DEALER per endpoint). */
+  connect(endpoint: string): void {
+    if (this.connections.has(endpoint)) return;
+    const connection = new ServerConnection({
+      channel: this.config.channel,
+      endpoint,
+      clientId: this.config.clientId,
+      pending: this.config.pending,
+      events: this.config.events,
+      sendQueueLimit: this.config.sendQueueLimit,
+      onChange: () => this.rebuild(),
+    });
+    this.connections.set(endpoint, connection);
+    connection.start();
+  }
+
+  get candidateCount(): number {
+    return this.selector.size;
+  }
+
+  snapshot() {
+    return [...this.connections.values()].map((c) => ({
+      endpoint: c.endpoint,
+      ready: c.ready,
+      serverRid: c.state?.serverRid,
+      generation: c.state?.generation,
+      weight: c.state?.weight,
+      draining: c.state?.draining,
+      revision: c.state?.revision,
+      queued: c.pump.queued,
+    }));
+  }
+
+  selectorState() {
+    return this.selector.state();
+  }
+
+  /** One-way send: resolves when the chosen connection's queue accepted the record. */
+  async send(call: ChannelSubmit): Promise<void> {
+    const deadline = Date.now() + call.timeoutMs;
+    const connection = await this.choose(call, deadline);
+    const record = encodeSend(call.packet, call.metadata, call.payload);
+    await this.admit(connection, call, deadline);
+    connection.pump.offer(record);
+  }
+
+  /** Request: resolves with the reply; every path ends once (see `PendingRequests`). */
+  async request(call: ChannelSubmit, describe: string): Promise<unknown> {
+    const deadline = Date.now() + call.timeoutMs;
+    const connection = await this.choose(call, deadline);
+    await this.admit(connection, call, deadline);
+    // From here to `offer` runs in one turn, so the space `admit` saw is still there.
+    const { correlation, result } = this.config.pending.open({
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      signal: call.signal,
+      route: connection,
+      describe,
+    });
+    connection.pump.offer(encodeRequest(correlation, call.packet, call.metadata, call.payload));
+    return result;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.waiters.splice(0)) w.wake();
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+    this.selector.update([]);
+  }
+
+  private async choose(call: ChannelSubmit, deadline: number): Promise<ServerConnection> {
+    let connection = this.selector.pick();
+    if (connection) return connection;
+    const { channel } = this.config;
+    if (this.excludedReady > 0) {
+      throw new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
+    }
+    // ClientServer waits briefly for a server whose admission is under way (02 §3): at most
+    // min(request timeout, 5 s); the wait itself starts nothing.
+    const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);
+    while (!connection) {
+      const left = waitUntil - Date.now();
+      if (left <= 0) throw new ZLinkError('NotFound', `no ready server for '${channel}'`);
+      await this.waitForCandidate(left, call.signal);
+      if (this.excludedReady > 0 && this.selector.size === 0) {
+        throw new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
+      }
+      connection = this.selector.pick();
+    }
+    return connection;
+  }
+
+  /** Waits for queue space on the chosen connection until the call's deadline (send admission). */
+  private async admit(connection: ServerConnection, call: ChannelSubmit, deadline: number): Promise<void> {
+    while (!connection.pump.hasSpace) {
+      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
+    }
+    if (!connection.ready) {
+      throw new ZLinkError('RouteError', `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`);
+    }
+    if (call.signal?.aborted) throw new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`);
+  }
+
+  private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
+    return new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const waiter: CandidateWaiter = {
+        wake: () => {
+          done();
+          resolve();
+        },
+      };
+      const onAbort = (): void => {
+        done();
+        reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
+      };
+      const timer = setTimeout(waiter.wake, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Runs on connection state changes only; swaps in a new candidate list. */
+  private rebuild(): void {
+    this.rebuilds++;
+    const byRid = new Map<string, SelectorCandidate<ServerConnection>>();
+    let excluded = 0;
+    for (const connection of this.connections.values()) {
+      const state = connection.state;
+      if (!connection.ready || !state) continue;
+      if (state.weight === 0 || state.draining) {
+        excluded++;
+        continue;
+      }
+      // The same Server RID reached through two endpoints (manual and local) is one candidate.
+      if (!byRid.has(state.serverRid)) {
+        byRid.set(state.serverRid, { id: Buffer.from(state.serverRid, 'utf8'), weight: state.weight, target: connection });
+      }
+    }
+    this.excludedReady = excluded;
+    this.selector.update([...byRid.values()]);
+    if (this.selector.size > 0 || excluded > 0) for (const w of [...this.waiters]) w.wake();
+  }
+}

@@ -1,0 +1,210 @@
+import { Dealer } from 'zeromq';
+import {
+  type PendingRequests,
+  type ServerState,
+  type ZLinkEvents,
+  RecordKind,
+  ZLinkError,
+  decodeFrame,
+  decodePayload,
+  encodeHello,
+  fromWireError,
+} from '../../core/index.js';
+import { SocketPump } from '../socket-pump.js';
+
+/** How often a connected but not yet confirmed connection repeats its hello. */
+const HELLO_RETRY_MS = 250;
+
+export interface ServerConnectionConfig {
+  readonly channel: string;
+  readonly endpoint: string;
+  readonly clientId: string;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly sendQueueLimit: number;
+  /** Called whenever readiness, weight or drain state changes, so candidates are rebuilt. */
+  readonly onChange: () => void;
+}
+
+/**
+ * One Client DEALER to one Server endpoint. Only the client starts the connection (03 §3.1).
+ * It becomes ready only after the server confirmed ChannelName, Server RID, lifecycle generation,
+ * weight and drain state on this very connection (03 §3.2); it leaves readiness when the
+ * connection drops, and every request it carried ends `RouteError` then — none is resent.
+ */
+export class ServerConnection {
+  private readonly dealer = new Dealer();
+  readonly pump: SocketPump;
+  private server: ServerState | undefined;
+  private connected = false;
+  private isReady = false;
+  private helloTimer: NodeJS.Timeout | undefined;
+  private loop: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly config: ServerConnectionConfig) {
+    this.dealer.linger = 0;
+    // Queue only to a completed connection: records never wait in zeromq for a server that is not
+    // there, to be delivered later to whoever comes back on this endpoint.
+    this.dealer.immediate = true;
+    this.pump = new SocketPump(this.dealer, config.sendQueueLimit, `client ${config.channel} → ${config.endpoint}`);
+  }
+
+  get endpoint(): string {
+    return this.config.endpoint;
+  }
+
+  get ready(): boolean {
+    return this.isReady;
+  }
+
+  /** What the server last confirmed; `undefined` before the first welcome. */
+  get state(): ServerState | undefined {
+    return this.server;
+  }
+
+  start(): void {
+    const events = this.dealer.events;
+    events.on('handshake', () => this.onConnected());
+    events.on('disconnect', () => this.onDisconnected());
+    this.dealer.connect(this.config.endpoint);
+    this.loop = this.receiveLoop();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopHello();
+    this.isReady = false;
+    this.pump.close();
+    if (!this.dealer.closed) this.dealer.close();
+    await this.loop;
+  }
+
+  private onConnected(): void {
+    if (this.closed) return;
+    this.connected = true;
+    this.sayHello();
+  }
+
+  private sayHello(): void {
+    this.stopHello();
+    if (this.closed || !this.connected || this.isReady) return;
+    this.pump.force(encodeHello(this.config.channel, this.config.clientId));
+    this.helloTimer = setTimeout(() => this.sayHello(), HELLO_RETRY_MS);
+  }
+
+  private stopHello(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+  }
+
+  private onDisconnected(): void {
+    if (this.closed) return;
+    this.connected = false;
+    this.stopHello();
+    const wasReady = this.isReady;
+    this.isReady = false;
+    this.pump.purge();
+    const { channel, endpoint } = this.config;
+    this.config.pending.failRoute(this, (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`));
+    if (wasReady && this.server) {
+      this.config.events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
+    }
+    this.config.onChange();
+  }
+
+  private welcome(state: ServerState): void {
+    const { channel, endpoint, events } = this.config;
+    if (state.channel !== channel) {
+      events.emit({
+        type: 'protocol_error',
+        route: 'client-server',
+        channel,
+        endpoint,
+        reason: `server at ${endpoint} serves '${state.channel}', not '${channel}'`,
+      });
+      return;
+    }
+    const previous = this.server;
+    // A welcome from the same generation never rolls state back (03 §4.2).
+    if (previous && previous.generation === state.generation && state.revision < previous.revision) state = previous;
+    this.server = state;
+    this.isReady = this.connected;
+    this.stopHello();
+    if (this.isReady) events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
+    this.config.onChange();
+  }
+
+  private applyState(state: ServerState): void {
+    const current = this.server;
+    // Only a larger revision within the same lifecycle generation applies (03 §4.2).
+    if (!current || state.generation !== current.generation || state.revision <= current.revision) return;
+    this.server = state;
+    this.config.events.emit({ type: 'server_state', channel: this.config.channel, endpoint: this.config.endpoint, ...pickState(state) });
+    this.config.onChange();
+  }
+
+  private async receiveLoop(): Promise<void> {
+    const { pending, events, channel, endpoint } = this.config;
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await this.dealer.receive();
+      } catch {
+        return; // closed
+      }
+      if (message.length !== 1) {
+        events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: `expected 1 frame, got ${message.length}` });
+        continue;
+      }
+      const decoded = decodeFrame(message[0] as Buffer);
+      for (const bad of decoded.malformed) {
+        events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: bad.reason });
+      }
+      for (const record of decoded.records) {
+        switch (record.kind) {
+          case RecordKind.Reply: {
+            const payload = decodePayload(record.payload);
+            const matched = payload.ok
+              ? pending.resolve(record.correlation, payload.value)
+              : pending.reject(record.correlation, (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`));
+            if (!matched) this.unmatched(record.correlation);
+            break;
+          }
+          case RecordKind.ErrorReply:
+            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d))) this.unmatched(record.correlation);
+            break;
+          case RecordKind.Welcome:
+            this.welcome(record);
+            break;
+          case RecordKind.State:
+            this.applyState(record);
+            break;
+          default:
+            // A server never starts a business call toward a client (03 §1): it reaches no handler.
+            events.emit({
+              type: 'protocol_error',
+              route: 'client-server',
+              channel,
+              endpoint,
+              reason: `a client does not accept record kind ${record.kind}`,
+            });
+        }
+      }
+    }
+  }
+
+  private unmatched(correlation: number): void {
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'client-server',
+      channel: this.config.channel,
+      endpoint: this.config.endpoint,
+      reason: `reply matches no pending request (correlation ${correlation})`,
+    });
+  }
+}
+
+function pickState(s: ServerState) {
+  return { serverRid: s.serverRid, generation: s.generation, weight: s.weight, draining: s.draining };
+}

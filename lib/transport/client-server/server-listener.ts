@@ -1,0 +1,279 @@
+import { Router } from 'zeromq';
+import {
+  type ChannelHandlerRegistry,
+  type JobQueue,
+  type MessageKind,
+  type NormalizedListen,
+  type RequestRecord,
+  type SendRecord,
+  type ServerState,
+  type WireError,
+  type ZLinkEvents,
+  type ZLinkMessageContext,
+  REMOTE_CODES,
+  RecordKind,
+  decodeFrame,
+  decodeMetadata,
+  decodePayload,
+  encodeErrorReply,
+  encodePayload,
+  encodeReply,
+  encodeServerState,
+  toWireError,
+} from '../../core/index.js';
+import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { SocketPump } from '../socket-pump.js';
+
+export interface ServerListenerConfig {
+  readonly channel: string;
+  readonly rid: string;
+  readonly generation: string;
+  readonly listen: NormalizedListen;
+  readonly weight: number;
+  readonly handlers: ChannelHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly sendQueueLimit: number;
+}
+
+/** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
+const MAX_KNOWN_CLIENTS = 10000;
+
+/**
+ * The Server role of one ClientServer channel: one ROUTER listener. It answers a client's hello
+ * with its identity (ChannelName, Server RID, lifecycle generation, weight, drain state, revision),
+ * runs handlers for sends and requests under the process job queue, and replies through the
+ * reply correlation. It never starts a business call toward a client (03 §1).
+ */
+export class ServerListener {
+  private readonly router = new Router();
+  private readonly pump: SocketPump;
+  private readonly clients = new Map<string, Buffer>();
+  private state: ServerState;
+  private admitting = false;
+  private inFlight = 0;
+  private loop: Promise<void> | undefined;
+  private port = 0;
+  /** Business records handled (ok or failed), for snapshots. */
+  handled = 0;
+
+  constructor(private readonly config: ServerListenerConfig) {
+    this.state = {
+      channel: config.channel,
+      serverRid: config.rid,
+      generation: config.generation,
+      weight: config.weight,
+      draining: false,
+      revision: 1,
+    };
+    this.router.linger = 0;
+    this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
+  }
+
+  /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
+  async bind(): Promise<void> {
+    const { bindHost, port } = this.config.listen;
+    await this.router.bind(bindAddress(bindHost, port));
+    this.port = boundPort(this.router.lastEndpoint);
+    this.admitting = true;
+    this.loop = this.receiveLoop();
+    this.config.events.emit({ type: 'listening', channel: this.config.channel, endpoint: this.endpoint });
+  }
+
+  /** The endpoint clients elsewhere use. */
+  get endpoint(): string {
+    return advertisedEndpoint(this.config.listen.bindHost, this.config.listen.advertiseHost, this.port);
+  }
+
+  /** The endpoint a client in this process uses to reach this server over the real transport. */
+  get localEndpoint(): string {
+    return loopbackEndpoint(this.config.listen.bindHost, this.port);
+  }
+
+  get serverState(): ServerState {
+    return this.state;
+  }
+
+  get activeHandlers(): number {
+    return this.inFlight;
+  }
+
+  /** Runtime weight change: a larger revision reaches every known client as a control record. */
+  setWeight(weight: number): void {
+    this.publish({ ...this.state, weight, revision: this.state.revision + 1 });
+  }
+
+  /**
+   * 03 §6: stop admitting, publish draining with a larger revision, let accepted handlers finish
+   * (up to the deadline), then close the listener. Requests arriving meanwhile end `Rejected`.
+   */
+  async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
+    this.admitting = false;
+    this.publish({ ...this.state, draining: true, revision: this.state.revision + 1 });
+    this.config.events.emit({ type: 'drain', channel: this.config.channel, phase: 'started' });
+    const deadline = Date.now() + deadlineMs;
+    while ((this.inFlight > 0 || this.pump.queued > 0) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const phase = this.inFlight > 0 ? 'deadline' : 'completed';
+    this.config.events.emit({ type: 'drain', channel: this.config.channel, phase });
+    // Give zeromq a moment to put the last replies on the wire before the socket goes.
+    this.router.linger = 1000;
+    await this.close();
+    return phase;
+  }
+
+  async close(): Promise<void> {
+    this.admitting = false;
+    this.pump.close();
+    if (!this.router.closed) this.router.close();
+    await this.loop;
+  }
+
+  private publish(next: ServerState): void {
+    this.state = next;
+    const record = encodeServerState(RecordKind.State, next);
+    for (const id of this.clients.values()) this.pump.force(record, id);
+  }
+
+  private async receiveLoop(): Promise<void> {
+    const { events, channel, jobs } = this.config;
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await this.router.receive();
+      } catch {
+        return; // closed
+      }
+      if (message.length !== 2) {
+        events.emit({ type: 'protocol_error', route: 'client-server', channel, reason: `expected 2 frames, got ${message.length}` });
+        continue;
+      }
+      const id = message[0] as Buffer;
+      const decoded = decodeFrame(message[1] as Buffer);
+      for (const bad of decoded.malformed) {
+        if (bad.correlation !== undefined) {
+          this.reply(id, encodeErrorReply(bad.correlation, { code: REMOTE_CODES.decodeError, message: bad.reason }));
+          events.emit({ type: 'delivery', result: 'decode_error', route: 'client-server', channel, kind: 'request', reason: bad.reason });
+        } else {
+          events.emit({ type: 'protocol_error', route: 'client-server', channel, reason: bad.reason });
+        }
+      }
+      for (const record of decoded.records) {
+        switch (record.kind) {
+          case RecordKind.Hello:
+            this.hello(id, record.channel);
+            break;
+          case RecordKind.Request:
+          case RecordKind.Send:
+            if (!this.admitting) {
+              this.refuse(id, record);
+              break;
+            }
+            // A full job queue stops this loop from reading: zeromq's HWM then pushes back on clients.
+            if (!jobs.tryAcquire()) await jobs.acquire();
+            if (!this.admitting) {
+              jobs.release();
+              this.refuse(id, record);
+              break;
+            }
+            this.inFlight++;
+            void this.run(id, record);
+            break;
+          default:
+            events.emit({
+              type: 'protocol_error',
+              route: 'client-server',
+              channel,
+              reason: `a server does not accept record kind ${record.kind}`,
+            });
+        }
+      }
+    }
+  }
+
+  private hello(id: Buffer, channel: string): void {
+    if (channel !== this.config.channel) {
+      this.config.events.emit({
+        type: 'protocol_error',
+        route: 'client-server',
+        channel: this.config.channel,
+        reason: `hello for channel '${channel}' reached the listener of '${this.config.channel}'`,
+      });
+      return;
+    }
+    const key = id.toString('latin1');
+    if (!this.clients.has(key)) {
+      if (this.clients.size >= MAX_KNOWN_CLIENTS) this.clients.delete(this.clients.keys().next().value as string);
+      this.clients.set(key, Buffer.from(id));
+    }
+    this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
+  }
+
+  private refuse(id: Buffer, record: RequestRecord | SendRecord): void {
+    const { channel, events } = this.config;
+    if (record.kind === RecordKind.Request) {
+      this.reply(id, encodeErrorReply(record.correlation, { code: 'Rejected', message: `server of '${channel}' is draining` }));
+    }
+    events.emit({
+      type: 'delivery',
+      result: 'rejected',
+      route: 'client-server',
+      channel,
+      kind: record.kind === RecordKind.Request ? 'request' : 'send',
+      packet: record.packet,
+    });
+  }
+
+  private async run(id: Buffer, record: RequestRecord | SendRecord): Promise<void> {
+    const { channel, handlers, events } = this.config;
+    const isRequest = record.kind === RecordKind.Request;
+    const kind: MessageKind = isRequest ? 'request' : 'send';
+    const correlation = isRequest ? record.correlation : undefined;
+    try {
+      const failure = (result: 'no_handler' | 'decode_error' | 'protocol_error', error: WireError): void => {
+        if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, error));
+        events.emit({ type: 'delivery', result, route: 'client-server', channel, kind, packet: record.packet, reason: error.message });
+      };
+      const metadata = decodeMetadata(record.metadata);
+      if (!metadata.ok) return failure('protocol_error', { code: REMOTE_CODES.badMetadata, message: metadata.reason });
+      const registration = handlers.lookup(channel, kind, record.packet);
+      if (!registration) {
+        return failure('no_handler', { code: REMOTE_CODES.noHandler, message: `no ${kind} handler for '${record.packet}' on '${channel}'` });
+      }
+      const payload = decodePayload(record.payload);
+      if (!payload.ok) return failure('decode_error', { code: REMOTE_CODES.decodeError, message: payload.reason });
+      const context: ZLinkMessageContext = { channelName: channel, kind, packet: record.packet, metadata: metadata.metadata, correlation };
+      let result: unknown;
+      try {
+        result = await registration.handler(payload.value, context);
+      } catch (error) {
+        const wire = toWireError(error);
+        if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, wire));
+        events.emit({ type: 'delivery', result: 'handler_error', route: 'client-server', channel, kind, packet: record.packet, reason: wire.message });
+        return;
+      }
+      if (correlation !== undefined) {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeReply(correlation, encodePayload(result));
+        } catch (error) {
+          const message = `reply could not be encoded: ${(error as Error).message}`;
+          this.reply(id, encodeErrorReply(correlation, { code: REMOTE_CODES.handlerError, message }));
+          events.emit({ type: 'delivery', result: 'reply_error', route: 'client-server', channel, kind, packet: record.packet, reason: message });
+          return;
+        }
+        this.reply(id, bytes);
+      }
+    } finally {
+      this.handled++;
+      this.inFlight--;
+      this.config.jobs.release();
+    }
+  }
+
+  /** Replies take no job permit and are never refused by the queue bound (they are bounded by permits). */
+  private reply(id: Buffer, record: Uint8Array): void {
+    this.pump.force(record, id);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './client-server/index.js';
+export { SocketPump, type SendableSocket } from './socket-pump.js';

@@ -1,0 +1,196 @@
+import { ZLinkError, joinRecords } from '../core/index.js';
+
+/** The part of a zeromq socket the pump writes to. */
+export interface SendableSocket {
+  send(message: Uint8Array | (Uint8Array | Buffer)[]): Promise<void>;
+}
+
+/** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */
+const MAX_BATCH = 512;
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (error: ZLinkError) => void;
+  readonly timer: NodeJS.Timeout;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+/**
+ * The single writer of one zeromq socket and its source-local send queue.
+ *
+ * zeromq.js rejects a second `send()` while one is blocked (`EBUSY`, synchronously on Router and
+ * Publisher too), so every write goes through here. A record queued while the socket is idle is
+ * written in the same turn (no added latency); records queued while a write is in progress leave
+ * together as one zeromq message per destination (a batch), in the order they were queued.
+ *
+ * The queue is bounded: `offer` refuses past `limit`, and `waitForSpace` lets a caller wait until
+ * its deadline (then `Timeout`) — the admission rule of a send.
+ */
+export class SocketPump {
+  private dests: (Buffer | undefined)[] = [];
+  private records: Uint8Array[] = [];
+  private writing = false;
+  private closed = false;
+  private waiters: Waiter[] = [];
+  /** Records handed to zeromq so far. */
+  written = 0;
+
+  constructor(
+    private readonly socket: SendableSocket,
+    private readonly limit: number,
+    private readonly describe: string,
+    /** Called when zeromq refuses a write (socket closed under us); the records are lost. */
+    private readonly onWriteError: (error: unknown, lost: number) => void = () => {},
+  ) {}
+
+  get queued(): number {
+    return this.records.length;
+  }
+
+  get hasSpace(): boolean {
+    return this.records.length < this.limit;
+  }
+
+  /**
+   * Queues one record for `dest` (a ROUTER routing id; `undefined` on a DEALER). Returns `false`
+   * without queuing when the queue is full or the pump is closed.
+   */
+  offer(record: Uint8Array, dest?: Buffer): boolean {
+    if (this.closed || this.records.length >= this.limit) return false;
+    this.records.push(record);
+    this.dests.push(dest);
+    if (!this.writing) void this.drain();
+    return true;
+  }
+
+  /** Queues a control record even when the queue is full (handshakes, replies must not deadlock). */
+  force(record: Uint8Array, dest?: Buffer): void {
+    if (this.closed) return;
+    this.records.push(record);
+    this.dests.push(dest);
+    if (!this.writing) void this.drain();
+  }
+
+  /** Resolves when `offer` may succeed; `Timeout` at the deadline, `Cancelled` on abort, `Shutdown` on close. */
+  waitForSpace(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.closed) return Promise.reject(new ZLinkError('Shutdown', `${this.describe}: closed`));
+    if (this.hasSpace) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(new ZLinkError('Cancelled', `${this.describe}: cancelled`));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        timer: setTimeout(() => {
+          this.removeWaiter(waiter);
+          reject(new ZLinkError('Timeout', `${this.describe}: send queue stayed full for ${timeoutMs} ms`));
+        }, timeoutMs),
+        onAbort: signal
+          ? () => {
+              this.removeWaiter(waiter);
+              reject(new ZLinkError('Cancelled', `${this.describe}: cancelled while waiting for queue space`));
+            }
+          : undefined,
+      };
+      if (signal && waiter.onAbort) signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Drops everything not yet written (the connection it was meant for is gone). */
+  purge(): number {
+    const n = this.records.length;
+    this.records = [];
+    this.dests = [];
+    this.wakeWaiters();
+    return n;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.purge();
+    for (const w of this.waiters.splice(0)) {
+      this.clearWaiter(w);
+      w.reject(new ZLinkError('Shutdown', `${this.describe}: closed`));
+    }
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.records.length > 0 && !this.closed) {
+        const records = this.records;
+        const dests = this.dests;
+        const take = Math.min(records.length, MAX_BATCH);
+        const batch = take === records.length ? records : records.slice(0, take);
+        const batchDests = take === dests.length ? dests : dests.slice(0, take);
+        if (take === records.length) {
+          this.records = [];
+          this.dests = [];
+        } else {
+          this.records = records.slice(take);
+          this.dests = dests.slice(take);
+        }
+        this.wakeWaiters();
+        try {
+          await this.write(batch, batchDests);
+          this.written += batch.length;
+        } catch (error) {
+          this.onWriteError(error, batch.length);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(records: Uint8Array[], dests: (Buffer | undefined)[]): Promise<void> {
+    const first = dests[0];
+    if (first === undefined) {
+      await this.socket.send(joinRecords(records));
+      return;
+    }
+    // ROUTER: one message per destination, each keeping its records' order.
+    let same = true;
+    for (let i = 1; i < dests.length; i++) {
+      if (!(dests[i] as Buffer).equals(first)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) {
+      await this.socket.send([first, joinRecords(records)]);
+      return;
+    }
+    const groups = new Map<string, { dest: Buffer; records: Uint8Array[] }>();
+    for (let i = 0; i < records.length; i++) {
+      const dest = dests[i] as Buffer;
+      const key = dest.toString('latin1');
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { dest, records: [] }));
+      group.records.push(records[i] as Uint8Array);
+    }
+    for (const group of groups.values()) await this.socket.send([group.dest, joinRecords(group.records)]);
+  }
+
+  private wakeWaiters(): void {
+    while (this.waiters.length > 0 && this.hasSpace) {
+      const w = this.waiters.shift() as Waiter;
+      this.clearWaiter(w);
+      w.resolve();
+    }
+  }
+
+  private removeWaiter(w: Waiter): void {
+    const i = this.waiters.indexOf(w);
+    if (i >= 0) this.waiters.splice(i, 1);
+    this.clearWaiter(w);
+  }
+
+  private clearWaiter(w: Waiter): void {
+    clearTimeout(w.timer);
+    if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+  }
+}
