@@ -8,4 +8,5 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.mjs',
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/summary-reporter.mjs'],
 };
