@@ -1,2 +1,3 @@
 export * from './core/index.js';
 export * from './runtime/index.js';
+export * from './nest/index.js';

@@ -1,0 +1,2 @@
+export { ChannelHandler, type ChannelHandlerOptions } from './channel-handler.decorator.js';
+export { ZLinkContext, ZLinkPayload } from './params.decorator.js';

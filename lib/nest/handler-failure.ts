@@ -1,0 +1,45 @@
+import { HttpException } from '@nestjs/common';
+import { ZLinkError } from '../core/index.js';
+
+/**
+ * A failure whose payload travels to the caller as the error reply's `details` (the runtime sends
+ * the `getError()` payload of a thrown error, as it does for Nest's `RpcException`). @internal
+ */
+export class ZLinkHandlerFailure extends Error {
+  override readonly name = 'ZLinkHandlerFailure';
+
+  constructor(
+    message: string,
+    private readonly payload: unknown,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+  }
+
+  getError(): unknown {
+    return this.payload;
+  }
+}
+
+/**
+ * Turns what Nest's pipeline threw into something the runtime can put on the wire without losing
+ * it: a `ZLinkError` keeps its code and an `RpcException` its payload (the runtime handles both);
+ * an `HttpException` (a `ValidationPipe` failure, a guard's `ForbiddenException`) sends its
+ * response body (`{ statusCode, message, error }`) as details; a thrown non-`Error` object (what
+ * an rpc exception filter's `throwError(() => ({ status, message }))` produces) travels as details.
+ * @internal
+ */
+export function toHandlerFailure(error: unknown): unknown {
+  if (error instanceof ZLinkError || hasGetError(error)) return error;
+  if (error instanceof HttpException) return new ZLinkHandlerFailure(error.message, error.getResponse(), error);
+  if (error instanceof Error) return error;
+  if (typeof error === 'object' && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    return new ZLinkHandlerFailure(typeof message === 'string' ? message : 'handler error', error, error);
+  }
+  return error;
+}
+
+function hasGetError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && typeof (error as { getError?: unknown }).getError === 'function';
+}

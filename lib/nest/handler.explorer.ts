@@ -1,0 +1,105 @@
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { isObservable, lastValueFrom } from 'rxjs';
+import { type ChannelHandlerFn, configurationError } from '../core/index.js';
+import { ZLinkRuntime } from '../runtime/index.js';
+import { toHandlerFailure } from './handler-failure.js';
+import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
+import { ZLinkParamsFactory } from './zlink-params.factory.js';
+
+type Instance = Record<string, unknown> & object;
+
+/**
+ * Finds `@ChannelHandler` methods on providers and controllers, wraps each in Nest's pipeline and
+ * registers it with the runtime (on module init); starts the runtime on application bootstrap and
+ * closes it on application shutdown. @internal
+ */
+@Injectable()
+export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly paramsFactory = new ZLinkParamsFactory();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: ZLinkMetadataAccessor,
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly runtime: ZLinkRuntime,
+  ) {}
+
+  /** Registers every handler; a duplicate or a scoped host throws `Configuration` naming `Class.method`. */
+  onModuleInit(): void {
+    const seen = new Set<object>();
+    for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
+      if (wrapper.isAlias) continue;
+      this.exploreWrapper(wrapper, seen);
+    }
+  }
+
+  /** Binds listeners and connects clients; rejects `Configuration` (e.g. a handler on an unserved channel). */
+  onApplicationBootstrap(): Promise<void> {
+    return this.runtime.start();
+  }
+
+  /** Ends pending calls with `Shutdown` and closes every socket. */
+  onApplicationShutdown(): Promise<void> {
+    return this.runtime.close();
+  }
+
+  private exploreWrapper(wrapper: InstanceWrapper, seen: Set<object>): void {
+    const isStatic = wrapper.isDependencyTreeStatic() && !wrapper.isTransient;
+    const instance = wrapper.instance as Instance | undefined;
+    if (isStatic) {
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) return;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as object | null;
+      for (const method of this.scanner.getAllMethodNames(prototype)) this.registerMethod(instance, method);
+      return;
+    }
+    // A scoped host has no single instance to call: refuse it rather than skip its handlers.
+    const metatype = wrapper.metatype as { prototype?: object; name?: string } | null | undefined;
+    if (wrapper.inject || !metatype?.prototype) return;
+    for (const method of this.scanner.getAllMethodNames(metatype.prototype)) {
+      const handlers = this.accessor.channelHandlers((metatype.prototype as Record<string, unknown>)[method]);
+      if (handlers.length === 0) continue;
+      throw configurationError(
+        `handler ${metatype.name ?? String(wrapper.name)}.${method}`,
+        '@ChannelHandler needs a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
+      );
+    }
+  }
+
+  private registerMethod(instance: Instance, method: string): void {
+    const handlers = this.accessor.channelHandlers(instance[method]);
+    if (handlers.length === 0) return;
+    const source = `${instance.constructor.name}.${method}`;
+    const handler = this.createHandler(instance, method);
+    for (const { channel, kind, packet } of handlers) {
+      this.runtime.registerChannelHandler({ channel, kind, packet, handler, source });
+    }
+  }
+
+  private createHandler(instance: Instance, method: string): ChannelHandlerFn {
+    const callable = this.contextCreator.create(
+      instance,
+      instance[method] as (...args: unknown[]) => unknown,
+      method,
+      ROUTE_ARGS_METADATA,
+      this.paramsFactory,
+      undefined,
+      undefined,
+      { guards: true, interceptors: true, filters: true },
+      'rpc',
+    );
+    return async (payload, context) => {
+      try {
+        const result: unknown = await callable(payload, context);
+        // An exception filter's answer comes back unconverted, usually `throwError(...)`.
+        return isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;
+      } catch (error) {
+        throw toHandlerFailure(error);
+      }
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export { ChannelHandler, type ChannelHandlerOptions, ZLinkContext, ZLinkPayload } from './decorators/index.js';
+export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
+export { ZLinkParamtype } from './zlink.constants.js';

@@ -1,0 +1,20 @@
+import type { ParamsFactory } from '@nestjs/core';
+import { ZLinkParamtype } from './zlink.constants.js';
+
+/** Maps handler parameters to the `(payload, context)` a ZLink handler is called with. @internal */
+export class ZLinkParamsFactory implements ParamsFactory {
+  exchangeKeyForValue(type: number, data: unknown, args: unknown[] | undefined): unknown {
+    if (!args) return null;
+    switch (type as ZLinkParamtype) {
+      case ZLinkParamtype.PAYLOAD: {
+        const payload = args[0];
+        if (data === undefined || data === null || data === '') return payload;
+        return payload === null || payload === undefined ? undefined : (payload as Record<string, unknown>)[String(data)];
+      }
+      case ZLinkParamtype.CONTEXT:
+        return args[1];
+      default:
+        return null;
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/** Reflect-metadata key of the `@ChannelHandler` list on a method. @internal */
+export const ZLINK_CHANNEL_HANDLER = 'zlink:channel-handler';
+
+/**
+ * Parameter types of ZLink handler arguments. The values equal Nest's `RpcParamtype.PAYLOAD` and
+ * `RpcParamtype.CONTEXT`, so `@Payload()` and `@Ctx()` from `@nestjs/microservices` resolve to the
+ * same arguments as `@ZLinkPayload()` and `@ZLinkContext()`.
+ */
+export enum ZLinkParamtype {
+  PAYLOAD = 3,
+  CONTEXT = 6,
+}

@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import type { ZLinkOptions } from '../core/index.js';
+import { ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
+import { ZLinkHandlerExplorer } from './handler.explorer.js';
+import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
+import { ZLINK_ASYNC_OPTIONS_TYPE, ZLINK_MODULE_OPTIONS, ZLinkConfigurableModule } from './zlink.module-definition.js';
+
+/** What `ZLinkModule.forRootAsync()` takes: `{ imports?, inject?, useFactory }` (or `useClass`/`useExisting`). */
+export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
+
+/**
+ * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
+ * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
+ * `ZLinkRouteClient` as injectables.
+ *
+ * Lifecycle: the options are validated when the runtime is created (a bad option fails the
+ * bootstrap with `Configuration` naming it); `@ChannelHandler` methods are registered on module
+ * init; listeners bind and clients connect on application bootstrap (a handler on a channel this
+ * process does not serve, or a duplicate handler, rejects the bootstrap with `Configuration`);
+ * `app.close()` ends pending calls with `Shutdown` and closes every socket.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: ZLinkRuntime,
+      useFactory: (options: ZLinkOptions) => new ZLinkRuntime(options),
+      inject: [ZLINK_MODULE_OPTIONS],
+    },
+    {
+      provide: ZLinkRouteClient,
+      useFactory: (runtime: ZLinkRuntime) => runtime.routeClient,
+      inject: [ZLinkRuntime],
+    },
+    ZLinkMetadataAccessor,
+    ZLinkHandlerExplorer,
+  ],
+  exports: [ZLinkRuntime, ZLinkRouteClient],
+})
+export class ZLinkModule extends ZLinkConfigurableModule {}
