@@ -15,6 +15,9 @@ export function newCorrelation(): number {
   return nextCorrelation++;
 }
 
+/** setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface PendingOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
@@ -69,7 +72,7 @@ export class PendingRequests {
         this.counters.timeouts++;
         reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
       }
-    }, options.timeoutMs);
+    }, Math.min(options.timeoutMs, MAX_TIMER_MS));
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {
