@@ -116,6 +116,8 @@ export class ServerConnection {
   private welcome(state: ServerState): void {
     const { channel, endpoint, events } = this.config;
     if (state.channel !== channel) {
+      // The answer is definitive for this connection: stop repeating hello (a reconnect starts over).
+      this.stopHello();
       events.emit({
         type: 'protocol_error',
         route: 'client-server',

@@ -200,6 +200,9 @@ export class ServerListener {
         channel: this.config.channel,
         reason: `hello for channel '${channel}' reached the listener of '${this.config.channel}'`,
       });
+      // Say who is here anyway: the client's handshake check records the mismatch and never makes
+      // this listener a candidate; it is not remembered as a client of this channel.
+      this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
       return;
     }
     const key = id.toString('latin1');
