@@ -147,8 +147,15 @@ function checkName(field: string, name: unknown): string {
 const ENDPOINT = /^tcp:\/\/[^\s:/]+:\d{1,5}$|^tcp:\/\/\[[0-9a-fA-F:]+\]:\d{1,5}$|^(ipc|inproc):\/\/\S+$/;
 
 function checkEndpoint(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !ENDPOINT.test(value)) {
-    throw configurationError(field, `expected an endpoint like tcp://host:port, got ${JSON.stringify(value)}`);
+  const tcpPort =
+    typeof value === 'string' && value.startsWith('tcp://')
+      ? Number(value.slice(value.lastIndexOf(':') + 1))
+      : 1;
+  if (typeof value !== 'string' || !ENDPOINT.test(value) || !(tcpPort >= 1 && tcpPort <= 65535)) {
+    throw configurationError(
+      field,
+      `expected an endpoint like tcp://host:port (port 1..65535), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
