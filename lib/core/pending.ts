@@ -67,12 +67,15 @@ export class PendingRequests {
       resolve = res;
       reject = rej;
     });
-    const timer = setTimeout(() => {
-      if (this.settle(correlation)) {
-        this.counters.timeouts++;
-        reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
-      }
-    }, Math.min(options.timeoutMs, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (this.settle(correlation)) {
+          this.counters.timeouts++;
+          reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
+        }
+      },
+      Math.min(options.timeoutMs, MAX_TIMER_MS),
+    );
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {
