@@ -31,7 +31,8 @@ export class ZLinkHandlerFailure extends Error {
  */
 export function toHandlerFailure(error: unknown): unknown {
   if (error instanceof ZLinkError || hasGetError(error)) return error;
-  if (error instanceof HttpException) return new ZLinkHandlerFailure(error.message, error.getResponse(), error);
+  if (error instanceof HttpException)
+    return new ZLinkHandlerFailure(error.message, error.getResponse(), error);
   if (error instanceof Error) return error;
   if (typeof error === 'object' && error !== null) {
     const message = (error as { message?: unknown }).message;
@@ -41,5 +42,9 @@ export function toHandlerFailure(error: unknown): unknown {
 }
 
 function hasGetError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && typeof (error as { getError?: unknown }).getError === 'function';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { getError?: unknown }).getError === 'function'
+  );
 }

@@ -1,3 +1,8 @@
-export { ChannelHandler, type ChannelHandlerOptions, ZLinkContext, ZLinkPayload } from './decorators/index.js';
+export {
+  ChannelHandler,
+  type ChannelHandlerOptions,
+  ZLinkContext,
+  ZLinkPayload,
+} from './decorators/index.js';
 export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
 export { ZLinkParamtype } from './zlink.constants.js';

@@ -9,7 +9,9 @@ export class ZLinkParamsFactory implements ParamsFactory {
       case ZLinkParamtype.PAYLOAD: {
         const payload = args[0];
         if (data === undefined || data === null || data === '') return payload;
-        return payload === null || payload === undefined ? undefined : (payload as Record<string, unknown>)[String(data)];
+        return payload === null || payload === undefined
+          ? undefined
+          : (payload as Record<string, unknown>)[String(data)];
       }
       case ZLinkParamtype.CONTEXT:
         return args[1];

@@ -4,7 +4,11 @@ import type { ZLinkOptions } from '../core/index.js';
 import { ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
 import { ZLinkHandlerExplorer } from './handler.explorer.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
-import { ZLINK_ASYNC_OPTIONS_TYPE, ZLINK_MODULE_OPTIONS, ZLinkConfigurableModule } from './zlink.module-definition.js';
+import {
+  ZLINK_ASYNC_OPTIONS_TYPE,
+  ZLINK_MODULE_OPTIONS,
+  ZLinkConfigurableModule,
+} from './zlink.module-definition.js';
 
 /** What `ZLinkModule.forRootAsync()` takes: `{ imports?, inject?, useFactory }` (or `useClass`/`useExisting`). */
 export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;

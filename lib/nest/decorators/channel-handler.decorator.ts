@@ -23,7 +23,11 @@ export interface ChannelHandlerMetadata {
  * request-scoped or transient class fails with `Configuration` naming `Class.method`. A bad
  * argument here throws `Configuration` when the class is defined.
  */
-export function ChannelHandler(channelName: string, packetName: string, options: ChannelHandlerOptions = {}): MethodDecorator {
+export function ChannelHandler(
+  channelName: string,
+  packetName: string,
+  options: ChannelHandlerOptions = {},
+): MethodDecorator {
   const kind = options.kind ?? 'request';
   return (target, key, descriptor) => {
     const where = `@ChannelHandler on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
@@ -34,14 +38,22 @@ export function ChannelHandler(channelName: string, packetName: string, options:
     }
     const method = descriptor.value as object | undefined;
     if (typeof method !== 'function') throw configurationError(where, 'must decorate a method');
-    const list = (Reflect.getMetadata(ZLINK_CHANNEL_HANDLER, method) as ChannelHandlerMetadata[] | undefined) ?? [];
-    Reflect.defineMetadata(ZLINK_CHANNEL_HANDLER, [...list, Object.freeze({ channel: channelName, packet: packetName, kind })], method);
+    const list =
+      (Reflect.getMetadata(ZLINK_CHANNEL_HANDLER, method) as ChannelHandlerMetadata[] | undefined) ?? [];
+    Reflect.defineMetadata(
+      ZLINK_CHANNEL_HANDLER,
+      [...list, Object.freeze({ channel: channelName, packet: packetName, kind })],
+      method,
+    );
     return descriptor;
   };
 }
 
 function checkName(where: string, what: string, value: unknown): void {
   if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
-    throw configurationError(where, `${what} must be a non-empty string without NUL, got ${JSON.stringify(value)}`);
+    throw configurationError(
+      where,
+      `${what} must be a non-empty string without NUL, got ${JSON.stringify(value)}`,
+    );
   }
 }

@@ -14,7 +14,8 @@ export function ZLinkPayload(...pipes: Pipe[]): ParameterDecorator;
 export function ZLinkPayload(property: string, ...pipes: Pipe[]): ParameterDecorator;
 export function ZLinkPayload(propertyOrPipe?: string | Pipe, ...pipes: Pipe[]): ParameterDecorator {
   const data = typeof propertyOrPipe === 'string' ? propertyOrPipe : undefined;
-  const all = typeof propertyOrPipe === 'string' || propertyOrPipe === undefined ? pipes : [propertyOrPipe, ...pipes];
+  const all =
+    typeof propertyOrPipe === 'string' || propertyOrPipe === undefined ? pipes : [propertyOrPipe, ...pipes];
   return paramDecorator(ZLinkParamtype.PAYLOAD, data, all);
 }
 
@@ -26,7 +27,13 @@ export function ZLinkContext(): ParameterDecorator {
 function paramDecorator(type: ZLinkParamtype, data: string | undefined, pipes: Pipe[]): ParameterDecorator {
   return (target, key, index) => {
     if (key === undefined) return;
-    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) as object | undefined) ?? {};
-    Reflect.defineMetadata(ROUTE_ARGS_METADATA, assignMetadata(args, type, index, { data, pipes }), target.constructor, key);
+    const args =
+      (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) as object | undefined) ?? {};
+    Reflect.defineMetadata(
+      ROUTE_ARGS_METADATA,
+      assignMetadata(args, type, index, { data, pipes }),
+      target.constructor,
+      key,
+    );
   };
 }

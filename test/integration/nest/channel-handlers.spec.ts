@@ -27,14 +27,26 @@ class BillingHandlers {
   }
 
   @ChannelHandler('billing', 'billing.context')
-  context(@ZLinkContext() ctx: ZLinkMessageContext): { frozen: boolean; tenant: string | undefined; kind: string; channel: string; mutated: boolean } {
+  context(@ZLinkContext() ctx: ZLinkMessageContext): {
+    frozen: boolean;
+    tenant: string | undefined;
+    kind: string;
+    channel: string;
+    mutated: boolean;
+  } {
     let mutated = true;
     try {
       (ctx.metadata as Record<string, string>)['tenant-id'] = 'changed';
     } catch {
       mutated = false;
     }
-    return { frozen: Object.isFrozen(ctx.metadata), tenant: ctx.metadata['tenant-id'], kind: ctx.kind, channel: ctx.channelName, mutated };
+    return {
+      frozen: Object.isFrozen(ctx.metadata),
+      tenant: ctx.metadata['tenant-id'],
+      kind: ctx.kind,
+      channel: ctx.channelName,
+      mutated,
+    };
   }
 
   @ChannelHandler('billing', 'billing.amount')
@@ -52,7 +64,10 @@ class BillingHandlers {
 @Controller()
 class LedgerController {
   @ChannelHandler('billing', 'ledger.balance')
-  balance(@Payload() req: { account: string }, @Ctx() ctx: ZLinkMessageContext): { account: string; correlated: boolean } {
+  balance(
+    @Payload() req: { account: string },
+    @Ctx() ctx: ZLinkMessageContext,
+  ): { account: string; correlated: boolean } {
     return { account: req.account, correlated: typeof ctx.correlation === 'number' };
   }
 
@@ -82,11 +97,15 @@ describe('ZLinkModule channel handlers', () => {
 
   it('a request handler on a controller answers, with @Payload() and @Ctx() from @nestjs/microservices', async () => {
     const route = await boot();
-    await expect(route.requestToChannel('billing', 'ledger.balance', { account: 'acc-1' }).async()).resolves.toEqual({
+    await expect(
+      route.requestToChannel('billing', 'ledger.balance', { account: 'acc-1' }).async(),
+    ).resolves.toEqual({
       account: 'acc-1',
       correlated: true,
     });
-    await expect(route.requestToChannel('billing', 'ledger.owner', { account: 'acc-2' }).async()).resolves.toBe('owner of acc-2');
+    await expect(
+      route.requestToChannel('billing', 'ledger.owner', { account: 'acc-2' }).async(),
+    ).resolves.toBe('owner of acc-2');
   });
 
   it('a send handler receives the one-way message and its context', async () => {
@@ -95,14 +114,28 @@ describe('ZLinkModule channel handlers', () => {
     await route.sendToChannel('billing', 'billing.audit', { event: 'paid' }).metadata('trace', 't-1').async();
     const { payload, ctx } = await sent.promise;
     expect(payload).toEqual({ event: 'paid' });
-    expect(ctx).toMatchObject({ channelName: 'billing', kind: 'send', packet: 'billing.audit', correlation: undefined });
+    expect(ctx).toMatchObject({
+      channelName: 'billing',
+      kind: 'send',
+      packet: 'billing.audit',
+      correlation: undefined,
+    });
     expect(ctx.metadata['trace']).toBe('t-1');
   });
 
   it('metadata reaches the handler as a frozen snapshot', async () => {
     const route = await boot();
-    const reply = await route.requestToChannel('billing', 'billing.context', {}).metadata('tenant-id', 'acme').async();
-    expect(reply).toEqual({ frozen: true, tenant: 'acme', kind: 'request', channel: 'billing', mutated: false });
+    const reply = await route
+      .requestToChannel('billing', 'billing.context', {})
+      .metadata('tenant-id', 'acme')
+      .async();
+    expect(reply).toEqual({
+      frozen: true,
+      tenant: 'acme',
+      kind: 'request',
+      channel: 'billing',
+      mutated: false,
+    });
   });
 
   it('@ZLinkPayload(property) picks one property; an async handler resolves', async () => {

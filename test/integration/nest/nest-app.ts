@@ -1,12 +1,19 @@
 import 'reflect-metadata';
-import { type DynamicModule, type INestApplicationContext, Module, type Provider, type Type } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type INestApplicationContext,
+  Module,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type ZLinkOptions, ZLinkModule } from '../../../lib/index.js';
 
 /** One process both Client and Server of each channel; the client reaches the local server over real zeromq. */
 export function localOptions(...channels: string[]): ZLinkOptions {
   const clientServer: NonNullable<ZLinkOptions['clientServer']> = {};
-  for (const channel of channels) clientServer[channel] = { server: { listen: { bindHost: '127.0.0.1' } }, client: {} };
+  for (const channel of channels)
+    clientServer[channel] = { server: { listen: { bindHost: '127.0.0.1' } }, client: {} };
   return { clientServer, requestTimeoutMs: 5000 };
 }
 
@@ -29,7 +36,11 @@ export function bootApp(parts: AppParts): Promise<INestApplicationContext> {
   return NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false });
 }
 
-/** A promise settled from outside, with a bound so no test waits forever (0: unbounded, never awaited). */
+/**
+ * A promise settled from outside, with a bound so no test waits forever (0: unbounded). The
+ * timer never keeps the process alive, and a bound that fires after its test already failed is
+ * not an unhandled rejection.
+ */
 export function deferred<T>(timeoutMs = 5000): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
   let timer: NodeJS.Timeout | undefined;
@@ -38,8 +49,10 @@ export function deferred<T>(timeoutMs = 5000): { promise: Promise<T>; resolve: (
       clearTimeout(timer);
       res(value);
     };
-    if (timeoutMs > 0) timer = setTimeout(() => rej(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs);
+    if (timeoutMs > 0)
+      timer = setTimeout(() => rej(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs).unref();
   });
+  promise.catch(() => undefined);
   return { promise, resolve };
 }
 
