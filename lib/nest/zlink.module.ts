@@ -19,10 +19,11 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
  * `ZLinkRouteClient` as injectables.
  *
  * Lifecycle: the options are validated when the runtime is created (a bad option fails the
- * bootstrap with `Configuration` naming it); `@ChannelHandler` methods are registered on module
- * init; listeners bind and clients connect on application bootstrap (a handler on a channel this
- * process does not serve, or a duplicate handler, rejects the bootstrap with `Configuration`);
- * `app.close()` ends pending calls with `Shutdown` and closes every socket.
+ * bootstrap with `Configuration` naming it; like any provider error, Nest aborts the process there
+ * unless the application is created with `abortOnError: false`). `@ChannelHandler` methods are
+ * registered on module init; listeners bind and clients connect on application bootstrap (a handler
+ * on a channel this process does not serve, or a duplicate handler, rejects the bootstrap with
+ * `Configuration`). `app.close()` ends pending calls with `Shutdown` and closes every socket.
  */
 @Module({
   imports: [DiscoveryModule],

@@ -12,6 +12,7 @@ import {
   UseFilters,
   UseGuards,
   UseInterceptors,
+  ParseIntPipe,
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
@@ -65,13 +66,13 @@ class FallbackFilter implements RpcExceptionFilter<RangeError> {
 @Injectable()
 class PaymentHandlers {
   @ChannelHandler('billing', 'pay.validated')
-  validated(@Payload(new ValidationPipe()) dto: ChargeDto): { ok: boolean; orderId: string } {
+  validated(@ZLinkPayload(new ValidationPipe()) dto: ChargeDto): { ok: boolean; orderId: string } {
     return { ok: true, orderId: dto.orderId };
   }
 
   @ChannelHandler('billing', 'pay.transformed')
   @UsePipes(new ValidationPipe({ transform: true }))
-  transformed(@ZLinkPayload() dto: ChargeDto): boolean {
+  transformed(@Payload() dto: ChargeDto): boolean {
     return dto instanceof ChargeDto;
   }
 
@@ -83,7 +84,7 @@ class PaymentHandlers {
 
   @ChannelHandler('billing', 'pay.wrapped')
   @UseInterceptors(WrapInterceptor)
-  wrapped(@ZLinkPayload('n') n: number): number {
+  wrapped(@ZLinkPayload('n', ParseIntPipe) n: number): number {
     return n + 1;
   }
 
@@ -166,9 +167,9 @@ describe('ZLinkModule handlers run through the Nest pipeline', () => {
     ).resolves.toBe('allowed');
   });
 
-  it('an interceptor maps the result', async () => {
+  it('an interceptor maps the result (after a class pipe parsed the argument)', async () => {
     const route = await boot();
-    await expect(route.requestToChannel('billing', 'pay.wrapped', { n: 1 }).async()).resolves.toEqual({
+    await expect(route.requestToChannel('billing', 'pay.wrapped', { n: '1' }).async()).resolves.toEqual({
       wrapped: 2,
     });
   });
