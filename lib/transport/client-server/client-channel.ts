@@ -89,16 +89,19 @@ export class ClientChannel {
     const deadline = Date.now() + call.timeoutMs;
     const connection = await this.choose(call, deadline);
     const record = encodeSend(call.packet, call.metadata, call.payload);
-    await this.admit(connection, call, deadline);
-    connection.pump.offer(record);
+    // Callers woken together by one freed slot race for it: only an accepted offer completes the send.
+    do await this.admit(connection, call, deadline);
+    while (!connection.pump.offer(record));
   }
 
   /** Request: resolves with the reply; every path ends once (see `PendingRequests`). */
   async request(call: ChannelSubmit, describe: string): Promise<unknown> {
     const deadline = Date.now() + call.timeoutMs;
     const connection = await this.choose(call, deadline);
-    await this.admit(connection, call, deadline);
-    // From here to `offer` runs in one turn, so the space `admit` saw is still there.
+    // Space seen inside `admit` may be gone once we resume here (other woken callers took it), so
+    // check again in this turn: from the check to `offer` nothing else runs.
+    do await this.admit(connection, call, deadline);
+    while (!connection.pump.hasSpace);
     const { correlation, result } = this.config.pending.open({
       timeoutMs: Math.max(1, deadline - Date.now()),
       signal: call.signal,
