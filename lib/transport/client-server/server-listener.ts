@@ -36,6 +36,14 @@ export interface ServerListenerConfig {
   readonly sendQueueLimit: number;
 }
 
+/**
+ * After its accepted work is done, a draining listener keeps answering `Rejected` until no business
+ * record has arrived for this long (within the drain deadline). Requests a client submitted before
+ * it learned of the drain are already on the wire; they end `Rejected` (not executed, 03 §6) instead
+ * of `RouteError` from a listener that closed under them.
+ */
+const DRAIN_QUIET_MS = 200;
+
 /** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;
 
@@ -54,6 +62,9 @@ export class ServerListener {
   private inFlight = 0;
   private loop: Promise<void> | undefined;
   private port = 0;
+  private closed = false;
+  /** When a draining listener last refused a business record. */
+  private lastRefusedAt = 0;
   /** Business records handled (ok or failed), for snapshots. */
   handled = 0;
 
@@ -111,8 +122,11 @@ export class ServerListener {
     this.admitting = false;
     this.publish({ ...this.state, draining: true, revision: this.state.revision + 1 });
     this.config.events.emit({ type: 'drain', channel: this.config.channel, phase: 'started' });
-    const deadline = Date.now() + deadlineMs;
-    while ((this.inFlight > 0 || this.pump.queued > 0) && Date.now() < deadline) {
+    const started = Date.now();
+    const deadline = started + deadlineMs;
+    while (!this.closed && Date.now() < deadline) {
+      const busy = this.inFlight > 0 || this.pump.queued > 0;
+      if (!busy && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
       await new Promise((r) => setTimeout(r, 5));
     }
     const phase = this.inFlight > 0 ? 'deadline' : 'completed';
@@ -124,6 +138,7 @@ export class ServerListener {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.admitting = false;
     this.pump.close();
     if (!this.router.closed) this.router.close();
@@ -215,6 +230,7 @@ export class ServerListener {
 
   private refuse(id: Buffer, record: RequestRecord | SendRecord): void {
     const { channel, events } = this.config;
+    this.lastRefusedAt = Date.now();
     if (record.kind === RecordKind.Request) {
       this.reply(id, encodeErrorReply(record.correlation, { code: 'Rejected', message: `server of '${channel}' is draining` }));
     }
