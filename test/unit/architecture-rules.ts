@@ -1,0 +1,174 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * The layering rules of DESIGN §2, as a pure function over (path, text) pairs so the rules
+ * themselves can be tested on synthetic input.
+ *
+ *   lib/nest        @nestjs/*, rxjs
+ *   lib/runtime
+ *   lib/spot | lib/transport (zeromq) | lib/store (ioredis)   — peers; never import each other
+ *   lib/core        (msgpackr allowed; no zeromq, ioredis, rxjs, @nestjs)
+ *
+ * lib/index.ts (the public barrel) sits above everything.
+ */
+
+export interface SourceFile {
+  /** Path relative to the repository root, with forward slashes: `lib/core/wire.ts`. */
+  readonly path: string;
+  readonly text: string;
+}
+
+export interface Violation {
+  readonly file: string;
+  /** The import specifier as written, or undefined for file-level rules. */
+  readonly specifier?: string;
+  readonly rule: string;
+}
+
+export const MAX_LINES = 400;
+
+const RANK: Record<string, number> = {
+  core: 0,
+  store: 1,
+  transport: 1,
+  spot: 1,
+  runtime: 2,
+  nest: 3,
+  '(barrel)': 4,
+};
+
+/** Which layer owns each third-party package that is restricted to one layer. */
+const OWNED_PACKAGES: readonly {
+  readonly test: (pkg: string) => boolean;
+  readonly name: string;
+  readonly layer: string;
+}[] = [
+  { test: (p) => p === 'zeromq', name: 'zeromq', layer: 'transport' },
+  { test: (p) => p === 'ioredis', name: 'ioredis', layer: 'store' },
+  { test: (p) => p.startsWith('@nestjs/'), name: '@nestjs/*', layer: 'nest' },
+  { test: (p) => p === 'rxjs', name: 'rxjs', layer: 'nest' },
+];
+
+/** `lib/<layer>/...` → layer; `lib/index.ts` → the barrel; anything else under lib → undefined. */
+export function layerOf(path: string): string | undefined {
+  const parts = path.split('/');
+  if (parts[0] !== 'lib') return undefined;
+  if (parts.length === 2) return parts[1] === 'index.ts' ? '(barrel)' : undefined;
+  return parts[1] !== undefined && parts[1] in RANK ? parts[1] : undefined;
+}
+
+/** Every module specifier of a file: static imports, `export ... from`, `import()` and `require()`. */
+export function importsOf(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string);
+}
+
+/** Resolves a relative specifier to a repository path, mapping the `.js` suffix back to `.ts`. */
+function resolveRelative(from: string, specifier: string): string {
+  return posix.normalize(posix.join(posix.dirname(from), specifier)).replace(/\.js$/, '.ts');
+}
+
+function lineCount(text: string): number {
+  if (text.length === 0) return 0;
+  const lines = text.split('\n').length;
+  return text.endsWith('\n') ? lines - 1 : lines;
+}
+
+export function checkArchitecture(files: readonly SourceFile[]): Violation[] {
+  const out: Violation[] = [];
+  for (const { path, text } of files) {
+    const layer = layerOf(path);
+    if (layer === undefined) {
+      out.push({
+        file: path,
+        rule: `not inside a known layer folder (${Object.keys(RANK)
+          .filter((l) => l !== '(barrel)')
+          .join(', ')})`,
+      });
+      continue;
+    }
+    const lines = lineCount(text);
+    if (lines > MAX_LINES)
+      out.push({ file: path, rule: `${lines} lines; a lib file may have at most ${MAX_LINES}` });
+
+    for (const specifier of importsOf(text)) {
+      if (specifier.startsWith('node:')) continue;
+      if (!specifier.startsWith('.')) {
+        const pkg = packageName(specifier);
+        const owned = OWNED_PACKAGES.find((o) => o.test(pkg));
+        if (owned && owned.layer !== layer) {
+          out.push({
+            file: path,
+            specifier,
+            rule:
+              layer === 'core'
+                ? `lib/core must not import ${owned.name}`
+                : `${owned.name} may only be imported in lib/${owned.layer}`,
+          });
+        }
+        continue;
+      }
+      const target = resolveRelative(path, specifier);
+      const targetLayer = layerOf(target);
+      if (targetLayer === undefined) {
+        out.push({ file: path, specifier, rule: `import resolves outside the lib layers (${target})` });
+        continue;
+      }
+      if (targetLayer === layer) continue;
+      const from = RANK[layer] as number;
+      const to = RANK[targetLayer] as number;
+      if (to > from) {
+        out.push({
+          file: path,
+          specifier,
+          rule: `lib/${layer} imports lib/${targetLayer}, a layer above it`,
+        });
+      } else if (to === from) {
+        out.push({
+          file: path,
+          specifier,
+          rule: `lib/${layer} and lib/${targetLayer} are peers and must not import each other`,
+        });
+      }
+      if (target !== `lib/${targetLayer}/index.ts`) {
+        out.push({
+          file: path,
+          specifier,
+          rule: `imports across layers go through lib/${targetLayer}/index.js, not ${target.replace(/\.ts$/, '.js')}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** All `.ts` files under `<root>/lib`, as repository-relative paths. */
+export function readLibFiles(root: string): SourceFile[] {
+  const files: SourceFile[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && entry.name.endsWith('.ts')) {
+        files.push({ path: relative(root, full).split('\\').join('/'), text: readFileSync(full, 'utf8') });
+      }
+    }
+  };
+  walk(join(root, 'lib'));
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+export function formatViolations(violations: readonly Violation[]): string {
+  return violations
+    .map((v) =>
+      v.specifier === undefined ? `${v.file}: ${v.rule}` : `${v.file}: import '${v.specifier}': ${v.rule}`,
+    )
+    .join('\n');
+}

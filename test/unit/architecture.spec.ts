@@ -1,0 +1,226 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import {
+  MAX_LINES,
+  type SourceFile,
+  checkArchitecture,
+  formatViolations,
+  importsOf,
+  readLibFiles,
+} from './architecture-rules.js';
+
+/** DESIGN §2: dependencies point downward only, and cross-layer imports go through a layer's index. */
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('architecture of lib/', () => {
+  const files = readLibFiles(repoRoot);
+
+  it('the scan sees the real tree', () => {
+    const paths = files.map((f) => f.path);
+    expect(paths).toContain('lib/index.ts');
+    expect(paths).toContain('lib/core/index.ts');
+    expect(paths).toContain('lib/core/wire.ts');
+    expect(paths.length).toBeGreaterThan(10);
+    // The scan reads imports: core's barrel re-exports its modules.
+    expect(importsOf(files.find((f) => f.path === 'lib/core/index.ts')?.text ?? '')).toContain('./wire.js');
+  });
+
+  it('lib/** obeys the layering rules (forbidden packages, upward or sideways imports, deep imports, file length)', () => {
+    // An empty string when clean; otherwise one "file: import 'x': rule" line per offence.
+    expect(formatViolations(checkArchitecture(files))).toBe('');
+  });
+});
+
+/** One synthetic file; the checker is run on it alone. */
+function violations(path: string, text: string): string[] {
+  return checkArchitecture([{ path, text }]).map((v) => `${v.specifier ?? '-'} | ${v.rule}`);
+}
+
+describe('architecture checker (on synthetic input)', () => {
+  describe('(a) lib/core imports none of zeromq, ioredis, rxjs, @nestjs/*', () => {
+    it.each([
+      [`import { Router } from 'zeromq';`, 'zeromq'],
+      [`import Redis from 'ioredis';`, 'ioredis'],
+      [`import { Observable } from 'rxjs';`, 'rxjs'],
+      [`import { map } from 'rxjs/operators';`, 'rxjs/operators'],
+      [`import { Injectable } from '@nestjs/common';`, '@nestjs/common'],
+      [`import type { ModuleRef } from '@nestjs/core';`, '@nestjs/core'],
+    ])('%s is a violation', (text, specifier) => {
+      const v = violations('lib/core/bad.ts', text);
+      expect(v).toHaveLength(1);
+      expect(v[0]).toMatch(new RegExp(`^${specifier.replace('/', '\\/')} \\| lib/core must not import`));
+    });
+
+    it('msgpackr and node: builtins are fine in core', () => {
+      expect(
+        violations(
+          'lib/core/ok.ts',
+          `import { Packr } from 'msgpackr';\nimport { randomBytes } from 'node:crypto';`,
+        ),
+      ).toEqual([]);
+    });
+  });
+
+  describe('(b) no layer imports a layer above it; transport, store and spot do not import each other', () => {
+    it.each([
+      [
+        'lib/core/x.ts',
+        `import { ZLinkRuntime } from '../runtime/index.js';`,
+        'lib/core imports lib/runtime, a layer above it',
+      ],
+      [
+        'lib/core/x.ts',
+        `import { SocketPump } from '../transport/index.js';`,
+        'lib/core imports lib/transport, a layer above it',
+      ],
+      ['lib/transport/x.ts', `import { RedisStore } from '../store/index.js';`, 'peers'],
+      ['lib/store/redis/x.ts', `import { SocketPump } from '../../transport/index.js';`, 'peers'],
+      ['lib/spot/x.ts', `import { ClientChannel } from '../transport/index.js';`, 'peers'],
+      ['lib/transport/x.ts', `import { ZLinkRuntime } from '../runtime/index.js';`, 'a layer above it'],
+      [
+        'lib/runtime/x.ts',
+        `import { ZLinkModule } from '../nest/index.js';`,
+        'lib/runtime imports lib/nest, a layer above it',
+      ],
+      [
+        'lib/nest/x.ts',
+        `import { x } from '../index.js';`,
+        'lib/nest imports lib/(barrel), a layer above it',
+      ],
+    ])('%s: %s is a violation', (path, text, rule) => {
+      const v = violations(path, text);
+      expect(v.length).toBeGreaterThanOrEqual(1);
+      expect(v.join('\n')).toContain(rule);
+    });
+
+    it.each([
+      ['lib/transport/client-server/x.ts', `import { ZLinkError } from '../../core/index.js';`],
+      ['lib/store/x.ts', `import { ZLinkError } from '../core/index.js';`],
+      ['lib/spot/x.ts', `import type { ZLinkError } from '../core/index.js';`],
+      [
+        'lib/runtime/x.ts',
+        `import { ClientChannel } from '../transport/index.js';\nimport { a } from '../store/index.js';`,
+      ],
+      [
+        'lib/nest/x.ts',
+        `import { ZLinkRuntime } from '../runtime/index.js';\nimport { of } from 'rxjs';\nimport { Module } from '@nestjs/common';`,
+      ],
+      ['lib/index.ts', `export * from './core/index.js';\nexport * from './nest/index.js';`],
+      [
+        'lib/transport/client-server/x.ts',
+        `import { SocketPump } from '../socket-pump.js';\nimport { Dealer } from 'zeromq';`,
+      ],
+      ['lib/store/redis/x.ts', `import Redis from 'ioredis';`],
+    ])('%s: allowed imports pass', (path, text) => {
+      expect(violations(path, text)).toEqual([]);
+    });
+  });
+
+  describe('(c) an import into another layer goes through that layer’s index.js', () => {
+    it.each([
+      [
+        'lib/transport/x.ts',
+        `import { ZLinkError } from '../core/errors.js';`,
+        'lib/core/index.js, not lib/core/errors.js',
+      ],
+      [
+        'lib/runtime/x.ts',
+        `import { ServerListener } from '../transport/client-server/index.js';`,
+        'not lib/transport/client-server/index.js',
+      ],
+      ['lib/index.ts', `export { ZLinkError } from './core/errors.js';`, 'not lib/core/errors.js'],
+      [
+        'lib/nest/x.ts',
+        `import { ZLinkRuntime } from '../runtime/zlink-runtime.js';`,
+        'not lib/runtime/zlink-runtime.js',
+      ],
+    ])('%s: %s is a violation', (path, text, rule) => {
+      expect(violations(path, text).join('\n')).toContain(rule);
+    });
+
+    it('deep imports inside one layer are fine', () => {
+      expect(violations('lib/core/x.ts', `import { ZLinkError } from './errors.js';`)).toEqual([]);
+      expect(
+        violations('lib/transport/client-server/x.ts', `import { hostname } from '../endpoints.js';`),
+      ).toEqual([]);
+    });
+
+    it('an import that escapes lib/ is a violation', () => {
+      expect(
+        violations('lib/core/x.ts', `import { h } from '../../test/helpers/index.js';`).join('\n'),
+      ).toContain('outside the lib layers');
+    });
+  });
+
+  describe('(d) zeromq only in lib/transport, ioredis only in lib/store, @nestjs/* and rxjs only in lib/nest', () => {
+    it.each([
+      [
+        'lib/runtime/x.ts',
+        `import { Router } from 'zeromq';`,
+        'zeromq may only be imported in lib/transport',
+      ],
+      ['lib/nest/x.ts', `import { Dealer } from 'zeromq';`, 'zeromq may only be imported in lib/transport'],
+      ['lib/transport/x.ts', `import Redis from 'ioredis';`, 'ioredis may only be imported in lib/store'],
+      [
+        'lib/runtime/x.ts',
+        `import { Injectable } from '@nestjs/common';`,
+        '@nestjs/* may only be imported in lib/nest',
+      ],
+      ['lib/transport/x.ts', `import { Subject } from 'rxjs';`, 'rxjs may only be imported in lib/nest'],
+      ['lib/index.ts', `export { Observable } from 'rxjs';`, 'rxjs may only be imported in lib/nest'],
+    ])('%s: %s is a violation', (path, text, rule) => {
+      expect(violations(path, text).join('\n')).toContain(rule);
+    });
+  });
+
+  describe('(e) no lib file is longer than 400 lines', () => {
+    it(`${MAX_LINES} lines pass, ${MAX_LINES + 1} fail`, () => {
+      const body = (n: number): string => 'export const x = 1;\n'.repeat(n);
+      expect(violations('lib/core/long.ts', body(MAX_LINES))).toEqual([]);
+      expect(violations('lib/core/long.ts', body(MAX_LINES + 1))).toEqual([
+        `- | ${MAX_LINES + 1} lines; a lib file may have at most ${MAX_LINES}`,
+      ]);
+      // Without a trailing newline the last line still counts.
+      expect(violations('lib/core/long.ts', body(MAX_LINES + 1).trimEnd())).toHaveLength(1);
+    });
+  });
+
+  describe('import forms the scanner must see', () => {
+    it.each([
+      ['a multi-line import', `import {\n  a,\n  b,\n} from 'zeromq';`],
+      ['export * from', `export * from 'zeromq';`],
+      ['export { x } from', `export { Router } from 'zeromq';`],
+      ['a side-effect import', `import 'zeromq';`],
+      ['a dynamic import', `const z = await import('zeromq');`],
+      ['require()', `const z = require('zeromq');`],
+      ['import type', `import type { Router } from 'zeromq';`],
+    ])('%s', (_name, text) => {
+      expect(violations('lib/core/x.ts', text)).toHaveLength(1);
+    });
+
+    it('strings and comments that mention a package are not imports', () => {
+      expect(
+        violations('lib/core/x.ts', `// import { Router } from 'zeromq';\nconst s = "from 'zeromq'";`),
+      ).toEqual([]);
+    });
+  });
+
+  it('a file outside the known layer folders is reported', () => {
+    expect(violations('lib/utils/x.ts', 'export const x = 1;').join('\n')).toContain(
+      'not inside a known layer folder',
+    );
+  });
+
+  it('the report names the file and the import', () => {
+    const files: SourceFile[] = [
+      { path: 'lib/core/a.ts', text: `import { Router } from 'zeromq';` },
+      { path: 'lib/transport/b.ts', text: `import { ZLinkError } from '../core/errors.js';` },
+    ];
+    const report = formatViolations(checkArchitecture(files));
+    expect(report).toContain(`lib/core/a.ts: import 'zeromq': lib/core must not import zeromq`);
+    expect(report).toContain(
+      `lib/transport/b.ts: import '../core/errors.js': imports across layers go through lib/core/index.js`,
+    );
+  });
+});

@@ -1,0 +1,167 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  REMOTE_CODES,
+  RecordKind,
+  type WireError,
+  ZLINK_ERROR_CODES,
+  ZLinkError,
+  configurationError,
+  decodeFrame,
+  encodeErrorReply,
+  fromWireError,
+  invalidArgument,
+  isZLinkError,
+  toWireError,
+} from '../../../lib/core/index.js';
+
+/** DESIGN §3: every failure a caller sees is a ZLinkError with one of the fixed codes. */
+
+/** Something shaped like Nest's RpcException: an Error with getError(). */
+class FakeRpcException extends Error {
+  constructor(private readonly payload: string | object) {
+    super(typeof payload === 'string' ? payload : 'rpc exception');
+  }
+  getError(): string | object {
+    return this.payload;
+  }
+}
+
+/** What travels: toWireError → ErrorReply record → decodeFrame → fromWireError. */
+function overTheWire(error: unknown): ZLinkError {
+  const { records } = decodeFrame(encodeErrorReply(7, toWireError(error)));
+  const record = records[0];
+  if (record?.kind !== RecordKind.ErrorReply) throw new Error('expected an error reply record');
+  return fromWireError(record.error, 'request billing/charge');
+}
+
+describe('ZLinkError codes', () => {
+  it.each(ZLINK_ERROR_CODES.map((c) => [c]))('code %s constructs a ZLinkError', (code) => {
+    const e = new ZLinkError(code, `about ${code}`);
+    expect(e).toBeInstanceOf(Error);
+    expect(e).toBeInstanceOf(ZLinkError);
+    expect(e.name).toBe('ZLinkError');
+    expect(e.code).toBe(code);
+    expect(e.message).toBe(`about ${code}`);
+    expect(isZLinkError(e)).toBe(true);
+    expect(isZLinkError(e, code)).toBe(true);
+    expect(e.remote).toBeUndefined();
+    expect(e.details).toBeUndefined();
+  });
+
+  it('the code list is the one DESIGN §3 fixes', () => {
+    expect([...ZLINK_ERROR_CODES].sort()).toEqual(
+      [
+        'NotFound',
+        'NotConfigured',
+        'Unavailable',
+        'Timeout',
+        'Cancelled',
+        'RouteError',
+        'RemoteError',
+        'ProtocolError',
+        'InvalidArgument',
+        'Rejected',
+        'Shutdown',
+        'Configuration',
+      ].sort(),
+    );
+  });
+
+  it('keeps cause and details', () => {
+    const cause = new Error('zmq EAGAIN');
+    const e = new ZLinkError('Unavailable', 'x', { cause, details: { n: 1 } });
+    expect(e.cause).toBe(cause);
+    expect(e.details).toEqual({ n: 1 });
+    expect(isZLinkError(e, 'Timeout')).toBe(false);
+    expect(isZLinkError(new Error('plain'))).toBe(false);
+  });
+
+  it('configurationError and invalidArgument name the field', () => {
+    const c = configurationError('clientServer.billing.server.weight', 'bad');
+    expect([c.code, c.message, c.details]).toEqual([
+      'Configuration',
+      'clientServer.billing.server.weight: bad',
+      { field: 'clientServer.billing.server.weight' },
+    ]);
+    const a = invalidArgument('weight', 'must be 0..10000');
+    expect([a.code, a.message]).toEqual(['InvalidArgument', 'weight: must be 0..10000']);
+  });
+});
+
+describe('toWireError / fromWireError', () => {
+  it.each(ZLINK_ERROR_CODES.filter((c) => c !== 'RemoteError' && c !== 'Rejected').map((c) => [c]))(
+    'a handler throwing ZLinkError %s: the wire keeps the code; the caller sees RemoteError with .remote.code',
+    (code) => {
+      const wire = toWireError(new ZLinkError(code, 'handler said no', { details: { why: code } }));
+      expect(wire).toEqual({ code, message: 'handler said no', details: { why: code } });
+      const e = overTheWire(new ZLinkError(code, 'handler said no', { details: { why: code } }));
+      expect(e.code).toBe('RemoteError');
+      expect(e.remote).toEqual({ code, message: 'handler said no', details: { why: code } });
+      expect(e.remoteCode).toBe(code);
+      expect(e.details).toEqual({ why: code });
+      expect(e.message).toContain(code);
+      expect(e.message).toContain('request billing/charge');
+    },
+  );
+
+  it('a remote Rejected becomes ZLinkError code Rejected (03 §6: draining server refused)', () => {
+    const e = overTheWire(new ZLinkError('Rejected', 'server is draining'));
+    expect(e.code).toBe('Rejected');
+    expect(e.remote?.code).toBe('Rejected');
+    expect(e.message).toContain('server is draining');
+  });
+
+  it.each(Object.values(REMOTE_CODES).map((c) => [c]))(
+    'remote-only code %s arrives as RemoteError with .remote.code',
+    (code) => {
+      const e = fromWireError({ code, message: 'm' }, 'where');
+      expect(e.code).toBe('RemoteError');
+      expect(e.remote?.code).toBe(code);
+    },
+  );
+
+  it('a plain Error becomes HandlerError with its message and no stack', () => {
+    const wire = toWireError(new TypeError('cannot read amount'));
+    expect(wire).toEqual({ code: REMOTE_CODES.handlerError, message: 'cannot read amount' });
+  });
+
+  it('a thrown non-Error value becomes HandlerError with its text', () => {
+    expect(toWireError('just a string')).toEqual({ code: 'HandlerError', message: 'just a string' });
+    expect(toWireError(42)).toEqual({ code: 'HandlerError', message: '42' });
+    expect(toWireError(undefined)).toEqual({ code: 'HandlerError', message: 'undefined' });
+  });
+
+  it('an object with getError() (like RpcException) travels its payload as details', () => {
+    const payload = { status: 'error', message: 'amount must be positive', field: 'amount' };
+    const wire = toWireError(new FakeRpcException(payload));
+    expect(wire).toEqual({ code: 'HandlerError', message: 'amount must be positive', details: payload });
+    const e = overTheWire(new FakeRpcException(payload));
+    expect(e.code).toBe('RemoteError');
+    expect(e.remote?.code).toBe('HandlerError');
+    expect(e.details).toEqual(payload);
+  });
+
+  it('a getError() string payload is the message and the details', () => {
+    expect(toWireError(new FakeRpcException('forbidden'))).toEqual({
+      code: 'HandlerError',
+      message: 'forbidden',
+      details: 'forbidden',
+    });
+  });
+
+  it('a getError() payload without a message gets a generic one', () => {
+    expect(toWireError({ getError: () => ({ code: 7 }) })).toEqual({
+      code: 'HandlerError',
+      message: 'handler error',
+      details: { code: 7 },
+    });
+  });
+
+  it('a relayed RemoteError keeps the original remote code, not RemoteError', () => {
+    const original: WireError = { code: 'NoHandler', message: 'no handler for x', details: { packet: 'x' } };
+    const relayed = fromWireError(original, 'hop 1');
+    expect(toWireError(relayed)).toEqual(original);
+    const e = overTheWire(relayed);
+    expect([e.code, e.remote?.code]).toEqual(['RemoteError', 'NoHandler']);
+  });
+});
