@@ -86,7 +86,9 @@ export function toWireError(error: unknown): WireError {
         ? rpcPayload
         : typeof (rpcPayload as { message?: unknown }).message === 'string'
           ? (rpcPayload as { message: string }).message
-          : 'handler error';
+          : error instanceof Error && error.message.length > 0
+            ? error.message
+            : 'handler error';
     return { code: REMOTE_CODES.handlerError, message, details: rpcPayload };
   }
   const message = error instanceof Error ? error.message : String(error);
