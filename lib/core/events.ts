@@ -43,7 +43,11 @@ export type ZLinkEvent =
       readonly draining: boolean;
     }
   | { readonly type: 'listening'; readonly channel: string; readonly endpoint: string }
-  | { readonly type: 'drain'; readonly channel: string; readonly phase: 'started' | 'completed' | 'deadline' };
+  | {
+      readonly type: 'drain';
+      readonly channel: string;
+      readonly phase: 'started' | 'completed' | 'deadline';
+    };
 
 export type ZLinkEventType = ZLinkEvent['type'];
 export type ZLinkEventListener = (event: ZLinkEvent) => void;

@@ -95,12 +95,12 @@ export function encodeMetadata(entries: ReadonlyMap<string, string>): Uint8Array
 }
 
 export type MetadataDecodeResult =
-  | { readonly ok: true; readonly metadata: ZLinkMetadata }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly metadata: ZLinkMetadata } | { readonly ok: false; readonly reason: string };
 
 /** Never throws: bad bytes are a typed failure the receiver counts and answers. */
 export function decodeMetadata(bytes: Uint8Array | undefined | null): MetadataDecodeResult {
-  if (bytes === undefined || bytes === null || bytes.length === 0) return { ok: true, metadata: EMPTY_METADATA };
+  if (bytes === undefined || bytes === null || bytes.length === 0)
+    return { ok: true, metadata: EMPTY_METADATA };
   if (bytes.length > METADATA_MAX_BYTES) {
     return { ok: false, reason: `metadata of ${bytes.length} bytes exceeds ${METADATA_MAX_BYTES}` };
   }
@@ -142,4 +142,3 @@ export function metadataFromRecord(record: Readonly<Record<string, string>>): Ui
   builder.setAll(record);
   return builder.encode();
 }
-

@@ -84,7 +84,9 @@ export interface NormalizedListen {
 export interface NormalizedClientServerChannel {
   readonly channel: string;
   readonly client: { readonly connect: readonly string[] } | undefined;
-  readonly server: { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined } | undefined;
+  readonly server:
+    | { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined }
+    | undefined;
 }
 
 export interface NormalizedOptions {
@@ -112,7 +114,10 @@ const TOP_KEYS = [
 export function validateWeight(field: string, value: unknown): number {
   if (value === undefined) return DEFAULT_WEIGHT;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < WEIGHT_MIN || value > WEIGHT_MAX) {
-    throw configurationError(field, `weight must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(value)}`);
+    throw configurationError(
+      field,
+      `weight must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -162,14 +167,16 @@ function checkEndpoint(field: string, value: unknown): string {
 
 function normalizeListen(field: string, value: unknown): NormalizedListen {
   if (value === undefined) return { port: 0, bindHost: '0.0.0.0', advertiseHost: undefined };
-  if (!isRecord(value)) throw configurationError(field, 'must be an object { port, bindHost, advertiseHost }');
+  if (!isRecord(value))
+    throw configurationError(field, 'must be an object { port, bindHost, advertiseHost }');
   checkKeys(field, value, ['port', 'bindHost', 'advertiseHost']);
   const port = value.port ?? 0;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw configurationError(`${field}.port`, `must be an integer 0..65535, got ${String(port)}`);
   }
   const bindHost = value.bindHost ?? '0.0.0.0';
-  if (typeof bindHost !== 'string' || bindHost.length === 0) throw configurationError(`${field}.bindHost`, 'must be a host');
+  if (typeof bindHost !== 'string' || bindHost.length === 0)
+    throw configurationError(`${field}.bindHost`, 'must be a host');
   const advertiseHost = value.advertiseHost;
   if (advertiseHost !== undefined && (typeof advertiseHost !== 'string' || advertiseHost.length === 0)) {
     throw configurationError(`${field}.advertiseHost`, 'must be a host');
@@ -184,12 +191,14 @@ function clientServerRegistrations(value: unknown): Registration[] {
   if (Array.isArray(value)) {
     return value.map((entry, i) => {
       const field = `clientServer[${i}]`;
-      if (!isRecord(entry)) throw configurationError(field, 'must be an object { channel, client?, server? }');
+      if (!isRecord(entry))
+        throw configurationError(field, 'must be an object { channel, client?, server? }');
       checkKeys(field, entry, ['channel', 'client', 'server']);
       return { field, channel: checkName(`${field}.channel`, entry.channel), value: entry };
     });
   }
-  if (!isRecord(value)) throw configurationError('clientServer', 'must be an object keyed by ChannelName, or an array');
+  if (!isRecord(value))
+    throw configurationError('clientServer', 'must be an object keyed by ChannelName, or an array');
   return Object.entries(value).map(([channel, entry]) => {
     const field = `clientServer.${channel}`;
     checkName(field, channel);
@@ -200,13 +209,25 @@ function clientServerRegistrations(value: unknown): Registration[] {
 }
 
 function normalizeClientServer(value: unknown): Map<string, NormalizedClientServerChannel> {
-  const channels = new Map<string, { client?: NormalizedClientServerChannel['client']; server?: NormalizedClientServerChannel['server']; clientField?: string; serverField?: string }>();
+  const channels = new Map<
+    string,
+    {
+      client?: NormalizedClientServerChannel['client'];
+      server?: NormalizedClientServerChannel['server'];
+      clientField?: string;
+      serverField?: string;
+    }
+  >();
   for (const { field, channel, value: entry } of clientServerRegistrations(value)) {
     const slot = channels.get(channel) ?? {};
     channels.set(channel, slot);
     if (entry.client !== undefined) {
       const f = `${field}.client`;
-      if (slot.clientField) throw configurationError(f, `Client role for '${channel}' is already registered at ${slot.clientField}`);
+      if (slot.clientField)
+        throw configurationError(
+          f,
+          `Client role for '${channel}' is already registered at ${slot.clientField}`,
+        );
       if (!isRecord(entry.client)) throw configurationError(f, 'must be an object { connect? }');
       checkKeys(f, entry.client, ['connect']);
       const connect = entry.client.connect ?? [];
@@ -216,8 +237,13 @@ function normalizeClientServer(value: unknown): Map<string, NormalizedClientServ
     }
     if (entry.server !== undefined) {
       const f = `${field}.server`;
-      if (slot.serverField) throw configurationError(f, `Server role for '${channel}' is already registered at ${slot.serverField}`);
-      if (!isRecord(entry.server)) throw configurationError(f, 'must be an object { listen?, weight?, rid? }');
+      if (slot.serverField)
+        throw configurationError(
+          f,
+          `Server role for '${channel}' is already registered at ${slot.serverField}`,
+        );
+      if (!isRecord(entry.server))
+        throw configurationError(f, 'must be an object { listen?, weight?, rid? }');
       checkKeys(f, entry.server, ['listen', 'weight', 'rid']);
       const rid = entry.server.rid === undefined ? undefined : checkName(`${f}.rid`, entry.server.rid);
       slot.server = {
@@ -232,7 +258,8 @@ function normalizeClientServer(value: unknown): Map<string, NormalizedClientServ
     }
   }
   const out = new Map<string, NormalizedClientServerChannel>();
-  for (const [channel, slot] of channels) out.set(channel, Object.freeze({ channel, client: slot.client, server: slot.server }));
+  for (const [channel, slot] of channels)
+    out.set(channel, Object.freeze({ channel, client: slot.client, server: slot.server }));
   return out;
 }
 
@@ -242,7 +269,10 @@ function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<stri
   const claim = (channel: string, field: string): void => {
     const previous = seen.get(channel);
     if (previous) {
-      throw configurationError(field, `ChannelName '${channel}' is already registered at ${previous}; one name must point at one send path`);
+      throw configurationError(
+        field,
+        `ChannelName '${channel}' is already registered at ${previous}; one name must point at one send path`,
+      );
     }
     seen.set(channel, field);
   };
@@ -253,7 +283,8 @@ function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<stri
       if (!isRecord(m)) throw configurationError(`meshes.${mesh}`, 'must be an object');
       const channels = (m as Record<string, unknown>).channels;
       if (channels === undefined) continue;
-      if (!isRecord(channels)) throw configurationError(`meshes.${mesh}.channels`, 'must be an object keyed by ChannelName');
+      if (!isRecord(channels))
+        throw configurationError(`meshes.${mesh}.channels`, 'must be an object keyed by ChannelName');
       for (const [channel, c] of Object.entries(channels)) {
         claim(channel, `meshes.${mesh}.channels.${channel}`);
         if (isRecord(c)) validateWeight(`meshes.${mesh}.channels.${channel}.weight`, c.weight);
@@ -261,7 +292,8 @@ function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<stri
     }
   }
   if (options.fanout !== undefined) {
-    if (!isRecord(options.fanout)) throw configurationError('fanout', 'must be an object keyed by ChannelName');
+    if (!isRecord(options.fanout))
+      throw configurationError('fanout', 'must be an object keyed by ChannelName');
     for (const channel of Object.keys(options.fanout)) claim(channel, `fanout.${channel}`);
   }
 }
@@ -274,7 +306,8 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkChannelNames(raw, clientServer);
   // Arrangements that later issues bring: refuse clearly rather than ignore a topology the user asked for.
   for (const later of ['meshes', 'fanout', 'locationStore'] as const) {
-    if (raw[later] !== undefined) throw configurationError(later, 'is not supported by this version of nestjs-zlink yet');
+    if (raw[later] !== undefined)
+      throw configurationError(later, 'is not supported by this version of nestjs-zlink yet');
   }
   return Object.freeze({
     clientServer,

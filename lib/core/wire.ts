@@ -76,13 +76,7 @@ export interface ErrorReplyRecord {
 }
 
 export type WireRecord =
-  | HelloRecord
-  | WelcomeRecord
-  | StateRecord
-  | SendRecord
-  | RequestRecord
-  | ReplyRecord
-  | ErrorReplyRecord;
+  HelloRecord | WelcomeRecord | StateRecord | SendRecord | RequestRecord | ReplyRecord | ErrorReplyRecord;
 
 /** A record that could not be read. `correlation` is set when it was a request whose id was legible. */
 export interface MalformedRecord {
@@ -107,11 +101,27 @@ export function encodeHello(channel: string, clientId: string): Uint8Array {
   return packr.pack([WIRE_VERSION, RecordKind.Hello, channel, clientId]);
 }
 
-export function encodeServerState(kind: typeof RecordKind.Welcome | typeof RecordKind.State, s: ServerState): Uint8Array {
-  return packr.pack([WIRE_VERSION, kind, s.channel, s.serverRid, s.generation, s.weight, s.draining, s.revision]);
+export function encodeServerState(
+  kind: typeof RecordKind.Welcome | typeof RecordKind.State,
+  s: ServerState,
+): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    kind,
+    s.channel,
+    s.serverRid,
+    s.generation,
+    s.weight,
+    s.draining,
+    s.revision,
+  ]);
 }
 
-export function encodeSend(packet: string, metadata: Uint8Array | undefined, payload: Uint8Array): Uint8Array {
+export function encodeSend(
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+): Uint8Array {
   return packr.pack([WIRE_VERSION, RecordKind.Send, packet, metadata ?? null, payload]);
 }
 
@@ -129,13 +139,15 @@ export function encodeReply(correlation: number, payload: Uint8Array): Uint8Arra
 }
 
 export function encodeErrorReply(correlation: number, error: WireError): Uint8Array {
-  const body = error.details === undefined ? [error.code, error.message] : [error.code, error.message, error.details];
+  const body =
+    error.details === undefined ? [error.code, error.message] : [error.code, error.message, error.details];
   return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, body]);
 }
 
 // --- decoding -------------------------------------------------------------------------------
 
-export type PayloadDecodeResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+export type PayloadDecodeResult =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
 export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
   try {
@@ -168,7 +180,8 @@ const NO_MALFORMED: MalformedRecord[] = [];
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 const isCorrelation = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-const isWeight = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10000;
+const isWeight = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10000;
 
 function toRecord(value: unknown): WireRecord | MalformedRecord {
   if (!Array.isArray(value) || value.length < 2) return { reason: 'record is not an array' };
@@ -178,29 +191,49 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
     case RecordKind.Request: {
       const [, , correlation, packet, metadata, payload] = v;
       if (!isCorrelation(correlation)) return { reason: 'request without a valid correlation' };
-      if (v.length !== 6 || !isStr(packet) || !(metadata === null || isBytes(metadata)) || !isBytes(payload)) {
+      if (
+        v.length !== 6 ||
+        !isStr(packet) ||
+        !(metadata === null || isBytes(metadata)) ||
+        !isBytes(payload)
+      ) {
         return { reason: 'malformed request record', correlation };
       }
       return { kind: RecordKind.Request, correlation, packet, metadata: metadata ?? undefined, payload };
     }
     case RecordKind.Send: {
       const [, , packet, metadata, payload] = v;
-      if (v.length !== 5 || !isStr(packet) || !(metadata === null || isBytes(metadata)) || !isBytes(payload)) {
+      if (
+        v.length !== 5 ||
+        !isStr(packet) ||
+        !(metadata === null || isBytes(metadata)) ||
+        !isBytes(payload)
+      ) {
         return { reason: 'malformed send record' };
       }
       return { kind: RecordKind.Send, packet, metadata: metadata ?? undefined, payload };
     }
     case RecordKind.Reply: {
       const [, , correlation, payload] = v;
-      if (v.length !== 4 || !isCorrelation(correlation) || !isBytes(payload)) return { reason: 'malformed reply record' };
+      if (v.length !== 4 || !isCorrelation(correlation) || !isBytes(payload))
+        return { reason: 'malformed reply record' };
       return { kind: RecordKind.Reply, correlation, payload };
     }
     case RecordKind.ErrorReply: {
       const [, , correlation, body] = v;
-      if (v.length !== 4 || !isCorrelation(correlation) || !Array.isArray(body) || !isStr(body[0]) || !isStr(body[1])) {
+      if (
+        v.length !== 4 ||
+        !isCorrelation(correlation) ||
+        !Array.isArray(body) ||
+        !isStr(body[0]) ||
+        !isStr(body[1])
+      ) {
         return { reason: 'malformed error reply record' };
       }
-      const error: WireError = body.length > 2 ? { code: body[0], message: body[1], details: body[2] } : { code: body[0], message: body[1] };
+      const error: WireError =
+        body.length > 2
+          ? { code: body[0], message: body[1], details: body[2] }
+          : { code: body[0], message: body[1] };
       return { kind: RecordKind.ErrorReply, correlation, error };
     }
     case RecordKind.Hello: {
@@ -223,7 +256,15 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
       ) {
         return { reason: 'malformed server state record' };
       }
-      return { kind: kind as typeof RecordKind.Welcome, channel, serverRid, generation, weight, draining, revision };
+      return {
+        kind: kind as typeof RecordKind.Welcome,
+        channel,
+        serverRid,
+        generation,
+        weight,
+        draining,
+        revision,
+      };
     }
     default:
       return { reason: `unknown record kind ${String(v[1])}` };

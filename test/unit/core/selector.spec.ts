@@ -206,16 +206,42 @@ type Op =
   | { op: 'leave'; slot: number }
   | { op: 'weight'; slot: number; weight: number };
 
-describe('TargetSelector property', () => {
+// Three regimes: weights whose order is short enough to precompute, arbitrary weights with a small
+// search bound (mostly the per-call fallback), and arbitrary weights with the default bounds.
+const regimes = [
+  {
+    name: 'precomputed order (weights in steps of 100, up to 64 candidates)',
+    weight: fc.integer({ min: 1, max: 12 }).map((w) => w * 100),
+    bounds: undefined,
+    maxMembers: 64,
+    runs: 150,
+  },
+  {
+    name: 'per-call fallback (any weight 1..10000, search bound 500 steps)',
+    weight: fc.integer({ min: 1, max: 10_000 }),
+    bounds: { maxSteps: 500, maxMillis: 50 },
+    maxMembers: 16,
+    runs: 200,
+  },
+  {
+    name: 'default bounds (any weight 1..10000, up to 8 candidates)',
+    weight: fc.integer({ min: 1, max: 10_000 }),
+    bounds: undefined,
+    maxMembers: 8,
+    runs: 40,
+  },
+];
+
+describe.each(regimes)('TargetSelector property: $name', ({ weight, bounds, maxMembers, runs }) => {
   it('matches the naive 02 §3 procedure under random joins, leaves, weight changes and picks', () => {
     // Bytes chosen so that prefixes and signed/unsigned disagreements are common.
     const idArb = fc
       .uint8Array({ minLength: 1, maxLength: 3 })
       .map((a) => a.map((b) => [0x00, 0x01, 0x7f, 0x80, 0xff][b % 5] as number));
-    const weightArb = fc.integer({ min: 1, max: 10_000 });
+    const weightArb = weight;
     const scenario = fc.record({
-      pool: fc.uniqueArray(idArb, { minLength: 1, maxLength: 16, selector: hex }),
-      initial: fc.array(fc.tuple(fc.nat(), weightArb), { minLength: 1, maxLength: 16 }),
+      pool: fc.uniqueArray(idArb, { minLength: 1, maxLength: maxMembers, selector: hex }),
+      initial: fc.array(fc.tuple(fc.nat(), weightArb), { minLength: 1, maxLength: maxMembers }),
       ops: fc.array(
         fc.oneof(
           fc.record({ op: fc.constant('pick' as const), n: fc.integer({ min: 1, max: 40 }) }),
@@ -236,7 +262,7 @@ describe('TargetSelector property', () => {
           const id = slotId(slot);
           members.set(hex(id), cand(hex(id), id, weight));
         }
-        const real = new TargetSelector<string>();
+        const real = new TargetSelector<string>(bounds);
         const naive = new NaiveSelector();
         let turn = rotate;
         const push = (): void => {
@@ -262,7 +288,64 @@ describe('TargetSelector property', () => {
           push();
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs },
     );
+  });
+});
+
+describe('TargetSelector preparation (02 §3 "prepared at change time, calls only read")', () => {
+  const ids = (n: number): SelectorCandidate<number>[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: Uint8Array.of(i >> 8, i & 0xff),
+      weight: i % 2 === 0 ? 100 : 300,
+      target: i,
+    }));
+
+  it('picks never prepare: preparations change only on update', () => {
+    const s = new TargetSelector<number>();
+    s.update(ids(16));
+    expect(s.preparations).toBe(1);
+    for (let i = 0; i < 10_000; i++) s.pick();
+    expect(s.preparations).toBe(1);
+    s.update(ids(15));
+    expect(s.preparations).toBe(2);
+  });
+
+  it('common weight sets are precomputed, including 1024 candidates', () => {
+    const s = new TargetSelector<number>();
+    s.update(ids(2));
+    expect(s.isPrecomputed).toBe(true);
+    s.update(ids(1024));
+    expect(s.isPrecomputed).toBe(true);
+  });
+
+  it('a search past its step bound falls back to the per-call procedure with identical results', () => {
+    const weights = [9973, 7919, 6007, 5003, 101];
+    const candidates = weights.map((w, i) => ({ id: Uint8Array.of(i), weight: w, target: i }));
+    const bounded = new TargetSelector<number>({ maxSteps: 100, maxMillis: 50 });
+    const unbounded = new TargetSelector<number>({ maxSteps: 1 << 24, maxMillis: 10_000 });
+    bounded.update(candidates);
+    unbounded.update(candidates);
+    expect(bounded.isPrecomputed).toBe(false);
+    expect(unbounded.isPrecomputed).toBe(true);
+    for (let i = 0; i < 50_000; i++) expect(bounded.pick()).toBe(unbounded.pick());
+  });
+
+  it('a change mid-cycle continues from the current accumulators, not from zero', () => {
+    const s = new TargetSelector<number>();
+    const [a, b, c] = ids(3) as [
+      SelectorCandidate<number>,
+      SelectorCandidate<number>,
+      SelectorCandidate<number>,
+    ];
+    s.update([a, b]);
+    s.pick();
+    s.pick();
+    s.pick();
+    const before = s.state();
+    s.update([a, b, c]);
+    const after = s.state();
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(after[2]?.accumulator).toBe(0);
   });
 });
