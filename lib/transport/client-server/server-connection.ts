@@ -10,7 +10,7 @@ import {
   encodeHello,
   fromWireError,
 } from '../../core/index.js';
-import { SocketPump } from '../socket-pump.js';
+import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
@@ -33,21 +33,20 @@ export interface ServerConnectionConfig {
  * connection drops, and every request it carried ends `RouteError` then — none is resent.
  */
 export class ServerConnection {
-  private readonly dealer = new Dealer();
+  /** The current DEALER; replaced after every lost connection (see `onDisconnected`). */
+  private dealer = newDealer();
   readonly pump: SocketPump;
   private server: ServerState | undefined;
   private connected = false;
   private isReady = false;
   private helloTimer: NodeJS.Timeout | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly loops = new Set<Promise<void>>();
   private closed = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
-    this.dealer.linger = 0;
-    // Queue only to a completed connection: records never wait in zeromq for a server that is not
-    // there, to be delivered later to whoever comes back on this endpoint.
-    this.dealer.immediate = true;
-    this.pump = new SocketPump(this.dealer, config.sendQueueLimit, `client ${config.channel} → ${config.endpoint}`);
+    // The pump writes through whichever DEALER is current.
+    const socket: SendableSocket = { send: (message) => this.dealer.send(message) };
+    this.pump = new SocketPump(socket, config.sendQueueLimit, `client ${config.channel} → ${config.endpoint}`);
   }
 
   get endpoint(): string {
@@ -64,11 +63,7 @@ export class ServerConnection {
   }
 
   start(): void {
-    const events = this.dealer.events;
-    events.on('handshake', () => this.onConnected());
-    events.on('disconnect', () => this.onDisconnected());
-    this.dealer.connect(this.config.endpoint);
-    this.loop = this.receiveLoop();
+    this.attach(this.dealer);
   }
 
   async close(): Promise<void> {
@@ -77,7 +72,20 @@ export class ServerConnection {
     this.isReady = false;
     this.pump.close();
     if (!this.dealer.closed) this.dealer.close();
-    await this.loop;
+    await Promise.all([...this.loops]);
+  }
+
+  private attach(dealer: Dealer): void {
+    const events = dealer.events;
+    events.on('handshake', () => {
+      if (dealer === this.dealer) this.onConnected();
+    });
+    events.on('disconnect', () => {
+      if (dealer === this.dealer) this.onDisconnected();
+    });
+    dealer.connect(this.config.endpoint);
+    const loop = this.receiveLoop(dealer).finally(() => this.loops.delete(loop));
+    this.loops.add(loop);
   }
 
   private onConnected(): void {
@@ -105,6 +113,13 @@ export class ServerConnection {
     const wasReady = this.isReady;
     this.isReady = false;
     this.pump.purge();
+    // A write blocked on the lost connection would still go out to whoever answers on this endpoint
+    // next (a restarted server, another generation) after its request already ended RouteError.
+    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7).
+    const stale = this.dealer;
+    this.dealer = newDealer();
+    this.attach(this.dealer);
+    stale.close();
     const { channel, endpoint } = this.config;
     this.config.pending.failRoute(this, (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`));
     if (wasReady && this.server) {
@@ -146,12 +161,12 @@ export class ServerConnection {
     this.config.onChange();
   }
 
-  private async receiveLoop(): Promise<void> {
+  private async receiveLoop(dealer: Dealer): Promise<void> {
     const { pending, events, channel, endpoint } = this.config;
     for (;;) {
       let message: Buffer[];
       try {
-        message = await this.dealer.receive();
+        message = await dealer.receive();
       } catch {
         return; // closed
       }
@@ -205,6 +220,12 @@ export class ServerConnection {
       reason: `reply matches no pending request (correlation ${correlation})`,
     });
   }
+}
+
+function newDealer(): Dealer {
+  // linger 0 and immediate: records are queued only to a completed connection, so they never wait
+  // in zeromq for a server that is not there, to be delivered later to whoever comes back.
+  return new Dealer({ linger: 0, immediate: true });
 }
 
 function pickState(s: ServerState) {
