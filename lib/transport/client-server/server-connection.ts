@@ -76,16 +76,31 @@ export class ServerConnection {
   }
 
   private attach(dealer: Dealer): void {
-    const events = dealer.events;
-    events.on('handshake', () => {
-      if (dealer === this.dealer) this.onConnected();
-    });
-    events.on('disconnect', () => {
-      if (dealer === this.dealer) this.onDisconnected();
-    });
+    const watch = this.watch(dealer).finally(() => this.loops.delete(watch));
+    this.loops.add(watch);
     dealer.connect(this.config.endpoint);
     const loop = this.receiveLoop(dealer).finally(() => this.loops.delete(loop));
     this.loops.add(loop);
+  }
+
+  /**
+   * Connection events, read with `receive()`: zeromq.js's `events.on()` mode installs its emitter
+   * once per process on the native Observer prototype, bound to the `require` of the first module
+   * instance that used it, which breaks once that instance is gone (e.g. between jest test files).
+   * The loop ends when the socket closes (its observer ends with it).
+   */
+  private async watch(dealer: Dealer): Promise<void> {
+    const events = dealer.events;
+    try {
+      while (!events.closed) {
+        const event = await events.receive();
+        if (dealer !== this.dealer) continue;
+        if (event.type === 'handshake') this.onConnected();
+        else if (event.type === 'disconnect') this.onDisconnected();
+      }
+    } catch {
+      // The observer closed with its socket.
+    }
   }
 
   private onConnected(): void {
