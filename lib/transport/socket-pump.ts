@@ -110,11 +110,12 @@ export class SocketPump {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.purge();
+    // Waiters first: purging frees space and would wake them as if they could still send.
     for (const w of this.waiters.splice(0)) {
       this.clearWaiter(w);
       w.reject(new ZLinkError('Shutdown', `${this.describe}: closed`));
     }
+    this.purge();
   }
 
   private async drain(): Promise<void> {

@@ -42,6 +42,7 @@ export class ClientChannel {
   private readonly selector = new TargetSelector<ServerConnection>();
   private excludedReady = 0;
   private waiters: CandidateWaiter[] = [];
+  private closed = false;
   /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
   rebuilds = 0;
 
@@ -113,7 +114,9 @@ export class ClientChannel {
   }
 
   async close(): Promise<void> {
-    for (const w of this.waiters.splice(0)) w.wake();
+    // Calls waiting for a candidate wake up and end `Shutdown` (see `choose`).
+    this.closed = true;
+    for (const w of [...this.waiters]) w.wake();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
     this.selector.update([]);
@@ -133,6 +136,7 @@ export class ClientChannel {
       const left = waitUntil - Date.now();
       if (left <= 0) throw new ZLinkError('NotFound', `no ready server for '${channel}'`);
       await this.waitForCandidate(left, call.signal);
+      if (this.closed) throw new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
       if (this.excludedReady > 0 && this.selector.size === 0) {
         throw new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
       }

@@ -63,6 +63,9 @@ export class ServerListener {
   private loop: Promise<void> | undefined;
   private port = 0;
   private closed = false;
+  /** Resolves on `close()`, so a receive loop waiting for a job permit lets go. */
+  private readonly closing: Promise<false>;
+  private signalClosing!: (value: false) => void;
   /** When a draining listener last refused a business record. */
   private lastRefusedAt = 0;
   /** Business records handled (ok or failed), for snapshots. */
@@ -79,6 +82,7 @@ export class ServerListener {
     };
     this.router.linger = 0;
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
+    this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
   }
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
@@ -139,6 +143,7 @@ export class ServerListener {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.signalClosing(false);
     this.admitting = false;
     this.pump.close();
     if (!this.router.closed) this.router.close();
@@ -186,7 +191,7 @@ export class ServerListener {
               break;
             }
             // A full job queue stops this loop from reading: zeromq's HWM then pushes back on clients.
-            if (!jobs.tryAcquire()) await jobs.acquire();
+            if (!jobs.tryAcquire() && !(await this.acquireUnlessClosed())) return;
             if (!this.admitting) {
               jobs.release();
               this.refuse(id, record);
@@ -205,6 +210,17 @@ export class ServerListener {
         }
       }
     }
+  }
+
+  /**
+   * Waits for a job permit; `false` when the listener closes first (handlers that never finish
+   * must not keep `close()` waiting). A permit granted after that is handed straight back.
+   */
+  private async acquireUnlessClosed(): Promise<boolean> {
+    const permit = this.config.jobs.acquire();
+    const got = await Promise.race([permit.then(() => true), this.closing]);
+    if (!got) void permit.then(() => this.config.jobs.release());
+    return got;
   }
 
   private hello(id: Buffer, channel: string): void {
