@@ -125,24 +125,30 @@ export class ClientChannel {
   private async choose(call: ChannelSubmit, deadline: number): Promise<ServerConnection> {
     let connection = this.selector.pick();
     if (connection) return connection;
+    // Slow path only (no candidate): the hot path above never scans connections.
     const { channel } = this.config;
-    if (this.excludedReady > 0) {
-      throw new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
-    }
+    const unavailable = () => new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
+    // Every known server is ready and excluded: nothing is under way that could change that soon.
+    if (this.excludedReady > 0 && !this.anyConnecting()) throw unavailable();
     // ClientServer waits briefly for a server whose admission is under way (02 §3): at most
-    // min(request timeout, 5 s); the wait itself starts nothing.
+    // min(request timeout, 5 s); the wait itself starts nothing. A ready but weight-0 or draining
+    // member does not cut the wait short while another server is still connecting.
     const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);
     while (!connection) {
       const left = waitUntil - Date.now();
-      if (left <= 0) throw new ZLinkError('NotFound', `no ready server for '${channel}'`);
+      if (left <= 0) throw this.excludedReady > 0 ? unavailable() : new ZLinkError('NotFound', `no ready server for '${channel}'`);
       await this.waitForCandidate(left, call.signal);
       if (this.closed) throw new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
-      if (this.excludedReady > 0 && this.selector.size === 0) {
-        throw new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
-      }
+      if (this.excludedReady > 0 && this.selector.size === 0 && !this.anyConnecting()) throw unavailable();
       connection = this.selector.pick();
     }
     return connection;
+  }
+
+  /** Whether some server endpoint has not completed its handshake (yet). */
+  private anyConnecting(): boolean {
+    for (const connection of this.connections.values()) if (!connection.ready) return true;
+    return false;
   }
 
   /** Waits for queue space on the chosen connection until the call's deadline (send admission). */

@@ -252,6 +252,39 @@ describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(
     await waitFor(() => notes.length === 1, 5000, 'the late note');
   });
 
+  it('a member that is ready but weight 0 does not cut the wait short while another server is still connecting', async () => {
+    const port = await freePort();
+    // The local server (weight 0) is ready within a millisecond; the remote one is not there yet.
+    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 }, client: { connect: [`tcp://${LOCAL}:${port}`] } } } }, [
+      ['request', 'echo', () => 'local'],
+    ]);
+    await waitFor(() => readyConnections(a, 'billing') === 1, 5000, 'the local connection ready');
+    const call = outcome(a.routeClient.requestToChannel('billing', 'echo', 1).async<string>({ timeoutMs: 4000 }));
+    await new Promise((r) => setTimeout(r, 100));
+    await startRuntime(cleanup, { clientServer: { billing: { server: { listen: { port, bindHost: LOCAL } } } } }, [['request', 'echo', () => 'remote']]);
+    expect(await call).toMatchObject({ ok: true, value: 'remote' });
+
+    // With every known server ready and excluded, there is nothing to wait for.
+    a.setChannelWeight('billing', 0);
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', () => 'b']]);
+    const c = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string, a.endpoint('billing') as string] } } } });
+    await waitFor(() => readyConnections(c, 'billing') === 2, 5000, 'both ready');
+    const fast = await outcome(c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 4000 }));
+    expect(fast).toMatchObject({ ok: false, code: 'Unavailable' });
+    expect(fast.ms).toBeLessThan(1000);
+  });
+
+  it('a weight-0 member and a server that never comes: the bounded wait ends Unavailable, not NotFound', async () => {
+    const port = await freePort();
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', () => 'b']]);
+    const c = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string, `tcp://${LOCAL}:${port}`] } } } });
+    await waitFor(() => readyConnections(c, 'billing') === 1, 5000, 'b ready');
+    const call = await outcome(c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 300 }));
+    expect(call).toMatchObject({ ok: false, code: 'Unavailable' });
+    expect(call.ms).toBeGreaterThanOrEqual(250);
+    expect(call.ms).toBeLessThan(2000);
+  });
+
   it('all candidates weight 0 → Unavailable', async () => {
     const s1 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', (p) => p]]);
     const s2 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', (p) => p]]);
