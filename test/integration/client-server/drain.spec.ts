@@ -93,6 +93,18 @@ describe('03 §6 drain: clients see draining, new calls go to the other server, 
     expect(s1.events.count('delivery:rejected')).toBe(codes.filter((c) => c === 'Rejected').length);
   });
 
+  it('draining a Client+Server process drains its Server role only: its own calls go to the remote server', async () => {
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [['request', 'work', () => 'B']]);
+    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen }, client: { connect: [b.endpoint('billing') as string] } } } }, [
+      ['request', 'work', () => 'A'],
+    ]);
+    await waitForCandidates(a, 'billing', 2);
+    await within(a.drain(), 5000, 'drain');
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await work(a, i));
+    expect(replies).toEqual(['B', 'B', 'B', 'B']);
+  });
+
   it('the drain deadline bounds the wait: a handler outliving drainTimeoutMs → phase deadline, the listener closes, its request ends finitely (RouteError)', async () => {
     const gate = cleanup.gate();
     const server = await startRuntime(cleanup, { drainTimeoutMs: 300, clientServer: { billing: { server: { listen } } } }, [

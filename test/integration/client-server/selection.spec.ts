@@ -88,6 +88,25 @@ describe('03 §4.1: a local Server is a candidate on the same terms as a remote 
   });
 });
 
+describe('03 §9: server weight allows 0, default 100, cap 10000; -1 and 10001 are rejected at a runtime change', () => {
+  it('setChannelWeight refuses -1, 10001 and 1.5 with InvalidArgument and changes nothing; a channel this process does not serve is NotFound', async () => {
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [whoAmI('B')]);
+    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string] } } } });
+    const events = cleanup.add(new EventCollector(client.events));
+    await waitForCandidates(client, 'billing', 1);
+    for (const bad of [-1, 10001, 1.5]) {
+      expect(() => b.setChannelWeight('billing', bad)).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+    }
+    expect(() => b.setChannelWeight('ledger', 10)).toThrow(expect.objectContaining({ code: 'NotFound' }));
+    expect(() => client.setChannelWeight('billing', 10)).toThrow(expect.objectContaining({ code: 'NotFound' }));
+    expect(b.snapshot().channels[0]?.server).toMatchObject({ weight: 100, revision: 1 });
+    b.setChannelWeight('billing', 10000);
+    const state = await events.next('server_state');
+    expect(state).toMatchObject({ weight: 10000, draining: false });
+    expect(events.of('server_state')).toHaveLength(1);
+  });
+});
+
 describe('02 §3: weighted round-robin across remote servers', () => {
   async function twoServers(weightA: number, weightB: number): Promise<ZLinkRuntime> {
     // A's rid sorts first (unsigned byte-wise).
