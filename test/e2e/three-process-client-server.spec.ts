@@ -105,8 +105,9 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
   });
 
   it('clean shutdown: the client and the surviving server close and exit 0', async () => {
-    await client.call({ type: 'shutdown' }, 10000);
-    await serverB.call({ type: 'shutdown' }, 10000);
+    client.send({ type: 'shutdown' });
+    serverB.send({ type: 'shutdown' });
+    await Promise.all([client.next('closed', 10000), serverB.next('closed', 10000)]);
     // Both end by themselves (no process.exit), so an open handle would show up as a time-out here.
     const bounded = async (app: ChildApp): Promise<unknown> => {
       let timer: NodeJS.Timeout | undefined;
