@@ -16,7 +16,12 @@ export function newCorrelation(): number {
 }
 
 /** setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A deadline as a delay `setTimeout` honours: at least 1 ms, at most `MAX_TIMER_MS`. */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(ms, 1), MAX_TIMER_MS);
+}
 
 export interface PendingOptions {
   readonly timeoutMs: number;
@@ -67,15 +72,12 @@ export class PendingRequests {
       resolve = res;
       reject = rej;
     });
-    const timer = setTimeout(
-      () => {
-        if (this.settle(correlation)) {
-          this.counters.timeouts++;
-          reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
-        }
-      },
-      Math.min(options.timeoutMs, MAX_TIMER_MS),
-    );
+    const timer = setTimeout(() => {
+      if (this.settle(correlation)) {
+        this.counters.timeouts++;
+        reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
+      }
+    }, timerDelay(options.timeoutMs));
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {

@@ -50,7 +50,14 @@ abstract class MetadataCall<TSelf> {
       // Bad metadata is refused here, before anything is selected or sent.
       return Promise.reject(error);
     }
-    return this.submitter.submit({ kind, channel: this.channel, packet: this.packet, message: this.message, metadata, options });
+    return this.submitter.submit({
+      kind,
+      channel: this.channel,
+      packet: this.packet,
+      message: this.message,
+      metadata,
+      options,
+    });
   }
 }
 

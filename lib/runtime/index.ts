@@ -1,4 +1,10 @@
-export { ZLinkRequestCall, ZLinkSendCall, type CallOptions, type CallSubmission, type CallSubmitter } from './calls.js';
+export {
+  ZLinkRequestCall,
+  ZLinkSendCall,
+  type CallOptions,
+  type CallSubmission,
+  type CallSubmitter,
+} from './calls.js';
 export { ZLinkRouteClient } from './route-client.js';
 export { ZLinkRuntime } from './zlink-runtime.js';
 export type { ChannelRole, ZLinkSnapshot } from './snapshot.js';

@@ -27,6 +27,9 @@ export class ZLinkRouteClient {
 
 function noMesh(mesh: string, rid: string): CallSubmitter {
   return {
-    submit: () => Promise.reject(new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process (target ${rid})`)),
+    submit: () =>
+      Promise.reject(
+        new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process (target ${rid})`),
+      ),
   };
 }

@@ -49,5 +49,10 @@ export function buildSnapshot(
       ...(client && { client: { candidates: client.candidateCount, connections: client.snapshot() } }),
     };
   });
-  return { channels, pendingRequests: pending.size, lateReplies: pending.counters.late, activeHandlers: jobs.active };
+  return {
+    channels,
+    pendingRequests: pending.size,
+    lateReplies: pending.counters.late,
+    activeHandlers: jobs.active,
+  };
 }

@@ -60,7 +60,10 @@ export class ZLinkRuntime implements CallSubmitter {
   /** Registers a channel handler; only before `start()`. Duplicates throw `Configuration` naming both. */
   registerChannelHandler(registration: ChannelHandlerRegistration): void {
     if (this.state !== 'created') {
-      throw configurationError(`handler ${registration.source}`, 'handlers must be registered before the runtime starts');
+      throw configurationError(
+        `handler ${registration.source}`,
+        'handlers must be registered before the runtime starts',
+      );
     }
     this.handlers.register(registration);
   }
@@ -111,7 +114,9 @@ export class ZLinkRuntime implements CallSubmitter {
       }
     } catch (error) {
       await this.close();
-      throw error instanceof ZLinkError ? error : new ZLinkError('Configuration', `startup failed: ${(error as Error).message}`, { cause: error });
+      throw error instanceof ZLinkError
+        ? error
+        : new ZLinkError('Configuration', `startup failed: ${(error as Error).message}`, { cause: error });
     }
     if (this.state === 'starting') this.state = 'started';
   }
@@ -121,10 +126,15 @@ export class ZLinkRuntime implements CallSubmitter {
     for (const channel of this.handlers.channels()) {
       const cs = this.options.clientServer.get(channel);
       if (cs?.server) continue;
-      const sources = this.handlers.forChannel(channel).map((h) => h.source).join(', ');
+      const sources = this.handlers
+        .forChannel(channel)
+        .map((h) => h.source)
+        .join(', ');
       throw configurationError(
         `handler ${sources}`,
-        cs ? `channel '${channel}' has no Server role in this process` : `channel '${channel}' is not registered in this process`,
+        cs
+          ? `channel '${channel}' has no Server role in this process`
+          : `channel '${channel}' is not registered in this process`,
       );
     }
   }
@@ -132,7 +142,10 @@ export class ZLinkRuntime implements CallSubmitter {
   /** `CallSubmitter`: the route client's calls land here. */
   async submit(call: CallSubmission): Promise<unknown> {
     if (this.state === 'closing' || this.state === 'closed') {
-      throw new ZLinkError('Shutdown', `${call.kind} ${call.channel}/${call.packet}: the runtime is shutting down`);
+      throw new ZLinkError(
+        'Shutdown',
+        `${call.kind} ${call.channel}/${call.packet}: the runtime is shutting down`,
+      );
     }
     const client = this.clients.get(call.channel);
     if (!client) {
@@ -142,14 +155,24 @@ export class ZLinkRuntime implements CallSubmitter {
       throw new ZLinkError('NotFound', `ChannelName '${call.channel}' is not registered in this process`);
     }
     const timeoutMs = call.options?.timeoutMs ?? this.options.requestTimeoutMs;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
     let payload: Uint8Array;
     try {
       payload = encodePayload(call.message);
     } catch (error) {
-      throw invalidArgument(`${call.kind} ${call.channel}/${call.packet}`, `payload cannot be encoded: ${(error as Error).message}`);
+      throw invalidArgument(
+        `${call.kind} ${call.channel}/${call.packet}`,
+        `payload cannot be encoded: ${(error as Error).message}`,
+      );
     }
-    const submit = { packet: call.packet, metadata: call.metadata, payload, timeoutMs, signal: call.options?.signal };
+    const submit = {
+      packet: call.packet,
+      metadata: call.metadata,
+      payload,
+      timeoutMs,
+      signal: call.options?.signal,
+    };
     if (call.kind === 'send') return client.send(submit);
     return client.request(submit, `request ${call.channel}/${call.packet}`);
   }
@@ -161,10 +184,14 @@ export class ZLinkRuntime implements CallSubmitter {
    */
   setChannelWeight(channel: string, weight: number): void {
     if (!Number.isInteger(weight) || weight < WEIGHT_MIN || weight > WEIGHT_MAX) {
-      throw invalidArgument(`weight of '${channel}'`, `must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(weight)}`);
+      throw invalidArgument(
+        `weight of '${channel}'`,
+        `must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(weight)}`,
+      );
     }
     const server = this.servers.get(channel);
-    if (!server) throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
+    if (!server)
+      throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
     server.setWeight(weight);
   }
 
@@ -193,10 +220,15 @@ export class ZLinkRuntime implements CallSubmitter {
   /** Resolves when the Client of `channel` has at least `count` candidates (or rejects `Timeout`). */
   async waitForCandidates(channel: string, count = 1, timeoutMs = CANDIDATE_WAIT_CAP_MS): Promise<void> {
     const client = this.clients.get(channel);
-    if (!client) throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
+    if (!client)
+      throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
     const deadline = Date.now() + timeoutMs;
     while (client.candidateCount < count) {
-      if (Date.now() > deadline) throw new ZLinkError('Timeout', `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new ZLinkError(
+          'Timeout',
+          `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
+        );
       await new Promise((r) => setTimeout(r, 10));
     }
   }

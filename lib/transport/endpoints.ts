@@ -19,7 +19,11 @@ export function boundPort(lastEndpoint: string | null): number {
 }
 
 /** Where other machines reach a listener: the advertise host, else the bind host, else our hostname. */
-export function advertisedEndpoint(bindHost: string, advertiseHost: string | undefined, port: number): string {
+export function advertisedEndpoint(
+  bindHost: string,
+  advertiseHost: string | undefined,
+  port: number,
+): string {
   const host = advertiseHost ?? (WILDCARDS.has(bindHost) ? hostname() : bindHost);
   return `tcp://${hostPart(host)}:${port}`;
 }

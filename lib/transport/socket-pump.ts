@@ -1,4 +1,4 @@
-import { ZLinkError, joinRecords } from '../core/index.js';
+import { ZLinkError, joinRecords, timerDelay } from '../core/index.js';
 
 /** The part of a zeromq socket the pump writes to. */
 export interface SendableSocket {
@@ -85,11 +85,13 @@ export class SocketPump {
         timer: setTimeout(() => {
           this.removeWaiter(waiter);
           reject(new ZLinkError('Timeout', `${this.describe}: send queue stayed full for ${timeoutMs} ms`));
-        }, timeoutMs),
+        }, timerDelay(timeoutMs)),
         onAbort: signal
           ? () => {
               this.removeWaiter(waiter);
-              reject(new ZLinkError('Cancelled', `${this.describe}: cancelled while waiting for queue space`));
+              reject(
+                new ZLinkError('Cancelled', `${this.describe}: cancelled while waiting for queue space`),
+              );
             }
           : undefined,
       };

@@ -10,7 +10,12 @@ import { ZLinkModule, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../..
 const [requests = '4000', minReady = '1', ...endpoints] = process.argv.slice(2);
 
 @Module({
-  imports: [ZLinkModule.forRoot({ clientServer: { billing: { client: { connect: endpoints } } }, requestTimeoutMs: 5000 })],
+  imports: [
+    ZLinkModule.forRoot({
+      clientServer: { billing: { client: { connect: endpoints } } },
+      requestTimeoutMs: 5000,
+    }),
+  ],
 })
 class BillingClientModule {}
 

@@ -5,7 +5,14 @@
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ChannelHandler, ZLinkContext, ZLinkModule, ZLinkPayload, ZLinkRuntime, type ZLinkMessageContext } from '../../lib/index.js';
+import {
+  ChannelHandler,
+  ZLinkContext,
+  ZLinkModule,
+  ZLinkPayload,
+  ZLinkRuntime,
+  type ZLinkMessageContext,
+} from '../../lib/index.js';
 
 const [rid = 'billing-1', weight = '100'] = process.argv.slice(2);
 
@@ -18,14 +25,21 @@ interface Charge {
 class BillingHandlers {
   @ChannelHandler('billing', 'billing.charge')
   charge(@ZLinkPayload() req: Charge, @ZLinkContext() ctx: ZLinkMessageContext) {
-    return { orderId: req.orderId, chargedBy: rid, tenant: ctx.metadata['tenant-id'], locale: ctx.metadata.locale };
+    return {
+      orderId: req.orderId,
+      chargedBy: rid,
+      tenant: ctx.metadata['tenant-id'],
+      locale: ctx.metadata.locale,
+    };
   }
 }
 
 @Module({
   imports: [
     ZLinkModule.forRoot({
-      clientServer: { billing: { server: { listen: { port: 0, bindHost: '127.0.0.1' }, weight: Number(weight), rid } } },
+      clientServer: {
+        billing: { server: { listen: { port: 0, bindHost: '127.0.0.1' }, weight: Number(weight), rid } },
+      },
     }),
   ],
   providers: [BillingHandlers],
@@ -35,6 +49,8 @@ class BillingServerModule {}
 const app = await NestFactory.createApplicationContext(BillingServerModule, { logger: false });
 app.enableShutdownHooks();
 const runtime = app.get(ZLinkRuntime);
-process.stdout.write(`${JSON.stringify({ rid, weight: Number(weight), endpoint: runtime.endpoint('billing') })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rid, weight: Number(weight), endpoint: runtime.endpoint('billing') })}\n`,
+);
 // The demo asks for a drain with SIGUSR2: clients stop choosing us, accepted work finishes.
 process.on('SIGUSR2', () => void runtime.drain());

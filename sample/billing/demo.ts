@@ -13,7 +13,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const children: ChildProcess[] = [];
 
 function start(script: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [join(here, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(here, script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   return child;
 }
@@ -25,7 +27,11 @@ async function firstLine(child: ChildProcess): Promise<Record<string, any>> {
   return JSON.parse(line) as Record<string, any>;
 }
 
-async function runClient(requests: number, minReady: number, endpoints: string[]): Promise<Record<string, any>> {
+async function runClient(
+  requests: number,
+  minReady: number,
+  endpoints: string[],
+): Promise<Record<string, any>> {
   const client = start('billing-client.js', [String(requests), String(minReady), ...endpoints]);
   const result = await firstLine(client);
   await once(client, 'exit');
@@ -36,19 +42,27 @@ try {
   const a = start('billing-server.js', ['billing-a', '100']);
   const b = start('billing-server.js', ['billing-b', '300']);
   const [infoA, infoB] = await Promise.all([firstLine(a), firstLine(b)]);
-  console.log(`servers: billing-a (weight 100) at ${infoA.endpoint}, billing-b (weight 300) at ${infoB.endpoint}`);
+  console.log(
+    `servers: billing-a (weight 100) at ${infoA.endpoint}, billing-b (weight 300) at ${infoB.endpoint}`,
+  );
 
   const first = await runClient(4000, 2, [infoA.endpoint, infoB.endpoint]);
   const ratio = (first.counts['billing-b'] ?? 0) / Math.max(1, first.counts['billing-a'] ?? 0);
-  console.log(`4000 requests in ${first.seconds} s: ${JSON.stringify(first.counts)} → ratio b:a = ${ratio.toFixed(2)} (weights 300:100)`);
+  console.log(
+    `4000 requests in ${first.seconds} s: ${JSON.stringify(first.counts)} → ratio b:a = ${ratio.toFixed(2)} (weights 300:100)`,
+  );
 
   b.kill('SIGUSR2');
   console.log('billing-b drains: it stops taking new calls, finishes what it accepted, closes its listener');
   await new Promise((r) => setTimeout(r, 300));
   const second = await runClient(1000, 1, [infoA.endpoint, infoB.endpoint]);
-  console.log(`1000 more requests, client still configured with both: ${JSON.stringify(second.counts)} failures ${JSON.stringify(second.failures)}`);
+  console.log(
+    `1000 more requests, client still configured with both: ${JSON.stringify(second.counts)} failures ${JSON.stringify(second.failures)}`,
+  );
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)));
+  await Promise.all(
+    children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)),
+  );
   console.log('demo finished; every process it started has stopped');
 }

@@ -11,7 +11,9 @@ import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
 
 const readLog = (path: string): string[] => {
   try {
-    return readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0);
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
   } catch {
     return [];
   }
@@ -34,11 +36,21 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
   let client: ChildApp;
 
   beforeAll(async () => {
-    serverA = new ChildApp('server-a', 'e2e/billing-server.app.js', { rid: 'billing-a', weight: 100, executionLog: logA });
-    serverB = new ChildApp('server-b', 'e2e/billing-server.app.js', { rid: 'billing-b', weight: 300, executionLog: logB });
+    serverA = new ChildApp('server-a', 'e2e/billing-server.app.js', {
+      rid: 'billing-a',
+      weight: 100,
+      executionLog: logA,
+    });
+    serverB = new ChildApp('server-b', 'e2e/billing-server.app.js', {
+      rid: 'billing-b',
+      weight: 300,
+      executionLog: logB,
+    });
     const [readyA, readyB] = await Promise.all([serverA.next('ready'), serverB.next('ready')]);
     expect(readyA.generation).not.toEqual(readyB.generation);
-    client = new ChildApp('client', 'e2e/billing-client.app.js', { billingEndpoints: [readyA.endpoint, readyB.endpoint] });
+    client = new ChildApp('client', 'e2e/billing-client.app.js', {
+      billingEndpoints: [readyA.endpoint, readyB.endpoint],
+    });
     await client.next('ready');
     await client.call({ type: 'waitReady', count: 2 });
   });
@@ -59,7 +71,9 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
   });
 
   it('error reply → RemoteError; unregistered channel → NotFound; no local Client role → NotConfigured', async () => {
-    const { results } = (await client.call({ type: 'errors' })) as ChildMessage & { results: Record<string, any> };
+    const { results } = (await client.call({ type: 'errors' })) as ChildMessage & {
+      results: Record<string, any>;
+    };
     expect(results.fail).toMatchObject({ code: 'RemoteError', remoteCode: 'HandlerError' });
     expect(results.fail.message).toContain('card declined for f-1');
     expect(results.notFound).toMatchObject({ code: 'NotFound' });
@@ -68,7 +82,9 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
   });
 
   it('a handler that starts a request on another channel: the original completes once with its own reply, metadata not copied', async () => {
-    const { reply } = (await client.call({ type: 'nested' })) as ChildMessage & { reply: Record<string, any> };
+    const { reply } = (await client.call({ type: 'nested' })) as ChildMessage & {
+      reply: Record<string, any>;
+    };
     expect(reply.orderId).toBe('nested-1');
     expect(reply.outerTenant).toBe('outer-tenant');
     expect(reply.inner).toEqual({ audited: 'nested-1', metadataKeys: [] });
@@ -79,7 +95,8 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
     const n = 40;
     client.send({ type: 'hold', n, prefix: 'kill', holdMs: 4000, timeoutMs: 8000 });
     await client.next('holdStarted');
-    const arrived = (): string[] => [...readLog(logA), ...readLog(logB)].filter((id) => id.startsWith('kill-'));
+    const arrived = (): string[] =>
+      [...readLog(logA), ...readLog(logB)].filter((id) => id.startsWith('kill-'));
     await waitFor(() => arrived().length === n, 10000, 'every held request to reach a server');
     serverA.kill('SIGKILL');
     const done = await client.next('holdDone', 20000);

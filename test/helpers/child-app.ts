@@ -20,7 +20,11 @@ export class ChildApp {
   private stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(readonly name: string, script: string, args: unknown) {
+  constructor(
+    readonly name: string,
+    script: string,
+    args: unknown,
+  ) {
     this.child = spawn(process.execPath, [resolve(FIXTURES_BUILD, script)], {
       env: { ...process.env, NODE_OPTIONS: '', ZLINK_E2E_ARGS: JSON.stringify(args) },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -61,7 +65,11 @@ export class ChildApp {
       }, timeoutMs);
       const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
         remove();
-        reject(new Error(`${this.name} exited (${code ?? signal}) while waiting for '${type}'; stderr: ${this.stderr}`));
+        reject(
+          new Error(
+            `${this.name} exited (${code ?? signal}) while waiting for '${type}'; stderr: ${this.stderr}`,
+          ),
+        );
       };
       const waiter = {
         type,
@@ -92,14 +100,18 @@ export class ChildApp {
   }
 
   private deliver(message: ChildMessage): void {
-    const waiter = this.waiters.find((w) => w.type === message.type || message.type === 'fatal' || message.type === 'error');
+    const waiter = this.waiters.find(
+      (w) => w.type === message.type || message.type === 'fatal' || message.type === 'error',
+    );
     if (waiter) waiter.resolve(message);
     else this.inbox.push(message);
   }
 
   private check(message: ChildMessage, type: string): Promise<ChildMessage> {
     if (message.type !== type) {
-      return Promise.reject(new Error(`${this.name}: ${message.type} while waiting for '${type}': ${String(message.message)}`));
+      return Promise.reject(
+        new Error(`${this.name}: ${message.type} while waiting for '${type}': ${String(message.message)}`),
+      );
     }
     return Promise.resolve(message);
   }

@@ -6,7 +6,11 @@ import { createServer } from 'node:net';
 import type { ZLinkError, ZLinkEvent, ZLinkEvents } from '../../lib/core/index.js';
 
 /** Resolves once `predicate()` is true; rejects naming `what` after `timeoutMs`. Polls every 5 ms. */
-export async function waitFor(predicate: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean,
+  timeoutMs: number,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`waitFor: ${what} not reached within ${timeoutMs} ms`);
@@ -18,7 +22,10 @@ export async function waitFor(predicate: () => boolean, timeoutMs: number, what 
 export async function within<T>(promise: Promise<T>, timeoutMs: number, what = 'promise'): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`within: ${what} did not settle within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`within: ${what} did not settle within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);

@@ -127,7 +127,8 @@ export class ClientChannel {
     if (connection) return connection;
     // Slow path only (no candidate): the hot path above never scans connections.
     const { channel } = this.config;
-    const unavailable = () => new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
+    const unavailable = () =>
+      new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
     // Every known server is ready and excluded: nothing is under way that could change that soon.
     if (this.excludedReady > 0 && !this.anyConnecting()) throw unavailable();
     // ClientServer waits briefly for a server whose admission is under way (02 §3): at most
@@ -136,7 +137,10 @@ export class ClientChannel {
     const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);
     while (!connection) {
       const left = waitUntil - Date.now();
-      if (left <= 0) throw this.excludedReady > 0 ? unavailable() : new ZLinkError('NotFound', `no ready server for '${channel}'`);
+      if (left <= 0)
+        throw this.excludedReady > 0
+          ? unavailable()
+          : new ZLinkError('NotFound', `no ready server for '${channel}'`);
       await this.waitForCandidate(left, call.signal);
       if (this.closed) throw new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
       if (this.excludedReady > 0 && this.selector.size === 0 && !this.anyConnecting()) throw unavailable();
@@ -157,13 +161,17 @@ export class ClientChannel {
       await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
     }
     if (!connection.ready) {
-      throw new ZLinkError('RouteError', `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`);
+      throw new ZLinkError(
+        'RouteError',
+        `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`,
+      );
     }
     if (call.signal?.aborted) throw new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`);
   }
 
   private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
+    if (signal?.aborted)
+      return Promise.reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
     return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -200,7 +208,11 @@ export class ClientChannel {
       }
       // The same Server RID reached through two endpoints (manual and local) is one candidate.
       if (!byRid.has(state.serverRid)) {
-        byRid.set(state.serverRid, { id: Buffer.from(state.serverRid, 'utf8'), weight: state.weight, target: connection });
+        byRid.set(state.serverRid, {
+          id: Buffer.from(state.serverRid, 'utf8'),
+          weight: state.weight,
+          target: connection,
+        });
       }
     }
     this.excludedReady = excluded;

@@ -46,7 +46,11 @@ export class ServerConnection {
   constructor(private readonly config: ServerConnectionConfig) {
     // The pump writes through whichever DEALER is current.
     const socket: SendableSocket = { send: (message) => this.dealer.send(message) };
-    this.pump = new SocketPump(socket, config.sendQueueLimit, `client ${config.channel} → ${config.endpoint}`);
+    this.pump = new SocketPump(
+      socket,
+      config.sendQueueLimit,
+      `client ${config.channel} → ${config.endpoint}`,
+    );
   }
 
   get endpoint(): string {
@@ -136,7 +140,10 @@ export class ServerConnection {
     this.attach(this.dealer);
     stale.close();
     const { channel, endpoint } = this.config;
-    this.config.pending.failRoute(this, (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`));
+    this.config.pending.failRoute(
+      this,
+      (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`),
+    );
     if (wasReady && this.server) {
       this.config.events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
     }
@@ -159,7 +166,8 @@ export class ServerConnection {
     }
     const previous = this.server;
     // A welcome from the same generation never rolls state back (03 §4.2).
-    if (previous && previous.generation === state.generation && state.revision < previous.revision) state = previous;
+    if (previous && previous.generation === state.generation && state.revision < previous.revision)
+      state = previous;
     this.server = state;
     this.isReady = this.connected;
     this.stopHello();
@@ -172,7 +180,12 @@ export class ServerConnection {
     // Only a larger revision within the same lifecycle generation applies (03 §4.2).
     if (!current || state.generation !== current.generation || state.revision <= current.revision) return;
     this.server = state;
-    this.config.events.emit({ type: 'server_state', channel: this.config.channel, endpoint: this.config.endpoint, ...pickState(state) });
+    this.config.events.emit({
+      type: 'server_state',
+      channel: this.config.channel,
+      endpoint: this.config.endpoint,
+      ...pickState(state),
+    });
     this.config.onChange();
   }
 
@@ -186,12 +199,24 @@ export class ServerConnection {
         return; // closed
       }
       if (message.length !== 1) {
-        events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: `expected 1 frame, got ${message.length}` });
+        events.emit({
+          type: 'protocol_error',
+          route: 'client-server',
+          channel,
+          endpoint,
+          reason: `expected 1 frame, got ${message.length}`,
+        });
         continue;
       }
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {
-        events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: bad.reason });
+        events.emit({
+          type: 'protocol_error',
+          route: 'client-server',
+          channel,
+          endpoint,
+          reason: bad.reason,
+        });
       }
       for (const record of decoded.records) {
         switch (record.kind) {
@@ -199,12 +224,17 @@ export class ServerConnection {
             const payload = decodePayload(record.payload);
             const matched = payload.ok
               ? pending.resolve(record.correlation, payload.value)
-              : pending.reject(record.correlation, (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`));
+              : pending.reject(
+                  record.correlation,
+                  (d) =>
+                    new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
+                );
             if (!matched) this.unmatched(record.correlation);
             break;
           }
           case RecordKind.ErrorReply:
-            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d))) this.unmatched(record.correlation);
+            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d)))
+              this.unmatched(record.correlation);
             break;
           case RecordKind.Welcome:
             this.welcome(record);

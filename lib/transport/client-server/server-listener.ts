@@ -166,15 +166,30 @@ export class ServerListener {
         return; // closed
       }
       if (message.length !== 2) {
-        events.emit({ type: 'protocol_error', route: 'client-server', channel, reason: `expected 2 frames, got ${message.length}` });
+        events.emit({
+          type: 'protocol_error',
+          route: 'client-server',
+          channel,
+          reason: `expected 2 frames, got ${message.length}`,
+        });
         continue;
       }
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer);
       for (const bad of decoded.malformed) {
         if (bad.correlation !== undefined) {
-          this.reply(id, encodeErrorReply(bad.correlation, { code: REMOTE_CODES.decodeError, message: bad.reason }));
-          events.emit({ type: 'delivery', result: 'decode_error', route: 'client-server', channel, kind: 'request', reason: bad.reason });
+          this.reply(
+            id,
+            encodeErrorReply(bad.correlation, { code: REMOTE_CODES.decodeError, message: bad.reason }),
+          );
+          events.emit({
+            type: 'delivery',
+            result: 'decode_error',
+            route: 'client-server',
+            channel,
+            kind: 'request',
+            reason: bad.reason,
+          });
         } else {
           events.emit({ type: 'protocol_error', route: 'client-server', channel, reason: bad.reason });
         }
@@ -238,7 +253,8 @@ export class ServerListener {
     }
     const key = id.toString('latin1');
     if (!this.clients.has(key)) {
-      if (this.clients.size >= MAX_KNOWN_CLIENTS) this.clients.delete(this.clients.keys().next().value as string);
+      if (this.clients.size >= MAX_KNOWN_CLIENTS)
+        this.clients.delete(this.clients.keys().next().value as string);
       this.clients.set(key, Buffer.from(id));
     }
     this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
@@ -248,7 +264,13 @@ export class ServerListener {
     const { channel, events } = this.config;
     this.lastRefusedAt = Date.now();
     if (record.kind === RecordKind.Request) {
-      this.reply(id, encodeErrorReply(record.correlation, { code: 'Rejected', message: `server of '${channel}' is draining` }));
+      this.reply(
+        id,
+        encodeErrorReply(record.correlation, {
+          code: 'Rejected',
+          message: `server of '${channel}' is draining`,
+        }),
+      );
     }
     events.emit({
       type: 'delivery',
@@ -268,24 +290,51 @@ export class ServerListener {
     try {
       const failure = (result: 'no_handler' | 'decode_error' | 'protocol_error', error: WireError): void => {
         if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, error));
-        events.emit({ type: 'delivery', result, route: 'client-server', channel, kind, packet: record.packet, reason: error.message });
+        events.emit({
+          type: 'delivery',
+          result,
+          route: 'client-server',
+          channel,
+          kind,
+          packet: record.packet,
+          reason: error.message,
+        });
       };
       const metadata = decodeMetadata(record.metadata);
-      if (!metadata.ok) return failure('protocol_error', { code: REMOTE_CODES.badMetadata, message: metadata.reason });
+      if (!metadata.ok)
+        return failure('protocol_error', { code: REMOTE_CODES.badMetadata, message: metadata.reason });
       const registration = handlers.lookup(channel, kind, record.packet);
       if (!registration) {
-        return failure('no_handler', { code: REMOTE_CODES.noHandler, message: `no ${kind} handler for '${record.packet}' on '${channel}'` });
+        return failure('no_handler', {
+          code: REMOTE_CODES.noHandler,
+          message: `no ${kind} handler for '${record.packet}' on '${channel}'`,
+        });
       }
       const payload = decodePayload(record.payload);
-      if (!payload.ok) return failure('decode_error', { code: REMOTE_CODES.decodeError, message: payload.reason });
-      const context: ZLinkMessageContext = { channelName: channel, kind, packet: record.packet, metadata: metadata.metadata, correlation };
+      if (!payload.ok)
+        return failure('decode_error', { code: REMOTE_CODES.decodeError, message: payload.reason });
+      const context: ZLinkMessageContext = {
+        channelName: channel,
+        kind,
+        packet: record.packet,
+        metadata: metadata.metadata,
+        correlation,
+      };
       let result: unknown;
       try {
         result = await registration.handler(payload.value, context);
       } catch (error) {
         const wire = toWireError(error);
         if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, wire));
-        events.emit({ type: 'delivery', result: 'handler_error', route: 'client-server', channel, kind, packet: record.packet, reason: wire.message });
+        events.emit({
+          type: 'delivery',
+          result: 'handler_error',
+          route: 'client-server',
+          channel,
+          kind,
+          packet: record.packet,
+          reason: wire.message,
+        });
         return;
       }
       if (correlation !== undefined) {
@@ -295,7 +344,15 @@ export class ServerListener {
         } catch (error) {
           const message = `reply could not be encoded: ${(error as Error).message}`;
           this.reply(id, encodeErrorReply(correlation, { code: REMOTE_CODES.handlerError, message }));
-          events.emit({ type: 'delivery', result: 'reply_error', route: 'client-server', channel, kind, packet: record.packet, reason: message });
+          events.emit({
+            type: 'delivery',
+            result: 'reply_error',
+            route: 'client-server',
+            channel,
+            kind,
+            packet: record.packet,
+            reason: message,
+          });
           return;
         }
         this.reply(id, bytes);

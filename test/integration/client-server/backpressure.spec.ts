@@ -4,7 +4,13 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import * as zmq from 'zeromq';
-import { RecordKind, decodeFrame, encodeHello, encodePayload, encodeRequest } from '../../../lib/core/index.js';
+import {
+  RecordKind,
+  decodeFrame,
+  encodeHello,
+  encodePayload,
+  encodeRequest,
+} from '../../../lib/core/index.js';
 import { Cleanup, type Outcome, outcome, waitFor, within } from '../../helpers/index.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
@@ -35,9 +41,11 @@ describe('02 §3 admission: a send completes when the source-local queue accepts
   it('with a tiny sendQueueLimit and a stalled server, sends end Timeout at their deadline instead of buffering without bound; every accepted send is delivered once the server moves again', async () => {
     const gate = cleanup.gate();
     const seen = new Concurrency();
-    const server = await startRuntime(cleanup, { handlerConcurrency: 1, clientServer: { billing: { server: { listen } } } }, [
-      ['send', 'note', () => seen.run(() => gate.promise)],
-    ]);
+    const server = await startRuntime(
+      cleanup,
+      { handlerConcurrency: 1, clientServer: { billing: { server: { listen } } } },
+      [['send', 'note', () => seen.run(() => gate.promise)]],
+    );
     const limit = 4;
     const client = await startRuntime(cleanup, {
       sendQueueLimit: limit,
@@ -55,7 +63,9 @@ describe('02 §3 admission: a send completes when the source-local queue accepts
     for (let wave = 0; wave < 200_000 / 64 && timedOut.length === 0; wave++) {
       const results = await Promise.all(
         Array.from({ length: 64 }, () => {
-          const done = outcome(client.routeClient.sendToChannel('billing', 'note', payload).async({ timeoutMs }));
+          const done = outcome(
+            client.routeClient.sendToChannel('billing', 'note', payload).async({ timeoutMs }),
+          );
           const queued = client.snapshot().channels[0]?.client?.connections[0]?.queued ?? 0;
           maxQueued = Math.max(maxQueued, queued);
           return done;
@@ -93,16 +103,29 @@ describe('job queue: the receiving side runs at most handlerConcurrency handlers
   it('handlerConcurrency 3: three handlers run, the rest wait unread; releasing them completes every request with at most 3 at once', async () => {
     const gate = cleanup.gate();
     const seen = new Concurrency();
-    const server = await startRuntime(cleanup, { handlerConcurrency: 3, clientServer: { billing: { server: { listen } } } }, [
-      ['request', 'work', (p) => seen.run(async () => {
-        await gate.promise;
-        return p;
-      })],
-    ]);
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } } });
+    const server = await startRuntime(
+      cleanup,
+      { handlerConcurrency: 3, clientServer: { billing: { server: { listen } } } },
+      [
+        [
+          'request',
+          'work',
+          (p) =>
+            seen.run(async () => {
+              await gate.promise;
+              return p;
+            }),
+        ],
+      ],
+    );
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
+    });
     await waitForCandidates(client, 'billing', 1);
 
-    const calls = Array.from({ length: 20 }, (_, i) => client.routeClient.requestToChannel('billing', 'work', i).async<number>({ timeoutMs: 20000 }));
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      client.routeClient.requestToChannel('billing', 'work', i).async<number>({ timeoutMs: 20000 }),
+    );
     await waitFor(() => seen.started === 3, 5000, 'three handlers running');
     expect(server.snapshot().activeHandlers).toBe(3);
 
@@ -112,7 +135,10 @@ describe('job queue: the receiving side runs at most handlerConcurrency handlers
     await dealer.send(encodeHello('billing', 'late-client'));
     await dealer.send(encodeRequest(91, 'work', undefined, encodePayload('raw')));
     const welcome = dealer.receive();
-    const early = await Promise.race([welcome.then(() => 'answered'), new Promise((r) => setTimeout(() => r('unanswered'), 300))]);
+    const early = await Promise.race([
+      welcome.then(() => 'answered'),
+      new Promise((r) => setTimeout(() => r('unanswered'), 300)),
+    ]);
     expect(early).toBe('unanswered');
     expect(seen.started).toBe(3);
 
@@ -127,7 +153,9 @@ describe('job queue: the receiving side runs at most handlerConcurrency handlers
 
 describe('03 §9: a reply acquires no Application Job Queue permit', () => {
   it('a handler holding the only permit (handlerConcurrency 1) awaits a downstream request; its reply still completes it', async () => {
-    const back = await startRuntime(cleanup, { clientServer: { ledger: { server: { listen } } } }, [['request', 'balance', (p) => `balance of ${String(p)}`]]);
+    const back = await startRuntime(cleanup, { clientServer: { ledger: { server: { listen } } } }, [
+      ['request', 'balance', (p) => `balance of ${String(p)}`],
+    ]);
     const seen = new Concurrency();
     const front = await startRuntime(
       cleanup,
@@ -139,19 +167,30 @@ describe('03 §9: a reply acquires no Application Job Queue permit', () => {
         },
       },
       [
-        ['request', 'charge', (p) => seen.run(async () => {
-          // The only job permit of this process is held here while the reply travels back.
-          const balance = await front.routeClient.requestToChannel('ledger', 'balance', p).async<string>({ timeoutMs: 5000 });
-          return { charged: p, balance };
-        })],
+        [
+          'request',
+          'charge',
+          (p) =>
+            seen.run(async () => {
+              // The only job permit of this process is held here while the reply travels back.
+              const balance = await front.routeClient
+                .requestToChannel('ledger', 'balance', p)
+                .async<string>({ timeoutMs: 5000 });
+              return { charged: p, balance };
+            }),
+        ],
       ],
     );
     await waitForCandidates(front, 'ledger', 1);
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [front.endpoint('billing') as string] } } } });
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [front.endpoint('billing') as string] } } },
+    });
     await waitForCandidates(client, 'billing', 1);
 
     const replies = await Promise.all(
-      ['alice', 'bob', 'carol'].map((who) => client.routeClient.requestToChannel('billing', 'charge', who).async({ timeoutMs: 10000 })),
+      ['alice', 'bob', 'carol'].map((who) =>
+        client.routeClient.requestToChannel('billing', 'charge', who).async({ timeoutMs: 10000 }),
+      ),
     );
     expect(replies).toEqual([
       { charged: 'alice', balance: 'balance of alice' },

@@ -11,10 +11,16 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
 async function twoServersAndClient(handler: (name: string) => (p: unknown) => unknown) {
-  const s1 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 's1' } } } }, [['request', 'work', handler('S1')]]);
-  const s2 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 's2' } } } }, [['request', 'work', handler('S2')]]);
+  const s1 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 's1' } } } }, [
+    ['request', 'work', handler('S1')],
+  ]);
+  const s2 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 's2' } } } }, [
+    ['request', 'work', handler('S2')],
+  ]);
   const client = await startRuntime(cleanup, {
-    clientServer: { billing: { client: { connect: [s1.endpoint('billing') as string, s2.endpoint('billing') as string] } } },
+    clientServer: {
+      billing: { client: { connect: [s1.endpoint('billing') as string, s2.endpoint('billing') as string] } },
+    },
   });
   await waitForCandidates(client, 'billing', 2);
   return { s1, s2, client };
@@ -94,10 +100,18 @@ describe('03 §6 drain: clients see draining, new calls go to the other server, 
   });
 
   it('draining a Client+Server process drains its Server role only: its own calls go to the remote server', async () => {
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [['request', 'work', () => 'B']]);
-    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen }, client: { connect: [b.endpoint('billing') as string] } } } }, [
-      ['request', 'work', () => 'A'],
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      ['request', 'work', () => 'B'],
     ]);
+    const a = await startRuntime(
+      cleanup,
+      {
+        clientServer: {
+          billing: { server: { listen }, client: { connect: [b.endpoint('billing') as string] } },
+        },
+      },
+      [['request', 'work', () => 'A']],
+    );
     await waitForCandidates(a, 'billing', 2);
     await within(a.drain(), 5000, 'drain');
     const replies = [];
@@ -107,11 +121,15 @@ describe('03 §6 drain: clients see draining, new calls go to the other server, 
 
   it('the drain deadline bounds the wait: a handler outliving drainTimeoutMs → phase deadline, the listener closes, its request ends finitely (RouteError)', async () => {
     const gate = cleanup.gate();
-    const server = await startRuntime(cleanup, { drainTimeoutMs: 300, clientServer: { billing: { server: { listen } } } }, [
-      ['request', 'work', () => gate.promise],
-    ]);
+    const server = await startRuntime(
+      cleanup,
+      { drainTimeoutMs: 300, clientServer: { billing: { server: { listen } } } },
+      [['request', 'work', () => gate.promise]],
+    );
     const events = cleanup.add(new EventCollector(server.events));
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } } });
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
+    });
     await waitForCandidates(client, 'billing', 1);
     const stuck = outcome(work(client, 'stuck', 10000));
     await waitFor(() => server.snapshot().activeHandlers === 1, 5000, 'the handler running');

@@ -18,7 +18,15 @@ import {
 } from '../../../lib/core/index.js';
 import { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import { Cleanup, EventCollector, freePort, outcome, waitFor, within } from '../../helpers/index.js';
-import { FakeServer, LOCAL, fakeState, listen, readyConnections, startRuntime, waitForCandidates } from './harness.js';
+import {
+  FakeServer,
+  LOCAL,
+  fakeState,
+  listen,
+  readyConnections,
+  startRuntime,
+  waitForCandidates,
+} from './harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
@@ -27,7 +35,9 @@ afterEach(() => cleanup.closeAll());
 const GARBAGE = Uint8Array.from([0xc1, 0xc1, 0xc1]);
 
 async function clientOf(server: ZLinkRuntime, channel = 'billing'): Promise<ZLinkRuntime> {
-  const client = await startRuntime(cleanup, { clientServer: { [channel]: { client: { connect: [server.endpoint(channel) as string] } } } });
+  const client = await startRuntime(cleanup, {
+    clientServer: { [channel]: { client: { connect: [server.endpoint(channel) as string] } } },
+  });
   await waitForCandidates(client, channel, 1);
   return client;
 }
@@ -53,15 +63,23 @@ describe('03 §5: send and request with reply correlation', () => {
   it('every reply completes the request it answers, whatever order replies come back in', async () => {
     const notes: unknown[] = [];
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
-      ['request', 'double', async (p) => {
-        await new Promise((r) => setTimeout(r, (p as number) % 7)); // replies leave out of order
-        return (p as number) * 2;
-      }],
+      [
+        'request',
+        'double',
+        async (p) => {
+          await new Promise((r) => setTimeout(r, (p as number) % 7)); // replies leave out of order
+          return (p as number) * 2;
+        },
+      ],
       ['send', 'note', (p) => void notes.push(p)],
     ]);
     const client = await clientOf(server);
     const inputs = Array.from({ length: 500 }, (_, i) => i);
-    const replies = await Promise.all(inputs.map((i) => client.routeClient.requestToChannel('billing', 'double', i).async<number>({ timeoutMs: 10000 })));
+    const replies = await Promise.all(
+      inputs.map((i) =>
+        client.routeClient.requestToChannel('billing', 'double', i).async<number>({ timeoutMs: 10000 }),
+      ),
+    );
     expect(replies).toEqual(inputs.map((i) => i * 2));
 
     for (let i = 0; i < 100; i++) await client.routeClient.sendToChannel('billing', 'note', i).async();
@@ -74,30 +92,47 @@ describe('03 §5: send and request with reply correlation', () => {
 
 describe('03 §5.1: a request that finds no handler, cannot be decoded, or whose handler throws gets an error reply; the caller sees RemoteError with the remote code', () => {
   it('no handler → RemoteError with remote code NoHandler', async () => {
-    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [['request', 'echo', (p) => p]]);
+    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      ['request', 'echo', (p) => p],
+    ]);
     const events = cleanup.add(new EventCollector(server.events));
     const client = await clientOf(server);
-    const call = await outcome(client.routeClient.requestToChannel('billing', 'missing', 1).async({ timeoutMs: 5000 }));
+    const call = await outcome(
+      client.routeClient.requestToChannel('billing', 'missing', 1).async({ timeoutMs: 5000 }),
+    );
     expect(call).toMatchObject({ ok: false, code: 'RemoteError' });
     expect((call as { error: ZLinkError }).error.remote?.code).toBe('NoHandler');
     // A send handler of that name does not answer a request either.
-    await events.next('delivery', (e) => e.result === 'no_handler' && e.kind === 'request' && e.packet === 'missing');
+    await events.next(
+      'delivery',
+      (e) => e.result === 'no_handler' && e.kind === 'request' && e.packet === 'missing',
+    );
   });
 
   it('a request whose payload cannot be decoded → error reply DecodeError with the same correlation', async () => {
     const ran: unknown[] = [];
-    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [['request', 'echo', (p) => ran.push(p)]]);
+    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      ['request', 'echo', (p) => ran.push(p)],
+    ]);
     const events = cleanup.add(new EventCollector(server.events));
     const dealer = await rawDealer(server.endpoint('billing') as string);
 
     await dealer.send(encodeRequest(4242, 'echo', undefined, GARBAGE));
     const reply = (await receiveRecord(dealer)) as ErrorReplyRecord;
-    expect(reply).toMatchObject({ kind: RecordKind.ErrorReply, correlation: 4242, error: { code: 'DecodeError' } });
+    expect(reply).toMatchObject({
+      kind: RecordKind.ErrorReply,
+      correlation: 4242,
+      error: { code: 'DecodeError' },
+    });
 
     // A request record whose correlation is legible but whose fields are not gets the same answer.
     const broken = Buffer.from(encodePayload([1, RecordKind.Request, 4343, 12345, null, GARBAGE]));
     await dealer.send(broken);
-    expect(await receiveRecord(dealer)).toMatchObject({ kind: RecordKind.ErrorReply, correlation: 4343, error: { code: 'DecodeError' } });
+    expect(await receiveRecord(dealer)).toMatchObject({
+      kind: RecordKind.ErrorReply,
+      correlation: 4343,
+      error: { code: 'DecodeError' },
+    });
 
     expect(ran).toHaveLength(0);
     expect(server.events.count('delivery:decode_error')).toBe(2);
@@ -106,23 +141,44 @@ describe('03 §5.1: a request that finds no handler, cannot be decoded, or whose
 
   it('a handler that throws → RemoteError with remote code HandlerError; a ZLinkError thrown by the handler keeps its code in .remote.code', async () => {
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
-      ['request', 'boom', () => {
-        throw new Error('boom');
-      }],
-      ['request', 'refuse', async () => {
-        await Promise.resolve();
-        throw new ZLinkError('InvalidArgument', 'amount must be positive', { details: { field: 'amount' } });
-      }],
+      [
+        'request',
+        'boom',
+        () => {
+          throw new Error('boom');
+        },
+      ],
+      [
+        'request',
+        'refuse',
+        async () => {
+          await Promise.resolve();
+          throw new ZLinkError('InvalidArgument', 'amount must be positive', {
+            details: { field: 'amount' },
+          });
+        },
+      ],
     ]);
     const client = await clientOf(server);
-    const boom = await outcome(client.routeClient.requestToChannel('billing', 'boom', 1).async({ timeoutMs: 5000 }));
+    const boom = await outcome(
+      client.routeClient.requestToChannel('billing', 'boom', 1).async({ timeoutMs: 5000 }),
+    );
     expect(boom).toMatchObject({ ok: false, code: 'RemoteError' });
-    expect((boom as { error: ZLinkError }).error.remote).toMatchObject({ code: 'HandlerError', message: 'boom' });
+    expect((boom as { error: ZLinkError }).error.remote).toMatchObject({
+      code: 'HandlerError',
+      message: 'boom',
+    });
 
-    const refuse = await outcome(client.routeClient.requestToChannel('billing', 'refuse', 1).async({ timeoutMs: 5000 }));
+    const refuse = await outcome(
+      client.routeClient.requestToChannel('billing', 'refuse', 1).async({ timeoutMs: 5000 }),
+    );
     expect(refuse).toMatchObject({ ok: false, code: 'RemoteError' });
     const error = (refuse as { error: ZLinkError }).error;
-    expect(error.remote).toMatchObject({ code: 'InvalidArgument', message: 'amount must be positive', details: { field: 'amount' } });
+    expect(error.remote).toMatchObject({
+      code: 'InvalidArgument',
+      message: 'amount must be positive',
+      details: { field: 'amount' },
+    });
     expect(error.remoteCode).toBe('InvalidArgument');
     expect(server.events.count('delivery:handler_error')).toBe(2);
   });
@@ -133,9 +189,13 @@ describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and
     const ran: unknown[] = [];
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
       ['send', 'note', (p) => void ran.push(p)],
-      ['send', 'boom', () => {
-        throw new Error('boom');
-      }],
+      [
+        'send',
+        'boom',
+        () => {
+          throw new Error('boom');
+        },
+      ],
       ['request', 'echo', (p) => p],
     ]);
     const events = cleanup.add(new EventCollector(server.events));
@@ -147,7 +207,12 @@ describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and
     // a request handler of that name does not take a send.
     await client.routeClient.sendToChannel('billing', 'echo', 1).async();
     await waitFor(() => server.events.count('delivery:no_handler') === 2, 5000, 'two no_handler events');
-    expect(events.of('delivery').filter((e) => e.result === 'no_handler').map((e) => [e.kind, e.packet])).toEqual([
+    expect(
+      events
+        .of('delivery')
+        .filter((e) => e.result === 'no_handler')
+        .map((e) => [e.kind, e.packet]),
+    ).toEqual([
       ['send', 'missing'],
       ['send', 'echo'],
     ]);
@@ -164,7 +229,9 @@ describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and
     expect(server.events.count('delivery:decode_error')).toBe(1);
 
     // Prove nothing came back: a request after them is answered first on both connections.
-    await expect(client.routeClient.requestToChannel('billing', 'echo', 'after').async({ timeoutMs: 5000 })).resolves.toBe('after');
+    await expect(
+      client.routeClient.requestToChannel('billing', 'echo', 'after').async({ timeoutMs: 5000 }),
+    ).resolves.toBe('after');
     await dealer.send(encodeRequest(77, 'echo', undefined, encodePayload('raw')));
     expect(await receiveRecord(dealer)).toMatchObject({ kind: RecordKind.Reply, correlation: 77 });
     expect(ran).toHaveLength(0);
@@ -179,18 +246,38 @@ describe('03 §2 / 02 §8: a server message matching no pending request is a pro
     const ran: unknown[] = [];
     // The client process also serves 'billing' with a handler, to show nothing reaches a handler.
     const client = cleanup.add(
-      new ZLinkRuntime({ clientServer: { billing: { client: { connect: [fake.endpoint] }, server: { listen, weight: 0 } } } }),
+      new ZLinkRuntime({
+        clientServer: { billing: { client: { connect: [fake.endpoint] }, server: { listen, weight: 0 } } },
+      }),
     );
-    client.registerChannelHandler({ channel: 'billing', kind: 'request', packet: 'echo', handler: (p) => ran.push(p), source: 't' });
-    client.registerChannelHandler({ channel: 'billing', kind: 'send', packet: 'echo', handler: (p) => ran.push(p), source: 't' });
+    client.registerChannelHandler({
+      channel: 'billing',
+      kind: 'request',
+      packet: 'echo',
+      handler: (p) => ran.push(p),
+      source: 't',
+    });
+    client.registerChannelHandler({
+      channel: 'billing',
+      kind: 'send',
+      packet: 'echo',
+      handler: (p) => ran.push(p),
+      source: 't',
+    });
     const events = cleanup.add(new EventCollector(client.events));
     await client.start();
     await waitForCandidates(client, 'billing', 1);
     const id = fake.clients[0] as Buffer;
 
     // A real pending request, to show a forged reply does not complete it either.
-    const pending = client.routeClient.requestToChannel('billing', 'echo', 'mine').async<string>({ timeoutMs: 5000 });
-    await waitFor(() => fake.received.some((r) => r.record.kind === RecordKind.Request), 5000, 'request at the fake');
+    const pending = client.routeClient
+      .requestToChannel('billing', 'echo', 'mine')
+      .async<string>({ timeoutMs: 5000 });
+    await waitFor(
+      () => fake.received.some((r) => r.record.kind === RecordKind.Request),
+      5000,
+      'request at the fake',
+    );
     const request = fake.received.find((r) => r.record.kind === RecordKind.Request)?.record;
     if (request?.kind !== RecordKind.Request) throw new Error('unreachable');
 
@@ -215,7 +302,9 @@ describe('03 §2 / 02 §8: a server message matching no pending request is a pro
 describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(request timeout, 5 s), then ends NotFound', () => {
   it('a client connecting to a free port where nothing listens: timeoutMs 300 → NotFound after ≈300 ms, not 5 s', async () => {
     const port = await freePort();
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } } });
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } },
+    });
     const [request, send] = await Promise.all([
       outcome(client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 300 })),
       outcome(client.routeClient.sendToChannel('billing', 'note', 1).async({ timeoutMs: 300 })),
@@ -229,8 +318,12 @@ describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(
 
   it('with a long request timeout the wait is capped at 5 s', async () => {
     const port = await freePort();
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } } });
-    const call = await outcome(client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 30000 }));
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } },
+    });
+    const call = await outcome(
+      client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 30000 }),
+    );
     expect(call).toMatchObject({ ok: false, code: 'NotFound' });
     expect(call.ms).toBeGreaterThanOrEqual(4500);
     expect(call.ms).toBeLessThan(9000);
@@ -238,15 +331,27 @@ describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(
 
   it('a call started first succeeds when the server binds within the window', async () => {
     const port = await freePort();
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } } });
-    const call = outcome(client.routeClient.requestToChannel('billing', 'echo', 'late server').async<string>({ timeoutMs: 4000 }));
-    const send = outcome(client.routeClient.sendToChannel('billing', 'note', 'late note').async({ timeoutMs: 4000 }));
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } },
+    });
+    const call = outcome(
+      client.routeClient
+        .requestToChannel('billing', 'echo', 'late server')
+        .async<string>({ timeoutMs: 4000 }),
+    );
+    const send = outcome(
+      client.routeClient.sendToChannel('billing', 'note', 'late note').async({ timeoutMs: 4000 }),
+    );
     const notes: unknown[] = [];
     await new Promise((r) => setTimeout(r, 100)); // the calls are waiting now; nothing listens yet
-    await startRuntime(cleanup, { clientServer: { billing: { server: { listen: { port, bindHost: LOCAL } } } } }, [
-      ['request', 'echo', (p) => p],
-      ['send', 'note', (p) => void notes.push(p)],
-    ]);
+    await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen: { port, bindHost: LOCAL } } } } },
+      [
+        ['request', 'echo', (p) => p],
+        ['send', 'note', (p) => void notes.push(p)],
+      ],
+    );
     expect(await call).toMatchObject({ ok: true, value: 'late server' });
     expect(await send).toMatchObject({ ok: true });
     await waitFor(() => notes.length === 1, 5000, 'the late note');
@@ -255,45 +360,85 @@ describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(
   it('a member that is ready but weight 0 does not cut the wait short while another server is still connecting', async () => {
     const port = await freePort();
     // The local server (weight 0) is ready within a millisecond; the remote one is not there yet.
-    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 }, client: { connect: [`tcp://${LOCAL}:${port}`] } } } }, [
-      ['request', 'echo', () => 'local'],
-    ]);
+    const a = await startRuntime(
+      cleanup,
+      {
+        clientServer: {
+          billing: { server: { listen, weight: 0 }, client: { connect: [`tcp://${LOCAL}:${port}`] } },
+        },
+      },
+      [['request', 'echo', () => 'local']],
+    );
     await waitFor(() => readyConnections(a, 'billing') === 1, 5000, 'the local connection ready');
-    const call = outcome(a.routeClient.requestToChannel('billing', 'echo', 1).async<string>({ timeoutMs: 4000 }));
+    const call = outcome(
+      a.routeClient.requestToChannel('billing', 'echo', 1).async<string>({ timeoutMs: 4000 }),
+    );
     await new Promise((r) => setTimeout(r, 100));
-    await startRuntime(cleanup, { clientServer: { billing: { server: { listen: { port, bindHost: LOCAL } } } } }, [['request', 'echo', () => 'remote']]);
+    await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen: { port, bindHost: LOCAL } } } } },
+      [['request', 'echo', () => 'remote']],
+    );
     expect(await call).toMatchObject({ ok: true, value: 'remote' });
 
     // With every known server ready and excluded, there is nothing to wait for.
     a.setChannelWeight('billing', 0);
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', () => 'b']]);
-    const c = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string, a.endpoint('billing') as string] } } } });
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [
+      ['request', 'echo', () => 'b'],
+    ]);
+    const c = await startRuntime(cleanup, {
+      clientServer: {
+        billing: { client: { connect: [b.endpoint('billing') as string, a.endpoint('billing') as string] } },
+      },
+    });
     await waitFor(() => readyConnections(c, 'billing') === 2, 5000, 'both ready');
-    const fast = await outcome(c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 4000 }));
+    const fast = await outcome(
+      c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 4000 }),
+    );
     expect(fast).toMatchObject({ ok: false, code: 'Unavailable' });
     expect(fast.ms).toBeLessThan(1000);
   });
 
   it('a weight-0 member and a server that never comes: the bounded wait ends Unavailable, not NotFound', async () => {
     const port = await freePort();
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', () => 'b']]);
-    const c = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string, `tcp://${LOCAL}:${port}`] } } } });
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [
+      ['request', 'echo', () => 'b'],
+    ]);
+    const c = await startRuntime(cleanup, {
+      clientServer: {
+        billing: { client: { connect: [b.endpoint('billing') as string, `tcp://${LOCAL}:${port}`] } },
+      },
+    });
     await waitFor(() => readyConnections(c, 'billing') === 1, 5000, 'b ready');
-    const call = await outcome(c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 300 }));
+    const call = await outcome(
+      c.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 300 }),
+    );
     expect(call).toMatchObject({ ok: false, code: 'Unavailable' });
     expect(call.ms).toBeGreaterThanOrEqual(250);
     expect(call.ms).toBeLessThan(2000);
   });
 
   it('all candidates weight 0 → Unavailable', async () => {
-    const s1 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', (p) => p]]);
-    const s2 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [['request', 'echo', (p) => p]]);
+    const s1 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [
+      ['request', 'echo', (p) => p],
+    ]);
+    const s2 = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, weight: 0 } } } }, [
+      ['request', 'echo', (p) => p],
+    ]);
     const client = await startRuntime(cleanup, {
-      clientServer: { billing: { client: { connect: [s1.endpoint('billing') as string, s2.endpoint('billing') as string] } } },
+      clientServer: {
+        billing: {
+          client: { connect: [s1.endpoint('billing') as string, s2.endpoint('billing') as string] },
+        },
+      },
     });
     await waitFor(() => readyConnections(client, 'billing') === 2, 5000, 'both connections ready');
-    const request = await outcome(client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 3000 }));
-    const send = await outcome(client.routeClient.sendToChannel('billing', 'echo', 1).async({ timeoutMs: 3000 }));
+    const request = await outcome(
+      client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 3000 }),
+    );
+    const send = await outcome(
+      client.routeClient.sendToChannel('billing', 'echo', 1).async({ timeoutMs: 3000 }),
+    );
     expect(request).toMatchObject({ ok: false, code: 'Unavailable' });
     expect(send).toMatchObject({ ok: false, code: 'Unavailable' });
     expect(request.ms).toBeLessThan(1000); // known members, none selectable: no waiting
@@ -305,17 +450,29 @@ describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(
       ['request', 'echo', (p) => ran.push(p)],
       ['send', 'echo', (p) => ran.push(p)],
     ]);
-    await expect(server.routeClient.requestToChannel('billing', 'echo', 1).async()).rejects.toMatchObject({ code: 'NotConfigured' });
-    await expect(server.routeClient.sendToChannel('billing', 'echo', 1).async()).rejects.toMatchObject({ code: 'NotConfigured' });
+    await expect(server.routeClient.requestToChannel('billing', 'echo', 1).async()).rejects.toMatchObject({
+      code: 'NotConfigured',
+    });
+    await expect(server.routeClient.sendToChannel('billing', 'echo', 1).async()).rejects.toMatchObject({
+      code: 'NotConfigured',
+    });
     expect(ran).toHaveLength(0);
   });
 
   it('unregistered ChannelName → NotFound, not sent on another registered channel', async () => {
     const ran: unknown[] = [];
-    const runtime = await startRuntime(cleanup, { clientServer: { billing: { server: { listen }, client: {} } } }, [['request', 'echo', (p) => ran.push(p)]]);
+    const runtime = await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen }, client: {} } } },
+      [['request', 'echo', (p) => ran.push(p)]],
+    );
     await waitForCandidates(runtime, 'billing', 1);
-    await expect(runtime.routeClient.requestToChannel('ledger', 'echo', 1).async()).rejects.toMatchObject({ code: 'NotFound' });
-    await expect(runtime.routeClient.sendToChannel('ledger', 'echo', 1).async()).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(runtime.routeClient.requestToChannel('ledger', 'echo', 1).async()).rejects.toMatchObject({
+      code: 'NotFound',
+    });
+    await expect(runtime.routeClient.sendToChannel('ledger', 'echo', 1).async()).rejects.toMatchObject({
+      code: 'NotFound',
+    });
     expect(ran).toHaveLength(0);
   });
 });

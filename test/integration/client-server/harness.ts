@@ -19,7 +19,11 @@ export const listen = { port: 0, bindHost: LOCAL } as const;
 export type HandlerSpec = readonly [kind: MessageKind, packet: string, handler: ChannelHandlerFn];
 
 /** Creates, registers handlers on, starts and tracks a runtime. */
-export async function startRuntime(cleanup: Cleanup, options: ZLinkOptions, handlers: readonly HandlerSpec[] = []): Promise<ZLinkRuntime> {
+export async function startRuntime(
+  cleanup: Cleanup,
+  options: ZLinkOptions,
+  handlers: readonly HandlerSpec[] = [],
+): Promise<ZLinkRuntime> {
   const runtime = cleanup.add(new ZLinkRuntime(options));
   for (const [kind, packet, handler] of handlers) {
     for (const channel of channelsWithServer(options)) {
@@ -48,8 +52,17 @@ export function candidates(runtime: ZLinkRuntime, channel: string): number {
   return runtime.snapshot().channels.find((c) => c.channel === channel)?.client?.candidates ?? 0;
 }
 
-export function waitForCandidates(runtime: ZLinkRuntime, channel: string, count: number, timeoutMs = 5000): Promise<void> {
-  return waitFor(() => candidates(runtime, channel) >= count, timeoutMs, `${count} candidate(s) on '${channel}'`);
+export function waitForCandidates(
+  runtime: ZLinkRuntime,
+  channel: string,
+  count: number,
+  timeoutMs = 5000,
+): Promise<void> {
+  return waitFor(
+    () => candidates(runtime, channel) >= count,
+    timeoutMs,
+    `${count} candidate(s) on '${channel}'`,
+  );
 }
 
 /**
@@ -76,7 +89,8 @@ export class FakeServer {
   /** Every client id that said hello. */
   get clients(): Buffer[] {
     const seen = new Map<string, Buffer>();
-    for (const { id, record } of this.received) if (record.kind === RecordKind.Hello) seen.set(id.toString('hex'), id);
+    for (const { id, record } of this.received)
+      if (record.kind === RecordKind.Hello) seen.set(id.toString('hex'), id);
     return [...seen.values()];
   }
 
@@ -113,5 +127,13 @@ export class FakeServer {
 }
 
 export function fakeState(channel: string, overrides: Partial<ServerState> = {}): ServerState {
-  return { channel, serverRid: 'fake-server', generation: 'fake-generation', weight: 100, draining: false, revision: 1, ...overrides };
+  return {
+    channel,
+    serverRid: 'fake-server',
+    generation: 'fake-generation',
+    weight: 100,
+    draining: false,
+    revision: 1,
+    ...overrides,
+  };
 }

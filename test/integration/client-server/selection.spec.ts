@@ -34,17 +34,28 @@ function whoAmI(name: string) {
 async function sequential(client: ZLinkRuntime, n: number): Promise<Who[]> {
   const out: Who[] = [];
   for (let i = 0; i < n; i++) {
-    out.push(await client.routeClient.requestToChannel('billing', 'who', i).metadata('tenant-id', `t${i}`).async<Who>({ timeoutMs: 5000 }));
+    out.push(
+      await client.routeClient
+        .requestToChannel('billing', 'who', i)
+        .metadata('tenant-id', `t${i}`)
+        .async<Who>({ timeoutMs: 5000 }),
+    );
   }
   return out;
 }
 
 describe('03 §4.1: a local Server is a candidate on the same terms as a remote one and is reached through the real DEALER→ROUTER path', () => {
   it('equal weights alternate between the local and the remote server; weight 0 on the local server hands everything to the remote; 100 restores it', async () => {
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [whoAmI('B')]);
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      whoAmI('B'),
+    ]);
     const a = await startRuntime(
       cleanup,
-      { clientServer: { billing: { server: { listen }, client: { connect: [b.endpoint('billing') as string] } } } },
+      {
+        clientServer: {
+          billing: { server: { listen }, client: { connect: [b.endpoint('billing') as string] } },
+        },
+      },
       [whoAmI('A')],
     );
     const events = cleanup.add(new EventCollector(a.events));
@@ -68,7 +79,10 @@ describe('03 §4.1: a local Server is a candidate on the same terms as a remote 
 
     a.setChannelWeight('billing', 0);
     // The change reaches A's own client as a control record over the connection.
-    await events.next('server_state', (e) => e.serverRid === a.snapshot().channels[0]?.server?.serverRid && e.weight === 0);
+    await events.next(
+      'server_state',
+      (e) => e.serverRid === a.snapshot().channels[0]?.server?.serverRid && e.weight === 0,
+    );
     expect((await sequential(a, 8)).map((r) => r.who)).toEqual(Array(8).fill('B'));
 
     a.setChannelWeight('billing', 100);
@@ -80,25 +94,38 @@ describe('03 §4.1: a local Server is a candidate on the same terms as a remote 
   });
 
   it('a local-only Client+Server handles its own calls through its own client connection to its listener', async () => {
-    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen }, client: {} } } }, [whoAmI('A')]);
+    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen }, client: {} } } }, [
+      whoAmI('A'),
+    ]);
     await waitForCandidates(a, 'billing', 1);
     const replies = await sequential(a, 3);
     expect(replies.map((r) => r.who)).toEqual(['A', 'A', 'A']);
-    expect(a.snapshot().channels[0]?.client?.connections[0]).toMatchObject({ endpoint: a.localEndpoint('billing'), ready: true });
+    expect(a.snapshot().channels[0]?.client?.connections[0]).toMatchObject({
+      endpoint: a.localEndpoint('billing'),
+      ready: true,
+    });
   });
 });
 
 describe('03 §9: server weight allows 0, default 100, cap 10000; -1 and 10001 are rejected at a runtime change', () => {
   it('setChannelWeight refuses -1, 10001 and 1.5 with InvalidArgument and changes nothing; a channel this process does not serve is NotFound', async () => {
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [whoAmI('B')]);
-    const client = await startRuntime(cleanup, { clientServer: { billing: { client: { connect: [b.endpoint('billing') as string] } } } });
+    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      whoAmI('B'),
+    ]);
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [b.endpoint('billing') as string] } } },
+    });
     const events = cleanup.add(new EventCollector(client.events));
     await waitForCandidates(client, 'billing', 1);
     for (const bad of [-1, 10001, 1.5]) {
-      expect(() => b.setChannelWeight('billing', bad)).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+      expect(() => b.setChannelWeight('billing', bad)).toThrow(
+        expect.objectContaining({ code: 'InvalidArgument' }),
+      );
     }
     expect(() => b.setChannelWeight('ledger', 10)).toThrow(expect.objectContaining({ code: 'NotFound' }));
-    expect(() => client.setChannelWeight('billing', 10)).toThrow(expect.objectContaining({ code: 'NotFound' }));
+    expect(() => client.setChannelWeight('billing', 10)).toThrow(
+      expect.objectContaining({ code: 'NotFound' }),
+    );
     expect(b.snapshot().channels[0]?.server).toMatchObject({ weight: 100, revision: 1 });
     b.setChannelWeight('billing', 10000);
     const state = await events.next('server_state');
@@ -110,11 +137,21 @@ describe('03 §9: server weight allows 0, default 100, cap 10000; -1 and 10001 a
 describe('02 §3: weighted round-robin across remote servers', () => {
   async function twoServers(weightA: number, weightB: number): Promise<ZLinkRuntime> {
     // A's rid sorts first (unsigned byte-wise).
-    const a = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 'server-a', weight: weightA } } } }, [whoAmI('A')]);
-    const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen, rid: 'server-b', weight: weightB } } } }, [whoAmI('B')]);
+    const a = await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen, rid: 'server-a', weight: weightA } } } },
+      [whoAmI('A')],
+    );
+    const b = await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen, rid: 'server-b', weight: weightB } } } },
+      [whoAmI('B')],
+    );
     // List B first: the order of endpoints must not matter, only the Server RID.
     const client = await startRuntime(cleanup, {
-      clientServer: { billing: { client: { connect: [b.endpoint('billing') as string, a.endpoint('billing') as string] } } },
+      clientServer: {
+        billing: { client: { connect: [b.endpoint('billing') as string, a.endpoint('billing') as string] } },
+      },
     });
     await waitForCandidates(client, 'billing', 2);
     return client;
@@ -125,7 +162,9 @@ describe('02 §3: weighted round-robin across remote servers', () => {
     expect((await sequential(client, 4)).map((r) => r.who)).toEqual(['B', 'A', 'B', 'B']);
 
     const replies = await Promise.all(
-      Array.from({ length: 4000 }, (_, i) => client.routeClient.requestToChannel('billing', 'who', i).async<Who>({ timeoutMs: 30000 })),
+      Array.from({ length: 4000 }, (_, i) =>
+        client.routeClient.requestToChannel('billing', 'who', i).async<Who>({ timeoutMs: 30000 }),
+      ),
     );
     const toA = replies.filter((r) => r.who === 'A').length;
     expect(toA).toBeGreaterThanOrEqual(900);
