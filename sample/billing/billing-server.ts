@@ -47,7 +47,7 @@ class BillingHandlers {
 class BillingServerModule {}
 
 const app = await NestFactory.createApplicationContext(BillingServerModule, { logger: false });
-app.enableShutdownHooks();
+app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
 const runtime = app.get(ZLinkRuntime);
 process.stdout.write(
   `${JSON.stringify({ rid, weight: Number(weight), endpoint: runtime.endpoint('billing') })}\n`,

@@ -135,8 +135,9 @@ export class ServerListener {
     }
     const phase = this.inFlight > 0 ? 'deadline' : 'completed';
     this.config.events.emit({ type: 'drain', channel: this.config.channel, phase });
-    // Give zeromq a moment to put the last replies on the wire before the socket goes.
-    this.router.linger = 1000;
+    // Give zeromq a moment to put the last replies on the wire before the socket goes. A close()
+    // that ran meanwhile (application shutdown during a drain) already took the socket.
+    if (!this.router.closed) this.router.linger = 1000;
     await this.close();
     return phase;
   }

@@ -141,3 +141,12 @@ describe('03 §6 drain: clients see draining, new calls go to the other server, 
     expect(result).toMatchObject({ ok: false, code: 'RouteError' });
   });
 });
+
+describe('drain racing an application shutdown', () => {
+  it('runtime.close() during runtime.drain(): both complete, nothing throws', async () => {
+    const { s1 } = await twoServersAndClient((name) => () => name);
+    const drain = s1.drain();
+    const close = s1.close();
+    await expect(within(Promise.all([drain, close]), 5000)).resolves.toBeDefined();
+  });
+});
