@@ -1,3 +1,39 @@
-export * from './core/index.js';
+/**
+ * The public surface of nestjs-zlink. Wire encoders, the selector and other building blocks stay
+ * inside their layers; what is exported here is what applications use.
+ */
+export {
+  ZLINK_ERROR_CODES,
+  REMOTE_CODES,
+  ZLinkError,
+  isZLinkError,
+  type WireError,
+  type ZLinkErrorCode,
+  type ZLinkErrorOptions,
+} from './core/index.js';
+export { METADATA_MAX_BYTES, type ZLinkMetadata } from './core/index.js';
+export type { MessageKind, ZLinkMessageContext, ChannelHandlerRegistration } from './core/index.js';
+export {
+  DEFAULT_WEIGHT,
+  WEIGHT_MAX,
+  WEIGHT_MIN,
+  type ClientServerChannelOptions,
+  type ClientServerClientOptions,
+  type ClientServerRegistration,
+  type ClientServerServerOptions,
+  type FanoutChannelOptions,
+  type ListenOptions,
+  type MeshChannelOptions,
+  type MeshOptions,
+  type ZLinkOptions,
+} from './core/index.js';
+export {
+  ZLinkEvents,
+  type DeliveryResult,
+  type RouteKind,
+  type ZLinkEvent,
+  type ZLinkEventListener,
+  type ZLinkEventType,
+} from './core/index.js';
 export * from './runtime/index.js';
 export * from './nest/index.js';
