@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ZLinkMessageContext } from '../../../lib/core/index.js';
 import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
-import { Cleanup, EventCollector } from '../../helpers/index.js';
+import { Cleanup, EventCollector, waitFor } from '../../helpers/index.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -175,5 +175,32 @@ describe('02 §3: weighted round-robin across remote servers', () => {
   it('equal weights alternate, starting with the smaller Server RID', async () => {
     const client = await twoServers(100, 100);
     expect((await sequential(client, 6)).map((r) => r.who)).toEqual(['A', 'B', 'A', 'B', 'A', 'B']);
+  });
+});
+
+describe('02 §3 prepared candidates: peer state unchanged → no candidate rebuild on the call path', () => {
+  it('1 000 requests and 1 000 sends leave the candidate rebuild count untouched', async () => {
+    const server = await startRuntime(
+      cleanup,
+      { clientServer: { billing: { server: { listen, rid: 'a' } } } },
+      [whoAmI('A'), ['send', 'note', () => undefined]],
+    );
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
+    });
+    await waitForCandidates(client, 'billing', 1);
+    const channel = client.clientChannel('billing');
+    if (!channel) throw new Error('no client channel');
+    const rebuilds = channel.rebuilds;
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        client.routeClient.requestToChannel('billing', 'who', i).async(),
+      ),
+    );
+    for (let i = 0; i < 1000; i++) await client.routeClient.sendToChannel('billing', 'note', i).async();
+    expect(channel.rebuilds).toBe(rebuilds);
+    // A real state change does rebuild.
+    server.setChannelWeight('billing', 50);
+    await waitFor(() => channel.rebuilds > rebuilds, 5000, 'the weight change to reach the client');
   });
 });
