@@ -25,7 +25,9 @@ export class JobQueue {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Returns a permit. A release without a held permit is ignored (the count never goes negative). */
   release(): void {
+    if (this.running === 0) return;
     const next = this.waiters.shift();
     // Hand the permit straight to a waiter so a burst of releases cannot overshoot the limit.
     if (next) next();

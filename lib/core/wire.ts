@@ -160,13 +160,23 @@ export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
 /** Splits one frame into records; never throws. */
 export function decodeFrame(frame: Uint8Array): DecodedFrame {
   let values: unknown[];
+  let broken: MalformedRecord | undefined;
   try {
     values = packr.unpackMultiple(frame) as unknown[];
   } catch (e) {
-    return { records: [], malformed: [{ reason: `frame: ${(e as Error).message}` }] };
+    // Slow path: keep the records before the damage (they may be replies someone waits for).
+    values = [];
+    broken = { reason: `frame: ${(e as Error).message}` };
+    try {
+      packr.unpackMultiple(frame, (value: unknown) => {
+        values.push(value);
+      });
+    } catch {
+      // `values` holds what was readable.
+    }
   }
   const records: WireRecord[] = [];
-  let malformed: MalformedRecord[] | undefined;
+  let malformed: MalformedRecord[] | undefined = broken && [broken];
   for (const value of values) {
     const r = toRecord(value);
     if ('kind' in r) records.push(r);

@@ -98,3 +98,13 @@ describe('JobQueue', () => {
     await expect(new JobQueue(1).idle()).resolves.toBeUndefined();
   });
 });
+
+describe('JobQueue release without a permit', () => {
+  it('is ignored: the running count never goes negative and the limit still holds', () => {
+    const q = new JobQueue(1);
+    q.release();
+    expect(q.active).toBe(0);
+    expect(q.tryAcquire()).toBe(true);
+    expect(q.tryAcquire()).toBe(false);
+  });
+});
