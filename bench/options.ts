@@ -1,0 +1,101 @@
+import { WORKLOADS, type WorkloadName } from './protocol.js';
+
+export const SYSTEM_NAMES = ['zlink', 'raw', 'raw-batched', 'nest-tcp'] as const;
+export type SystemName = (typeof SYSTEM_NAMES)[number];
+/** Everything `--only` accepts: the socket systems and the in-process selector. */
+const PARTS = [...SYSTEM_NAMES, 'selector'] as const;
+
+export interface BenchOptions {
+  /** Measured time per workload and system, split over `reps` repetitions. */
+  readonly durationMs: number;
+  readonly reps: number;
+  /** Unmeasured run before the first repetition of each workload. */
+  readonly warmupMs: number;
+  readonly systems: readonly SystemName[];
+  readonly selector: boolean;
+  readonly workloads: readonly WorkloadName[];
+  readonly quick: boolean;
+  /** Write a CPU profile of every socket-system child (bench/results/profiles/). */
+  readonly cpuProf: boolean;
+  /** Requests outstanding in the pipelined workload. */
+  readonly depth: number;
+  /** One-way sends started per event-loop turn. */
+  readonly burst: number;
+}
+
+export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
+                       [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof]
+  --duration S   measured seconds per workload and system, split over the repetitions (default 3)
+  --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
+  --only LIST    systems to run (default: all, and the selector)
+  --workloads L  workloads to run (default: all)
+  --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
+  --cpu-prof     CPU profiles of every client and server process, summarised at the end`;
+
+function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
+  const items = (value ?? '').split(',').filter((s) => s.length > 0);
+  for (const item of items) {
+    if (!allowed.includes(item as T))
+      throw new Error(`${flag}: unknown '${item}' (one of ${allowed.join(', ')})`);
+  }
+  if (items.length === 0) throw new Error(`${flag} needs a comma-separated list`);
+  return items as T[];
+}
+
+function positive(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number, got ${String(value)}`);
+  return n;
+}
+
+/** Parses the command line; throws with a message naming the flag. */
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  let duration: number | undefined;
+  let reps: number | undefined;
+  let only: string[] = [...PARTS];
+  let workloads: WorkloadName[] = [...WORKLOADS];
+  let quick = false;
+  let cpuProf = false;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const [name, inline] = flag.includes('=') ? flag.split('=', 2) : [flag, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (name) {
+      case '--duration':
+        duration = positive(name, value());
+        break;
+      case '--reps':
+        reps = Math.round(positive(name, value()));
+        break;
+      case '--only':
+        only = list(name, value(), PARTS);
+        break;
+      case '--workloads':
+        workloads = list(name, value(), WORKLOADS);
+        break;
+      case '--quick':
+        quick = true;
+        break;
+      case '--cpu-prof':
+        cpuProf = true;
+        break;
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown option ${flag}\n${USAGE}`);
+    }
+  }
+  return {
+    durationMs: (duration ?? (quick ? 1 : 3)) * 1000,
+    reps: reps ?? (quick ? 1 : 3),
+    warmupMs: quick ? 200 : 500,
+    systems: SYSTEM_NAMES.filter((s) => only.includes(s)),
+    selector: only.includes('selector'),
+    workloads: WORKLOADS.filter((w) => workloads.includes(w)),
+    quick,
+    cpuProf,
+    depth: 256,
+    burst: 256,
+  };
+}

@@ -1,0 +1,317 @@
+import type { MachineInfo } from './machine.js';
+import type { BenchOptions, SystemName } from './options.js';
+import type { OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
+import type { SelectorRow } from './selector.js';
+import { median } from './stats.js';
+
+export const SYSTEM_LABELS: Record<SystemName, string> = {
+  zlink: 'ZLink (Nest)',
+  raw: 'raw zmq, 1 record/send',
+  'raw-batched': 'raw zmq, batched/turn',
+  'nest-tcp': 'Nest TCP',
+};
+
+/** What one system produced: every repetition of every workload, or the error that stopped it. */
+export interface SystemRuns {
+  readonly name: SystemName;
+  readonly runs: Partial<Record<WorkloadName, WorkloadResult[]>>;
+  error?: string;
+}
+
+interface Metric {
+  readonly key: string;
+  readonly label: string;
+  readonly workload: WorkloadName;
+  readonly pick: (r: WorkloadResult) => number;
+  readonly better: 'higher' | 'lower';
+  readonly digits: number;
+}
+
+const seq = (r: WorkloadResult): SequentialResult => r as SequentialResult;
+
+export const METRICS: readonly Metric[] = [
+  {
+    key: 'sequential.reqPerSec',
+    label: 'sequential req/s',
+    workload: 'sequential',
+    pick: (r) => seq(r).reqPerSec,
+    better: 'higher',
+    digits: 0,
+  },
+  {
+    key: 'sequential.p50Us',
+    label: 'sequential p50 µs',
+    workload: 'sequential',
+    pick: (r) => seq(r).p50Us,
+    better: 'lower',
+    digits: 1,
+  },
+  {
+    key: 'sequential.p99Us',
+    label: 'sequential p99 µs',
+    workload: 'sequential',
+    pick: (r) => seq(r).p99Us,
+    better: 'lower',
+    digits: 1,
+  },
+  {
+    key: 'pipelined.reqPerSec',
+    label: 'pipelined req/s',
+    workload: 'pipelined',
+    pick: (r) => (r.workload === 'pipelined' ? r.reqPerSec : Number.NaN),
+    better: 'higher',
+    digits: 0,
+  },
+  {
+    key: 'oneway.msgsPerSec',
+    label: 'one-way msgs/s',
+    workload: 'oneway',
+    pick: (r) => (r as OneWayResult).msgsPerSec,
+    better: 'higher',
+    digits: 0,
+  },
+];
+
+export interface Cell {
+  readonly median: number;
+  readonly reps: number[];
+}
+
+export interface Target {
+  readonly name: string;
+  readonly value: number;
+  readonly threshold: string;
+  readonly result: 'PASS' | 'FAIL' | 'n/a';
+  readonly note?: string;
+}
+
+export interface BenchReport {
+  readonly machine: MachineInfo;
+  readonly settings: BenchOptions & { repMs: number; payloadBytes: { msgpack: number; json: number } };
+  readonly systems: Record<
+    string,
+    { label: string; error?: string; runs: SystemRuns['runs']; medians: Record<string, Cell> }
+  >;
+  readonly ratios: Record<string, Record<string, number>>;
+  readonly selector: SelectorRow[] | { error: string } | undefined;
+  readonly targets: Target[];
+  readonly oneWayLoss: Record<string, number>;
+  wallTimeMs: number;
+}
+
+function cell(runs: SystemRuns, metric: Metric): Cell | undefined {
+  const results = runs.runs[metric.workload];
+  if (!results || results.length === 0) return undefined;
+  const reps = results.map(metric.pick);
+  return { median: median(reps), reps };
+}
+
+export function buildReport(
+  machine: MachineInfo,
+  settings: BenchReport['settings'],
+  systems: SystemRuns[],
+  selector: BenchReport['selector'],
+): BenchReport {
+  const medians = new Map<SystemName, Record<string, Cell>>();
+  for (const s of systems) {
+    const m: Record<string, Cell> = {};
+    for (const metric of METRICS) {
+      const c = cell(s, metric);
+      if (c) m[metric.key] = c;
+    }
+    medians.set(s.name, m);
+  }
+  const zlink = medians.get('zlink');
+  const ratios: Record<string, Record<string, number>> = {};
+  for (const metric of METRICS) {
+    const z = zlink?.[metric.key]?.median;
+    if (z === undefined) continue;
+    for (const s of systems) {
+      const other = medians.get(s.name)?.[metric.key]?.median;
+      if (s.name === 'zlink' || other === undefined) continue;
+      (ratios[metric.key] ??= {})[s.name] = z / other;
+    }
+  }
+  const oneWayLoss: Record<string, number> = {};
+  for (const s of systems) {
+    const runs = (s.runs.oneway ?? []) as OneWayResult[];
+    if (runs.length > 0) oneWayLoss[s.name] = runs.reduce((sum, r) => sum + (r.sent - r.received), 0);
+  }
+  return {
+    machine,
+    settings,
+    systems: Object.fromEntries(
+      systems.map((s) => [
+        s.name,
+        { label: SYSTEM_LABELS[s.name], error: s.error, runs: s.runs, medians: medians.get(s.name) ?? {} },
+      ]),
+    ),
+    ratios,
+    selector,
+    targets: targets(ratios, selector),
+    oneWayLoss,
+    wallTimeMs: 0,
+  };
+}
+
+function target(
+  name: string,
+  value: number | undefined,
+  op: '≥' | '≤',
+  limit: number,
+  note?: string,
+): Target {
+  const threshold = `${op} ${limit}×`;
+  if (value === undefined || !Number.isFinite(value))
+    return { name, value: Number.NaN, threshold, result: 'n/a', note };
+  const pass = op === '≥' ? value >= limit : value <= limit;
+  return { name, value, threshold, result: pass ? 'PASS' : 'FAIL', note };
+}
+
+function targets(ratios: BenchReport['ratios'], selector: BenchReport['selector']): Target[] {
+  const list = [
+    target('pipelined req/s: ZLink ÷ Nest TCP', ratios['pipelined.reqPerSec']?.['nest-tcp'], '≥', 1.5),
+    target('one-way msgs/s: ZLink ÷ raw 1 record/send', ratios['oneway.msgsPerSec']?.raw, '≥', 3),
+    target('sequential p50: ZLink ÷ raw 1 record/send', ratios['sequential.p50Us']?.raw, '≤', 1.2),
+  ];
+  for (const weights of ['equal', 'skewed'] as const) {
+    const rows = Array.isArray(selector) ? selector : [];
+    const at = (n: number) =>
+      rows.find((r) => r.mode === 'precomputed' && r.weights === weights && r.n === n);
+    const big = at(1024);
+    const small = at(2);
+    const precomputed = big?.isPrecomputed === true && small?.isPrecomputed === true;
+    const t = target(
+      `selector ns/pick, precomputed, ${weights} weights: N=1024 ÷ N=2`,
+      big && small ? big.nsPerPick / small.nsPerPick : undefined,
+      '≤',
+      1.5,
+      big && small && !precomputed ? 'a selector was not precomputed' : undefined,
+    );
+    list.push(t.result === 'PASS' && !precomputed ? { ...t, result: 'FAIL' } : t);
+  }
+  return list;
+}
+
+// --- markdown -------------------------------------------------------------------------------
+
+function num(value: number | undefined, digits: number): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Median, and the spread of the repetitions as ± half their range, in % of the median. */
+function showCell(c: Cell | undefined, digits: number): string {
+  if (!c) return '–';
+  if (c.reps.length < 2) return num(c.median, digits);
+  const spread = ((Math.max(...c.reps) - Math.min(...c.reps)) / 2 / c.median) * 100;
+  return `${num(c.median, digits)} ±${spread.toFixed(0)}%`;
+}
+
+const ratio = (r: number | undefined): string =>
+  r === undefined || !Number.isFinite(r) ? '–' : `${r.toFixed(2)}×`;
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const { machine, settings } = report;
+  const names = Object.keys(report.systems) as SystemName[];
+  const others = names.filter((n) => n !== 'zlink');
+  const out: string[] = [];
+  out.push(
+    `## nestjs-zlink bench — ${machine.date}`,
+    '',
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}; ` +
+      `zeromq ${machine.versions.zeromq}, msgpackr ${machine.versions.msgpackr}, @nestjs/microservices ${machine.versions['@nestjs/microservices']}` +
+      (machine.git
+        ? `; lib at ${machine.git.commit}${machine.git.libDirty ? ' + uncommitted changes' : ''}`
+        : ''),
+    '',
+    `Payload: ${settings.payloadBytes.msgpack} bytes msgpack (${settings.payloadBytes.json} bytes JSON). ` +
+      `Client and server are separate processes on 127.0.0.1. Each workload: ${settings.reps} repetition(s) of ` +
+      `${settings.repMs / 1000} s per system, systems interleaved (the order rotates each repetition), ` +
+      `${settings.warmupMs} ms unmeasured warm-up before the first; cells are medians, ± is half the range of the repetitions. ` +
+      `Pipelined keeps ${settings.depth} requests outstanding; one-way starts ${settings.burst} sends per event-loop turn ` +
+      `and waits for their admission, and its rate counts what the server received until its final count came back.`,
+    '',
+  );
+  const header = [
+    'metric',
+    ...names.map((n) => SYSTEM_LABELS[n]),
+    ...others.map((n) => `ZLink ÷ ${SYSTEM_LABELS[n]}`),
+  ];
+  const rows = METRICS.filter((m) => settings.workloads.includes(m.workload)).map((m) => [
+    `${m.label} (${m.better} is better)`,
+    ...names.map((n) => showCell(report.systems[n]?.medians[m.key], m.digits)),
+    ...others.map((n) => ratio(report.ratios[m.key]?.[n])),
+  ]);
+  out.push(table(header, rows), '');
+  const lost = Object.entries(report.oneWayLoss).filter(([, n]) => n !== 0);
+  if (lost.length > 0)
+    out.push(`**One-way loss** (sent − received): ${lost.map(([s, n]) => `${s} ${n}`).join(', ')}`, '');
+  for (const s of Object.values(report.systems))
+    if (s.error) out.push(`**${s.label} failed**: ${s.error.split('\n')[0]}`, '');
+
+  if (Array.isArray(report.selector)) {
+    const rows = report.selector;
+    const find = (n: number, w: string, mode: string) =>
+      rows.find((r) => r.n === n && r.weights === w && r.mode === mode);
+    const selectorRows: string[][] = [];
+    for (const weights of ['equal', 'skewed'] as const) {
+      for (const n of [...new Set(rows.map((r) => r.n))]) {
+        const pre = find(n, weights, 'precomputed');
+        const per = find(n, weights, 'per-call');
+        selectorRows.push([
+          String(n),
+          weights === 'equal' ? 'equal (100)' : 'skewed (100/300)',
+          num(pre?.nsPerPick, 2),
+          String(pre?.isPrecomputed ?? '–'),
+          num(pre?.prepareMs, 2),
+          num(per?.nsPerPick, 2),
+          String(per?.isPrecomputed ?? '–'),
+        ]);
+      }
+    }
+    const r0 = rows[0];
+    out.push(
+      `Selector (in-process, \`TargetSelector.pick\`, median of ${r0?.reps ?? '–'} repetitions of ` +
+        `${num(rows.find((r) => r.mode === 'precomputed')?.picksPerRep, 0)} picks precomputed / ` +
+        `${num(rows.find((r) => r.mode === 'per-call')?.picksPerRep, 0)} per-call, after a warm-up):`,
+      '',
+      table(
+        [
+          'N',
+          'weights',
+          'precomputed ns/pick',
+          'isPrecomputed',
+          'prepare ms',
+          'per-call ns/pick',
+          'isPrecomputed (per-call)',
+        ],
+        selectorRows,
+      ),
+      '',
+    );
+  } else if (report.selector) {
+    out.push(`**Selector failed**: ${report.selector.error.split('\n')[0]}`, '');
+  }
+
+  out.push(
+    'Targets:',
+    '',
+    table(
+      ['target', 'measured', 'threshold', 'result'],
+      report.targets.map((t) => [
+        t.name,
+        ratio(t.value),
+        t.threshold,
+        t.note ? `${t.result} (${t.note})` : t.result,
+      ]),
+    ),
+    '',
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,84 @@
+/**
+ * Selector cost per call, in-process (no sockets): `TargetSelector` at several candidate counts,
+ * equal and skewed weights, with its prepared order (default bounds) and with the per-call
+ * procedure (bounds 0, so the order search gives up at once). Run as a child of the runner; prints
+ * `{type:'result', rows}`. Usage: node selector.js [--quick]
+ */
+import { type SelectorCandidate, TargetSelector } from '../lib/core/index.js';
+import { emit, fail } from './protocol.js';
+import { median } from './stats.js';
+
+export interface SelectorRow {
+  readonly n: number;
+  readonly weights: 'equal' | 'skewed';
+  readonly mode: 'precomputed' | 'per-call';
+  /** What the selector reported after `update`. */
+  readonly isPrecomputed: boolean;
+  /** Time `update` took (the change path), ms. */
+  readonly prepareMs: number;
+  readonly picksPerRep: number;
+  readonly reps: number;
+  readonly nsPerPickReps: number[];
+  readonly nsPerPick: number;
+}
+
+const SIZES = [2, 16, 128, 1024];
+const REPS = 3;
+
+function candidates(n: number, weights: SelectorRow['weights']): SelectorCandidate<number>[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: Buffer.from(`server-${String(i).padStart(5, '0')}`),
+    weight: weights === 'equal' || i % 2 === 0 ? 100 : 300,
+    target: i,
+  }));
+}
+
+/** ns per pick over `picks` calls; the sum keeps the calls from being optimised away. */
+function timePicks(selector: TargetSelector<number>, picks: number): number {
+  let sink = 0;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < picks; i++) sink += selector.pick() as number;
+  const ns = Number(process.hrtime.bigint() - t0);
+  if (sink < 0) throw new Error('unreachable');
+  return ns / picks;
+}
+
+function measure(
+  n: number,
+  weights: SelectorRow['weights'],
+  mode: SelectorRow['mode'],
+  quick: boolean,
+): SelectorRow {
+  const selector = new TargetSelector<number>(
+    mode === 'per-call' ? { maxSteps: 0, maxMillis: 0 } : undefined,
+  );
+  const t0 = process.hrtime.bigint();
+  selector.update(candidates(n, weights));
+  const prepareMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  // Per-call picks cost O(N): fewer of them, so N = 1024 stays within a few seconds.
+  const picksPerRep = mode === 'precomputed' ? (quick ? 1_000_000 : 5_000_000) : quick ? 100_000 : 700_000;
+  timePicks(selector, Math.ceil(picksPerRep / 5)); // warm-up
+  const nsPerPickReps = Array.from({ length: REPS }, () => timePicks(selector, picksPerRep));
+  return {
+    n,
+    weights,
+    mode,
+    isPrecomputed: selector.isPrecomputed,
+    prepareMs,
+    picksPerRep,
+    reps: REPS,
+    nsPerPickReps,
+    nsPerPick: median(nsPerPickReps),
+  };
+}
+
+try {
+  const quick = process.argv.includes('--quick');
+  const rows: SelectorRow[] = [];
+  for (const mode of ['precomputed', 'per-call'] as const)
+    for (const weights of ['equal', 'skewed'] as const)
+      for (const n of SIZES) rows.push(measure(n, weights, mode, quick));
+  emit({ type: 'result', rows });
+} catch (error) {
+  fail(error);
+}

@@ -1,0 +1,73 @@
+import { isDeepStrictEqual } from 'node:util';
+import { PAYLOAD } from '../payload.js';
+import { type RunCommand, emit, fail, onCommands } from '../protocol.js';
+import { type BenchTarget, runWorkload } from '../workloads.js';
+
+/** A close that hangs must not keep a child alive. */
+const CLOSE_GRACE_MS = 3000;
+
+export interface StartedServer {
+  /** `tcp://127.0.0.1:<port>`: where the client connects. */
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The body of a server process: start, report `{type:'ready', endpoint}` on stdout, serve until
+ * the runner sends `shutdown` or stdin ends, then exit (exiting normally lets `--cpu-prof` write).
+ */
+export function serverProcess(start: () => Promise<StartedServer>): void {
+  start()
+    .then((server) => {
+      const stop = async (): Promise<void> => {
+        setTimeout(() => process.exit(0), CLOSE_GRACE_MS).unref();
+        await server.close();
+        process.exit(0);
+      };
+      onCommands(async (command) => {
+        if (command.type === 'shutdown') await stop();
+        else throw new Error(`unknown command ${command.type}`);
+      }, stop);
+      emit({ type: 'ready', endpoint: server.endpoint, pid: process.pid });
+    })
+    .catch(fail);
+}
+
+/** The endpoint a client process was started for (env `BENCH_ENDPOINT`). */
+export function benchEndpoint(): string {
+  const endpoint = process.env.BENCH_ENDPOINT;
+  if (!endpoint) throw new Error('missing env BENCH_ENDPOINT');
+  return endpoint;
+}
+
+/**
+ * The body of a client process: connect, check that an echo comes back equal and the server counts,
+ * report `{type:'ready'}`, then run workloads on `run` commands (`{type:'result', result}`) until
+ * `shutdown` or the end of stdin.
+ */
+export function clientProcess(connect: (endpoint: string) => Promise<BenchTarget>): void {
+  const main = async (): Promise<void> => {
+    const target = await connect(benchEndpoint());
+    const echoed = await target.request(PAYLOAD);
+    if (!isDeepStrictEqual(echoed, PAYLOAD))
+      throw new Error(`echo came back different: ${JSON.stringify(echoed)}`);
+    const count = await target.count();
+    if (typeof count !== 'number') throw new Error(`count is not a number: ${JSON.stringify(count)}`);
+    const stop = async (): Promise<void> => {
+      setTimeout(() => process.exit(0), CLOSE_GRACE_MS).unref();
+      await target.close();
+      process.exit(0);
+    };
+    onCommands(async (command) => {
+      if (command.type === 'run') {
+        emit({ type: 'result', result: await runWorkload(target, command as unknown as RunCommand) });
+      } else if (command.type === 'shutdown') {
+        await stop();
+      } else {
+        throw new Error(`unknown command ${command.type}`);
+      }
+    }, stop);
+    emit({ type: 'ready', pid: process.pid });
+  };
+  main().catch(fail);
+}

@@ -1,0 +1,51 @@
+/**
+ * Raw zeromq.js DEALER client: `[id, payload]` records correlated by id.
+ * Usage: BENCH_ENDPOINT=tcp://... node raw-zmq-client.js single|batched
+ */
+import { Dealer } from 'zeromq';
+import { packr } from '../payload.js';
+import { RAW_ONE_WAY } from '../protocol.js';
+import { SendQueue } from '../send-queue.js';
+import { clientProcess } from './harness.js';
+import { rawMode, unpackFrame } from './raw-zmq-mode.js';
+
+clientProcess(async (endpoint) => {
+  const mode = rawMode();
+  const dealer = new Dealer({ linger: 0 });
+  dealer.connect(endpoint);
+  const queue = new SendQueue(dealer, mode);
+  const pending = new Map<number, (value: unknown) => void>();
+  let nextId = 0;
+  const call = (id: number, body: unknown): Promise<unknown> =>
+    new Promise((resolve) => {
+      pending.set(id, resolve);
+      void queue.push(packr.pack([id, body]));
+    });
+  const loop = (async () => {
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await dealer.receive();
+      } catch {
+        return; // closed
+      }
+      for (const record of unpackFrame(mode, message[0] as Buffer)) {
+        const [id, body] = record as [number, unknown];
+        const resolve = pending.get(id);
+        if (resolve === undefined) throw new Error(`reply ${id} matches no request`);
+        pending.delete(id);
+        resolve(body);
+      }
+    }
+  })();
+  return {
+    request: (payload) => call(++nextId, payload),
+    send: (payload) => queue.push(packr.pack([RAW_ONE_WAY, payload])),
+    count: () => call(-++nextId, null) as Promise<number>,
+    async close() {
+      queue.close();
+      dealer.close();
+      await loop;
+    },
+  };
+});

@@ -1,0 +1,42 @@
+/**
+ * Raw zeromq.js ROUTER: echoes `[id, payload]` requests, counts one-way records, answers counts.
+ * Usage: node raw-zmq-server.js single|batched
+ */
+import { Router } from 'zeromq';
+import { packr } from '../payload.js';
+import { RAW_ONE_WAY } from '../protocol.js';
+import { SendQueue } from '../send-queue.js';
+import { serverProcess } from './harness.js';
+import { rawMode, unpackFrame } from './raw-zmq-mode.js';
+
+serverProcess(async () => {
+  const mode = rawMode();
+  const router = new Router({ linger: 0 });
+  await router.bind('tcp://127.0.0.1:*');
+  const queue = new SendQueue(router, mode);
+  let received = 0;
+  const loop = (async () => {
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await router.receive();
+      } catch {
+        return; // closed
+      }
+      const from = message[0] as Buffer;
+      for (const record of unpackFrame(mode, message[1] as Buffer)) {
+        const [id, body] = record as [number, unknown];
+        if (id === RAW_ONE_WAY) received++;
+        else void queue.push(packr.pack([id, id > 0 ? body : received]), from);
+      }
+    }
+  })();
+  return {
+    endpoint: router.lastEndpoint as string,
+    async close() {
+      queue.close();
+      router.close();
+      await loop;
+    },
+  };
+});
