@@ -1,6 +1,6 @@
 /**
- * The top self-time functions of a V8 `.cpuprofile` (as written by `node --cpu-prof`).
- * Usage: node profile-top.js <file.cpuprofile> [count]
+ * The top self-time functions of a V8 `.cpuprofile` (as written by `node --cpu-prof` or the
+ * bench's `--cpu-prof`). Usage: node profile-top.js <file.cpuprofile> [count]
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -21,46 +21,59 @@ export interface SelfTime {
   readonly fn: string;
   readonly where: string;
   readonly ms: number;
+  /** Share of the busy (non-idle) time. */
   readonly percent: number;
+}
+
+export interface ProfileTop {
+  readonly totalMs: number;
+  readonly idlePercent: number;
+  readonly rows: SelfTime[];
 }
 
 function where(url: string, line: number): string {
   if (url === '') return '';
   const path = url.startsWith('file://') ? fileURLToPath(url) : url;
-  const short = path.startsWith('/') ? relative(process.cwd(), path) : path;
-  return `${short}:${line + 1}`;
+  return `${path.startsWith('/') ? relative(process.cwd(), path) : path}:${line + 1}`;
 }
 
-/** Self time per function (same name and place), largest first. */
-export function topSelfTime(file: string, count = 10): SelfTime[] {
+/** Self time per function (same name and place), largest first; `(idle)` is reported apart. */
+export function topSelfTime(file: string, count = 10): ProfileTop {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, { fn: string; where: string; us: number }>();
   let total = 0;
+  let idle = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const node = byId.get(profile.samples[i] as number);
     const dt = profile.timeDeltas[i] ?? 0;
     if (!node) continue;
     total += dt;
     const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') {
+      idle += dt;
+      continue;
+    }
     const key = `${functionName}@${url}:${lineNumber}`;
     let entry = self.get(key);
     if (!entry)
       self.set(key, (entry = { fn: functionName || '(anonymous)', where: where(url, lineNumber), us: 0 }));
     entry.us += dt;
   }
-  return [...self.values()]
+  const busy = total - idle;
+  const rows = [...self.values()]
     .sort((a, b) => b.us - a.us)
     .slice(0, count)
-    .map((e) => ({ fn: e.fn, where: e.where, ms: e.us / 1000, percent: (e.us / total) * 100 }));
+    .map((e) => ({ fn: e.fn, where: e.where, ms: e.us / 1000, percent: (e.us / busy) * 100 }));
+  return { totalMs: total / 1000, idlePercent: (idle / total) * 100, rows };
 }
 
-export function renderTop(title: string, rows: SelfTime[]): string {
-  const lines = rows.map(
+export function renderTop(title: string, top: ProfileTop): string {
+  const lines = top.rows.map(
     (r) => `| ${r.percent.toFixed(1)}% | ${r.ms.toFixed(0)} | \`${r.fn}\` | ${r.where} |`,
   );
   return [
-    `${title}`,
+    `${title}: ${(top.totalMs / 1000).toFixed(1)} s profiled, ${top.idlePercent.toFixed(0)}% idle; top self time (% of busy)`,
     '',
     '| self % | self ms | function | where |',
     '| --- | --- | --- | --- |',

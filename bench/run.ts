@@ -4,7 +4,7 @@
  * client process, plus the selector's cost per call in-process. Prints a markdown table and writes
  * bench/results/latest.json. See `--help` (bench/options.ts) for the flags.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchChild, killChildrenOnExit } from './children.js';
@@ -12,7 +12,7 @@ import { machineInfo } from './machine.js';
 import { type BenchOptions, type SystemName, parseOptions } from './options.js';
 import { payloadSize } from './payload.js';
 import { renderTop, topSelfTime } from './profile-top.js';
-import type { WorkloadName, WorkloadResult } from './protocol.js';
+import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
 import { type BenchReport, SYSTEM_LABELS, type SystemRuns, buildReport, renderMarkdown } from './report.js';
 import type { SelectorRow } from './selector.js';
 
@@ -55,21 +55,18 @@ interface LiveSystem {
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
-function spawnRole(name: SystemName, role: 'server' | 'client', options: BenchOptions, env = {}): BenchChild {
+function spawnRole(name: SystemName, role: 'server' | 'client', env = {}): BenchChild {
   const { script, args } = SPECS[name][role];
-  const execArgv = options.cpuProf
-    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${role}.cpuprofile`]
-    : [];
-  return new BenchChild(`${name} ${role}`, join(HERE, 'systems', `${script}.js`), { args, env, execArgv });
+  return new BenchChild(`${name} ${role}`, join(HERE, 'systems', `${script}.js`), { args, env });
 }
 
-async function startSystem(name: SystemName, options: BenchOptions): Promise<LiveSystem> {
+async function startSystem(name: SystemName): Promise<LiveSystem> {
   const live: LiveSystem = { runs: { name, runs: {} } };
   try {
-    live.server = spawnRole(name, 'server', options);
+    live.server = spawnRole(name, 'server');
     const ready = await live.server.next('ready', STARTUP_TIMEOUT_MS);
     const endpoint = String(ready.endpoint);
-    live.client = spawnRole(name, 'client', options, { BENCH_ENDPOINT: endpoint });
+    live.client = spawnRole(name, 'client', { BENCH_ENDPOINT: endpoint });
     await live.client.next('ready', STARTUP_TIMEOUT_MS);
     log(`${SYSTEM_LABELS[name]}: server ${endpoint} (pid ${live.server.pid}), client pid ${live.client.pid}`);
   } catch (error) {
@@ -103,29 +100,57 @@ function describe(result: WorkloadResult): string {
   }
 }
 
-async function runOne(
+/** Both processes of a system run a command (built per role), then report `reply`. */
+async function both(
   live: LiveSystem,
-  workload: WorkloadName,
-  repMs: number,
-  warmupMs: number,
-  options: BenchOptions,
-  label: string,
+  command: (role: 'server' | 'client') => BenchMessage,
+  reply: string,
 ): Promise<void> {
-  const client = live.client;
-  if (!client) return;
-  try {
+  const roles = [
+    ['server', live.server],
+    ['client', live.client],
+  ] as const;
+  for (const [role, child] of roles) child?.command(command(role));
+  await Promise.all(roles.map(([, child]) => child?.next(reply, STARTUP_TIMEOUT_MS)));
+}
+
+interface RunPlan {
+  readonly workload: WorkloadName;
+  readonly rep: number;
+  readonly repMs: number;
+  readonly options: BenchOptions;
+}
+
+/**
+ * One measured run of a workload on a system (after a warm-up on the first repetition; with
+ * `--cpu-prof`, the first repetition's measured run is profiled in both processes).
+ */
+async function runOne(live: LiveSystem, { workload, rep, repMs, options }: RunPlan): Promise<void> {
+  const run = async (durationMs: number): Promise<WorkloadResult> => {
+    const client = live.client as BenchChild;
     client.command({
       type: 'run',
       workload,
-      durationMs: repMs,
-      warmupMs,
+      durationMs,
+      warmupMs: 0,
       depth: options.depth,
       burst: options.burst,
     });
-    const message = await client.next('result', repMs + warmupMs + RUN_SLACK_MS);
-    const result = message.result as WorkloadResult;
+    return (await client.next('result', durationMs + RUN_SLACK_MS)).result as WorkloadResult;
+  };
+  if (!live.client) return;
+  try {
+    if (rep === 0) await run(options.warmupMs);
+    const profile = options.cpuProf && rep === 0;
+    if (profile) await both(live, () => ({ type: 'profile-start' }), 'profiling');
+    const result = await run(repMs);
+    if (profile) {
+      const file = (role: string) => join(PROFILES, `${live.runs.name}-${workload}-${role}.cpuprofile`);
+      await both(live, (role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
+    }
     (live.runs.runs[workload] ??= []).push(result);
-    log(`${label} ${workload.padEnd(10)} ${SYSTEM_LABELS[live.runs.name].padEnd(24)} ${describe(result)}`);
+    const label = `[${rep + 1}/${options.reps}] ${workload.padEnd(10)} ${SYSTEM_LABELS[live.runs.name].padEnd(24)}`;
+    log(`${label} ${describe(result)}`);
   } catch (error) {
     await failSystem(live, error);
   }
@@ -146,12 +171,13 @@ async function runSelector(options: BenchOptions): Promise<SelectorRow[] | { err
   }
 }
 
-function profileSummary(): string {
+/** Top 10 self-time functions of every profile this run wrote. */
+function profileSummary(since: number): string {
   const files = readdirSync(PROFILES)
-    .filter((f) => f.endsWith('.cpuprofile'))
+    .filter((f) => f.endsWith('.cpuprofile') && statSync(join(PROFILES, f)).mtimeMs >= since)
     .sort();
   return files
-    .map((f) => renderTop(`CPU profile ${f}: top 10 self time`, topSelfTime(join(PROFILES, f), 10)))
+    .map((f) => renderTop(`bench/results/profiles/${f}`, topSelfTime(join(PROFILES, f))))
     .join('\n');
 }
 
@@ -174,20 +200,13 @@ async function main(): Promise<number> {
 
   // Start every system first (one at a time), then interleave them run by run.
   const systems: LiveSystem[] = [];
-  for (const name of options.systems) systems.push(await startSystem(name, options));
+  for (const name of options.systems) systems.push(await startSystem(name));
   for (let rep = 0; rep < options.reps; rep++) {
     for (const workload of options.workloads) {
       // Rotate the order each repetition so no system always runs first (or right after another).
       const order = systems.map((_, i) => systems[(i + rep) % systems.length] as LiveSystem);
       for (const live of order) {
-        await runOne(
-          live,
-          workload,
-          repMs,
-          rep === 0 ? options.warmupMs : 0,
-          options,
-          `[${rep + 1}/${options.reps}]`,
-        );
+        await runOne(live, { workload, rep, repMs, options });
       }
     }
   }
@@ -207,7 +226,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
-  if (options.cpuProf) process.stdout.write(`\n${profileSummary()}`);
+  if (options.cpuProf) process.stdout.write(`\n${profileSummary(started)}`);
   const failed = systems.some((s) => s.runs.error) || (selector !== undefined && !Array.isArray(selector));
   return failed ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { PAYLOAD } from '../payload.js';
-import { type RunCommand, emit, fail, onCommands } from '../protocol.js';
+import { type BenchMessage, type RunCommand, emit, fail, onCommands } from '../protocol.js';
 import { type BenchTarget, runWorkload } from '../workloads.js';
+import { startProfile, stopProfile } from './profiler.js';
 
 /** A close that hangs must not keep a child alive. */
 const CLOSE_GRACE_MS = 3000;
@@ -14,7 +15,7 @@ export interface StartedServer {
 
 /**
  * The body of a server process: start, report `{type:'ready', endpoint}` on stdout, serve until
- * the runner sends `shutdown` or stdin ends, then exit (exiting normally lets `--cpu-prof` write).
+ * the runner sends `shutdown` or stdin ends, then exit. Profiles on `profile-start` / `profile-stop`.
  */
 export function serverProcess(start: () => Promise<StartedServer>): void {
   start()
@@ -26,11 +27,25 @@ export function serverProcess(start: () => Promise<StartedServer>): void {
       };
       onCommands(async (command) => {
         if (command.type === 'shutdown') await stop();
-        else throw new Error(`unknown command ${command.type}`);
+        else if (!(await profileCommand(command))) throw new Error(`unknown command ${command.type}`);
       }, stop);
       emit({ type: 'ready', endpoint: server.endpoint, pid: process.pid });
     })
     .catch(fail);
+}
+
+/** `profile-start` → `{type:'profiling'}`; `profile-stop {file}` → `{type:'profiled'}`. */
+async function profileCommand(command: BenchMessage): Promise<boolean> {
+  if (command.type === 'profile-start') {
+    await startProfile();
+    emit({ type: 'profiling' });
+  } else if (command.type === 'profile-stop') {
+    await stopProfile(String(command.file));
+    emit({ type: 'profiled', file: command.file });
+  } else {
+    return false;
+  }
+  return true;
 }
 
 /** The endpoint a client process was started for (env `BENCH_ENDPOINT`). */
@@ -63,7 +78,7 @@ export function clientProcess(connect: (endpoint: string) => Promise<BenchTarget
         emit({ type: 'result', result: await runWorkload(target, command as unknown as RunCommand) });
       } else if (command.type === 'shutdown') {
         await stop();
-      } else {
+      } else if (!(await profileCommand(command))) {
         throw new Error(`unknown command ${command.type}`);
       }
     }, stop);

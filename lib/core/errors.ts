@@ -35,6 +35,13 @@ export const REMOTE_CODES = {
   badMetadata: 'BadMetadata',
 } as const;
 
+/**
+ * The wire code of a listener's own refusal while it drains. It is not `Rejected`: a handler may
+ * itself throw `ZLinkError('Rejected')` after doing work, and the caller must not take that for
+ * "never ran".
+ */
+export const DRAINING_CODE = 'ServerDraining';
+
 export interface ZLinkErrorOptions {
   cause?: unknown;
   details?: unknown;
@@ -91,23 +98,27 @@ export function toWireError(error: unknown): WireError {
             : 'handler error';
     return { code: REMOTE_CODES.handlerError, message, details: rpcPayload };
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: REMOTE_CODES.handlerError, message };
+  return { code: REMOTE_CODES.handlerError, message: errorMessage(error) };
 }
 
 function rpcExceptionPayload(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return undefined;
   const getError = (error as { getError?: unknown }).getError;
-  return typeof getError === 'function' ? (getError as () => unknown).call(error) : undefined;
+  if (typeof getError !== 'function') return undefined;
+  try {
+    return (getError as () => unknown).call(error);
+  } catch {
+    return undefined; // a broken getError() must not cost the caller its error reply
+  }
 }
 
 /**
- * Rebuilds a remote failure on the caller's side. A server that refused because it is draining
- * answers `Rejected`, which the caller sees as `Rejected` (03 §6: a finite rejected result);
- * everything else is `RemoteError` carrying the remote code.
+ * Rebuilds a remote failure on the caller's side. A draining server's refusal (`ServerDraining`)
+ * becomes `Rejected` (03 §6: a finite rejected result; the request never ran); everything else is
+ * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself.
  */
 export function fromWireError(wire: WireError, where: string): ZLinkError {
-  if (wire.code === 'Rejected') {
+  if (wire.code === DRAINING_CODE) {
     return new ZLinkError('Rejected', `${where}: ${wire.message}`, { remote: wire });
   }
   return new ZLinkError('RemoteError', `${where}: ${wire.code}: ${wire.message}`, {
@@ -122,4 +133,13 @@ export function configurationError(field: string, problem: string): ZLinkError {
 
 export function invalidArgument(what: string, problem: string): ZLinkError {
   return new ZLinkError('InvalidArgument', `${what}: ${problem}`, { details: { argument: what } });
+}
+
+/** A message for anything thrown; never throws itself (a hostile `toString` included). */
+export function errorMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'unprintable error';
+  }
 }

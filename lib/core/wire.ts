@@ -138,10 +138,22 @@ export function encodeReply(correlation: number, payload: Uint8Array): Uint8Arra
   return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
 }
 
+/**
+ * Never throws for the error's sake: details that cannot be encoded (a circular object, a BigInt
+ * past 64 bits) are left out and the message says so, so the caller still gets its one terminal.
+ */
 export function encodeErrorReply(correlation: number, error: WireError): Uint8Array {
-  const body =
-    error.details === undefined ? [error.code, error.message] : [error.code, error.message, error.details];
-  return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, body]);
+  const code = typeof error.code === 'string' ? error.code : 'HandlerError';
+  const message = typeof error.message === 'string' ? error.message : String(error.message);
+  if (error.details !== undefined) {
+    try {
+      return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, [code, message, error.details]]);
+    } catch (e) {
+      const note = `${message} (details could not be encoded: ${(e as Error).message})`;
+      return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, [code, note]]);
+    }
+  }
+  return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, [code, message]]);
 }
 
 // --- decoding -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import {
   type WireError,
   type ZLinkEvents,
   type ZLinkMessageContext,
+  DRAINING_CODE,
   REMOTE_CODES,
   RecordKind,
   decodeFrame,
@@ -19,6 +20,7 @@ import {
   encodePayload,
   encodeReply,
   encodeServerState,
+  errorMessage,
   toWireError,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
@@ -68,8 +70,6 @@ export class ServerListener {
   private signalClosing!: (value: false) => void;
   /** When a draining listener last refused a business record. */
   private lastRefusedAt = 0;
-  /** Business records handled (ok or failed), for snapshots. */
-  handled = 0;
 
   constructor(private readonly config: ServerListenerConfig) {
     this.state = {
@@ -268,7 +268,7 @@ export class ServerListener {
       this.reply(
         id,
         encodeErrorReply(record.correlation, {
-          code: 'Rejected',
+          code: DRAINING_CODE,
           message: `server of '${channel}' is draining`,
         }),
       );
@@ -284,38 +284,30 @@ export class ServerListener {
   }
 
   private async run(id: Buffer, record: RequestRecord | SendRecord): Promise<void> {
-    const { channel, handlers, events } = this.config;
-    const isRequest = record.kind === RecordKind.Request;
-    const kind: MessageKind = isRequest ? 'request' : 'send';
-    const correlation = isRequest ? record.correlation : undefined;
+    const correlation = record.kind === RecordKind.Request ? record.correlation : undefined;
     try {
-      const failure = (result: 'no_handler' | 'decode_error' | 'protocol_error', error: WireError): void => {
-        if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, error));
-        events.emit({
-          type: 'delivery',
-          result,
-          route: 'client-server',
-          channel,
-          kind,
-          packet: record.packet,
-          reason: error.message,
-        });
-      };
       const metadata = decodeMetadata(record.metadata);
-      if (!metadata.ok)
-        return failure('protocol_error', { code: REMOTE_CODES.badMetadata, message: metadata.reason });
-      const registration = handlers.lookup(channel, kind, record.packet);
-      if (!registration) {
-        return failure('no_handler', {
-          code: REMOTE_CODES.noHandler,
-          message: `no ${kind} handler for '${record.packet}' on '${channel}'`,
+      if (!metadata.ok) {
+        return this.fail(id, record, 'protocol_error', {
+          code: REMOTE_CODES.badMetadata,
+          message: metadata.reason,
         });
       }
+      const kind: MessageKind = correlation === undefined ? 'send' : 'request';
+      const registration = this.config.handlers.lookup(this.config.channel, kind, record.packet);
+      if (!registration) {
+        const message = `no ${kind} handler for '${record.packet}' on '${this.config.channel}'`;
+        return this.fail(id, record, 'no_handler', { code: REMOTE_CODES.noHandler, message });
+      }
       const payload = decodePayload(record.payload);
-      if (!payload.ok)
-        return failure('decode_error', { code: REMOTE_CODES.decodeError, message: payload.reason });
+      if (!payload.ok) {
+        return this.fail(id, record, 'decode_error', {
+          code: REMOTE_CODES.decodeError,
+          message: payload.reason,
+        });
+      }
       const context: ZLinkMessageContext = {
-        channelName: channel,
+        channelName: this.config.channel,
         kind,
         packet: record.packet,
         metadata: metadata.metadata,
@@ -325,44 +317,48 @@ export class ServerListener {
       try {
         result = await registration.handler(payload.value, context);
       } catch (error) {
-        const wire = toWireError(error);
-        if (correlation !== undefined) this.reply(id, encodeErrorReply(correlation, wire));
-        events.emit({
-          type: 'delivery',
-          result: 'handler_error',
-          route: 'client-server',
-          channel,
-          kind,
-          packet: record.packet,
-          reason: wire.message,
-        });
-        return;
+        return this.fail(id, record, 'handler_error', toWireError(error));
       }
-      if (correlation !== undefined) {
-        let bytes: Uint8Array;
-        try {
-          bytes = encodeReply(correlation, encodePayload(result));
-        } catch (error) {
-          const message = `reply could not be encoded: ${(error as Error).message}`;
-          this.reply(id, encodeErrorReply(correlation, { code: REMOTE_CODES.handlerError, message }));
-          events.emit({
-            type: 'delivery',
-            result: 'reply_error',
-            route: 'client-server',
-            channel,
-            kind,
-            packet: record.packet,
-            reason: message,
-          });
-          return;
-        }
-        this.reply(id, bytes);
+      if (correlation === undefined) return;
+      let bytes: Uint8Array;
+      try {
+        bytes = encodeReply(correlation, encodePayload(result));
+      } catch (error) {
+        const message = `reply could not be encoded: ${(error as Error).message}`;
+        return this.fail(id, record, 'reply_error', { code: REMOTE_CODES.handlerError, message });
       }
+      this.reply(id, bytes);
+    } catch (error) {
+      // Nothing above should throw; if something does, the request still ends once and the
+      // process does not die of an unhandled rejection.
+      this.fail(id, record, 'handler_error', {
+        code: REMOTE_CODES.handlerError,
+        message: errorMessage(error),
+      });
     } finally {
-      this.handled++;
       this.inFlight--;
       this.config.jobs.release();
     }
+  }
+
+  /** A request gets an error reply; a one-way send is dropped. Either way it is reported. */
+  private fail(
+    id: Buffer,
+    record: RequestRecord | SendRecord,
+    result: 'no_handler' | 'decode_error' | 'protocol_error' | 'handler_error' | 'reply_error',
+    error: WireError,
+  ): void {
+    const isRequest = record.kind === RecordKind.Request;
+    if (isRequest) this.reply(id, encodeErrorReply(record.correlation, error));
+    this.config.events.emit({
+      type: 'delivery',
+      result,
+      route: 'client-server',
+      channel: this.config.channel,
+      kind: isRequest ? 'request' : 'send',
+      packet: record.packet,
+      reason: error.message,
+    });
   }
 
   /** Replies take no job permit and are never refused by the queue bound (they are bounded by permits). */

@@ -182,6 +182,78 @@ describe('03 §5.1: a request that finds no handler, cannot be decoded, or whose
     expect(error.remoteCode).toBe('InvalidArgument');
     expect(server.events.count('delivery:handler_error')).toBe(2);
   });
+
+  it('an error whose details cannot be encoded, or whose getError() throws, still ends the request once with HandlerError', async () => {
+    const circular: Record<string, unknown> = { name: 'loop' };
+    circular.self = circular;
+    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      [
+        'request',
+        'circular',
+        () => {
+          throw new ZLinkError('InvalidArgument', 'bad input', { details: circular });
+        },
+      ],
+      [
+        'request',
+        'broken-getError',
+        () => {
+          throw Object.assign(new Error('outer'), {
+            getError: () => {
+              throw new Error('getError exploded');
+            },
+          });
+        },
+      ],
+      [
+        'request',
+        'hostile',
+        () => {
+          throw {
+            toString() {
+              throw new Error('no string for you');
+            },
+          };
+        },
+      ],
+    ]);
+    const client = await clientOf(server);
+    const circ = await outcome(
+      client.routeClient.requestToChannel('billing', 'circular', 1).async({ timeoutMs: 5000 }),
+    );
+    expect(circ).toMatchObject({ ok: false, code: 'RemoteError' });
+    expect((circ as { error: ZLinkError }).error.remote?.code).toBe('InvalidArgument');
+    expect((circ as { error: ZLinkError }).error.remote?.message).toContain('details could not be encoded');
+    for (const packet of ['broken-getError', 'hostile']) {
+      const o = await outcome(
+        client.routeClient.requestToChannel('billing', packet, 1).async({ timeoutMs: 5000 }),
+      );
+      expect(o).toMatchObject({ ok: false, code: 'RemoteError' });
+      expect((o as { error: ZLinkError }).error.remote?.code).toBe('HandlerError');
+    }
+    // The server process is still serving.
+    expect(
+      await outcome(client.routeClient.requestToChannel('billing', 'circular', 2).async({ timeoutMs: 5000 })),
+    ).toMatchObject({ ok: false });
+  });
+
+  it('a handler that throws ZLinkError Rejected itself reaches the caller as RemoteError (remote code Rejected), not as a drain refusal', async () => {
+    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+      [
+        'request',
+        'no',
+        () => {
+          throw new ZLinkError('Rejected', 'downstream refused');
+        },
+      ],
+    ]);
+    const client = await clientOf(server);
+    const o = await outcome(
+      client.routeClient.requestToChannel('billing', 'no', 1).async({ timeoutMs: 5000 }),
+    );
+    expect(o).toMatchObject({ ok: false, code: 'RemoteError' });
+    expect((o as { error: ZLinkError }).error.remoteCode).toBe('Rejected');
+  });
 });
 
 describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and reported as events', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  DRAINING_CODE,
   REMOTE_CODES,
   RecordKind,
   type WireError,
@@ -89,7 +90,7 @@ describe('ZLinkError codes', () => {
 });
 
 describe('toWireError / fromWireError', () => {
-  it.each(ZLINK_ERROR_CODES.filter((c) => c !== 'RemoteError' && c !== 'Rejected').map((c) => [c]))(
+  it.each(ZLINK_ERROR_CODES.filter((c) => c !== 'RemoteError').map((c) => [c]))(
     'a handler throwing ZLinkError %s: the wire keeps the code; the caller sees RemoteError with .remote.code',
     (code) => {
       const wire = toWireError(new ZLinkError(code, 'handler said no', { details: { why: code } }));
@@ -104,10 +105,10 @@ describe('toWireError / fromWireError', () => {
     },
   );
 
-  it('a remote Rejected becomes ZLinkError code Rejected (03 §6: draining server refused)', () => {
-    const e = overTheWire(new ZLinkError('Rejected', 'server is draining'));
+  it('a draining server\'s refusal (ServerDraining) becomes ZLinkError code Rejected (03 §6)', () => {
+    const e = fromWireError({ code: DRAINING_CODE, message: 'server is draining' }, 'request billing/charge');
     expect(e.code).toBe('Rejected');
-    expect(e.remote?.code).toBe('Rejected');
+    expect(e.remote?.code).toBe(DRAINING_CODE);
     expect(e.message).toContain('server is draining');
   });
 
