@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { functionName: string; url: string; lineNumber: number };
+  readonly children?: number[];
 }
 
 interface CpuProfile {
@@ -41,6 +42,8 @@ function where(url: string, line: number): string {
 export function topSelfTime(file: string, count = 10): ProfileTop {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, ProfileNode>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n);
   const self = new Map<string, { fn: string; where: string; us: number }>();
   let total = 0;
   let idle = 0;
@@ -54,10 +57,18 @@ export function topSelfTime(file: string, count = 10): ProfileTop {
       idle += dt;
       continue;
     }
-    const key = `${functionName}@${url}:${lineNumber}`;
+    // A native function (an addon's method, e.g. zeromq's send) has no script and often a
+    // misleading name: say which JS function called it instead.
+    const caller = url === '' && !functionName.startsWith('(') ? parentOf.get(node.id)?.callFrame : undefined;
+    const key = `${functionName}@${url}:${lineNumber}@${caller ? `${caller.url}:${caller.lineNumber}` : ''}`;
     let entry = self.get(key);
-    if (!entry)
-      self.set(key, (entry = { fn: functionName || '(anonymous)', where: where(url, lineNumber), us: 0 }));
+    if (!entry) {
+      const fn = caller
+        ? `native ${functionName}, called by ${caller.functionName || '(anonymous)'}`
+        : functionName || '(anonymous)';
+      const place = caller ? where(caller.url, caller.lineNumber) : where(url, lineNumber);
+      self.set(key, (entry = { fn, where: place, us: 0 }));
+    }
     entry.us += dt;
   }
   const busy = total - idle;

@@ -27,6 +27,9 @@ export interface ChannelSubmit {
   readonly signal: AbortSignal | undefined;
 }
 
+/** `blocker` result: the queue is full, wait for space. */
+const FULL = Symbol('full');
+
 interface CandidateWaiter {
   readonly wake: () => void;
 }
@@ -86,31 +89,85 @@ export class ClientChannel {
   }
 
   /** One-way send: resolves when the chosen connection's queue accepted the record. */
-  async send(call: ChannelSubmit): Promise<void> {
-    const deadline = Date.now() + call.timeoutMs;
-    const connection = await this.choose(call, deadline);
-    const record = encodeSend(call.packet, call.metadata, call.payload);
-    // Callers woken together by one freed slot race for it: only an accepted offer completes the send.
-    do await this.admit(connection, call, deadline);
-    while (!connection.pump.offer(record));
+  send(call: ChannelSubmit): Promise<void> {
+    const connection = this.selector.pick();
+    // Fast path: a candidate with queue space takes the record in this very turn.
+    if (connection !== undefined && this.blocker(connection, call) === undefined) {
+      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload));
+      return Promise.resolve();
+    }
+    return this.sendSlow(call, connection);
   }
 
   /** Request: resolves with the reply; every path ends once (see `PendingRequests`). */
-  async request(call: ChannelSubmit, describe: string): Promise<unknown> {
+  request(call: ChannelSubmit, describe: string): Promise<unknown> {
+    const connection = this.selector.pick();
+    if (connection !== undefined && this.blocker(connection, call) === undefined) {
+      return this.submitRequest(connection, call, describe, call.timeoutMs);
+    }
+    return this.requestSlow(call, describe, connection);
+  }
+
+  private async sendSlow(call: ChannelSubmit, picked: ServerConnection | undefined): Promise<void> {
     const deadline = Date.now() + call.timeoutMs;
-    const connection = await this.choose(call, deadline);
-    // Space seen inside `admit` may be gone once we resume here (other woken callers took it), so
-    // check again in this turn: from the check to `offer` nothing else runs.
-    do await this.admit(connection, call, deadline);
-    while (!connection.pump.hasSpace);
+    const connection = picked ?? (await this.choose(call, deadline));
+    // Checked in the turn that queues (see `blocker`): a wake-up is no promise the space is still there.
+    for (let b = this.blocker(connection, call); b !== undefined; b = this.blocker(connection, call)) {
+      if (b !== FULL) throw b;
+      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
+    }
+    connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload));
+  }
+
+  private async requestSlow(
+    call: ChannelSubmit,
+    describe: string,
+    picked: ServerConnection | undefined,
+  ): Promise<unknown> {
+    const deadline = Date.now() + call.timeoutMs;
+    const connection = picked ?? (await this.choose(call, deadline));
+    for (let b = this.blocker(connection, call); b !== undefined; b = this.blocker(connection, call)) {
+      if (b !== FULL) throw b;
+      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
+    }
+    return this.submitRequest(connection, call, describe, Math.max(1, deadline - Date.now()));
+  }
+
+  /** Opens the pending entry and queues the record, in one turn after `blocker` found nothing. */
+  private submitRequest(
+    connection: ServerConnection,
+    call: ChannelSubmit,
+    describe: string,
+    timeoutMs: number,
+  ): Promise<unknown> {
     const { correlation, result } = this.config.pending.open({
-      timeoutMs: Math.max(1, deadline - Date.now()),
+      timeoutMs,
       signal: call.signal,
       route: connection,
       describe,
     });
     connection.pump.offer(encodeRequest(correlation, call.packet, call.metadata, call.payload));
     return result;
+  }
+
+  /**
+   * Why a record cannot be queued on `connection` right now: a terminal error, `FULL` (wait for
+   * space, then ask again), or `undefined` (queue it in this same turn). Callers woken by one freed
+   * slot race for it, and a close or a lost connection can come between a wake-up and the
+   * resumption, so the answer holds only for the turn it was given in.
+   */
+  private blocker(connection: ServerConnection, call: ChannelSubmit): ZLinkError | typeof FULL | undefined {
+    if (this.closed)
+      return new ZLinkError('Shutdown', `call on '${this.config.channel}': the client is closing`);
+    if (call.signal?.aborted)
+      return new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`);
+    if (!connection.ready) {
+      return new ZLinkError(
+        'RouteError',
+        `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`,
+      );
+    }
+    return connection.pump.hasSpace ? undefined : FULL;
   }
 
   async close(): Promise<void> {
@@ -153,20 +210,6 @@ export class ClientChannel {
   private anyConnecting(): boolean {
     for (const connection of this.connections.values()) if (!connection.ready) return true;
     return false;
-  }
-
-  /** Waits for queue space on the chosen connection until the call's deadline (send admission). */
-  private async admit(connection: ServerConnection, call: ChannelSubmit, deadline: number): Promise<void> {
-    while (!connection.pump.hasSpace) {
-      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
-    }
-    if (!connection.ready) {
-      throw new ZLinkError(
-        'RouteError',
-        `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`,
-      );
-    }
-    if (call.signal?.aborted) throw new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`);
   }
 
   private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {

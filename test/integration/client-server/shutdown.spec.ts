@@ -39,6 +39,28 @@ describe('02 §8 shutdown: runtime.close() ends pending requests with Shutdown a
     await within(client.close(), 1000, 'second close');
   });
 
+  it.each([0, 1, 2, 5])(
+    'a request started %i microtask(s) before close() ends Shutdown at once, not at its timeout',
+    async (ticks) => {
+      const gate = cleanup.gate();
+      const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+        ['request', 'slow', () => gate.promise],
+      ]);
+      const client = await startRuntime(cleanup, {
+        clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
+      });
+      await waitForCandidates(client, 'billing', 1);
+      const started = Date.now();
+      const call = outcome(
+        client.routeClient.requestToChannel('billing', 'slow', 1).async({ timeoutMs: 10000 }),
+      );
+      for (let i = 0; i < ticks; i++) await Promise.resolve();
+      await within(client.close(), 5000, 'client close');
+      expect(await within(call, 2000, 'the request')).toMatchObject({ ok: false, code: 'Shutdown' });
+      expect(Date.now() - started).toBeLessThan(5000);
+    },
+  );
+
   it('a call still waiting for a ready server ends Shutdown at close, not NotFound at its deadline', async () => {
     const port = await freePort();
     const client = await startRuntime(cleanup, {
