@@ -70,6 +70,14 @@ export const METRICS: readonly Metric[] = [
     better: 'higher',
     digits: 0,
   },
+  {
+    key: 'oneway.admittedPerSec',
+    label: 'one-way sends admitted/s, client side (info)',
+    workload: 'oneway',
+    pick: (r) => (r as OneWayResult).sent / ((r as OneWayResult).sendPhaseMs / 1000),
+    better: 'higher',
+    digits: 0,
+  },
 ];
 
 export interface Cell {
@@ -208,8 +216,8 @@ function showCell(c: Cell | undefined, digits: number): string {
   return `${num(c.median, digits)} ±${spread.toFixed(0)}%`;
 }
 
-const ratio = (r: number | undefined): string =>
-  r === undefined || !Number.isFinite(r) ? '–' : `${r.toFixed(2)}×`;
+const ratio = (r: number | undefined, digits = 2): string =>
+  r === undefined || !Number.isFinite(r) ? '–' : `${r.toFixed(digits)}×`;
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -306,7 +314,7 @@ export function renderMarkdown(report: BenchReport): string {
       ['target', 'measured', 'threshold', 'result'],
       report.targets.map((t) => [
         t.name,
-        ratio(t.value),
+        ratio(t.value, 3),
         t.threshold,
         t.note ? `${t.result} (${t.note})` : t.result,
       ]),

@@ -208,7 +208,7 @@ export class ClientChannel {
 
   /** Whether some server endpoint has not completed its handshake (yet). */
   private anyConnecting(): boolean {
-    for (const connection of this.connections.values()) if (!connection.ready) return true;
+    for (const connection of this.connections.values()) if (connection.connecting) return true;
     return false;
   }
 

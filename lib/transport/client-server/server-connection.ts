@@ -14,6 +14,15 @@ import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
+/** Wait before replacing a lost connection's DEALER: doubles per failure, back to the start on a welcome. */
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5000;
+/**
+ * ZMTP heartbeats: a server that stops answering (hung, SIGSTOPped, cut off) is declared lost after
+ * this silence, so its requests end `RouteError` instead of each waiting out its own timeout.
+ */
+const HEARTBEAT_INTERVAL_MS = 1000;
+const HEARTBEAT_TIMEOUT_MS = 3000;
 
 export interface ServerConnectionConfig {
   readonly channel: string;
@@ -34,16 +43,21 @@ export interface ServerConnectionConfig {
  */
 export class ServerConnection {
   /** The current DEALER; replaced after every lost connection (see `onDisconnected`). */
-  private dealer = newDealer();
+  private dealer: Dealer;
   readonly pump: SocketPump;
   private server: ServerState | undefined;
   private connected = false;
   private isReady = false;
   private helloTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectDelay = RECONNECT_MIN_MS;
+  /** The server answered for another channel: this endpoint will never be a candidate. */
+  private mismatched = false;
   private readonly loops = new Set<Promise<void>>();
   private closed = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
+    this.dealer = newDealer(config.endpoint);
     // The pump writes through whichever DEALER is current.
     const socket: SendableSocket = { send: (message) => this.dealer.send(message) };
     this.pump = new SocketPump(
@@ -61,6 +75,11 @@ export class ServerConnection {
     return this.isReady;
   }
 
+  /** Still on its way to ready (a server that answered for another channel never will be). */
+  get connecting(): boolean {
+    return !this.isReady && !this.mismatched && !this.closed;
+  }
+
   /** What the server last confirmed; `undefined` before the first welcome. */
   get state(): ServerState | undefined {
     return this.server;
@@ -73,6 +92,7 @@ export class ServerConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.stopHello();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.isReady = false;
     this.pump.close();
     if (!this.dealer.closed) this.dealer.close();
@@ -135,10 +155,16 @@ export class ServerConnection {
     // A write blocked on the lost connection would still go out to whoever answers on this endpoint
     // next (a restarted server, another generation) after its request already ended RouteError.
     // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7).
-    const stale = this.dealer;
-    this.dealer = newDealer();
-    this.attach(this.dealer);
-    stale.close();
+    // The replacement waits a growing delay: an endpoint that accepts TCP but fails every handshake
+    // must not turn into a storm of new sockets.
+    this.dealer.close();
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closed) return;
+      this.dealer = newDealer(this.config.endpoint);
+      this.attach(this.dealer);
+    }, this.reconnectDelay);
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
     const { channel, endpoint } = this.config;
     this.config.pending.failRoute(
       this,
@@ -155,6 +181,7 @@ export class ServerConnection {
     if (state.channel !== channel) {
       // The answer is definitive for this connection: stop repeating hello (a reconnect starts over).
       this.stopHello();
+      this.mismatched = true;
       events.emit({
         type: 'protocol_error',
         route: 'client-server',
@@ -169,7 +196,9 @@ export class ServerConnection {
     if (previous && previous.generation === state.generation && state.revision < previous.revision)
       state = previous;
     this.server = state;
+    this.mismatched = false;
     this.isReady = this.connected;
+    if (this.isReady) this.reconnectDelay = RECONNECT_MIN_MS;
     this.stopHello();
     if (this.isReady) events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
     this.config.onChange();
@@ -267,10 +296,16 @@ export class ServerConnection {
   }
 }
 
-function newDealer(): Dealer {
+function newDealer(endpoint: string): Dealer {
   // linger 0 and immediate: records are queued only to a completed connection, so they never wait
   // in zeromq for a server that is not there, to be delivered later to whoever comes back.
-  return new Dealer({ linger: 0, immediate: true });
+  return new Dealer({
+    linger: 0,
+    immediate: true,
+    ipv6: endpoint.includes('['),
+    heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+  });
 }
 
 function pickState(s: ServerState) {

@@ -56,7 +56,7 @@ const MAX_KNOWN_CLIENTS = 10000;
  * reply correlation. It never starts a business call toward a client (03 §1).
  */
 export class ServerListener {
-  private readonly router = new Router();
+  private readonly router: Router;
   private readonly pump: SocketPump;
   private readonly clients = new Map<string, Buffer>();
   private state: ServerState;
@@ -80,7 +80,7 @@ export class ServerListener {
       draining: false,
       revision: 1,
     };
-    this.router.linger = 0;
+    this.router = new Router({ linger: 0, ipv6: config.listen.bindHost.includes(':') });
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
   }
@@ -252,12 +252,14 @@ export class ServerListener {
       this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
       return;
     }
+    // Least recently heard from is forgotten first; every hello moves a client to the back.
     const key = id.toString('latin1');
-    if (!this.clients.has(key)) {
-      if (this.clients.size >= MAX_KNOWN_CLIENTS)
-        this.clients.delete(this.clients.keys().next().value as string);
-      this.clients.set(key, Buffer.from(id));
+    const known = this.clients.get(key);
+    this.clients.delete(key);
+    if (!known && this.clients.size >= MAX_KNOWN_CLIENTS) {
+      this.clients.delete(this.clients.keys().next().value as string);
     }
+    this.clients.set(key, known ?? Buffer.from(id));
     this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
   }
 

@@ -268,3 +268,35 @@ describe('03 §3.2: a handshake on the real connection confirms ChannelName, Ser
     ]);
   });
 });
+
+describe('reconnects back off: an endpoint that accepts TCP but fails every handshake is not flooded', () => {
+  it('a server that drops every connection sees a handful of attempts in 2 s, not thousands', async () => {
+    const { createServer } = await import('node:net');
+    let accepted = 0;
+    const sockets = new Set<import('node:net').Socket>();
+    // Speaks a broken greeting so the zeromq handshake fails, then hangs up.
+    const server = createServer((socket) => {
+      accepted++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      socket.end(Buffer.from('not zmtp at all, sorry\n'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, LOCAL, resolve));
+    cleanup.add({
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => resolve());
+        }),
+    });
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [`tcp://${LOCAL}:${port}`] } } },
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThan(60);
+    expect(readyConnections(client, 'billing')).toBe(0);
+  });
+});
