@@ -309,6 +309,16 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     if (raw[later] !== undefined)
       throw configurationError(later, 'is not supported by this version of nestjs-zlink yet');
   }
+  // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
+  // which needs a Location Store (03 §3.3): fail now rather than let every call wait for nothing.
+  for (const cs of clientServer.values()) {
+    if (cs.client && cs.client.connect.length === 0 && !cs.server) {
+      throw configurationError(
+        `clientServer.${cs.channel}.client.connect`,
+        'no server endpoint and no local Server role; automatic discovery needs a locationStore',
+      );
+    }
+  }
   return Object.freeze({
     clientServer,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),

@@ -12,6 +12,7 @@ import {
   ZLinkEvents,
   configurationError,
   encodePayload,
+  errorMessage,
   invalidArgument,
   normalizeOptions,
   WEIGHT_MAX,
@@ -95,7 +96,9 @@ export class ZLinkRuntime implements CallSubmitter {
           sendQueueLimit: this.options.sendQueueLimit,
         });
         this.servers.set(channel, listener);
-        await listener.bind();
+        await this.bind(listener, channel);
+        // close() may have run while we waited: open nothing more.
+        if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;
@@ -114,11 +117,23 @@ export class ZLinkRuntime implements CallSubmitter {
       }
     } catch (error) {
       await this.close();
-      throw error instanceof ZLinkError
-        ? error
-        : new ZLinkError('Configuration', `startup failed: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
-    if (this.state === 'starting') this.state = 'started';
+    this.state = 'started';
+  }
+
+  /** Binds a listener; a bind failure is a `Configuration` error naming the listen option. */
+  private async bind(listener: ServerListener, channel: string): Promise<void> {
+    try {
+      await listener.bind();
+    } catch (error) {
+      if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+      const field = `clientServer.${channel}.server.listen`;
+      throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
+        cause: error,
+        details: { field },
+      });
+    }
   }
 
   /** A handler for a channel this process does not serve is a startup error naming the handler. */
@@ -141,12 +156,7 @@ export class ZLinkRuntime implements CallSubmitter {
 
   /** `CallSubmitter`: the route client's calls land here. */
   async submit(call: CallSubmission): Promise<unknown> {
-    if (this.state === 'closing' || this.state === 'closed') {
-      throw new ZLinkError(
-        'Shutdown',
-        `${call.kind} ${call.channel}/${call.packet}: the runtime is shutting down`,
-      );
-    }
+    if (this.state !== 'started') await this.untilStarted(call);
     const client = this.clients.get(call.channel);
     if (!client) {
       if (this.options.clientServer.has(call.channel)) {
@@ -175,6 +185,17 @@ export class ZLinkRuntime implements CallSubmitter {
     };
     if (call.kind === 'send') return client.send(submit);
     return client.request(submit, `request ${call.channel}/${call.packet}`);
+  }
+
+  /** Calls before `start()` fail; calls during it wait for it; calls after `close()` end `Shutdown`. */
+  private async untilStarted(call: CallSubmission): Promise<void> {
+    const what = `${call.kind} ${call.channel}/${call.packet}`;
+    if (this.state === 'created') {
+      // Waiting here could deadlock a Nest app calling from onModuleInit (start comes after it).
+      throw new ZLinkError('Unavailable', `${what}: the runtime has not started (call start(), or wait for application bootstrap)`);
+    }
+    if (this.state === 'starting') await this.started?.catch(() => undefined);
+    if (this.state !== 'started') throw new ZLinkError('Shutdown', `${what}: the runtime is shutting down`);
   }
 
   /**
