@@ -1,3 +1,4 @@
+import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
 import type { OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
@@ -105,6 +106,7 @@ export interface BenchReport {
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;
+  cpuLoad?: CpuLoad;
 }
 
 function cell(runs: SystemRuns, metric: Metric): Cell | undefined {
@@ -321,5 +323,14 @@ export function renderMarkdown(report: BenchReport): string {
     ),
     '',
   );
+  const load = report.cpuLoad;
+  if (load) {
+    const warn = load.otherPercent > 5 ? ' — **other processes were busy: the numbers are disturbed**' : '';
+    out.push(
+      `CPU during the run (share of all ${machine.cores} cores): ${load.machineBusyPercent}% busy, ` +
+        `${load.benchPercent}% the bench, ${load.otherPercent}% other processes${warn}.`,
+      '',
+    );
+  }
   return out.join('\n');
 }

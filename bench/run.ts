@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchChild, killChildrenOnExit } from './children.js';
+import { measureCpuLoad } from './cpu-load.js';
 import { machineInfo } from './machine.js';
 import { type BenchOptions, type SystemName, parseOptions } from './options.js';
 import { payloadSize } from './payload.js';
@@ -190,6 +191,7 @@ async function main(): Promise<number> {
     log((error as Error).message);
     return 2;
   }
+  const cpuLoad = measureCpuLoad();
   const payloadBytes = payloadSize();
   const machine = machineInfo();
   const repMs = options.durationMs / options.reps;
@@ -220,6 +222,7 @@ async function main(): Promise<number> {
     selector,
   );
   report.wallTimeMs = Date.now() - started;
+  report.cpuLoad = cpuLoad();
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(renderMarkdown(report));
