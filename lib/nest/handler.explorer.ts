@@ -1,7 +1,7 @@
 import {
   Injectable,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
+  type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
@@ -22,7 +22,7 @@ type Instance = Record<string, unknown> & object;
  * closes it on application shutdown. @internal
  */
 @Injectable()
-export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly paramsFactory = new ZLinkParamsFactory();
 
   constructor(
@@ -47,8 +47,14 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     return this.runtime.start();
   }
 
-  /** Ends pending calls with `Shutdown` and closes every socket. */
-  onApplicationShutdown(): Promise<void> {
+  /**
+   * Ends pending calls with `Shutdown` and closes every socket, in the first shutdown phase: Nest
+   * runs a global module's hooks after the other modules' in each phase, so this is the earliest
+   * ZLink can stop on its own — before anyone's `beforeApplicationShutdown`. An application that
+   * closes what its handlers use in its own `onModuleDestroy` should `drain()` or `close()` the
+   * runtime there first.
+   */
+  onModuleDestroy(): Promise<void> {
     return this.runtime.close();
   }
 

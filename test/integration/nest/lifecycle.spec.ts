@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
-import { type INestApplicationContext, Injectable, Module, Scope } from '@nestjs/common';
+import {
+  type INestApplicationContext,
+  Injectable,
+  Module,
+  type OnModuleDestroy,
+  Scope,
+} from '@nestjs/common';
 import {
   ChannelHandler,
   ZLinkError,
@@ -148,6 +154,25 @@ describe('ZLinkModule lifecycle', () => {
     );
     expect(after.code).toBe('Shutdown');
     await expect(refusedWithin(port, 2000)).resolves.toBe(true);
+  });
+});
+
+describe('shutdown order', () => {
+  it("ZLink stops in onModuleDestroy: by the application's beforeApplicationShutdown, calls end Shutdown", async () => {
+    const seen: string[] = [];
+    @Injectable()
+    class Database implements BeforeApplicationShutdown {
+      constructor(private readonly route: ZLinkRouteClient) {}
+      async beforeApplicationShutdown(): Promise<void> {
+        const error = await rejectionOf(() =>
+          this.route.requestToChannel('billing', 'billing.charge', {}).async(),
+        );
+        seen.push(error.code);
+      }
+    }
+    const ctx = await bootApp({ providers: [ChargeA, Database] });
+    await ctx.close();
+    expect(seen).toEqual(['Shutdown']);
   });
 });
 
