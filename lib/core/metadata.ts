@@ -1,4 +1,4 @@
-import { invalidArgument } from './errors.js';
+import { type ZLinkError, invalidArgument } from './errors.js';
 
 /**
  * Application metadata (02 §9): small UTF-8 key/value pairs travelling beside the payload.
@@ -19,12 +19,21 @@ const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** Builds up metadata for one call; the last value set for a key wins. */
 export class MetadataBuilder {
   private entries: Map<string, string> | undefined;
+  /** A setter got something that is not metadata; `encode` reports it (calls fail at `.async()`). */
+  private invalid: ZLinkError | undefined;
 
   set(key: string, value: string): void {
     (this.entries ??= new Map()).set(key, value);
   }
 
   setAll(record: Readonly<Record<string, string>>): void {
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      this.invalid ??= invalidArgument(
+        'metadata',
+        `expected an object of string values, got ${record === null ? 'null' : typeof record}`,
+      );
+      return;
+    }
     for (const key of Object.keys(record)) this.set(key, record[key] as string);
   }
 
@@ -34,6 +43,7 @@ export class MetadataBuilder {
 
   /** Validates and encodes; throws `InvalidArgument` naming the bad key. `undefined` when empty. */
   encode(): Uint8Array | undefined {
+    if (this.invalid) throw this.invalid;
     if (this.entries === undefined || this.entries.size === 0) return undefined;
     return encodeMetadata(this.entries);
   }

@@ -1,4 +1,4 @@
-import { MetadataBuilder } from '../core/index.js';
+import { MetadataBuilder, invalidArgument } from '../core/index.js';
 
 /** Per-call options of `.async()`. */
 export interface CallOptions {
@@ -45,9 +45,15 @@ abstract class MetadataCall<TSelf> {
   protected run(kind: 'send' | 'request', options: CallOptions | undefined): Promise<unknown> {
     let metadata: Uint8Array | undefined;
     try {
+      if (typeof this.channel !== 'string' || this.channel.length === 0) {
+        throw invalidArgument('channel', `must be a non-empty string, got ${String(this.channel)}`);
+      }
+      if (typeof this.packet !== 'string' || this.packet.length === 0) {
+        throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
+      }
       metadata = this.meta.encode();
     } catch (error) {
-      // Bad metadata is refused here, before anything is selected or sent.
+      // Bad arguments are refused here, before anything is selected or sent.
       return Promise.reject(error);
     }
     return this.submitter.submit({
@@ -65,9 +71,12 @@ abstract class MetadataCall<TSelf> {
 export class ZLinkSendCall extends MetadataCall<ZLinkSendCall> {
   /**
    * Selects a target and submits. Resolves when the chosen connection's source-local queue accepted
-   * the record (no delivery guarantee). Ends with `NotFound`, `NotConfigured`, `Unavailable`,
-   * `Timeout` (queue full past the deadline, or no ready server in time), `Cancelled`,
-   * `InvalidArgument` (metadata) or `Shutdown`. Never retries on another server.
+   * the record (no delivery guarantee). Otherwise ends with `NotFound` (no such channel, or no ready
+   * server within min(timeout, 5 s)), `Unavailable` (servers exist but all have weight 0 or drain,
+   * or the runtime has not started), `NotConfigured` (no Client role here), `Timeout` (the queue
+   * stayed full until the deadline), `RouteError` (the chosen connection was lost before the record
+   * was queued), `Cancelled`, `InvalidArgument` (channel, packet, payload or metadata) or
+   * `Shutdown`. Never retries on another server.
    */
   async(options?: CallOptions): Promise<void> {
     return this.run('send', options) as Promise<void>;
@@ -78,9 +87,10 @@ export class ZLinkSendCall extends MetadataCall<ZLinkSendCall> {
 export class ZLinkRequestCall extends MetadataCall<ZLinkRequestCall> {
   /**
    * Selects a target, submits, and resolves with the handler's reply. Ends exactly once: with the
-   * reply, or `RemoteError` (the server's error reply, with its code), `Rejected` (a draining server
-   * refused it), `Timeout`, `Cancelled`, `RouteError` (the connection was lost), `NotFound`,
-   * `NotConfigured`, `Unavailable`, `InvalidArgument` or `Shutdown`. Never resent to another server.
+   * reply, or `RemoteError` (the server's error reply; `error.remote.code` says why), `Rejected` (a
+   * draining server refused it; it never ran), `Timeout`, `Cancelled`, `RouteError` (the connection
+   * was lost; it may have run), `NotFound`, `NotConfigured`, `Unavailable`, `InvalidArgument` or
+   * `Shutdown` — the same conditions as a send, plus the reply. Never resent to another server.
    */
   async<TReply = unknown>(options?: CallOptions): Promise<TReply> {
     return this.run('request', options) as Promise<TReply>;

@@ -98,7 +98,8 @@ export class ZLinkRuntime implements CallSubmitter {
         this.servers.set(channel, listener);
         await this.bind(listener, channel);
         // close() may have run while we waited: open nothing more.
-        if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+        if (this.state !== 'starting')
+          throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;
@@ -127,7 +128,8 @@ export class ZLinkRuntime implements CallSubmitter {
     try {
       await listener.bind();
     } catch (error) {
-      if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+      if (this.state !== 'starting')
+        throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       const field = `clientServer.${channel}.server.listen`;
       throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
         cause: error,
@@ -192,7 +194,10 @@ export class ZLinkRuntime implements CallSubmitter {
     const what = `${call.kind} ${call.channel}/${call.packet}`;
     if (this.state === 'created') {
       // Waiting here could deadlock a Nest app calling from onModuleInit (start comes after it).
-      throw new ZLinkError('Unavailable', `${what}: the runtime has not started (call start(), or wait for application bootstrap)`);
+      throw new ZLinkError(
+        'Unavailable',
+        `${what}: the runtime has not started (call start(), or wait for application bootstrap)`,
+      );
     }
     if (this.state === 'starting') await this.started?.catch(() => undefined);
     if (this.state !== 'started') throw new ZLinkError('Shutdown', `${what}: the runtime is shutting down`);

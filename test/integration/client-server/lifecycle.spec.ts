@@ -73,3 +73,27 @@ describe('runtime lifecycle', () => {
     );
   });
 });
+
+describe('bad call arguments end InvalidArgument before anything is selected or sent', () => {
+  it.each([
+    [
+      'metadata(null)',
+      (r: ZLinkRuntime) => r.routeClient.requestToChannel('billing', 'echo', 1).metadata(null as never),
+    ],
+    [
+      'metadata([])',
+      (r: ZLinkRuntime) => r.routeClient.requestToChannel('billing', 'echo', 1).metadata([] as never),
+    ],
+    ['a non-string packet', (r: ZLinkRuntime) => r.routeClient.requestToChannel('billing', 42 as never, 1)],
+    ['an empty packet', (r: ZLinkRuntime) => r.routeClient.requestToChannel('billing', '', 1)],
+    [
+      'a non-string channel',
+      (r: ZLinkRuntime) => r.routeClient.requestToChannel(undefined as never, 'echo', 1),
+    ],
+  ])('%s', async (_name, make) => {
+    const runtime = both();
+    await runtime.start();
+    const o = await within(outcome(make(runtime).async({ timeoutMs: 5000 })), 2000);
+    expect(o).toMatchObject({ ok: false, code: 'InvalidArgument' });
+  });
+});

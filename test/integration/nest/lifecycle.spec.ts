@@ -5,7 +5,7 @@ import {
   type INestApplicationContext,
   Injectable,
   Module,
-  type OnModuleDestroy,
+  type BeforeApplicationShutdown,
   Scope,
 } from '@nestjs/common';
 import {
