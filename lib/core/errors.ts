@@ -127,6 +127,11 @@ export function fromWireError(wire: WireError, where: string): ZLinkError {
   });
 }
 
+/** The `Cancelled` terminal of a call whose `AbortSignal` fired; keeps the abort reason as cause. */
+export function cancelledError(what: string, signal?: AbortSignal): ZLinkError {
+  return new ZLinkError('Cancelled', `${what}: cancelled`, { cause: signal?.reason });
+}
+
 export function configurationError(field: string, problem: string): ZLinkError {
   return new ZLinkError('Configuration', `${field}: ${problem}`, { details: { field } });
 }

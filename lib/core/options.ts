@@ -111,9 +111,14 @@ const TOP_KEYS = [
   'drainTimeoutMs',
 ];
 
+/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */
+export function isValidWeight(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= WEIGHT_MIN && value <= WEIGHT_MAX;
+}
+
 export function validateWeight(field: string, value: unknown): number {
   if (value === undefined) return DEFAULT_WEIGHT;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < WEIGHT_MIN || value > WEIGHT_MAX) {
+  if (!isValidWeight(value)) {
     throw configurationError(
       field,
       `weight must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(value)}`,

@@ -1,4 +1,4 @@
-import { ZLinkError } from './errors.js';
+import { ZLinkError, cancelledError } from './errors.js';
 
 /**
  * The pending-request table: every request ends with exactly one terminal among reply, error reply,
@@ -156,8 +156,4 @@ export class PendingRequests {
     if (entry.signal && entry.onAbort) entry.signal.removeEventListener('abort', entry.onAbort);
     return true;
   }
-}
-
-function cancelledError(describe: string, signal: AbortSignal): ZLinkError {
-  return new ZLinkError('Cancelled', `${describe}: cancelled`, { cause: signal.reason });
 }

@@ -1,5 +1,6 @@
 import { Packr } from 'msgpackr';
 import type { WireError } from './errors.js';
+import { isValidWeight } from './options.js';
 
 /**
  * Wire records. Every record is one msgpack array `[version, kind, ...fields]`; a zeromq message
@@ -202,8 +203,7 @@ const NO_MALFORMED: MalformedRecord[] = [];
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 const isCorrelation = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-const isWeight = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10000;
+const isWeight = isValidWeight;
 
 function toRecord(value: unknown): WireRecord | MalformedRecord {
   if (!Array.isArray(value) || value.length < 2) return { reason: 'record is not an array' };

@@ -14,6 +14,7 @@ import {
   encodePayload,
   errorMessage,
   invalidArgument,
+  isValidWeight,
   normalizeOptions,
   WEIGHT_MAX,
   WEIGHT_MIN,
@@ -93,7 +94,6 @@ export class ZLinkRuntime implements CallSubmitter {
           handlers: this.handlers,
           jobs: this.jobs,
           events: this.events,
-          sendQueueLimit: this.options.sendQueueLimit,
         });
         this.servers.set(channel, listener);
         await this.bind(listener, channel);
@@ -209,7 +209,7 @@ export class ZLinkRuntime implements CallSubmitter {
    * serve the channel.
    */
   setChannelWeight(channel: string, weight: number): void {
-    if (!Number.isInteger(weight) || weight < WEIGHT_MIN || weight > WEIGHT_MAX) {
+    if (!isValidWeight(weight)) {
       throw invalidArgument(
         `weight of '${channel}'`,
         `must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(weight)}`,

@@ -1,4 +1,4 @@
-import { ZLinkError, joinRecords, timerDelay } from '../core/index.js';
+import { ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/index.js';
 
 /** The part of a zeromq socket the pump writes to. */
 export interface SendableSocket {
@@ -33,15 +33,11 @@ export class SocketPump {
   private writing = false;
   private closed = false;
   private waiters: Waiter[] = [];
-  /** Records handed to zeromq so far. */
-  written = 0;
 
   constructor(
     private readonly socket: SendableSocket,
     private readonly limit: number,
     private readonly describe: string,
-    /** Called when zeromq refuses a write (socket closed under us); the records are lost. */
-    private readonly onWriteError: (error: unknown, lost: number) => void = () => {},
   ) {}
 
   get queued(): number {
@@ -76,7 +72,7 @@ export class SocketPump {
   waitForSpace(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.closed) return Promise.reject(new ZLinkError('Shutdown', `${this.describe}: closed`));
     if (this.hasSpace) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(new ZLinkError('Cancelled', `${this.describe}: cancelled`));
+    if (signal?.aborted) return Promise.reject(cancelledError(this.describe, signal));
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
@@ -89,9 +85,7 @@ export class SocketPump {
         onAbort: signal
           ? () => {
               this.removeWaiter(waiter);
-              reject(
-                new ZLinkError('Cancelled', `${this.describe}: cancelled while waiting for queue space`),
-              );
+              reject(cancelledError(`${this.describe} (waiting for queue space)`, signal));
             }
           : undefined,
       };
@@ -139,9 +133,9 @@ export class SocketPump {
         this.wakeWaiters();
         try {
           await this.write(batch, batchDests);
-          this.written += batch.length;
-        } catch (error) {
-          this.onWriteError(error, batch.length);
+        } catch {
+          // zeromq refuses a write only when the socket closed under us (shutdown, or a lost
+          // connection's DEALER): those records were already given up, and their requests ended.
         }
       }
     } finally {

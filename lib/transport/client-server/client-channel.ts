@@ -5,6 +5,7 @@ import {
   CANDIDATE_WAIT_CAP_MS,
   TargetSelector,
   ZLinkError,
+  cancelledError,
   encodeRequest,
   encodeSend,
 } from '../../core/index.js';
@@ -84,10 +85,6 @@ export class ClientChannel {
     }));
   }
 
-  selectorState() {
-    return this.selector.state();
-  }
-
   /** One-way send: resolves when the chosen connection's queue accepted the record. */
   send(call: ChannelSubmit): Promise<void> {
     const connection = this.selector.pick();
@@ -159,8 +156,7 @@ export class ClientChannel {
   private blocker(connection: ServerConnection, call: ChannelSubmit): ZLinkError | typeof FULL | undefined {
     if (this.closed)
       return new ZLinkError('Shutdown', `call on '${this.config.channel}': the client is closing`);
-    if (call.signal?.aborted)
-      return new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`);
+    if (call.signal?.aborted) return cancelledError(`call on '${this.config.channel}'`, call.signal);
     if (!connection.ready) {
       return new ZLinkError(
         'RouteError',
@@ -213,8 +209,7 @@ export class ClientChannel {
   }
 
   private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted)
-      return Promise.reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
+    if (signal?.aborted) return Promise.reject(cancelledError(`call on '${this.config.channel}'`, signal));
     return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -229,7 +224,7 @@ export class ClientChannel {
       };
       const onAbort = (): void => {
         done();
-        reject(new ZLinkError('Cancelled', `call on '${this.config.channel}' cancelled`));
+        reject(cancelledError(`call on '${this.config.channel}'`, signal));
       };
       const timer = setTimeout(waiter.wake, ms);
       signal?.addEventListener('abort', onAbort, { once: true });

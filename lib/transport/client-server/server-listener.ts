@@ -35,7 +35,6 @@ export interface ServerListenerConfig {
   readonly handlers: ChannelHandlerRegistry;
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
-  readonly sendQueueLimit: number;
 }
 
 /**

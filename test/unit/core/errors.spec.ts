@@ -105,7 +105,7 @@ describe('toWireError / fromWireError', () => {
     },
   );
 
-  it('a draining server\'s refusal (ServerDraining) becomes ZLinkError code Rejected (03 §6)', () => {
+  it("a draining server's refusal (ServerDraining) becomes ZLinkError code Rejected (03 §6)", () => {
     const e = fromWireError({ code: DRAINING_CODE, message: 'server is draining' }, 'request billing/charge');
     expect(e.code).toBe('Rejected');
     expect(e.remote?.code).toBe(DRAINING_CODE);
