@@ -45,6 +45,9 @@ export interface ServerListenerConfig {
  */
 const DRAIN_QUIET_MS = 200;
 
+/** The largest zeromq message a listener accepts (one frame may batch many records). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;
 
@@ -79,7 +82,12 @@ export class ServerListener {
       draining: false,
       revision: 1,
     };
-    this.router = new Router({ linger: 0, ipv6: config.listen.bindHost.includes(':') });
+    // maxMessageSize: a peer cannot make this process buffer an arbitrarily large frame.
+    this.router = new Router({
+      linger: 0,
+      ipv6: config.listen.bindHost.includes(':'),
+      maxMessageSize: MAX_MESSAGE_BYTES,
+    });
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
   }
