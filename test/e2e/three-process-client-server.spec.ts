@@ -91,6 +91,35 @@ describe('three processes: two billing servers (100, 300) and one client', () =>
     expect(typeof reply.correlation).toBe('number');
   });
 
+  it('SIGSTOP of a server with requests in flight: heartbeats end them RouteError long before their timeout; after SIGCONT it serves again', async () => {
+    const n = 24;
+    const started = Date.now();
+    client.send({ type: 'hold', n, prefix: 'stop', holdMs: 1500, timeoutMs: 30000 });
+    await client.next('holdStarted');
+    const arrived = (): string[] =>
+      [...readLog(logA), ...readLog(logB)].filter((id) => id.startsWith('stop-'));
+    await waitFor(() => arrived().length === n, 10000, 'every held request to reach a server');
+    const onA = new Set(readLog(logA).filter((id) => id.startsWith('stop-')));
+    serverA.kill('SIGSTOP');
+    let done: ChildMessage;
+    try {
+      done = await client.next('holdDone', 20000);
+    } finally {
+      serverA.kill('SIGCONT');
+    }
+    // Far inside the 30 s request timeout: the silent connection was declared lost by heartbeat.
+    expect(Date.now() - started).toBeLessThan(20000);
+    const outcomes = done.outcomes as { orderId: string; outcome: string; server?: string }[];
+    expect(outcomes).toHaveLength(n);
+    expect(onA.size).toBeGreaterThan(0);
+    for (const o of outcomes) {
+      if (onA.has(o.orderId)) expect(o.outcome).toBe('RouteError');
+      else expect(o).toMatchObject({ outcome: 'ok', server: 'billing-b' });
+    }
+    // Resumed, server A reconnects and is a candidate again.
+    await client.call({ type: 'waitReady', count: 2 }, 20000);
+  });
+
   it('SIGKILL of a server with requests in flight: each ends once (Timeout or RouteError), none resent, traffic continues', async () => {
     const n = 40;
     client.send({ type: 'hold', n, prefix: 'kill', holdMs: 4000, timeoutMs: 8000 });
