@@ -12,10 +12,18 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   'nest-tcp': 'Nest TCP',
 };
 
-/** What one system produced: every repetition of every workload, or the error that stopped it. */
+/** A run that did not finish (its processes were replaced for the next run). */
+export interface RunFailure {
+  readonly rep: number;
+  readonly workload: WorkloadName;
+  readonly error: string;
+}
+
+/** What one system produced: every repetition of every workload, failed runs, or why it could not start. */
 export interface SystemRuns {
   readonly name: SystemName;
   readonly runs: Partial<Record<WorkloadName, WorkloadResult[]>>;
+  readonly failures: RunFailure[];
   error?: string;
 }
 
@@ -99,7 +107,13 @@ export interface BenchReport {
   readonly settings: BenchOptions & { repMs: number; payloadBytes: { msgpack: number; json: number } };
   readonly systems: Record<
     string,
-    { label: string; error?: string; runs: SystemRuns['runs']; medians: Record<string, Cell> }
+    {
+      label: string;
+      error?: string;
+      failures: RunFailure[];
+      runs: SystemRuns['runs'];
+      medians: Record<string, Cell>;
+    }
   >;
   readonly ratios: Record<string, Record<string, number>>;
   readonly selector: SelectorRow[] | { error: string } | undefined;
@@ -153,7 +167,13 @@ export function buildReport(
     systems: Object.fromEntries(
       systems.map((s) => [
         s.name,
-        { label: SYSTEM_LABELS[s.name], error: s.error, runs: s.runs, medians: medians.get(s.name) ?? {} },
+        {
+          label: SYSTEM_LABELS[s.name],
+          error: s.error,
+          failures: s.failures,
+          runs: s.runs,
+          medians: medians.get(s.name) ?? {},
+        },
       ]),
     ),
     ratios,
@@ -211,11 +231,12 @@ function num(value: number | undefined, digits: number): string {
 }
 
 /** Median, and the spread of the repetitions as ± half their range, in % of the median. */
-function showCell(c: Cell | undefined, digits: number): string {
+function showCell(c: Cell | undefined, digits: number, reps: number): string {
   if (!c) return '–';
-  if (c.reps.length < 2) return num(c.median, digits);
+  const missing = c.reps.length < reps ? ` (${c.reps.length} of ${reps} runs)` : '';
+  if (c.reps.length < 2) return `${num(c.median, digits)}${missing}`;
   const spread = ((Math.max(...c.reps) - Math.min(...c.reps)) / 2 / c.median) * 100;
-  return `${num(c.median, digits)} ±${spread.toFixed(0)}%`;
+  return `${num(c.median, digits)} ±${spread.toFixed(0)}%${missing}`;
 }
 
 const ratio = (r: number | undefined, digits = 2): string =>
@@ -229,7 +250,7 @@ function table(header: string[], rows: string[][]): string {
 export function renderMarkdown(report: BenchReport): string {
   const { machine, settings } = report;
   const names = Object.keys(report.systems) as SystemName[];
-  const others = names.filter((n) => n !== 'zlink');
+  const others = names.includes('zlink') ? names.filter((n) => n !== 'zlink') : [];
   const out: string[] = [];
   out.push(
     `## nestjs-zlink bench — ${machine.date}`,
@@ -255,15 +276,23 @@ export function renderMarkdown(report: BenchReport): string {
   ];
   const rows = METRICS.filter((m) => settings.workloads.includes(m.workload)).map((m) => [
     `${m.label} (${m.better} is better)`,
-    ...names.map((n) => showCell(report.systems[n]?.medians[m.key], m.digits)),
+    ...names.map((n) => showCell(report.systems[n]?.medians[m.key], m.digits, settings.reps)),
     ...others.map((n) => ratio(report.ratios[m.key]?.[n])),
   ]);
   out.push(table(header, rows), '');
   const lost = Object.entries(report.oneWayLoss).filter(([, n]) => n !== 0);
   if (lost.length > 0)
     out.push(`**One-way loss** (sent − received): ${lost.map(([s, n]) => `${s} ${n}`).join(', ')}`, '');
-  for (const s of Object.values(report.systems))
+  for (const s of Object.values(report.systems)) {
     if (s.error) out.push(`**${s.label} failed**: ${s.error.split('\n')[0]}`, '');
+    for (const f of s.failures) {
+      out.push(
+        `**${s.label}: run ${f.rep} of ${f.workload} failed** (left out; fresh processes for the next run): ` +
+          `${f.error.split('\n')[0]}`,
+        '',
+      );
+    }
+  }
 
   if (Array.isArray(report.selector)) {
     const rows = report.selector;

@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { BenchChild } from './children.js';
+import type { BenchOptions, SystemName } from './options.js';
+import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
+import { SYSTEM_LABELS, type SystemRuns } from './report.js';
+
+const STARTUP_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5_000;
+
+interface Role {
+  readonly script: string;
+  readonly args: string[];
+}
+
+const SPECS: Record<SystemName, { server: Role; client: Role }> = {
+  zlink: { server: { script: 'zlink-server', args: [] }, client: { script: 'zlink-client', args: [] } },
+  raw: {
+    server: { script: 'raw-zmq-server', args: ['single'] },
+    client: { script: 'raw-zmq-client', args: ['single'] },
+  },
+  'raw-batched': {
+    server: { script: 'raw-zmq-server', args: ['batched'] },
+    client: { script: 'raw-zmq-client', args: ['batched'] },
+  },
+  'nest-tcp': {
+    server: { script: 'nest-tcp-server', args: [] },
+    client: { script: 'nest-tcp-client', args: [] },
+  },
+};
+
+export const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** A run may take its duration twice over plus this (a one-way count waits for the server's backlog). */
+const runTimeout = (durationMs: number): number => 10_000 + 2 * durationMs;
+
+function describe(result: WorkloadResult): string {
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  switch (result.workload) {
+    case 'sequential':
+      return `${n(result.reqPerSec)} req/s, p50 ${result.p50Us.toFixed(1)} µs, p99 ${result.p99Us.toFixed(1)} µs`;
+    case 'pipelined':
+      return `${n(result.reqPerSec)} req/s`;
+    case 'oneway':
+      return (
+        `${n(result.msgsPerSec)} msgs/s (sent ${n(result.sent)}, received ${n(result.received)}, ` +
+        `sends took ${n(result.sendPhaseMs)} ms, all received after ${n(result.elapsedMs)} ms)`
+      );
+  }
+}
+
+/**
+ * One system's server and client processes. A run that fails (a child crashed, reported an error
+ * or timed out) is recorded, both processes are killed, and the next run starts fresh ones (with
+ * a warm-up again); a system that cannot start is given up.
+ */
+export class LiveSystem {
+  readonly runs: SystemRuns;
+  private server: BenchChild | undefined;
+  private client: BenchChild | undefined;
+  /** Workloads warmed up in the current processes. */
+  private readonly warmed = new Set<WorkloadName>();
+
+  constructor(
+    readonly name: SystemName,
+    private readonly options: BenchOptions,
+    private readonly profileDir: string,
+    private readonly scriptDir: string,
+  ) {
+    this.runs = { name, runs: {}, failures: [] };
+  }
+
+  private get label(): string {
+    return SYSTEM_LABELS[this.name];
+  }
+
+  /** Starts the server, then the client against the endpoint the server reported. */
+  async start(): Promise<boolean> {
+    if (this.runs.error !== undefined) return false;
+    try {
+      this.server = this.spawn('server');
+      const endpoint = String((await this.server.next('ready', STARTUP_TIMEOUT_MS)).endpoint);
+      this.client = this.spawn('client', { BENCH_ENDPOINT: endpoint });
+      await this.client.next('ready', STARTUP_TIMEOUT_MS);
+      this.warmed.clear();
+      log(`${this.label}: server ${endpoint} (pid ${this.server.pid}), client pid ${this.client.pid}`);
+      return true;
+    } catch (error) {
+      this.runs.error = `could not start: ${message(error)}`;
+      log(`${this.label} FAILED: ${this.runs.error}`);
+      await this.stop();
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.stop(STOP_GRACE_MS);
+    await this.server?.stop(STOP_GRACE_MS);
+    this.client = undefined;
+    this.server = undefined;
+  }
+
+  /**
+   * One measured run of `workload` (after a warm-up the first time these processes run it; with
+   * `--cpu-prof`, the first repetition's measured run is profiled in both processes).
+   */
+  async run(workload: WorkloadName, rep: number, repMs: number): Promise<void> {
+    if (!this.client && !(await this.start())) return;
+    try {
+      if (!this.warmed.has(workload)) {
+        await this.measure(workload, this.options.warmupMs);
+        this.warmed.add(workload);
+      }
+      const profile = this.options.cpuProf && rep === 0;
+      if (profile) await this.both(() => ({ type: 'profile-start' }), 'profiling');
+      const result = await this.measure(workload, repMs);
+      if (profile) {
+        const file = (role: string) => join(this.profileDir, `${this.name}-${workload}-${role}.cpuprofile`);
+        await this.both((role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
+      }
+      (this.runs.runs[workload] ??= []).push(result);
+      log(
+        `[${rep + 1}/${this.options.reps}] ${workload.padEnd(10)} ${this.label.padEnd(24)} ${describe(result)}`,
+      );
+    } catch (error) {
+      this.runs.failures.push({ rep: rep + 1, workload, error: message(error) });
+      log(`[${rep + 1}/${this.options.reps}] ${workload.padEnd(10)} ${this.label} FAILED: ${message(error)}`);
+      await this.stop(); // the next run starts fresh processes
+    }
+  }
+
+  private async measure(workload: WorkloadName, durationMs: number): Promise<WorkloadResult> {
+    const client = this.client as BenchChild;
+    const { depth, burst } = this.options;
+    client.command({ type: 'run', workload, durationMs, warmupMs: 0, depth, burst });
+    return (await client.next('result', runTimeout(durationMs))).result as WorkloadResult;
+  }
+
+  /** Both processes run a command (built per role), then report `reply`. */
+  private async both(command: (role: 'server' | 'client') => BenchMessage, reply: string): Promise<void> {
+    const roles = [
+      ['server', this.server],
+      ['client', this.client],
+    ] as const;
+    for (const [role, child] of roles) child?.command(command(role));
+    await Promise.all(roles.map(([, child]) => child?.next(reply, STARTUP_TIMEOUT_MS)));
+  }
+
+  private spawn(role: 'server' | 'client', env: Record<string, string> = {}): BenchChild {
+    const { script, args } = SPECS[this.name][role];
+    return new BenchChild(`${this.name} ${role}`, join(this.scriptDir, `${script}.js`), { args, env });
+  }
+}
+
+function message(error: unknown): string {
+  return String((error as Error)?.message ?? error);
+}
