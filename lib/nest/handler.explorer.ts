@@ -7,7 +7,7 @@ import {
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { isObservable, lastValueFrom } from 'rxjs';
+import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import { type ChannelHandlerFn, configurationError } from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
 import { toHandlerFailure } from './handler-failure.js';
@@ -109,6 +109,9 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
         // An exception filter's answer comes back unconverted, usually `throwError(...)`.
         return isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;
       } catch (error) {
+        // Nest turns a returned Observable into its last value and throws EmptyError when there is
+        // none: for a handler, completing without a value means "no reply value", not a failure.
+        if (error instanceof EmptyError) return undefined;
         throw toHandlerFailure(error);
       }
     };

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Controller, type INestApplicationContext, Injectable } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
+import { EMPTY, type Observable, of } from 'rxjs';
 import {
   ChannelHandler,
   type ZLinkMessageContext,
@@ -54,6 +55,11 @@ class BillingHandlers {
     return amount + 1;
   }
 
+  @ChannelHandler('billing', 'billing.observable')
+  observable(@ZLinkPayload() req: { n: number }): Observable<number> {
+    return req.n > 0 ? of(req.n, req.n * 2) : EMPTY;
+  }
+
   @ChannelHandler('billing', 'billing.async')
   async later(@ZLinkPayload() req: { n: number }): Promise<number> {
     await new Promise((resolve) => setImmediate(resolve));
@@ -88,6 +94,14 @@ describe('ZLinkModule channel handlers', () => {
     app = await bootApp({ providers: [BillingHandlers], controllers: [LedgerController] });
     return app.get(ZLinkRouteClient);
   };
+
+  it('an Observable handler replies with its last value; one that completes empty replies undefined', async () => {
+    const route = await boot();
+    await expect(route.requestToChannel('billing', 'billing.observable', { n: 3 }).async()).resolves.toBe(6);
+    await expect(
+      route.requestToChannel('billing', 'billing.observable', { n: 0 }).async(),
+    ).resolves.toBeUndefined();
+  });
 
   it('a request handler on a provider answers the caller', async () => {
     const route = await boot();
