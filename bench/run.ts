@@ -14,7 +14,8 @@ import { machineInfo } from './machine.js';
 import { type BenchOptions, parseOptions } from './options.js';
 import { payloadSize } from './payload.js';
 import { renderTop, topSelfTime } from './profile-top.js';
-import { type BenchReport, buildReport, renderMarkdown } from './report.js';
+import { renderMarkdown } from './markdown.js';
+import { type BenchReport, buildReport } from './report.js';
 import type { SelectorRow } from './selector.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench

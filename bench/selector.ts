@@ -43,12 +43,22 @@ function timePicks(selector: TargetSelector<number>, picks: number): number {
   return ns / picks;
 }
 
-function measure(
+interface Config {
+  readonly n: number;
+  readonly weights: SelectorRow['weights'];
+  readonly mode: SelectorRow['mode'];
+  readonly selector: TargetSelector<number>;
+  readonly prepareMs: number;
+  readonly picks: number;
+  readonly nsPerPickReps: number[];
+}
+
+function prepare(
   n: number,
   weights: SelectorRow['weights'],
   mode: SelectorRow['mode'],
   quick: boolean,
-): SelectorRow {
+): Config {
   const selector = new TargetSelector<number>(
     mode === 'per-call' ? { maxSteps: 0, maxMillis: 0 } : undefined,
   );
@@ -56,28 +66,32 @@ function measure(
   selector.update(candidates(n, weights));
   const prepareMs = Number(process.hrtime.bigint() - t0) / 1e6;
   // Per-call picks cost O(N): fewer of them, so N = 1024 stays within a few seconds.
-  const picksPerRep = mode === 'precomputed' ? (quick ? 1_000_000 : 5_000_000) : quick ? 100_000 : 700_000;
-  timePicks(selector, Math.ceil(picksPerRep / 5)); // warm-up
-  const nsPerPickReps = Array.from({ length: REPS }, () => timePicks(selector, picksPerRep));
-  return {
-    n,
-    weights,
-    mode,
-    isPrecomputed: selector.isPrecomputed,
-    prepareMs,
-    picksPerRep,
-    reps: REPS,
-    nsPerPickReps,
-    nsPerPick: median(nsPerPickReps),
-  };
+  const picks = mode === 'precomputed' ? (quick ? 1_000_000 : 5_000_000) : quick ? 100_000 : 700_000;
+  return { n, weights, mode, selector, prepareMs, picks, nsPerPickReps: [] };
 }
 
 try {
   const quick = process.argv.includes('--quick');
-  const rows: SelectorRow[] = [];
+  const configs: Config[] = [];
   for (const mode of ['precomputed', 'per-call'] as const)
     for (const weights of ['equal', 'skewed'] as const)
-      for (const n of SIZES) rows.push(measure(n, weights, mode, quick));
+      for (const n of SIZES) configs.push(prepare(n, weights, mode, quick));
+  // Warm every path of `pick` first (both modes), so no configuration measures JIT tiering or a
+  // deoptimisation caused by the next one; then interleave the repetitions.
+  for (const c of configs) timePicks(c.selector, Math.ceil(c.picks / 5));
+  for (let rep = 0; rep < REPS; rep++)
+    for (const c of configs) c.nsPerPickReps.push(timePicks(c.selector, c.picks));
+  const rows: SelectorRow[] = configs.map((c) => ({
+    n: c.n,
+    weights: c.weights,
+    mode: c.mode,
+    isPrecomputed: c.selector.isPrecomputed,
+    prepareMs: c.prepareMs,
+    picksPerRep: c.picks,
+    reps: REPS,
+    nsPerPickReps: c.nsPerPickReps,
+    nsPerPick: median(c.nsPerPickReps),
+  }));
   emit({ type: 'result', rows });
 } catch (error) {
   fail(error);

@@ -1,0 +1,142 @@
+import type { SystemName } from './options.js';
+import { type BenchReport, type Cell, METRICS, SYSTEM_LABELS } from './report.js';
+
+function num(value: number | undefined, digits: number): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Median, and the spread of the repetitions as ± half their range, in % of the median. */
+function showCell(c: Cell | undefined, digits: number, reps: number): string {
+  if (!c) return '–';
+  const missing = c.reps.length < reps ? ` (${c.reps.length} of ${reps} runs)` : '';
+  if (c.reps.length < 2) return `${num(c.median, digits)}${missing}`;
+  const spread = ((Math.max(...c.reps) - Math.min(...c.reps)) / 2 / c.median) * 100;
+  return `${num(c.median, digits)} ±${spread.toFixed(0)}%${missing}`;
+}
+
+const ratio = (r: number | undefined, digits = 2): string =>
+  r === undefined || !Number.isFinite(r) ? '–' : `${r.toFixed(digits)}×`;
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The report as markdown: the comparison table, the selector table, the targets, the load. */
+export function renderMarkdown(report: BenchReport): string {
+  const { machine, settings } = report;
+  const names = Object.keys(report.systems) as SystemName[];
+  const others = names.includes('zlink') ? names.filter((n) => n !== 'zlink') : [];
+  const out: string[] = [];
+  out.push(
+    `## nestjs-zlink bench — ${machine.date}`,
+    '',
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}; ` +
+      `zeromq ${machine.versions.zeromq}, msgpackr ${machine.versions.msgpackr}, @nestjs/microservices ${machine.versions['@nestjs/microservices']}` +
+      (machine.git
+        ? `; lib at ${machine.git.commit}${machine.git.libDirty ? ' + uncommitted changes' : ''}`
+        : ''),
+    '',
+    `Payload: ${settings.payloadBytes.msgpack} bytes msgpack (${settings.payloadBytes.json} bytes JSON). ` +
+      `Client and server are separate processes on 127.0.0.1. Each workload: ${settings.reps} repetition(s) of ` +
+      `${settings.repMs / 1000} s per system, systems interleaved (the order rotates each repetition), ` +
+      `${settings.warmupMs} ms unmeasured warm-up before the first; cells are medians, ± is half the range of the repetitions. ` +
+      `Pipelined keeps ${settings.depth} requests outstanding; one-way starts ${settings.burst} sends per event-loop turn ` +
+      `and waits for their admission, and its rate counts what the server received until its final count came back.`,
+    '',
+  );
+  const header = [
+    'metric',
+    ...names.map((n) => SYSTEM_LABELS[n]),
+    ...others.map((n) => `ZLink ÷ ${SYSTEM_LABELS[n]}`),
+  ];
+  const rows = METRICS.filter((m) => settings.workloads.includes(m.workload)).map((m) => [
+    `${m.label} (${m.better} is better)`,
+    ...names.map((n) => showCell(report.systems[n]?.medians[m.key], m.digits, settings.reps)),
+    ...others.map((n) => ratio(report.ratios[m.key]?.[n])),
+  ]);
+  out.push(table(header, rows), '');
+  const lost = Object.entries(report.oneWayLoss).filter(([, n]) => n !== 0);
+  if (lost.length > 0)
+    out.push(`**One-way loss** (sent − received): ${lost.map(([s, n]) => `${s} ${n}`).join(', ')}`, '');
+  for (const s of Object.values(report.systems)) {
+    if (s.error) out.push(`**${s.label} failed**: ${s.error.split('\n')[0]}`, '');
+    for (const f of s.failures) {
+      out.push(
+        `**${s.label}: run ${f.rep} of ${f.workload} failed** (left out; fresh processes for the next run): ` +
+          `${f.error.split('\n')[0]}`,
+        '',
+      );
+    }
+  }
+
+  if (Array.isArray(report.selector)) {
+    const rows = report.selector;
+    const find = (n: number, w: string, mode: string) =>
+      rows.find((r) => r.n === n && r.weights === w && r.mode === mode);
+    const selectorRows: string[][] = [];
+    for (const weights of ['equal', 'skewed'] as const) {
+      for (const n of [...new Set(rows.map((r) => r.n))]) {
+        const pre = find(n, weights, 'precomputed');
+        const per = find(n, weights, 'per-call');
+        selectorRows.push([
+          String(n),
+          weights === 'equal' ? 'equal (100)' : 'skewed (100/300)',
+          num(pre?.nsPerPick, 2),
+          String(pre?.isPrecomputed ?? '–'),
+          num(pre?.prepareMs, 2),
+          num(per?.nsPerPick, 2),
+          String(per?.isPrecomputed ?? '–'),
+        ]);
+      }
+    }
+    const r0 = rows[0];
+    out.push(
+      `Selector (in-process, \`TargetSelector.pick\`, median of ${r0?.reps ?? '–'} repetitions of ` +
+        `${num(rows.find((r) => r.mode === 'precomputed')?.picksPerRep, 0)} picks precomputed / ` +
+        `${num(rows.find((r) => r.mode === 'per-call')?.picksPerRep, 0)} per-call, after a warm-up):`,
+      '',
+      table(
+        [
+          'N',
+          'weights',
+          'precomputed ns/pick',
+          'isPrecomputed',
+          'prepare ms',
+          'per-call ns/pick',
+          'isPrecomputed (per-call)',
+        ],
+        selectorRows,
+      ),
+      '',
+    );
+  } else if (report.selector) {
+    out.push(`**Selector failed**: ${report.selector.error.split('\n')[0]}`, '');
+  }
+
+  out.push(
+    'Targets:',
+    '',
+    table(
+      ['target', 'measured', 'threshold', 'result'],
+      report.targets.map((t) => [
+        t.name,
+        ratio(t.value, 3),
+        t.threshold,
+        t.note ? `${t.result} (${t.note})` : t.result,
+      ]),
+    ),
+    '',
+  );
+  const load = report.cpuLoad;
+  if (load) {
+    const warn = load.otherPercent > 5 ? ' — **other processes were busy: the numbers are disturbed**' : '';
+    out.push(
+      `CPU during the run (share of all ${machine.cores} cores): ${load.machineBusyPercent}% busy, ` +
+        `${load.benchPercent}% the bench, ${load.otherPercent}% other processes${warn}.`,
+      '',
+    );
+  }
+  return out.join('\n');
+}
