@@ -30,7 +30,8 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
   --only LIST    systems to run (default: all, and the selector)
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
-  --cpu-prof     CPU profiles of every client and server process, summarised at the end`;
+  --cpu-prof     profile client and server during the first measured run of each workload;
+                 profiles in bench/results/profiles/, top 10 self time printed at the end`;
 
 function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
   const items = (value ?? '').split(',').filter((s) => s.length > 0);
