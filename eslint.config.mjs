@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.fixtures-build/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', '.fixtures-build/**', '.bench-build/**', '.sample-build/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
   { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   ...tseslint.configs.recommended,
