@@ -10,6 +10,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import { type ChannelHandlerFn, configurationError } from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
+import { directCall } from './direct-call.js';
 import { toHandlerFailure } from './handler-failure.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 import { ZLinkParamsFactory } from './zlink-params.factory.js';
@@ -92,6 +93,8 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
   }
 
   private createHandler(instance: Instance, method: string): ChannelHandlerFn {
+    const direct = directCall(this.contextCreator, instance, method);
+    if (direct) return direct;
     const callable = this.contextCreator.create(
       instance,
       instance[method] as (...args: unknown[]) => unknown,

@@ -16,6 +16,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { Payload, RpcException } from '@nestjs/microservices';
 import { IsInt, IsString, Min } from 'class-validator';
 import { type Observable, map, of, throwError } from 'rxjs';
@@ -206,5 +207,70 @@ describe('ZLinkModule handlers run through the Nest pipeline', () => {
     expect(plain.remote).toMatchObject({ code: 'HandlerError', message: 'ledger unavailable' });
     const coded = await rejectionOf(() => route.requestToChannel('billing', 'pay.zlink', {}).async());
     expect(coded.remote).toMatchObject({ code: 'InvalidArgument', message: 'amount: must be positive' });
+  });
+});
+
+@Injectable()
+class PlainHandlers {
+  @ChannelHandler('billing', 'plain.charge')
+  charge(@ZLinkPayload() req: ChargeDto): ChargeDto {
+    return req;
+  }
+}
+
+@UseGuards(TenantGuard)
+@Injectable()
+class GuardedClass {
+  @ChannelHandler('billing', 'guarded.class')
+  charge(): string {
+    return 'charged';
+  }
+}
+
+describe('global and class-level enhancers apply to handlers that declare none themselves', () => {
+  let app: INestApplicationContext | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('an APP_PIPE ValidationPipe validates a handler with no pipe of its own', async () => {
+    app = await bootApp({
+      providers: [PlainHandlers, { provide: APP_PIPE, useValue: new ValidationPipe() }],
+    });
+    const route = app.get(ZLinkRouteClient);
+    await expect(
+      route.requestToChannel('billing', 'plain.charge', { orderId: 'o-1', amount: 5 }).async(),
+    ).resolves.toEqual({ orderId: 'o-1', amount: 5 });
+    const error = await rejectionOf(() =>
+      route.requestToChannel('billing', 'plain.charge', { orderId: 7, amount: 0 }).async(),
+    );
+    expect(error).toMatchObject({ code: 'RemoteError' });
+    expect(error.details).toMatchObject({ statusCode: 400 });
+  });
+
+  it('an APP_GUARD refuses a handler with no guard of its own', async () => {
+    app = await bootApp({ providers: [PlainHandlers, { provide: APP_GUARD, useClass: TenantGuard }] });
+    const error = await rejectionOf(() =>
+      app!
+        .get(ZLinkRouteClient)
+        .requestToChannel('billing', 'plain.charge', { orderId: 'o', amount: 1 })
+        .async(),
+    );
+    expect(error).toMatchObject({ code: 'RemoteError' });
+    expect(error.message).toContain('Forbidden');
+  });
+
+  it('a class-level guard applies to the class’s handlers', async () => {
+    app = await bootApp({ providers: [GuardedClass] });
+    const route = app.get(ZLinkRouteClient);
+    await expect(
+      rejectionOf(() => route.requestToChannel('billing', 'guarded.class', {}).async()),
+    ).resolves.toMatchObject({
+      code: 'RemoteError',
+    });
+    await expect(
+      route.requestToChannel('billing', 'guarded.class', {}).metadata('tenant-id', 't').async(),
+    ).resolves.toBe('charged');
   });
 });
