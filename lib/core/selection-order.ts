@@ -48,7 +48,7 @@ export interface OrderBounds {
   readonly maxMillis: number;
 }
 
-export const DEFAULT_ORDER_BOUNDS: OrderBounds = { maxSteps: 1 << 20, maxMillis: 25 };
+export const DEFAULT_ORDER_BOUNDS: OrderBounds = { maxSteps: 1 << 20, maxMillis: 50 };
 
 /**
  * Finds prefix and cycle from `start` (not mutated). `undefined` when a bound is hit: the caller

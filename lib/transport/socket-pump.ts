@@ -21,8 +21,9 @@ interface Waiter {
  *
  * zeromq.js rejects a second `send()` while one is blocked (`EBUSY`, synchronously on Router and
  * Publisher too), so every write goes through here. A record queued while the socket is idle is
- * written in the same turn (no added latency); records queued while a write is in progress leave
- * together as one zeromq message per destination (a batch), in the order they were queued.
+ * written at the end of the same turn's microtasks (no timer, no added turn); records queued
+ * until then, or while a write is in progress, leave together as one zeromq message per
+ * destination (a batch), in the order they were queued.
  *
  * The queue is bounded: `offer` refuses past `limit`, and `waitForSpace` lets a caller wait until
  * its deadline (then `Timeout`) — the admission rule of a send.
@@ -56,7 +57,7 @@ export class SocketPump {
     if (this.closed || this.records.length >= this.limit) return false;
     this.records.push(record);
     this.dests.push(dest);
-    if (!this.writing) void this.drain();
+    if (!this.writing) this.schedule();
     return true;
   }
 
@@ -65,7 +66,7 @@ export class SocketPump {
     if (this.closed) return;
     this.records.push(record);
     this.dests.push(dest);
-    if (!this.writing) void this.drain();
+    if (!this.writing) this.schedule();
   }
 
   /** Resolves when `offer` may succeed; `Timeout` at the deadline, `Cancelled` on abort, `Shutdown` on close. */
@@ -113,6 +114,20 @@ export class SocketPump {
     }
     this.purge();
   }
+
+  /**
+   * Starts a drain at the end of the current turn's microtasks, not synchronously: everything
+   * offered in the same burst — the replies to one incoming batch, the requests its replies set
+   * off — then leaves in one zeromq message. A lone record still leaves within the same turn.
+   */
+  private schedule(): void {
+    this.writing = true;
+    queueMicrotask(this.startDrain);
+  }
+
+  private readonly startDrain = (): void => {
+    void this.drain();
+  };
 
   private async drain(): Promise<void> {
     this.writing = true;
