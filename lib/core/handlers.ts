@@ -28,27 +28,33 @@ export interface ChannelHandlerRegistration {
 /**
  * Channel handlers by (ChannelName, kind, packet). Lookups on the receive path are two map reads.
  */
+/** A channel's handlers, one table per kind, so a lookup builds no key. */
+interface ChannelTables {
+  readonly request: Map<string, ChannelHandlerRegistration>;
+  readonly send: Map<string, ChannelHandlerRegistration>;
+}
+
 export class ChannelHandlerRegistry {
-  private readonly byChannel = new Map<string, Map<string, ChannelHandlerRegistration>>();
+  private readonly byChannel = new Map<string, ChannelTables>();
 
   /** Throws `Configuration` naming both places when (channel, kind, packet) is taken (02 §6). */
   register(registration: ChannelHandlerRegistration): void {
     const { channel, kind, packet } = registration;
-    let table = this.byChannel.get(channel);
-    if (!table) this.byChannel.set(channel, (table = new Map()));
-    const key = handlerKey(kind, packet);
-    const existing = table.get(key);
+    let tables = this.byChannel.get(channel);
+    if (!tables) this.byChannel.set(channel, (tables = { request: new Map(), send: new Map() }));
+    const table = tables[kind];
+    const existing = table.get(packet);
     if (existing) {
       throw configurationError(
         `handler ${channel}/${kind}/${packet}`,
         `declared twice: ${existing.source} and ${registration.source}`,
       );
     }
-    table.set(key, registration);
+    table.set(packet, registration);
   }
 
   lookup(channel: string, kind: MessageKind, packet: string): ChannelHandlerRegistration | undefined {
-    return this.byChannel.get(channel)?.get(handlerKey(kind, packet));
+    return this.byChannel.get(channel)?.[kind].get(packet);
   }
 
   channels(): string[] {
@@ -56,10 +62,7 @@ export class ChannelHandlerRegistry {
   }
 
   forChannel(channel: string): ChannelHandlerRegistration[] {
-    return [...(this.byChannel.get(channel)?.values() ?? [])];
+    const tables = this.byChannel.get(channel);
+    return tables ? [...tables.request.values(), ...tables.send.values()] : [];
   }
-}
-
-function handlerKey(kind: MessageKind, packet: string): string {
-  return kind === 'request' ? `r:${packet}` : `s:${packet}`;
 }

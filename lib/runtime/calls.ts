@@ -23,7 +23,8 @@ export interface CallSubmitter {
 }
 
 abstract class MetadataCall<TSelf> {
-  private readonly meta = new MetadataBuilder();
+  /** Created on the first `.metadata()`: most calls carry none. */
+  private meta: MetadataBuilder | undefined;
 
   constructor(
     protected readonly submitter: CallSubmitter,
@@ -37,8 +38,9 @@ abstract class MetadataCall<TSelf> {
   /** Adds every pair of the record. */
   metadata(record: Readonly<Record<string, string>>): TSelf;
   metadata(keyOrRecord: string | Readonly<Record<string, string>>, value?: string): TSelf {
-    if (typeof keyOrRecord === 'string') this.meta.set(keyOrRecord, value as string);
-    else this.meta.setAll(keyOrRecord);
+    const meta = (this.meta ??= new MetadataBuilder());
+    if (typeof keyOrRecord === 'string') meta.set(keyOrRecord, value as string);
+    else meta.setAll(keyOrRecord);
     return this as unknown as TSelf;
   }
 
@@ -51,7 +53,7 @@ abstract class MetadataCall<TSelf> {
       if (typeof this.packet !== 'string' || this.packet.length === 0) {
         throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
       }
-      metadata = this.meta.encode();
+      metadata = this.meta?.encode();
     } catch (error) {
       // Bad arguments are refused here, before anything is selected or sent.
       return Promise.reject(error);

@@ -157,8 +157,17 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   /** `CallSubmitter`: the route client's calls land here. */
-  async submit(call: CallSubmission): Promise<unknown> {
-    if (this.state !== 'started') await this.untilStarted(call);
+  submit(call: CallSubmission): Promise<unknown> {
+    // Not an async function: a started runtime submits in the caller's turn with no extra promise.
+    if (this.state !== 'started') return this.untilStarted(call).then(() => this.submit(call));
+    try {
+      return this.submitStarted(call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private submitStarted(call: CallSubmission): Promise<unknown> {
     const client = this.clients.get(call.channel);
     if (!client) {
       if (this.options.clientServer.has(call.channel)) {
