@@ -22,6 +22,8 @@ const RECONNECT_MAX_MS = 5000;
  * this silence, so its requests end `RouteError` instead of each waiting out its own timeout.
  */
 const HEARTBEAT_INTERVAL_MS = 1000;
+/** zeromq messages a DEALER holds for its server before the pump waits. */
+const SEND_HWM_MESSAGES = 32;
 const HEARTBEAT_TIMEOUT_MS = 3000;
 
 export interface ServerConnectionConfig {
@@ -303,6 +305,9 @@ function newDealer(endpoint: string): Dealer {
     linger: 0,
     immediate: true,
     ipv6: endpoint.includes('['),
+    // A zeromq message may carry up to 512 records, so the default HWM (1000 messages) would let
+    // half a million records wait inside zeromq: keep that backlog near the source-local queue's size.
+    sendHighWaterMark: SEND_HWM_MESSAGES,
     heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
   });
