@@ -10,6 +10,7 @@ import {
   encodeHello,
   fromWireError,
 } from '../../core/index.js';
+import { nextMessage } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
@@ -223,22 +224,8 @@ export class ServerConnection {
   private async receiveLoop(dealer: Dealer): Promise<void> {
     const { pending, events, channel, endpoint } = this.config;
     for (;;) {
-      let message: Buffer[];
-      try {
-        message = await dealer.receive();
-      } catch {
-        return; // closed
-      }
-      if (message.length !== 1) {
-        events.emit({
-          type: 'protocol_error',
-          route: 'client-server',
-          channel,
-          endpoint,
-          reason: `expected 1 frame, got ${message.length}`,
-        });
-        continue;
-      }
+      const message = await nextMessage(dealer, 1, this.reportMalformed);
+      if (!message) return;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {
         events.emit({
@@ -286,6 +273,16 @@ export class ServerConnection {
       }
     }
   }
+
+  private readonly reportMalformed = (reason: string): void => {
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'client-server',
+      channel: this.config.channel,
+      endpoint: this.config.endpoint,
+      reason,
+    });
+  };
 
   private unmatched(correlation: number): void {
     this.config.events.emit({

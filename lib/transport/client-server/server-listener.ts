@@ -24,6 +24,7 @@ import {
   toWireError,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 
 export interface ServerListenerConfig {
@@ -167,21 +168,8 @@ export class ServerListener {
   private async receiveLoop(): Promise<void> {
     const { events, channel, jobs } = this.config;
     for (;;) {
-      let message: Buffer[];
-      try {
-        message = await this.router.receive();
-      } catch {
-        return; // closed
-      }
-      if (message.length !== 2) {
-        events.emit({
-          type: 'protocol_error',
-          route: 'client-server',
-          channel,
-          reason: `expected 2 frames, got ${message.length}`,
-        });
-        continue;
-      }
+      const message = await nextMessage(this.router, 2, this.reportMalformed);
+      if (!message) return;
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer);
       for (const bad of decoded.malformed) {
@@ -245,6 +233,15 @@ export class ServerListener {
     if (!got) void permit.then(() => this.config.jobs.release());
     return got;
   }
+
+  private readonly reportMalformed = (reason: string): void => {
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'client-server',
+      channel: this.config.channel,
+      reason,
+    });
+  };
 
   private hello(id: Buffer, channel: string): void {
     if (channel !== this.config.channel) {
