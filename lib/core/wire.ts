@@ -145,7 +145,7 @@ export function encodeReply(correlation: number, payload: Uint8Array): Uint8Arra
  */
 export function encodeErrorReply(correlation: number, error: WireError): Uint8Array {
   const code = typeof error.code === 'string' ? error.code : 'HandlerError';
-  const message = typeof error.message === 'string' ? error.message : String(error.message);
+  const message = typeof error.message === 'string' ? error.message : 'handler error';
   if (error.details !== undefined) {
     try {
       return packr.pack([WIRE_VERSION, RecordKind.ErrorReply, correlation, [code, message, error.details]]);
@@ -191,7 +191,12 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
   const records: WireRecord[] = [];
   let malformed: MalformedRecord[] | undefined = broken && [broken];
   for (const value of values) {
-    const r = toRecord(value);
+    let r: WireRecord | MalformedRecord;
+    try {
+      r = toRecord(value);
+    } catch (e) {
+      r = { reason: `record could not be read: ${(e as Error).message}` };
+    }
     if ('kind' in r) records.push(r);
     else (malformed ??= []).push(r);
   }
@@ -205,9 +210,18 @@ const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 const isCorrelation = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 const isWeight = isValidWeight;
 
+/** Names a peer's value in a reason without running any of its code (`String()` would call its toString). */
+function describeValue(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined
+    ? String(value)
+    : typeof value === 'string'
+      ? JSON.stringify(value.slice(0, 32))
+      : typeof value;
+}
+
 function toRecord(value: unknown): WireRecord | MalformedRecord {
   if (!Array.isArray(value) || value.length < 2) return { reason: 'record is not an array' };
-  if (value[0] !== WIRE_VERSION) return { reason: `unsupported wire version ${String(value[0])}` };
+  if (value[0] !== WIRE_VERSION) return { reason: `unsupported wire version ${describeValue(value[0])}` };
   const v = value as unknown[];
   switch (v[1]) {
     case RecordKind.Request: {
@@ -289,7 +303,7 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
       };
     }
     default:
-      return { reason: `unknown record kind ${String(v[1])}` };
+      return { reason: `unknown record kind ${describeValue(v[1])}` };
   }
 }
 

@@ -304,3 +304,19 @@ describe('decodePayload', () => {
     expect(!r.ok && r.reason).toMatch(/^payload: /);
   });
 });
+
+describe('a peer cannot run code in the decoder', () => {
+  it('a map with a toString (or valueOf) field in the version or kind slot is a malformed record, not a throw', () => {
+    for (const hostile of [
+      { toString: 0 },
+      { valueOf: 1, toString: 'x' },
+      { [Symbol.toPrimitive as never]: 1 },
+    ]) {
+      const d1 = decodeFrame(pack([hostile, RecordKind.Reply, 1, new Uint8Array(1)]));
+      expect(d1.records).toHaveLength(0);
+      expect(d1.malformed).toHaveLength(1);
+      const d2 = decodeFrame(pack([WIRE_VERSION, hostile, 1]));
+      expect(d2.malformed[0]?.reason).toMatch(/kind/);
+    }
+  });
+});
