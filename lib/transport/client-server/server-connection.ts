@@ -185,13 +185,7 @@ export class ServerConnection {
       // The answer is definitive for this connection: stop repeating hello (a reconnect starts over).
       this.stopHello();
       this.mismatched = true;
-      events.emit({
-        type: 'protocol_error',
-        route: 'client-server',
-        channel,
-        endpoint,
-        reason: `server at ${endpoint} serves '${state.channel}', not '${channel}'`,
-      });
+      this.protocolError(`server at ${endpoint} serves '${state.channel}', not '${channel}'`);
       return;
     }
     const previous = this.server;
@@ -222,19 +216,13 @@ export class ServerConnection {
   }
 
   private async receiveLoop(dealer: Dealer): Promise<void> {
-    const { pending, events, channel, endpoint } = this.config;
+    const { pending } = this.config;
     for (;;) {
-      const message = await nextMessage(dealer, 1, this.reportMalformed);
+      const message = await nextMessage(dealer, 1, this.protocolError);
       if (!message) return;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {
-        events.emit({
-          type: 'protocol_error',
-          route: 'client-server',
-          channel,
-          endpoint,
-          reason: bad.reason,
-        });
+        this.protocolError(bad.reason);
       }
       for (const record of decoded.records) {
         switch (record.kind) {
@@ -262,19 +250,14 @@ export class ServerConnection {
             break;
           default:
             // A server never starts a business call toward a client (03 §1): it reaches no handler.
-            events.emit({
-              type: 'protocol_error',
-              route: 'client-server',
-              channel,
-              endpoint,
-              reason: `a client does not accept record kind ${record.kind}`,
-            });
+            this.protocolError(`a client does not accept record kind ${record.kind}`);
         }
       }
     }
   }
 
-  private readonly reportMalformed = (reason: string): void => {
+  /** A record from the server that matches nothing we sent or cannot be read: reported, never delivered. */
+  private readonly protocolError = (reason: string): void => {
     this.config.events.emit({
       type: 'protocol_error',
       route: 'client-server',
@@ -285,13 +268,7 @@ export class ServerConnection {
   };
 
   private unmatched(correlation: number): void {
-    this.config.events.emit({
-      type: 'protocol_error',
-      route: 'client-server',
-      channel: this.config.channel,
-      endpoint: this.config.endpoint,
-      reason: `reply matches no pending request (correlation ${correlation})`,
-    });
+    this.protocolError(`reply matches no pending request (correlation ${correlation})`);
   }
 }
 

@@ -168,7 +168,7 @@ export class ServerListener {
   private async receiveLoop(): Promise<void> {
     const { events, channel, jobs } = this.config;
     for (;;) {
-      const message = await nextMessage(this.router, 2, this.reportMalformed);
+      const message = await nextMessage(this.router, 2, this.protocolError);
       if (!message) return;
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer);
@@ -187,7 +187,7 @@ export class ServerListener {
             reason: bad.reason,
           });
         } else {
-          events.emit({ type: 'protocol_error', route: 'client-server', channel, reason: bad.reason });
+          this.protocolError(bad.reason);
         }
       }
       for (const record of decoded.records) {
@@ -212,12 +212,7 @@ export class ServerListener {
             void this.run(id, record);
             break;
           default:
-            events.emit({
-              type: 'protocol_error',
-              route: 'client-server',
-              channel,
-              reason: `a server does not accept record kind ${record.kind}`,
-            });
+            this.protocolError(`a server does not accept record kind ${record.kind}`);
         }
       }
     }
@@ -234,7 +229,8 @@ export class ServerListener {
     return got;
   }
 
-  private readonly reportMalformed = (reason: string): void => {
+  /** A record this listener cannot use (unreadable, of a kind a server never takes): reported, dropped. */
+  private readonly protocolError = (reason: string): void => {
     this.config.events.emit({
       type: 'protocol_error',
       route: 'client-server',
@@ -245,12 +241,7 @@ export class ServerListener {
 
   private hello(id: Buffer, channel: string): void {
     if (channel !== this.config.channel) {
-      this.config.events.emit({
-        type: 'protocol_error',
-        route: 'client-server',
-        channel: this.config.channel,
-        reason: `hello for channel '${channel}' reached the listener of '${this.config.channel}'`,
-      });
+      this.protocolError(`hello for channel '${channel}' reached the listener of '${this.config.channel}'`);
       // Say who is here anyway: the client's handshake check records the mismatch and never makes
       // this listener a candidate; it is not remembered as a client of this channel.
       this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
