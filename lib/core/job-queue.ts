@@ -33,9 +33,4 @@ export class JobQueue {
     if (next) next();
     else this.running--;
   }
-
-  /** Resolves when no handler is running (used by drain). */
-  async idle(pollMs = 10): Promise<void> {
-    while (this.running > 0) await new Promise((r) => setTimeout(r, pollMs));
-  }
 }

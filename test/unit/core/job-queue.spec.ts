@@ -81,22 +81,6 @@ describe('JobQueue', () => {
     expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(q.active).toBe(0);
   });
-
-  it('idle() resolves once no job is running', async () => {
-    jest.useFakeTimers();
-    const q = new JobQueue(2);
-    q.tryAcquire();
-    const idle = track(q.idle(10));
-    await jest.advanceTimersByTimeAsync(50);
-    expect(idle.done).toBe(false);
-    q.release();
-    await jest.advanceTimersByTimeAsync(10);
-    expect(idle.done).toBe(true);
-  });
-
-  it('idle() resolves at once when nothing runs', async () => {
-    await expect(new JobQueue(1).idle()).resolves.toBeUndefined();
-  });
 });
 
 describe('JobQueue release without a permit', () => {
