@@ -9,7 +9,7 @@ import { type ZLinkError, invalidArgument } from './errors.js';
  */
 export const METADATA_MAX_BYTES = 1024;
 
-/** What a handler reads: a frozen snapshot, keys in first-set order, the last value for a key. */
+/** What a handler reads: a frozen snapshot holding the last value set for each key. */
 export type ZLinkMetadata = Readonly<Record<string, string>>;
 
 export const EMPTY_METADATA: ZLinkMetadata = Object.freeze(Object.create(null) as Record<string, string>);
