@@ -257,15 +257,7 @@ export class ZLinkRuntime implements CallSubmitter {
     const client = this.clients.get(channel);
     if (!client)
       throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
-    const deadline = Date.now() + timeoutMs;
-    while (client.candidateCount < count) {
-      if (Date.now() > deadline)
-        throw new ZLinkError(
-          'Timeout',
-          `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
-        );
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await client.waitForCandidates(count, timeoutMs);
   }
 
   /**

@@ -55,9 +55,7 @@ export class SocketPump {
    */
   offer(record: Uint8Array, dest?: Buffer): boolean {
     if (this.closed || this.records.length >= this.limit) return false;
-    this.records.push(record);
-    this.dests.push(dest);
-    if (!this.writing) this.schedule();
+    this.force(record, dest);
     return true;
   }
 

@@ -208,6 +208,21 @@ export class ClientChannel {
     return false;
   }
 
+  /** Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by rebuilds, no polling. */
+  async waitForCandidates(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.selector.size < count) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.closed) {
+        throw new ZLinkError(
+          'Timeout',
+          `'${this.config.channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
+        );
+      }
+      await this.waitForCandidate(left, undefined);
+    }
+  }
+
   private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(cancelledError(`call on '${this.config.channel}'`, signal));
     return new Promise<void>((resolve, reject) => {

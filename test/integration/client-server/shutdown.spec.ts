@@ -9,16 +9,22 @@ import { LOCAL, listen, startRuntime, waitForCandidates } from './harness.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
+/** A server whose `slow` handler waits on a gate that only cleanup opens, and a ready client of it. */
+async function stalledServerAndClient() {
+  const gate = cleanup.gate();
+  const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
+    ['request', 'slow', () => gate.promise],
+  ]);
+  const client = await startRuntime(cleanup, {
+    clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
+  });
+  await waitForCandidates(client, 'billing', 1);
+  return { server, client };
+}
+
 describe('02 §8 shutdown: runtime.close() ends pending requests with Shutdown and new calls with Shutdown', () => {
   it('pending requests end Shutdown at close; sends and requests started afterwards end Shutdown', async () => {
-    const gate = cleanup.gate();
-    const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
-      ['request', 'slow', () => gate.promise],
-    ]);
-    const client = await startRuntime(cleanup, {
-      clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
-    });
-    await waitForCandidates(client, 'billing', 1);
+    const { server, client } = await stalledServerAndClient();
 
     const pending = Array.from({ length: 5 }, (_, i) =>
       outcome(client.routeClient.requestToChannel('billing', 'slow', i).async({ timeoutMs: 10000 })),
@@ -42,14 +48,7 @@ describe('02 §8 shutdown: runtime.close() ends pending requests with Shutdown a
   it.each([0, 1, 2, 5])(
     'a request started %i microtask(s) before close() ends Shutdown at once, not at its timeout',
     async (ticks) => {
-      const gate = cleanup.gate();
-      const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
-        ['request', 'slow', () => gate.promise],
-      ]);
-      const client = await startRuntime(cleanup, {
-        clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
-      });
-      await waitForCandidates(client, 'billing', 1);
+      const { client } = await stalledServerAndClient();
       const started = Date.now();
       const call = outcome(
         client.routeClient.requestToChannel('billing', 'slow', 1).async({ timeoutMs: 10000 }),
