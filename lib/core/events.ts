@@ -20,7 +20,10 @@ export type ZLinkEvent =
       readonly type: 'delivery';
       readonly result: DeliveryResult;
       readonly route: RouteKind;
-      readonly channel: string;
+      /** The ChannelName; for a Node direct message, the MeshName in `mesh` and no channel. */
+      readonly channel?: string;
+      readonly mesh?: string;
+      readonly sourceRid?: string;
       readonly kind?: 'send' | 'request';
       readonly packet?: string;
       readonly reason?: string;
@@ -29,7 +32,10 @@ export type ZLinkEvent =
       /** A record that matches nothing we sent, or cannot be read; it reaches no handler. */
       readonly type: 'protocol_error';
       readonly route: RouteKind;
-      readonly channel: string;
+      /** ClientServer: the channel; RouteMesh: the mesh, and the peer when it is known. */
+      readonly channel?: string;
+      readonly mesh?: string;
+      readonly peerRid?: string;
       readonly reason: string;
       readonly endpoint?: string;
     }
@@ -42,10 +48,33 @@ export type ZLinkEvent =
       readonly weight: number;
       readonly draining: boolean;
     }
-  | { readonly type: 'listening'; readonly channel: string; readonly endpoint: string }
+  | {
+      /** A RouteMesh peer finished its handshake (`peer_ready`), left (`peer_lost`), or changed its memberships. */
+      readonly type: 'peer_ready' | 'peer_lost' | 'peer_state';
+      readonly mesh: string;
+      readonly rid: string;
+      readonly generation: string;
+      readonly memberships: readonly { channel: string; weight: number; draining: boolean }[];
+      readonly reason?: string;
+    }
+  | {
+      /** A manual peer link closed before ready for good: wrong RID, wrong mesh, or an Object Client pair. */
+      readonly type: 'peer_refused';
+      readonly mesh: string;
+      readonly endpoint: string;
+      readonly reason: string;
+    }
+  | {
+      readonly type: 'listening';
+      readonly channel?: string;
+      readonly mesh?: string;
+      readonly endpoint: string;
+    }
   | {
       readonly type: 'drain';
-      readonly channel: string;
+      /** A ClientServer channel, or a MeshNode's Server memberships (`mesh`). */
+      readonly channel?: string;
+      readonly mesh?: string;
       readonly phase: 'started' | 'completed' | 'deadline';
     };
 

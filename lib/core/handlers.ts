@@ -14,7 +14,17 @@ export interface ZLinkMessageContext {
   readonly correlation: number | undefined;
 }
 
+/**
+ * What a Node direct handler learns: the channel context's message fields plus the physical route
+ * (02 §6): which mesh, and which node sent it. There is no ChannelName: none was called.
+ */
+export interface ZLinkNodeMessageContext extends Omit<ZLinkMessageContext, 'channelName'> {
+  readonly meshName: string;
+  readonly sourceRid: string;
+}
+
 export type ChannelHandlerFn = (payload: unknown, context: ZLinkMessageContext) => unknown;
+export type NodeHandlerFn = (payload: unknown, context: ZLinkNodeMessageContext) => unknown;
 
 export interface ChannelHandlerRegistration {
   readonly channel: string;
@@ -25,44 +35,87 @@ export interface ChannelHandlerRegistration {
   readonly source: string;
 }
 
-/**
- * Channel handlers by (ChannelName, kind, packet). Lookups on the receive path are two map reads.
- */
-/** A channel's handlers, one table per kind, so a lookup builds no key. */
-interface ChannelTables {
-  readonly request: Map<string, ChannelHandlerRegistration>;
-  readonly send: Map<string, ChannelHandlerRegistration>;
+/** A Node direct handler: its namespace is the MeshName (02 §6). */
+export interface NodeHandlerRegistration {
+  readonly mesh: string;
+  readonly kind: MessageKind;
+  readonly packet: string;
+  readonly handler: NodeHandlerFn;
+  readonly source: string;
 }
 
-export class ChannelHandlerRegistry {
-  private readonly byChannel = new Map<string, ChannelTables>();
+interface Registration {
+  readonly kind: MessageKind;
+  readonly packet: string;
+  readonly source: string;
+}
 
-  /** Throws `Configuration` naming both places when (channel, kind, packet) is taken (02 §6). */
-  register(registration: ChannelHandlerRegistration): void {
-    const { channel, kind, packet } = registration;
-    let tables = this.byChannel.get(channel);
-    if (!tables) this.byChannel.set(channel, (tables = { request: new Map(), send: new Map() }));
+/** One scope's handlers, one table per kind, so a lookup builds no key. */
+interface ScopeTables<R> {
+  readonly request: Map<string, R>;
+  readonly send: Map<string, R>;
+}
+
+/**
+ * Handlers by (scope, kind, packet): the scope is a ChannelName or, for Node direct, a MeshName.
+ * Lookups on the receive path are two map reads.
+ */
+class HandlerRegistry<R extends Registration> {
+  private readonly byScope = new Map<string, ScopeTables<R>>();
+
+  constructor(
+    private readonly scopeOf: (registration: R) => string,
+    private readonly label: string,
+  ) {}
+
+  /** Throws `Configuration` naming both places when (scope, kind, packet) is taken (02 §6). */
+  register(registration: R): void {
+    const scope = this.scopeOf(registration);
+    const { kind, packet } = registration;
+    let tables = this.byScope.get(scope);
+    if (!tables) this.byScope.set(scope, (tables = { request: new Map(), send: new Map() }));
     const table = tables[kind];
     const existing = table.get(packet);
     if (existing) {
       throw configurationError(
-        `handler ${channel}/${kind}/${packet}`,
+        `${this.label} ${scope}/${kind}/${packet}`,
         `declared twice: ${existing.source} and ${registration.source}`,
       );
     }
     table.set(packet, registration);
   }
 
-  lookup(channel: string, kind: MessageKind, packet: string): ChannelHandlerRegistration | undefined {
-    return this.byChannel.get(channel)?.[kind].get(packet);
+  lookup(scope: string, kind: MessageKind, packet: string): R | undefined {
+    return this.byScope.get(scope)?.[kind].get(packet);
+  }
+
+  scopes(): string[] {
+    return [...this.byScope.keys()];
+  }
+
+  forScope(scope: string): R[] {
+    const tables = this.byScope.get(scope);
+    return tables ? [...tables.request.values(), ...tables.send.values()] : [];
+  }
+}
+
+export class ChannelHandlerRegistry extends HandlerRegistry<ChannelHandlerRegistration> {
+  constructor() {
+    super((r) => r.channel, 'handler');
   }
 
   channels(): string[] {
-    return [...this.byChannel.keys()];
+    return this.scopes();
   }
 
   forChannel(channel: string): ChannelHandlerRegistration[] {
-    const tables = this.byChannel.get(channel);
-    return tables ? [...tables.request.values(), ...tables.send.values()] : [];
+    return this.forScope(channel);
+  }
+}
+
+/** Node direct handlers, in a namespace per MeshName apart from every channel's. */
+export class NodeHandlerRegistry extends HandlerRegistry<NodeHandlerRegistration> {
+  constructor() {
+    super((r) => r.mesh, 'node handler');
   }
 }

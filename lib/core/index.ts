@@ -7,3 +7,4 @@ export * from './pending.js';
 export * from './selector.js';
 export * from './wire.js';
 export * from './job-queue.js';
+export * from './mesh-records.js';

@@ -1,24 +1,41 @@
 import { configurationError } from './errors.js';
+import { type MeshOptions, type NormalizedMesh, normalizeMeshes } from './mesh-options.js';
+import {
+  type ListenOptions,
+  type NormalizedListen,
+  checkEndpoint,
+  checkKeys,
+  checkName,
+  isRecord,
+  normalizeListen,
+  positiveInt,
+  validateWeight,
+} from './option-checks.js';
+
+export {
+  DEFAULT_WEIGHT,
+  WEIGHT_MAX,
+  WEIGHT_MIN,
+  isValidWeight,
+  validateWeight,
+  checkNodeRid,
+  type ListenOptions,
+  type NormalizedListen,
+} from './option-checks.js';
+export type {
+  MeshChannelOptions,
+  MeshOptions,
+  MeshPeerOptions,
+  NormalizedMesh,
+  NormalizedMeshChannel,
+  ObjectRole,
+} from './mesh-options.js';
 
 /**
  * Options: their shapes, their defaults and their validation, all here. `normalizeOptions` turns
  * what a user wrote into a frozen, fully defaulted topology or throws `Configuration` naming the
  * field to change.
  */
-
-export const WEIGHT_MIN = 0;
-export const WEIGHT_MAX = 10000;
-/** @default 100 */
-export const DEFAULT_WEIGHT = 100;
-
-export interface ListenOptions {
-  /** @default 0 (a free port; the bound port is what gets advertised) */
-  port?: number;
-  /** @default '0.0.0.0' */
-  bindHost?: string;
-  /** Host others use to reach this listener. @default bindHost, or this machine's hostname for a wildcard bind */
-  advertiseHost?: string;
-}
 
 export interface ClientServerClientOptions {
   /** Manual server endpoints, `tcp://host:port`. */
@@ -42,19 +59,6 @@ export interface ClientServerChannelOptions {
 export interface ClientServerRegistration extends ClientServerChannelOptions {
   channel: string;
 }
-
-export interface MeshChannelOptions {
-  role: 'server' | 'client';
-  weight?: number;
-}
-
-export interface MeshOptions {
-  rid?: string;
-  listen?: ListenOptions;
-  peers?: (string | { endpoint: string; rid?: string })[];
-  channels?: Record<string, MeshChannelOptions>;
-}
-
 export interface FanoutChannelOptions {
   publisher?: { listen?: ListenOptions; noDrop?: boolean; sendHighWaterMark?: number };
   subscriber?: { connect?: string[]; topics?: string[] };
@@ -74,13 +78,6 @@ export interface ZLinkOptions {
   /** How long a drain waits for accepted work before closing anyway. @default 10000 */
   drainTimeoutMs?: number;
 }
-
-export interface NormalizedListen {
-  readonly port: number;
-  readonly bindHost: string;
-  readonly advertiseHost: string | undefined;
-}
-
 export interface NormalizedClientServerChannel {
   readonly channel: string;
   readonly client: { readonly connect: readonly string[] } | undefined;
@@ -88,8 +85,8 @@ export interface NormalizedClientServerChannel {
     | { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined }
     | undefined;
 }
-
 export interface NormalizedOptions {
+  readonly meshes: ReadonlyMap<string, NormalizedMesh>;
   readonly clientServer: ReadonlyMap<string, NormalizedClientServerChannel>;
   readonly requestTimeoutMs: number;
   readonly handlerConcurrency: number;
@@ -111,85 +108,8 @@ const TOP_KEYS = [
   'drainTimeoutMs',
 ];
 
-/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */
-export function isValidWeight(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= WEIGHT_MIN && value <= WEIGHT_MAX;
-}
-
-export function validateWeight(field: string, value: unknown): number {
-  if (value === undefined) return DEFAULT_WEIGHT;
-  if (!isValidWeight(value)) {
-    throw configurationError(
-      field,
-      `weight must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function positiveInt(field: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw configurationError(field, `must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function checkKeys(field: string, value: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw configurationError(`${field}.${key}`, `unknown option (expected one of: ${allowed.join(', ')})`);
-    }
-  }
-}
-
-function checkName(field: string, name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0 || name.includes('\0')) {
-    throw configurationError(field, 'a name must be a non-empty string without NUL');
-  }
-  return name;
-}
-
-const ENDPOINT = /^tcp:\/\/[^\s:/]+:\d{1,5}$|^tcp:\/\/\[[0-9a-fA-F:]+\]:\d{1,5}$|^(ipc|inproc):\/\/\S+$/;
-
-function checkEndpoint(field: string, value: unknown): string {
-  const tcpPort =
-    typeof value === 'string' && value.startsWith('tcp://')
-      ? Number(value.slice(value.lastIndexOf(':') + 1))
-      : 1;
-  if (typeof value !== 'string' || !ENDPOINT.test(value) || !(tcpPort >= 1 && tcpPort <= 65535)) {
-    throw configurationError(
-      field,
-      `expected an endpoint like tcp://host:port (port 1..65535), got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
-}
-
-function normalizeListen(field: string, value: unknown): NormalizedListen {
-  if (value === undefined) return { port: 0, bindHost: '0.0.0.0', advertiseHost: undefined };
-  if (!isRecord(value))
-    throw configurationError(field, 'must be an object { port, bindHost, advertiseHost }');
-  checkKeys(field, value, ['port', 'bindHost', 'advertiseHost']);
-  const port = value.port ?? 0;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw configurationError(`${field}.port`, `must be an integer 0..65535, got ${String(port)}`);
-  }
-  const bindHost = value.bindHost ?? '0.0.0.0';
-  if (typeof bindHost !== 'string' || bindHost.length === 0)
-    throw configurationError(`${field}.bindHost`, 'must be a host');
-  const advertiseHost = value.advertiseHost;
-  if (advertiseHost !== undefined && (typeof advertiseHost !== 'string' || advertiseHost.length === 0)) {
-    throw configurationError(`${field}.advertiseHost`, 'must be a host');
-  }
-  return { port, bindHost, advertiseHost };
-}
-
-type Registration = { field: string; channel: string; value: Record<string, unknown> };
+/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */ type Registration =
+  { field: string; channel: string; value: Record<string, unknown> };
 
 function clientServerRegistrations(value: unknown): Registration[] {
   if (value === undefined) return [];
@@ -267,8 +187,6 @@ function normalizeClientServer(value: unknown): Map<string, NormalizedClientServ
     out.set(channel, Object.freeze({ channel, client: slot.client, server: slot.server }));
   return out;
 }
-
-/** Every ChannelName must name exactly one send path (02 §4, 03 §2). Returns where each was declared. */
 function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<string, unknown>): void {
   const seen = new Map<string, string>();
   const claim = (channel: string, field: string): void => {
@@ -290,10 +208,7 @@ function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<stri
       if (channels === undefined) continue;
       if (!isRecord(channels))
         throw configurationError(`meshes.${mesh}.channels`, 'must be an object keyed by ChannelName');
-      for (const [channel, c] of Object.entries(channels)) {
-        claim(channel, `meshes.${mesh}.channels.${channel}`);
-        if (isRecord(c)) validateWeight(`meshes.${mesh}.channels.${channel}.weight`, c.weight);
-      }
+      for (const channel of Object.keys(channels)) claim(channel, `meshes.${mesh}.channels.${channel}`);
     }
   }
   if (options.fanout !== undefined) {
@@ -309,8 +224,9 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
   const clientServer = normalizeClientServer(raw.clientServer);
   checkChannelNames(raw, clientServer);
+  const meshes = normalizeMeshes(raw.meshes);
   // Arrangements that later issues bring: refuse clearly rather than ignore a topology the user asked for.
-  for (const later of ['meshes', 'fanout', 'locationStore'] as const) {
+  for (const later of ['fanout', 'locationStore'] as const) {
     if (raw[later] !== undefined)
       throw configurationError(later, 'is not supported by this version of nestjs-zlink yet');
   }
@@ -325,6 +241,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     }
   }
   return Object.freeze({
+    meshes,
     clientServer,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),

@@ -1,6 +1,19 @@
-import { Packr } from 'msgpackr';
 import type { WireError } from './errors.js';
-import { isValidWeight } from './options.js';
+import {
+  type MalformedRecord,
+  RecordKind,
+  WIRE_VERSION,
+  describeValue,
+  isBytes,
+  isCorrelation,
+  isRevision,
+  isStr,
+  packr,
+} from './codec.js';
+import { type MeshRecord, readMeshRecord } from './mesh-records.js';
+import { isValidWeight } from './option-checks.js';
+
+export { RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
 
 /**
  * Wire records. Every record is one msgpack array `[version, kind, ...fields]`; a zeromq message
@@ -9,17 +22,6 @@ import { isValidWeight } from './options.js';
  * be decoded still leaves the record — and its correlation — readable, and so that relays never
  * re-encode. The decoder never throws: malformed input comes back as a typed failure.
  */
-export const WIRE_VERSION = 1;
-
-export const RecordKind = {
-  Hello: 1,
-  Welcome: 2,
-  State: 3,
-  Send: 10,
-  Request: 11,
-  Reply: 12,
-  ErrorReply: 13,
-} as const;
 
 /** Client → server on a fresh connection: which channel the client means. */
 export interface HelloRecord {
@@ -77,20 +79,19 @@ export interface ErrorReplyRecord {
 }
 
 export type WireRecord =
-  HelloRecord | WelcomeRecord | StateRecord | SendRecord | RequestRecord | ReplyRecord | ErrorReplyRecord;
-
-/** A record that could not be read. `correlation` is set when it was a request whose id was legible. */
-export interface MalformedRecord {
-  readonly reason: string;
-  readonly correlation?: number;
-}
+  | HelloRecord
+  | WelcomeRecord
+  | StateRecord
+  | SendRecord
+  | RequestRecord
+  | ReplyRecord
+  | ErrorReplyRecord
+  | MeshRecord;
 
 export interface DecodedFrame {
   readonly records: WireRecord[];
   readonly malformed: MalformedRecord[];
 }
-
-const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
 
 // --- encoding -------------------------------------------------------------------------------
 
@@ -205,19 +206,7 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
 
 const NO_MALFORMED: MalformedRecord[] = [];
 
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
-const isCorrelation = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 const isWeight = isValidWeight;
-
-/** Names a peer's value in a reason without running any of its code (`String()` would call its toString). */
-function describeValue(value: unknown): string {
-  return typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined
-    ? String(value)
-    : typeof value === 'string'
-      ? JSON.stringify(value.slice(0, 32))
-      : typeof value;
-}
 
 function toRecord(value: unknown): WireRecord | MalformedRecord {
   if (!Array.isArray(value) || value.length < 2) return { reason: 'record is not an array' };
@@ -287,8 +276,7 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
         !isStr(generation) ||
         !isWeight(weight) ||
         typeof draining !== 'boolean' ||
-        typeof revision !== 'number' ||
-        !Number.isSafeInteger(revision)
+        !isRevision(revision)
       ) {
         return { reason: 'malformed server state record' };
       }
@@ -303,7 +291,7 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
       };
     }
     default:
-      return { reason: `unknown record kind ${describeValue(v[1])}` };
+      return readMeshRecord(v);
   }
 }
 

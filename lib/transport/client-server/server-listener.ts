@@ -2,27 +2,19 @@ import { Router } from 'zeromq';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
-  type MessageKind,
   type NormalizedListen,
   type RequestRecord,
   type SendRecord,
   type ServerState,
-  type WireError,
   type ZLinkEvents,
   type ZLinkMessageContext,
   DRAINING_CODE,
   REMOTE_CODES,
   RecordKind,
   decodeFrame,
-  decodeMetadata,
-  decodePayload,
-  encodeErrorReply,
-  encodePayload,
-  encodeReply,
   encodeServerState,
-  errorMessage,
-  toWireError,
 } from '../../core/index.js';
+import { type InboundScope, failInbound, runInbound } from '../inbound.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
@@ -73,6 +65,7 @@ export class ServerListener {
   private signalClosing!: (value: false) => void;
   /** When a draining listener last refused a business record. */
   private lastRefusedAt = 0;
+  private readonly scope: InboundScope<ZLinkMessageContext>;
 
   constructor(private readonly config: ServerListenerConfig) {
     this.state = {
@@ -91,6 +84,22 @@ export class ServerListener {
     });
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
+    const { channel, handlers, events } = config;
+    this.scope = {
+      route: 'client-server',
+      events,
+      channel,
+      mesh: undefined,
+      lookup: (kind, packet) => handlers.lookup(channel, kind, packet),
+      context: (kind, packet, metadata, correlation) => ({
+        channelName: channel,
+        kind,
+        packet,
+        metadata,
+        correlation,
+      }),
+      reply: (id, record) => this.reply(id, record),
+    };
   }
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
@@ -166,7 +175,7 @@ export class ServerListener {
   }
 
   private async receiveLoop(): Promise<void> {
-    const { events, channel, jobs } = this.config;
+    const { jobs } = this.config;
     for (;;) {
       const message = await nextMessage(this.router, 2, this.protocolError);
       if (!message) return;
@@ -174,17 +183,9 @@ export class ServerListener {
       const decoded = decodeFrame(message[1] as Buffer);
       for (const bad of decoded.malformed) {
         if (bad.correlation !== undefined) {
-          this.reply(
-            id,
-            encodeErrorReply(bad.correlation, { code: REMOTE_CODES.decodeError, message: bad.reason }),
-          );
-          events.emit({
-            type: 'delivery',
-            result: 'decode_error',
-            route: 'client-server',
-            channel,
-            kind: 'request',
-            reason: bad.reason,
+          failInbound(this.scope, id, bad.correlation, { packet: '' }, 'decode_error', {
+            code: REMOTE_CODES.decodeError,
+            message: bad.reason,
           });
         } else {
           this.protocolError(bad.reason);
@@ -259,103 +260,26 @@ export class ServerListener {
   }
 
   private refuse(id: Buffer, record: RequestRecord | SendRecord): void {
-    const { channel, events } = this.config;
     this.lastRefusedAt = Date.now();
-    if (record.kind === RecordKind.Request) {
-      this.reply(
-        id,
-        encodeErrorReply(record.correlation, {
-          code: DRAINING_CODE,
-          message: `server of '${channel}' is draining`,
-        }),
-      );
-    }
-    events.emit({
-      type: 'delivery',
-      result: 'rejected',
-      route: 'client-server',
-      channel,
-      kind: record.kind === RecordKind.Request ? 'request' : 'send',
-      packet: record.packet,
+    const correlation = record.kind === RecordKind.Request ? record.correlation : undefined;
+    failInbound(this.scope, id, correlation, record, 'rejected', {
+      code: DRAINING_CODE,
+      message: `server of '${this.config.channel}' is draining`,
     });
   }
 
   private async run(id: Buffer, record: RequestRecord | SendRecord): Promise<void> {
-    const correlation = record.kind === RecordKind.Request ? record.correlation : undefined;
     try {
-      const metadata = decodeMetadata(record.metadata);
-      if (!metadata.ok) {
-        return this.fail(id, record, 'protocol_error', {
-          code: REMOTE_CODES.badMetadata,
-          message: metadata.reason,
-        });
-      }
-      const kind: MessageKind = correlation === undefined ? 'send' : 'request';
-      const registration = this.config.handlers.lookup(this.config.channel, kind, record.packet);
-      if (!registration) {
-        const message = `no ${kind} handler for '${record.packet}' on '${this.config.channel}'`;
-        return this.fail(id, record, 'no_handler', { code: REMOTE_CODES.noHandler, message });
-      }
-      const payload = decodePayload(record.payload);
-      if (!payload.ok) {
-        return this.fail(id, record, 'decode_error', {
-          code: REMOTE_CODES.decodeError,
-          message: payload.reason,
-        });
-      }
-      const context: ZLinkMessageContext = {
-        channelName: this.config.channel,
-        kind,
-        packet: record.packet,
-        metadata: metadata.metadata,
-        correlation,
-      };
-      let result: unknown;
-      try {
-        result = await registration.handler(payload.value, context);
-      } catch (error) {
-        return this.fail(id, record, 'handler_error', toWireError(error));
-      }
-      if (correlation === undefined) return;
-      let bytes: Uint8Array;
-      try {
-        bytes = encodeReply(correlation, encodePayload(result));
-      } catch (error) {
-        const message = `reply could not be encoded: ${(error as Error).message}`;
-        return this.fail(id, record, 'reply_error', { code: REMOTE_CODES.handlerError, message });
-      }
-      this.reply(id, bytes);
-    } catch (error) {
-      // Nothing above should throw; if something does, the request still ends once and the
-      // process does not die of an unhandled rejection.
-      this.fail(id, record, 'handler_error', {
-        code: REMOTE_CODES.handlerError,
-        message: errorMessage(error),
-      });
+      await runInbound(
+        this.scope,
+        id,
+        record.kind === RecordKind.Request ? record.correlation : undefined,
+        record,
+      );
     } finally {
       this.inFlight--;
       this.config.jobs.release();
     }
-  }
-
-  /** A request gets an error reply; a one-way send is dropped. Either way it is reported. */
-  private fail(
-    id: Buffer,
-    record: RequestRecord | SendRecord,
-    result: 'no_handler' | 'decode_error' | 'protocol_error' | 'handler_error' | 'reply_error',
-    error: WireError,
-  ): void {
-    const isRequest = record.kind === RecordKind.Request;
-    if (isRequest) this.reply(id, encodeErrorReply(record.correlation, error));
-    this.config.events.emit({
-      type: 'delivery',
-      result,
-      route: 'client-server',
-      channel: this.config.channel,
-      kind: isRequest ? 'request' : 'send',
-      packet: record.packet,
-      reason: error.message,
-    });
   }
 
   /** Replies take no job permit and are never refused by the queue bound (they are bounded by permits). */

@@ -1,0 +1,47 @@
+import { Packr } from 'msgpackr';
+
+/**
+ * What every wire record shares: the msgpack codec, the version, the record kinds and the checks the
+ * decoders use on a peer's values. ClientServer records are in `wire.ts`, RouteMesh records in
+ * `mesh-records.ts`; one `decodeFrame` reads both.
+ */
+export const WIRE_VERSION = 1;
+
+export const RecordKind = {
+  Hello: 1,
+  Welcome: 2,
+  State: 3,
+  Send: 10,
+  Request: 11,
+  Reply: 12,
+  ErrorReply: 13,
+  MeshHello: 20,
+  MeshWelcome: 21,
+  MeshState: 22,
+  MeshPing: 23,
+  MeshSend: 24,
+  MeshRequest: 25,
+} as const;
+
+export const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
+
+/** A record that could not be read. `correlation` is set when it was a request whose id was legible. */
+export interface MalformedRecord {
+  readonly reason: string;
+  readonly correlation?: number;
+}
+
+export const isStr = (v: unknown): v is string => typeof v === 'string';
+export const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
+export const isCorrelation = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+export const isRevision = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/** Names a peer's value in a reason without running any of its code (`String()` would call its toString). */
+export function describeValue(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined
+    ? String(value)
+    : typeof value === 'string'
+      ? JSON.stringify(value.slice(0, 32))
+      : typeof value;
+}

@@ -1,0 +1,162 @@
+import { configurationError } from './errors.js';
+import {
+  type ListenOptions,
+  type NormalizedListen,
+  checkEndpoint,
+  checkKeys,
+  checkName,
+  checkNodeRid,
+  isRecord,
+  normalizeListen,
+  validateWeight,
+} from './option-checks.js';
+
+/** The `meshes` option: one MeshNode per MeshName (RouteMesh). */
+
+export interface MeshChannelOptions {
+  /** `server` receives calls on the channel (and may send); `client` only sends. Fixed after start. */
+  role: 'server' | 'client';
+  /** Server role only: 0..10000. @default 100 */
+  weight?: number;
+}
+
+/** A manual peer: its endpoint, and optionally the NodeRid expected there (a different one is refused). */
+export type MeshPeerOptions = string | { endpoint: string; rid?: string };
+
+/**
+ * Spots and Actors (`client` / `server`) need a Location Store; `none` is a plain MeshNode.
+ * @default 'none'
+ */
+export type ObjectRole = 'none' | 'client' | 'server';
+
+export interface MeshOptions {
+  /** The NodeRid (this node's routing id). @default `<hostname>-<pid>-<random>` */
+  rid?: string;
+  listen?: ListenOptions;
+  peers?: MeshPeerOptions[];
+  channels?: Record<string, MeshChannelOptions>;
+  objectRole?: ObjectRole;
+  /** `manual` (the `peers` list). Automatic discovery through the Location Store comes with the store. */
+  discovery?: 'manual';
+}
+
+export interface NormalizedMeshChannel {
+  readonly channel: string;
+  readonly role: 'server' | 'client';
+  /** The initial weight of a Server membership (unused for `client`). */
+  readonly weight: number;
+}
+
+export interface NormalizedMesh {
+  readonly mesh: string;
+  readonly rid: string | undefined;
+  readonly listen: NormalizedListen;
+  readonly peers: readonly { readonly endpoint: string; readonly rid: string | undefined }[];
+  readonly channels: ReadonlyMap<string, NormalizedMeshChannel>;
+  readonly objectRole: ObjectRole;
+}
+
+const MESH_KEYS = ['rid', 'listen', 'peers', 'channels', 'objectRole', 'discovery'];
+
+function normalizeMesh(mesh: string, value: unknown): NormalizedMesh {
+  const field = `meshes.${mesh}`;
+  checkName(field, mesh);
+  if (!isRecord(value))
+    throw configurationError(field, 'must be an object { rid?, listen?, peers?, channels? }');
+  checkKeys(field, value, MESH_KEYS);
+  const rid = value.rid === undefined ? undefined : checkNodeRid(`${field}.rid`, value.rid);
+  const objectRole = value.objectRole ?? 'none';
+  if (objectRole !== 'none' && objectRole !== 'client' && objectRole !== 'server') {
+    throw configurationError(
+      `${field}.objectRole`,
+      `must be 'none', 'client' or 'server', got ${String(objectRole)}`,
+    );
+  }
+  // guide §6.1: an object role needs a Location Store; the framework never substitutes one.
+  if (objectRole !== 'none') {
+    throw configurationError(
+      `${field}.objectRole`,
+      `'${objectRole}' needs a locationStore, which this version does not support yet`,
+    );
+  }
+  if (value.discovery !== undefined && value.discovery !== 'manual') {
+    throw configurationError(
+      `${field}.discovery`,
+      `automatic discovery needs a locationStore, which this version does not support yet`,
+    );
+  }
+  const peersValue = value.peers ?? [];
+  if (!Array.isArray(peersValue))
+    throw configurationError(`${field}.peers`, 'must be an array of endpoints or { endpoint, rid? }');
+  const endpoints = new Set<string>();
+  const peers = peersValue.map((p: unknown, i) => {
+    const f = `${field}.peers[${i}]`;
+    let endpoint: string;
+    let peerRid: string | undefined;
+    if (typeof p === 'string') endpoint = checkEndpoint(f, p);
+    else if (isRecord(p)) {
+      checkKeys(f, p, ['endpoint', 'rid']);
+      endpoint = checkEndpoint(`${f}.endpoint`, p.endpoint);
+      peerRid = p.rid === undefined ? undefined : checkNodeRid(`${f}.rid`, p.rid);
+      if (peerRid !== undefined && peerRid === rid)
+        throw configurationError(`${f}.rid`, 'a MeshNode is not its own peer');
+    } else throw configurationError(f, 'must be an endpoint or { endpoint, rid? }');
+    if (endpoints.has(endpoint)) throw configurationError(f, `peer ${endpoint} is listed twice`);
+    endpoints.add(endpoint);
+    return Object.freeze({ endpoint, rid: peerRid });
+  });
+  const channelsValue = value.channels ?? {};
+  if (!isRecord(channelsValue))
+    throw configurationError(`${field}.channels`, 'must be an object keyed by ChannelName');
+  const channels = new Map<string, NormalizedMeshChannel>();
+  for (const [channel, c] of Object.entries(channelsValue)) {
+    const f = `${field}.channels.${channel}`;
+    checkName(f, channel);
+    if (!isRecord(c)) throw configurationError(f, "must be an object { role: 'server' | 'client', weight? }");
+    checkKeys(f, c, ['role', 'weight']);
+    if (c.role !== 'server' && c.role !== 'client') {
+      throw configurationError(`${f}.role`, `must be 'server' or 'client', got ${String(c.role)}`);
+    }
+    if (c.role === 'client' && c.weight !== undefined) {
+      throw configurationError(
+        `${f}.weight`,
+        'a weight belongs to the server role (a client receives no calls)',
+      );
+    }
+    channels.set(
+      channel,
+      Object.freeze({ channel, role: c.role, weight: validateWeight(`${f}.weight`, c.weight) }),
+    );
+  }
+  return Object.freeze({
+    mesh,
+    rid,
+    listen: normalizeListen(`${field}.listen`, value.listen),
+    peers: Object.freeze(peers),
+    channels,
+    objectRole,
+  });
+}
+
+export function normalizeMeshes(value: unknown): Map<string, NormalizedMesh> {
+  const out = new Map<string, NormalizedMesh>();
+  if (value === undefined) return out;
+  if (!isRecord(value)) throw configurationError('meshes', 'must be an object keyed by MeshName');
+  const rids = new Map<string, string>();
+  for (const [mesh, m] of Object.entries(value)) {
+    const normalized = normalizeMesh(mesh, m);
+    if (normalized.rid !== undefined) {
+      const other = rids.get(normalized.rid);
+      if (other)
+        throw configurationError(
+          `meshes.${mesh}.rid`,
+          `NodeRid '${normalized.rid}' is already used by meshes.${other}`,
+        );
+      rids.set(normalized.rid, mesh);
+    }
+    out.set(mesh, normalized);
+  }
+  return out;
+}
+
+/** Every ChannelName must name exactly one send path (02 §4, 03 §2). Returns where each was declared. */

@@ -1,0 +1,210 @@
+import {
+  type MalformedRecord,
+  RecordKind,
+  WIRE_VERSION,
+  describeValue,
+  isBytes,
+  isCorrelation,
+  isRevision,
+  isStr,
+  packr,
+} from './codec.js';
+import type { ObjectRole } from './mesh-options.js';
+import { isValidWeight } from './option-checks.js';
+
+/**
+ * RouteMesh records: the handshake that makes a peer ready, its control records, and the business
+ * records every ChannelName and Node direct call of one mesh share. They travel between MeshNode
+ * ROUTERs; replies reuse the ClientServer `Reply` / `ErrorReply` records.
+ */
+
+/** One Server membership a MeshNode publishes: the candidates of ChannelName select-one (02 §3). */
+export interface MeshMembership {
+  readonly channel: string;
+  readonly weight: number;
+  readonly draining: boolean;
+}
+
+/** What a MeshNode tells its peers about itself in the handshake and in every later change. */
+export interface MeshNodeState {
+  readonly mesh: string;
+  readonly rid: string;
+  /** Random per runtime start; compared for equality only. */
+  readonly generation: string;
+  readonly objectRole: ObjectRole;
+  readonly memberships: readonly MeshMembership[];
+  /** Grows with every membership change within one generation; peers apply only a larger one. */
+  readonly revision: number;
+}
+
+type StateKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome | typeof RecordKind.MeshState;
+
+/** Initiator → acceptor (hello), acceptor → initiator (welcome), either way later (state). */
+export interface MeshStateRecord extends MeshNodeState {
+  readonly kind: StateKind;
+}
+
+/** Liveness: a peer that sends nothing for the silence limit is dropped (see `mesh-node.ts`). */
+export interface MeshPingRecord {
+  readonly kind: typeof RecordKind.MeshPing;
+}
+
+/** `channel` names a ChannelName; `undefined` is Node direct (the target is the receiving node). */
+export interface MeshSendRecord {
+  readonly kind: typeof RecordKind.MeshSend;
+  readonly channel: string | undefined;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+export interface MeshRequestRecord {
+  readonly kind: typeof RecordKind.MeshRequest;
+  readonly correlation: number;
+  readonly channel: string | undefined;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+export type MeshRecord = MeshStateRecord | MeshPingRecord | MeshSendRecord | MeshRequestRecord;
+
+const OBJECT_ROLES: readonly ObjectRole[] = ['none', 'client', 'server'];
+
+export function encodeMeshState(kind: StateKind, s: MeshNodeState): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    kind,
+    s.mesh,
+    s.rid,
+    s.generation,
+    s.objectRole,
+    s.memberships.map((m) => [m.channel, m.weight, m.draining]),
+    s.revision,
+  ]);
+}
+
+const PING = packr.pack([WIRE_VERSION, RecordKind.MeshPing]);
+
+export function encodeMeshPing(): Uint8Array {
+  return PING;
+}
+
+export function encodeMeshSend(
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.MeshSend, channel ?? null, packet, metadata ?? null, payload]);
+}
+
+export function encodeMeshRequest(
+  correlation: number,
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    RecordKind.MeshRequest,
+    correlation,
+    channel ?? null,
+    packet,
+    metadata ?? null,
+    payload,
+  ]);
+}
+
+function readMemberships(value: unknown): MeshMembership[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: MeshMembership[] = [];
+  for (const m of value as unknown[]) {
+    if (!Array.isArray(m) || m.length !== 3) return undefined;
+    const [channel, weight, draining] = m as unknown[];
+    if (!isStr(channel) || !isValidWeight(weight) || typeof draining !== 'boolean') return undefined;
+    out.push({ channel, weight, draining });
+  }
+  return out;
+}
+
+const isChannel = (v: unknown): v is string | null => v === null || isStr(v);
+const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
+
+/** Reads a version-checked record array of a RouteMesh kind; never throws. */
+export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
+  switch (v[1]) {
+    case RecordKind.MeshRequest: {
+      const [, , correlation, channel, packet, metadata, payload] = v;
+      if (!isCorrelation(correlation)) return { reason: 'mesh request without a valid correlation' };
+      if (
+        v.length !== 7 ||
+        !isChannel(channel) ||
+        !isStr(packet) ||
+        !isMetadata(metadata) ||
+        !isBytes(payload)
+      ) {
+        return { reason: 'malformed mesh request record', correlation };
+      }
+      return {
+        kind: RecordKind.MeshRequest,
+        correlation,
+        channel: channel ?? undefined,
+        packet,
+        metadata: metadata ?? undefined,
+        payload,
+      };
+    }
+    case RecordKind.MeshSend: {
+      const [, , channel, packet, metadata, payload] = v;
+      if (
+        v.length !== 6 ||
+        !isChannel(channel) ||
+        !isStr(packet) ||
+        !isMetadata(metadata) ||
+        !isBytes(payload)
+      ) {
+        return { reason: 'malformed mesh send record' };
+      }
+      return {
+        kind: RecordKind.MeshSend,
+        channel: channel ?? undefined,
+        packet,
+        metadata: metadata ?? undefined,
+        payload,
+      };
+    }
+    case RecordKind.MeshPing:
+      return v.length === 2 ? { kind: RecordKind.MeshPing } : { reason: 'malformed mesh ping record' };
+    case RecordKind.MeshHello:
+    case RecordKind.MeshWelcome:
+    case RecordKind.MeshState: {
+      const [, kind, mesh, rid, generation, objectRole, memberships, revision] = v;
+      const list = readMemberships(memberships);
+      if (
+        v.length !== 8 ||
+        !isStr(mesh) ||
+        !isStr(rid) ||
+        rid.length === 0 ||
+        !isStr(generation) ||
+        !OBJECT_ROLES.includes(objectRole as ObjectRole) ||
+        !list ||
+        !isRevision(revision)
+      ) {
+        return { reason: 'malformed mesh node state record' };
+      }
+      return {
+        kind: kind as StateKind,
+        mesh,
+        rid,
+        generation,
+        objectRole: objectRole as ObjectRole,
+        memberships: list,
+        revision,
+      };
+    }
+    default:
+      return { reason: `unknown record kind ${describeValue(v[1])}` };
+  }
+}

@@ -1,0 +1,137 @@
+import {
+  type DeliveryResult,
+  type MessageKind,
+  type RouteKind,
+  type WireError,
+  type ZLinkEvents,
+  type ZLinkMetadata,
+  REMOTE_CODES,
+  decodeMetadata,
+  decodePayload,
+  encodeErrorReply,
+  encodePayload,
+  encodeReply,
+  errorMessage,
+  toWireError,
+} from '../core/index.js';
+
+/** The fields of a received send or request that running its handler needs. */
+export interface InboundMessage {
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+/**
+ * Where received business records are handled: a ClientServer listener's channel, a RouteMesh
+ * channel membership, or a MeshNode's Node direct namespace. One long-lived object per scope, so
+ * running a message allocates nothing for it.
+ */
+export interface InboundScope<C> {
+  readonly route: RouteKind;
+  readonly events: ZLinkEvents;
+  /** Names the scope in events and messages. */
+  readonly channel: string | undefined;
+  readonly mesh: string | undefined;
+  lookup(
+    kind: MessageKind,
+    packet: string,
+  ): { readonly handler: (payload: unknown, context: C) => unknown } | undefined;
+  context(
+    kind: MessageKind,
+    packet: string,
+    metadata: ZLinkMetadata,
+    correlation: number | undefined,
+    source: Buffer,
+  ): C;
+  /** Queues a reply (or error reply) toward `source`; replies are never refused by a queue bound. */
+  reply(source: Buffer, record: Uint8Array): void;
+}
+
+type Failure = Exclude<DeliveryResult, 'ok' | 'drop'>;
+
+/**
+ * Runs one received send (`correlation` undefined) or request through its handler and answers a
+ * request exactly once: the reply, or an error reply for bad metadata, no handler, an undecodable
+ * payload, a thrown error or an unencodable result. A failed send is reported, never answered.
+ * Never rejects; the caller releases the job permit when it settles.
+ */
+export async function runInbound<C>(
+  scope: InboundScope<C>,
+  source: Buffer,
+  correlation: number | undefined,
+  message: InboundMessage,
+): Promise<void> {
+  try {
+    const metadata = decodeMetadata(message.metadata);
+    if (!metadata.ok) {
+      return failInbound(scope, source, correlation, message, 'protocol_error', {
+        code: REMOTE_CODES.badMetadata,
+        message: metadata.reason,
+      });
+    }
+    const kind: MessageKind = correlation === undefined ? 'send' : 'request';
+    const registration = scope.lookup(kind, message.packet);
+    if (!registration) {
+      const where = scope.channel !== undefined ? `'${scope.channel}'` : `node '${String(scope.mesh)}'`;
+      return failInbound(scope, source, correlation, message, 'no_handler', {
+        code: REMOTE_CODES.noHandler,
+        message: `no ${kind} handler for '${message.packet}' on ${where}`,
+      });
+    }
+    const payload = decodePayload(message.payload);
+    if (!payload.ok) {
+      return failInbound(scope, source, correlation, message, 'decode_error', {
+        code: REMOTE_CODES.decodeError,
+        message: payload.reason,
+      });
+    }
+    const context = scope.context(kind, message.packet, metadata.metadata, correlation, source);
+    let result: unknown;
+    try {
+      result = await registration.handler(payload.value, context);
+    } catch (error) {
+      return failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
+    }
+    if (correlation === undefined) return;
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeReply(correlation, encodePayload(result));
+    } catch (error) {
+      return failInbound(scope, source, correlation, message, 'reply_error', {
+        code: REMOTE_CODES.handlerError,
+        message: `reply could not be encoded: ${(error as Error).message}`,
+      });
+    }
+    scope.reply(source, bytes);
+  } catch (error) {
+    // Nothing above should throw; if something does, the request still ends once and the process
+    // does not die of an unhandled rejection.
+    failInbound(scope, source, correlation, message, 'handler_error', {
+      code: REMOTE_CODES.handlerError,
+      message: errorMessage(error),
+    });
+  }
+}
+
+/** A request gets an error reply; a one-way send is dropped. Either way it is reported. */
+export function failInbound<C>(
+  scope: InboundScope<C>,
+  source: Buffer,
+  correlation: number | undefined,
+  message: { readonly packet: string },
+  result: Failure,
+  error: WireError,
+): void {
+  if (correlation !== undefined) scope.reply(source, encodeErrorReply(correlation, error));
+  scope.events.emit({
+    type: 'delivery',
+    result,
+    route: scope.route,
+    ...(scope.channel !== undefined && { channel: scope.channel }),
+    ...(scope.mesh !== undefined && { mesh: scope.mesh }),
+    kind: correlation === undefined ? 'send' : 'request',
+    packet: message.packet,
+    reason: error.message,
+  });
+}
