@@ -11,7 +11,10 @@ export interface CallOptions {
 /** What a call hands to the runtime when `.async()` runs. Metadata is already encoded, once. */
 export interface CallSubmission {
   readonly kind: 'send' | 'request';
+  /** The ChannelName; for a Node direct call (`rid` set), the MeshName. */
   readonly channel: string;
+  /** Node direct: the target NodeRid. */
+  readonly rid: string | undefined;
   readonly packet: string;
   readonly message: unknown;
   readonly metadata: Uint8Array | undefined;
@@ -31,6 +34,7 @@ abstract class MetadataCall<TSelf> {
     protected readonly channel: string,
     protected readonly packet: string,
     protected readonly message: unknown,
+    protected readonly rid?: string,
   ) {}
 
   /** Adds one metadata pair; setting a key again replaces its value (the last value wins). */
@@ -47,8 +51,13 @@ abstract class MetadataCall<TSelf> {
   protected run(kind: 'send' | 'request', options: CallOptions | undefined): Promise<unknown> {
     let metadata: Uint8Array | undefined;
     try {
+      const nodeCall = this.rid !== undefined;
       if (typeof this.channel !== 'string' || this.channel.length === 0) {
-        throw invalidArgument('channel', `must be a non-empty string, got ${String(this.channel)}`);
+        const what = nodeCall ? 'mesh' : 'channel';
+        throw invalidArgument(what, `must be a non-empty string, got ${String(this.channel)}`);
+      }
+      if (nodeCall && (typeof this.rid !== 'string' || this.rid.length === 0)) {
+        throw invalidArgument('rid', `must be a non-empty NodeRid, got ${String(this.rid)}`);
       }
       if (typeof this.packet !== 'string' || this.packet.length === 0) {
         throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
@@ -61,6 +70,7 @@ abstract class MetadataCall<TSelf> {
     return this.submitter.submit({
       kind,
       channel: this.channel,
+      rid: this.rid,
       packet: this.packet,
       message: this.message,
       metadata,

@@ -1,9 +1,9 @@
-import { ZLinkError } from '../core/index.js';
 import { type CallSubmitter, ZLinkRequestCall, ZLinkSendCall } from './calls.js';
 
 /**
- * Starts sends and requests. ChannelName calls pick one server by weight (02 §3); Node calls name
- * one MeshNode (RouteMesh, not available in this version: they end `NotFound`).
+ * Starts sends and requests. ChannelName calls pick one Server by weight over the send path the
+ * name is registered on — RouteMesh or ClientServer, the calling code is the same (02 §3); Node
+ * direct calls name one MeshNode.
  */
 export class ZLinkRouteClient {
   constructor(private readonly submitter: CallSubmitter) {}
@@ -16,20 +16,16 @@ export class ZLinkRouteClient {
     return new ZLinkRequestCall(this.submitter, channel, packet, request);
   }
 
+  /**
+   * Node direct: reaches exactly the MeshNode `rid` of mesh `mesh`, never another (02 §2). Ends
+   * `NotFound` when `rid` is not a member (or is an Object Client, or this node), `Timeout` when it
+   * is known but not ready by the deadline, `RouteError` when its link is lost.
+   */
   sendToNode(mesh: string, rid: string, packet: string, message: unknown): ZLinkSendCall {
-    return new ZLinkSendCall(noMesh(mesh, rid), mesh, packet, message);
+    return new ZLinkSendCall(this.submitter, mesh, packet, message, rid);
   }
 
   requestToNode(mesh: string, rid: string, packet: string, request: unknown): ZLinkRequestCall {
-    return new ZLinkRequestCall(noMesh(mesh, rid), mesh, packet, request);
+    return new ZLinkRequestCall(this.submitter, mesh, packet, request, rid);
   }
-}
-
-function noMesh(mesh: string, rid: string): CallSubmitter {
-  return {
-    submit: () =>
-      Promise.reject(
-        new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process (target ${rid})`),
-      ),
-  };
 }

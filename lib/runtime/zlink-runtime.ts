@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistration,
+  type NodeHandlerRegistration,
+  NodeHandlerRegistry,
   type NormalizedOptions,
   type ZLinkOptions,
   CANDIDATE_WAIT_CAP_MS,
@@ -21,6 +23,7 @@ import {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import type { CallSubmission, CallSubmitter } from './calls.js';
+import { RuntimeMeshes } from './meshes.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
 
@@ -41,6 +44,7 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly options: NormalizedOptions;
   readonly events = new ZLinkEvents();
   readonly handlers = new ChannelHandlerRegistry();
+  readonly nodeHandlers = new NodeHandlerRegistry();
   readonly routeClient: ZLinkRouteClient;
   /** Random per process start: a restarted server is a new generation (03 §7). */
   readonly generation = randomBytes(8).toString('hex');
@@ -49,6 +53,7 @@ export class ZLinkRuntime implements CallSubmitter {
   private readonly servers = new Map<string, ServerListener>();
   private readonly clients = new Map<string, ClientChannel>();
   private readonly clientId = randomBytes(6).toString('hex');
+  private readonly meshes: RuntimeMeshes;
   private state: RuntimeState = 'created';
   private started: Promise<void> | undefined;
 
@@ -57,6 +62,16 @@ export class ZLinkRuntime implements CallSubmitter {
     this.options = normalizeOptions(options);
     this.jobs = new JobQueue(this.options.handlerConcurrency);
     this.routeClient = new ZLinkRouteClient(this);
+    this.meshes = new RuntimeMeshes({
+      options: this.options,
+      generation: this.generation,
+      processTag: this.clientId,
+      channelHandlers: this.handlers,
+      nodeHandlers: this.nodeHandlers,
+      jobs: this.jobs,
+      events: this.events,
+      pending: this.pending,
+    });
   }
 
   /** Registers a channel handler; only before `start()`. Duplicates throw `Configuration` naming both. */
@@ -68,6 +83,17 @@ export class ZLinkRuntime implements CallSubmitter {
       );
     }
     this.handlers.register(registration);
+  }
+
+  /** Registers a Node direct handler for MeshName `mesh`; only before `start()`. */
+  registerNodeHandler(registration: NodeHandlerRegistration): void {
+    if (this.state !== 'created') {
+      throw configurationError(
+        `node handler ${registration.source}`,
+        'handlers must be registered before the runtime starts',
+      );
+    }
+    this.nodeHandlers.register(registration);
   }
 
   /**
@@ -101,6 +127,7 @@ export class ZLinkRuntime implements CallSubmitter {
         if (this.state !== 'starting')
           throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
+      await this.meshes.bind(() => this.state === 'starting');
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;
         const client = new ClientChannel({
@@ -116,6 +143,7 @@ export class ZLinkRuntime implements CallSubmitter {
         if (local) client.connect(local.localEndpoint);
         for (const endpoint of cs.client.connect) client.connect(endpoint);
       }
+      this.meshes.connect();
     } catch (error) {
       await this.close();
       throw error;
@@ -138,20 +166,32 @@ export class ZLinkRuntime implements CallSubmitter {
     }
   }
 
-  /** A handler for a channel this process does not serve is a startup error naming the handler. */
+  /** A handler for a channel or mesh this process does not serve is a startup error naming the handler. */
   private checkHandlers(): void {
     for (const channel of this.handlers.channels()) {
       const cs = this.options.clientServer.get(channel);
-      if (cs?.server) continue;
+      const mesh = this.meshes.forChannel(channel);
+      if (cs?.server || mesh?.state.memberships.some((m) => m.channel === channel)) continue;
       const sources = this.handlers
         .forChannel(channel)
         .map((h) => h.source)
         .join(', ');
       throw configurationError(
         `handler ${sources}`,
-        cs
+        cs || mesh
           ? `channel '${channel}' has no Server role in this process`
           : `channel '${channel}' is not registered in this process`,
+      );
+    }
+    for (const mesh of this.nodeHandlers.scopes()) {
+      if (this.options.meshes.has(mesh)) continue;
+      const sources = this.nodeHandlers
+        .forScope(mesh)
+        .map((h) => h.source)
+        .join(', ');
+      throw configurationError(
+        `node handler ${sources}`,
+        `MeshName '${mesh}' is not registered in this process`,
       );
     }
   }
@@ -169,7 +209,8 @@ export class ZLinkRuntime implements CallSubmitter {
 
   private submitStarted(call: CallSubmission): Promise<unknown> {
     const client = this.clients.get(call.channel);
-    if (!client) {
+    const mesh = call.rid === undefined ? this.meshes.forChannel(call.channel) : undefined;
+    if (!client && !mesh && call.rid === undefined) {
       if (this.options.clientServer.has(call.channel)) {
         throw new ZLinkError('NotConfigured', `channel '${call.channel}' has no Client role in this process`);
       }
@@ -194,8 +235,14 @@ export class ZLinkRuntime implements CallSubmitter {
       timeoutMs,
       signal: call.options?.signal,
     };
-    if (call.kind === 'send') return client.send(submit);
-    return client.request(submit, `request ${call.channel}/${call.packet}`);
+    if (call.rid !== undefined) return this.meshes.submitToNode(call.kind, call.channel, call.rid, submit);
+    if (mesh) {
+      if (call.kind === 'send') return mesh.calls.sendToChannel(call.channel, submit);
+      return mesh.calls.requestToChannel(call.channel, submit, `request ${call.channel}/${call.packet}`);
+    }
+    const cs = client as ClientChannel;
+    if (call.kind === 'send') return cs.send(submit);
+    return cs.request(submit, `request ${call.channel}/${call.packet}`);
   }
 
   /** Calls before `start()` fail; calls during it wait for it; calls after `close()` end `Shutdown`. */
@@ -225,9 +272,9 @@ export class ZLinkRuntime implements CallSubmitter {
       );
     }
     const server = this.servers.get(channel);
-    if (!server)
-      throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
-    server.setWeight(weight);
+    if (server) return server.setWeight(weight);
+    if (this.meshes.forChannel(channel)?.setWeight(channel, weight)) return;
+    throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
   }
 
   /**
@@ -235,7 +282,10 @@ export class ZLinkRuntime implements CallSubmitter {
    * `drainTimeoutMs`, then the listeners close. Client roles keep working.
    */
   async drain(): Promise<void> {
-    await Promise.all([...this.servers.values()].map((s) => s.drain(this.options.drainTimeoutMs)));
+    await Promise.all([
+      ...[...this.servers.values()].map((s) => s.drain(this.options.drainTimeoutMs)),
+      this.meshes.drain(this.options.drainTimeoutMs),
+    ]);
   }
 
   /** The advertised endpoint of a local Server listener, once bound. */
@@ -249,11 +299,34 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   snapshot(): ZLinkSnapshot {
-    return buildSnapshot(this.options, this.servers, this.clients, this.pending, this.jobs);
+    return buildSnapshot(
+      this.options,
+      this.servers,
+      this.clients,
+      this.meshes.nodes,
+      this.pending,
+      this.jobs,
+    );
   }
 
-  /** Resolves when the Client of `channel` has at least `count` candidates (or rejects `Timeout`). */
+  /** The NodeRid of this process's MeshNode on `mesh`. */
+  rid(mesh: string): string | undefined {
+    return this.meshes.nodes.get(mesh)?.rid;
+  }
+
+  /** The advertised endpoint of the MeshNode on `mesh`, once bound (peers list it in `peers`). */
+  meshEndpoint(mesh: string): string | undefined {
+    return this.meshes.nodes.get(mesh)?.endpoint;
+  }
+
+  /** Resolves once `count` peers of `mesh` finished their handshake (or rejects `Timeout`). */
+  async waitForPeers(mesh: string, count = 1, timeoutMs = CANDIDATE_WAIT_CAP_MS): Promise<void> {
+    await this.meshes.waitForPeers(mesh, count, timeoutMs);
+  }
+
+  /** Resolves when `channel` has at least `count` selectable candidates (or rejects `Timeout`). */
   async waitForCandidates(channel: string, count = 1, timeoutMs = CANDIDATE_WAIT_CAP_MS): Promise<void> {
+    if (this.meshes.forChannel(channel)) return this.meshes.waitForCandidates(channel, count, timeoutMs);
     const client = this.clients.get(channel);
     if (!client)
       throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
@@ -270,6 +343,7 @@ export class ZLinkRuntime implements CallSubmitter {
     this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     await Promise.all([...this.servers.values()].map((s) => s.close()));
+    await this.meshes.close();
     this.state = 'closed';
   }
 

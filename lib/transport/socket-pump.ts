@@ -35,10 +35,15 @@ export class SocketPump {
   private closed = false;
   private waiters: Waiter[] = [];
 
+  /**
+   * @param onUnreachable ROUTER only: a destination zeromq no longer routes to (`EHOSTUNREACH`
+   * under `mandatory`), reported once per failed message; its records are gone.
+   */
   constructor(
     private readonly socket: SendableSocket,
     private readonly limit: number,
     private readonly describe: string,
+    private readonly onUnreachable?: (dest: Buffer) => void,
   ) {}
 
   get queued(): number {
@@ -98,6 +103,23 @@ export class SocketPump {
     const n = this.records.length;
     this.records = [];
     this.dests = [];
+    this.wakeWaiters();
+    return n;
+  }
+
+  /** Drops the records not yet written to `dest` (that peer is gone; a new one may take its name). */
+  purgeDest(dest: Buffer): number {
+    const keep: Uint8Array[] = [];
+    const keepDests: (Buffer | undefined)[] = [];
+    for (let i = 0; i < this.records.length; i++) {
+      const d = this.dests[i];
+      if (d !== undefined && d.equals(dest)) continue;
+      keep.push(this.records[i] as Uint8Array);
+      keepDests.push(d);
+    }
+    const n = this.records.length - keep.length;
+    this.records = keep;
+    this.dests = keepDests;
     this.wakeWaiters();
     return n;
   }
@@ -171,7 +193,7 @@ export class SocketPump {
       }
     }
     if (same) {
-      await this.socket.send([first, joinRecords(records)]);
+      await this.sendTo(first, records);
       return;
     }
     const groups = new Map<string, { dest: Buffer; records: Uint8Array[] }>();
@@ -182,7 +204,18 @@ export class SocketPump {
       if (!group) groups.set(key, (group = { dest, records: [] }));
       group.records.push(records[i] as Uint8Array);
     }
-    for (const group of groups.values()) await this.socket.send([group.dest, joinRecords(group.records)]);
+    for (const group of groups.values()) await this.sendTo(group.dest, group.records);
+  }
+
+  /** One destination's message; an unroutable destination is reported and does not stop the others. */
+  private async sendTo(dest: Buffer, records: Uint8Array[]): Promise<void> {
+    try {
+      await this.socket.send([dest, joinRecords(records)]);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'EHOSTUNREACH' && this.onUnreachable)
+        this.onUnreachable(dest);
+      else throw error;
+    }
   }
 
   private wakeWaiters(): void {

@@ -1,0 +1,128 @@
+import { hostname } from 'node:os';
+import {
+  type ChannelHandlerRegistry,
+  type JobQueue,
+  type NodeHandlerRegistry,
+  type NormalizedOptions,
+  type PendingRequests,
+  type ZLinkEvents,
+  ZLinkError,
+  errorMessage,
+} from '../core/index.js';
+import { MeshNode, type Submission } from '../transport/index.js';
+
+export interface MeshesConfig {
+  readonly options: NormalizedOptions;
+  readonly generation: string;
+  /** Distinguishes default NodeRids of this process. */
+  readonly processTag: string;
+  readonly channelHandlers: ChannelHandlerRegistry;
+  readonly nodeHandlers: NodeHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly pending: PendingRequests;
+}
+
+/** The runtime's MeshNodes: one per MeshName, and which node each mesh ChannelName belongs to. */
+export class RuntimeMeshes {
+  readonly nodes = new Map<string, MeshNode>();
+  private readonly byChannel = new Map<string, MeshNode>();
+
+  constructor(private readonly config: MeshesConfig) {}
+
+  /** Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. */
+  async bind(stillStarting: () => boolean): Promise<void> {
+    const { options, generation, processTag, events, jobs, pending, channelHandlers, nodeHandlers } =
+      this.config;
+    for (const [mesh, m] of options.meshes) {
+      const node = new MeshNode({
+        mesh: m,
+        rid: m.rid ?? `${hostname()}-${process.pid}-${processTag}-${mesh}`,
+        generation,
+        channelHandlers,
+        nodeHandlers,
+        jobs,
+        events,
+        pending,
+        sendQueueLimit: options.sendQueueLimit,
+      });
+      this.nodes.set(mesh, node);
+      for (const channel of m.channels.keys()) this.byChannel.set(channel, node);
+      try {
+        await node.bind();
+      } catch (error) {
+        if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+        const field = `meshes.${mesh}.listen`;
+        throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
+          cause: error,
+          details: { field },
+        });
+      }
+      if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+    }
+  }
+
+  /** Starts the outbound peer links, once every node is bound. */
+  connect(): void {
+    for (const node of this.nodes.values()) node.connectPeers();
+  }
+
+  /** The MeshNode a ChannelName is registered on, if it is a RouteMesh channel. */
+  forChannel(channel: string): MeshNode | undefined {
+    return this.byChannel.get(channel);
+  }
+
+  /** A Node direct call. `channel` holds the MeshName. */
+  submitToNode(kind: 'send' | 'request', mesh: string, rid: string, call: Submission): Promise<unknown> {
+    const node = this.nodes.get(mesh);
+    if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);
+    if (kind === 'send') return node.calls.sendToNode(rid, call);
+    return node.calls.requestToNode(rid, call, `request to node ${mesh}/${rid}/${call.packet}`);
+  }
+
+  async drain(deadlineMs: number): Promise<void> {
+    await Promise.all([...this.nodes.values()].map((n) => n.drain(deadlineMs)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.nodes.values()].map((n) => n.close()));
+  }
+
+  /** Resolves once `count` peers of `mesh` are ready; `Timeout` past `timeoutMs`. For tests and operations. */
+  async waitForPeers(mesh: string, count: number, timeoutMs: number): Promise<void> {
+    const node = this.nodes.get(mesh);
+    if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);
+    await waitUntil(
+      () => node.table.peers.size >= count,
+      timeoutMs,
+      () => `mesh '${mesh}' did not reach ${count} ready peer(s) in ${timeoutMs} ms`,
+      node,
+    );
+  }
+
+  /** Resolves once the mesh ChannelName has `count` selectable candidates. */
+  async waitForCandidates(channel: string, count: number, timeoutMs: number): Promise<void> {
+    const node = this.byChannel.get(channel) as MeshNode;
+    await waitUntil(
+      () => (node.candidates.get(channel)?.selector.size ?? 0) >= count,
+      timeoutMs,
+      () => `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
+      node,
+    );
+  }
+}
+
+/** Waits on peer-change wake-ups of `node` (no polling) until `done()`. */
+async function waitUntil(
+  done: () => boolean,
+  timeoutMs: number,
+  message: () => string,
+  node: MeshNode,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    const left = deadline - Date.now();
+    if (left <= 0 || node.isClosed) throw new ZLinkError('Timeout', message());
+    await node.calls.changed(left);
+  }
+}

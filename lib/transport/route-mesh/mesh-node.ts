@@ -1,0 +1,480 @@
+import { Router } from 'zeromq';
+import {
+  type ChannelHandlerRegistry,
+  type JobQueue,
+  type MeshMembership,
+  type MeshNodeState,
+  type MeshRequestRecord,
+  type MeshSendRecord,
+  type NodeHandlerRegistry,
+  type NormalizedMesh,
+  type PendingRequests,
+  type ZLinkEvents,
+  type ZLinkMessageContext,
+  type ZLinkNodeMessageContext,
+  DRAINING_CODE,
+  REMOTE_CODES,
+  RecordKind,
+  ZLinkError,
+  decodeFrame,
+  decodePayload,
+  encodeMeshPing,
+  encodeMeshState,
+  fromWireError,
+} from '../../core/index.js';
+import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { type InboundScope, failInbound, runInbound } from '../inbound.js';
+import { nextMessage } from '../receive.js';
+import { SocketPump } from '../socket-pump.js';
+import { MeshCalls } from './mesh-calls.js';
+import { MeshCandidates } from './mesh-candidates.js';
+import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
+
+/** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
+const PING_INTERVAL_MS = 1000;
+const SILENCE_MS = 3000;
+/** How often an outbound link repeats its hello until the welcome arrives. */
+const HELLO_RETRY_MS = 250;
+/** ZMTP heartbeats on every peer connection, so a dead TCP peer is noticed even when we are idle. */
+const HEARTBEAT_INTERVAL_MS = 1000;
+const HEARTBEAT_TIMEOUT_MS = 3000;
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** See `ServerListener`: a draining node answers `Rejected` until this long without channel traffic. */
+const DRAIN_QUIET_MS = 200;
+/**
+ * Received business records waiting for a job permit before the receive loop stops reading. The
+ * loop must keep reading as long as it can: replies to this node's own requests arrive on the same
+ * socket, and a handler waiting for one holds a permit.
+ */
+const MAX_WAITING_JOBS = 10000;
+
+export interface MeshNodeConfig {
+  readonly mesh: NormalizedMesh;
+  readonly rid: string;
+  readonly generation: string;
+  readonly channelHandlers: ChannelHandlerRegistry;
+  readonly nodeHandlers: NodeHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly pending: PendingRequests;
+  readonly sendQueueLimit: number;
+}
+
+/**
+ * One MeshNode: one ROUTER whose routing id is the NodeRid, bound once, from which outbound peer
+ * links are also made (ROUTER→ROUTER). Every ChannelName of the mesh and Node direct share it:
+ * registering a channel adds no socket and no connection (guide §2.1).
+ */
+export class MeshNode {
+  readonly router: Router;
+  readonly pump: SocketPump;
+  readonly table: PeerTable;
+  readonly candidates: MeshCandidates;
+  readonly calls: MeshCalls;
+  private own: MeshNodeState;
+  private readonly channelScopes = new Map<string, InboundScope<ZLinkMessageContext>>();
+  private readonly nodeScope: InboundScope<ZLinkNodeMessageContext>;
+  private port = 0;
+  private closed = false;
+  private admitting = true;
+  private inFlight = 0;
+  private waitingJobs = 0;
+  private lastRefusedAt = 0;
+  private connections = 0;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly loops: Promise<void>[] = [];
+
+  constructor(private readonly config: MeshNodeConfig) {
+    const { mesh, rid, generation, events } = config;
+    this.router = new Router({
+      routingId: rid,
+      // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
+      mandatory: true,
+      // A peer that reconnects under its NodeRid takes its name over at once.
+      handover: true,
+      linger: 0,
+      ipv6: mesh.listen.bindHost.includes(':'),
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    });
+    this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
+    const memberships: MeshMembership[] = [];
+    for (const c of mesh.channels.values()) {
+      if (c.role === 'server') memberships.push({ channel: c.channel, weight: c.weight, draining: false });
+    }
+    this.own = { mesh: mesh.mesh, rid, generation, objectRole: mesh.objectRole, memberships, revision: 1 };
+    this.table = new PeerTable(this.peerHost());
+    this.candidates = new MeshCandidates(mesh.channels.keys());
+    this.calls = new MeshCalls(this, config.pending);
+    for (const m of memberships) this.channelScopes.set(m.channel, this.channelScope(m.channel));
+    const meshName = mesh.mesh;
+    this.nodeScope = {
+      route: 'route-mesh',
+      events,
+      channel: undefined,
+      mesh: meshName,
+      lookup: (kind, packet) => config.nodeHandlers.lookup(meshName, kind, packet),
+      context: (kind, packet, metadata, correlation, source) => ({
+        meshName,
+        sourceRid: this.table.routeOf(source)?.peer.rid ?? source.toString('utf8'),
+        kind,
+        packet,
+        metadata,
+        correlation,
+      }),
+      reply: (id, record) => this.pump.force(record, id),
+    };
+  }
+
+  get mesh(): string {
+    return this.config.mesh.mesh;
+  }
+
+  get rid(): string {
+    return this.config.rid;
+  }
+
+  get state(): MeshNodeState {
+    return this.own;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get endpoint(): string {
+    const { bindHost, advertiseHost } = this.config.mesh.listen;
+    return advertisedEndpoint(bindHost, advertiseHost, this.port);
+  }
+
+  get localEndpoint(): string {
+    return loopbackEndpoint(this.config.mesh.listen.bindHost, this.port);
+  }
+
+  get activeHandlers(): number {
+    return this.inFlight;
+  }
+
+  get liveConnections(): number {
+    return this.connections;
+  }
+
+  /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
+  async bind(): Promise<void> {
+    const { bindHost, port } = this.config.mesh.listen;
+    await this.router.bind(bindAddress(bindHost, port));
+    this.port = boundPort(this.router.lastEndpoint);
+    this.loops.push(this.receiveLoop(), this.watch());
+    this.pingTimer = setInterval(this.tick, PING_INTERVAL_MS);
+    this.config.events.emit({ type: 'listening', mesh: this.mesh, endpoint: this.endpoint });
+  }
+
+  /** Connects to every manual peer, from the same ROUTER. */
+  connectPeers(): void {
+    for (const peer of this.config.mesh.peers) {
+      const link = this.table.addLink(peer.endpoint, peer.rid);
+      this.connectLink(link);
+    }
+  }
+
+  /** Runtime weight change of a Server membership: a larger revision reaches every ready peer. */
+  setWeight(channel: string, weight: number): boolean {
+    if (!this.channelScopes.has(channel)) return false;
+    this.publish(this.own.memberships.map((m) => (m.channel === channel ? { ...m, weight } : m)));
+    return true;
+  }
+
+  /**
+   * Drains the node's Server memberships: peers stop selecting it for new channel calls, accepted
+   * work finishes (up to the deadline), channel records arriving meanwhile end `Rejected`. The
+   * ROUTER stays open: Node direct and this node's own calls go on.
+   */
+  async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
+    this.admitting = false;
+    this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
+    this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });
+    const started = Date.now();
+    const deadline = started + deadlineMs;
+    while (!this.closed && Date.now() < deadline) {
+      if (this.inFlight === 0 && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const phase = this.inFlight > 0 ? 'deadline' : 'completed';
+    this.config.events.emit({ type: 'drain', mesh: this.mesh, phase });
+    return phase;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.table.close();
+    this.calls.close();
+    this.pump.close();
+    if (!this.router.closed) this.router.close();
+    await Promise.all(this.loops);
+  }
+
+  private publish(memberships: MeshMembership[]): void {
+    this.own = { ...this.own, memberships, revision: this.own.revision + 1 };
+    const record = encodeMeshState(RecordKind.MeshState, this.own);
+    for (const peer of this.table.peers.values()) this.pump.force(record, peer.route.pipe);
+  }
+
+  private connectLink(link: OutboundLink): void {
+    // The pipe is named by the endpoint on our side; the peer sees our NodeRid. zeromq.js warns that
+    // an option set after bind waits for the next connect — which is exactly what this one is for.
+    const emitWarning = process.emitWarning;
+    process.emitWarning = () => undefined;
+    try {
+      this.router.connect(link.endpoint, { routingId: `ep:${link.endpoint}` });
+    } finally {
+      process.emitWarning = emitWarning;
+    }
+  }
+
+  private peerHost(): PeerHost {
+    return {
+      mesh: this.config.mesh.mesh,
+      rid: this.config.rid,
+      events: this.config.events,
+      ownState: () => this.own,
+      send: (pipe, record) => this.pump.force(record, pipe),
+      routeGone: (route, reason) => {
+        this.pump.purgeDest(route.pipe);
+        this.config.pending.failRoute(
+          route,
+          (d) => new ZLinkError('RouteError', `${d}: peer '${route.peer.rid}': ${reason}`),
+        );
+      },
+      reconnect: (link) => {
+        if (this.closed) return;
+        this.disconnectLink(link);
+        this.connectLink(link);
+      },
+      disconnect: (link) => this.disconnectLink(link),
+      changed: () => {
+        this.candidates.rebuild(this.table.peers.values());
+        this.calls.wake();
+      },
+      protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
+    };
+  }
+
+  private disconnectLink(link: OutboundLink): void {
+    try {
+      this.router.disconnect(link.endpoint);
+    } catch {
+      // Not connected (already disconnected, or the socket is closing).
+    }
+  }
+
+  /** Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive). */
+  private readonly tick = (): void => {
+    const now = Date.now();
+    for (const peer of this.table.peers.values()) {
+      if (now - peer.lastHeard > SILENCE_MS) this.table.lose(peer, `silent for ${SILENCE_MS} ms`);
+      else this.pump.force(encodeMeshPing(), peer.route.pipe);
+    }
+  };
+
+  /** A pipe zeromq no longer routes to: its peer (or a retiring route) is gone. */
+  private readonly unreachable = (dest: Buffer): void => {
+    const route = this.table.routeOf(dest);
+    if (!route) return;
+    const peer = route.peer;
+    if (peer.route === route && this.table.peers.get(peer.rid) === peer) {
+      this.table.lose(peer, 'its connection is gone');
+    }
+  };
+
+  /** Connection events, read with `receive()` (see `ServerConnection.watch`). */
+  private async watch(): Promise<void> {
+    const events = this.router.events;
+    try {
+      while (!events.closed) {
+        const event = await events.receive();
+        if (this.closed) return;
+        if (event.type === 'handshake') {
+          this.connections++;
+          const link = this.table.links.get(String(event.address));
+          if (link && link.status === 'connecting') {
+            link.status = 'handshaking';
+            this.sayHello(link);
+          }
+        } else if (event.type === 'disconnect') {
+          this.connections = Math.max(0, this.connections - 1);
+          const link = this.table.links.get(String(event.address));
+          if (link) this.table.linkDown(link);
+          // An accepted connection is reported by our own address: ping everyone, and the pipe that
+          // is gone answers EHOSTUNREACH.
+          else
+            for (const peer of this.table.peers.values()) this.pump.force(encodeMeshPing(), peer.route.pipe);
+        }
+      }
+    } catch {
+      // The observer closed with its socket.
+    }
+  }
+
+  private sayHello(link: OutboundLink): void {
+    this.table.stopHello(link);
+    if (this.closed || link.status !== 'handshaking') return;
+    this.pump.force(encodeMeshState(RecordKind.MeshHello, this.own), link.pipe);
+    link.helloTimer = setTimeout(() => this.sayHello(link), HELLO_RETRY_MS);
+  }
+
+  private async receiveLoop(): Promise<void> {
+    const { pending, jobs } = this.config;
+    for (;;) {
+      const message = await nextMessage(this.router, 2, this.protocolError);
+      if (!message) return;
+      const id = message[0] as Buffer;
+      const decoded = decodeFrame(message[1] as Buffer);
+      const route = this.table.routeOf(id);
+      const live = route !== undefined && this.table.peers.get(route.peer.rid) === route.peer;
+      if (live) route.peer.lastHeard = Date.now();
+      for (const bad of decoded.malformed) {
+        if (bad.correlation !== undefined && live) {
+          failInbound(this.nodeScope, id, bad.correlation, { packet: '' }, 'decode_error', {
+            code: REMOTE_CODES.decodeError,
+            message: bad.reason,
+          });
+        } else this.protocolError(bad.reason, route?.peer.rid);
+      }
+      for (const record of decoded.records) {
+        switch (record.kind) {
+          case RecordKind.MeshHello:
+            this.table.onHello(id, record);
+            break;
+          case RecordKind.MeshWelcome: {
+            const link = this.table.linkOf(id);
+            if (link) this.table.onWelcome(link, record);
+            else this.protocolError('welcome on a pipe that is not one of our links', record.rid);
+            break;
+          }
+          case RecordKind.MeshState:
+            if (route) this.table.onState(route, record);
+            else this.protocolError('state record from a node that is not a peer', record.rid);
+            break;
+          case RecordKind.MeshPing:
+            break;
+          case RecordKind.Reply: {
+            const payload = decodePayload(record.payload);
+            const matched = payload.ok
+              ? pending.resolve(record.correlation, payload.value)
+              : pending.reject(
+                  record.correlation,
+                  (d) =>
+                    new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
+                );
+            if (!matched) this.unmatched(record.correlation, route);
+            break;
+          }
+          case RecordKind.ErrorReply:
+            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d)))
+              this.unmatched(record.correlation, route);
+            break;
+          case RecordKind.MeshSend:
+          case RecordKind.MeshRequest: {
+            if (!live) {
+              this.protocolError(`${record.packet}: from a node that is not a ready peer`, route?.peer.rid);
+              break;
+            }
+            const scope = this.scopeFor(id, record);
+            if (!scope) break;
+            if (!jobs.tryAcquire()) {
+              if (this.waitingJobs >= MAX_WAITING_JOBS) {
+                await jobs.acquire();
+              } else {
+                this.waitingJobs++;
+                void jobs.acquire().then(() => {
+                  this.waitingJobs--;
+                  this.run(scope, id, record);
+                });
+                break;
+              }
+            }
+            this.run(scope, id, record);
+            break;
+          }
+          default:
+            this.protocolError(`a MeshNode does not accept record kind ${record.kind}`, route?.peer.rid);
+        }
+      }
+    }
+  }
+
+  /** The handler scope of a business record, or `undefined` when it was refused here. */
+  private scopeFor(
+    id: Buffer,
+    record: MeshSendRecord | MeshRequestRecord,
+  ): InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext> | undefined {
+    if (record.channel === undefined) return this.nodeScope;
+    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
+    const scope = this.channelScopes.get(record.channel);
+    if (!scope) {
+      failInbound(this.nodeScope, id, correlation, record, 'no_handler', {
+        code: REMOTE_CODES.noHandler,
+        message: `node '${this.rid}' has no Server membership for '${record.channel}'`,
+      });
+      return undefined;
+    }
+    if (!this.admitting) {
+      this.lastRefusedAt = Date.now();
+      failInbound(scope, id, correlation, record, 'rejected', {
+        code: DRAINING_CODE,
+        message: `node '${this.rid}' is draining '${record.channel}'`,
+      });
+      return undefined;
+    }
+    return scope;
+  }
+
+  private run(
+    scope: InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext>,
+    id: Buffer,
+    record: MeshSendRecord | MeshRequestRecord,
+  ): void {
+    this.inFlight++;
+    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
+    void runInbound(scope as InboundScope<unknown>, id, correlation, record).finally(() => {
+      this.inFlight--;
+      this.config.jobs.release();
+    });
+  }
+
+  private channelScope(channel: string): InboundScope<ZLinkMessageContext> {
+    const { channelHandlers, events } = this.config;
+    return {
+      route: 'route-mesh',
+      events,
+      channel,
+      mesh: this.config.mesh.mesh,
+      lookup: (kind, packet) => channelHandlers.lookup(channel, kind, packet),
+      context: (kind, packet, metadata, correlation) => ({
+        channelName: channel,
+        kind,
+        packet,
+        metadata,
+        correlation,
+      }),
+      reply: (id, record) => this.pump.force(record, id),
+    };
+  }
+
+  private unmatched(correlation: number, route: PeerRoute | undefined): void {
+    this.protocolError(`reply matches no pending request (correlation ${correlation})`, route?.peer.rid);
+  }
+
+  private readonly protocolError = (reason: string, peerRid?: string): void => {
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'route-mesh',
+      mesh: this.config.mesh.mesh,
+      ...(peerRid !== undefined && { peerRid }),
+      reason,
+    });
+  };
+}

@@ -1,0 +1,304 @@
+import {
+  type MeshNodeState,
+  type MeshStateRecord,
+  type ZLinkEvents,
+  RecordKind,
+  compareIds,
+  encodeMeshState,
+} from '../../core/index.js';
+
+/**
+ * An outbound peer link: our ROUTER's connection to a manual peer endpoint. Its pipe is named
+ * `ep:<endpoint>` on our side (the peer may be known by endpoint alone); the peer sees our NodeRid.
+ */
+export interface OutboundLink {
+  readonly endpoint: string;
+  readonly pipe: Buffer;
+  readonly expectedRid: string | undefined;
+  /**
+   * `connecting` until zeromq reports the connection, `handshaking` until the welcome, then
+   * `ready`; `retired` when the peer's own link to us is the one kept, `refused` for good.
+   */
+  status: 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused';
+  /** The NodeRid that answered on this link. */
+  peerRid: string | undefined;
+  helloTimer: NodeJS.Timeout | undefined;
+}
+
+/** One way to reach a peer: the pipe we send to. Pending requests are tied to the route they left on. */
+export interface PeerRoute {
+  readonly peer: Peer;
+  readonly pipe: Buffer;
+  readonly key: string;
+  readonly link: OutboundLink | undefined;
+}
+
+/** A ready peer: one per NodeRid and lifecycle generation. */
+export interface Peer {
+  readonly rid: string;
+  readonly id: Buffer;
+  state: MeshNodeState;
+  route: PeerRoute;
+  lastHeard: number;
+}
+
+/** What the table needs from its MeshNode. */
+export interface PeerHost {
+  readonly mesh: string;
+  readonly rid: string;
+  readonly events: ZLinkEvents;
+  ownState(): MeshNodeState;
+  /** Queues a control record toward a pipe. */
+  send(pipe: Buffer, record: Uint8Array): void;
+  /** A route is gone: drop what is queued for it and end the requests it carried (`RouteError`). */
+  routeGone(route: PeerRoute, reason: string): void;
+  /** Restarts an outbound link from scratch (a fresh connection, a fresh handshake). */
+  reconnect(link: OutboundLink): void;
+  disconnect(link: OutboundLink): void;
+  /** Peer set or memberships changed: rebuild candidates. */
+  changed(): void;
+  protocolError(reason: string, peerRid?: string): void;
+}
+
+/**
+ * A superseded route stays readable this long, so replies to records that already left on it still
+ * arrive; then its requests end `RouteError` and our side of it closes.
+ */
+export const RETIRE_GRACE_MS = 2000;
+
+export const pipeKey = (pipe: Buffer): string => pipe.toString('latin1');
+
+/**
+ * The peers of one MeshNode and the handshake rules that admit them.
+ *
+ * - A peer is ready only after the handshake on the real connection named its NodeRid, lifecycle
+ *   generation, object role and Server memberships; a new generation replaces the old peer (its
+ *   requests end `RouteError`) and is admitted only by a fresh handshake.
+ * - One logical link per pair: when both nodes connected to each other, the link initiated by the
+ *   byte-wise smaller NodeRid is kept; the other is retired after `RETIRE_GRACE_MS`.
+ * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
+ *   the other half of an Object Client pair without memberships (02 §2) is refused for good.
+ */
+export class PeerTable {
+  readonly peers = new Map<string, Peer>();
+  readonly links = new Map<string, OutboundLink>();
+  /** Every pipe a peer may speak on: current routes and retiring ones. */
+  private readonly routes = new Map<string, PeerRoute>();
+  private readonly retiring = new Set<NodeJS.Timeout>();
+  private readonly ownId: Buffer;
+
+  constructor(private readonly host: PeerHost) {
+    this.ownId = Buffer.from(host.rid, 'utf8');
+  }
+
+  routeOf(pipe: Buffer): PeerRoute | undefined {
+    return this.routes.get(pipeKey(pipe));
+  }
+
+  linkOf(pipe: Buffer): OutboundLink | undefined {
+    const key = pipe.toString('utf8');
+    return key.startsWith('ep:') ? this.links.get(key.slice(3)) : undefined;
+  }
+
+  addLink(endpoint: string, expectedRid: string | undefined): OutboundLink {
+    const link: OutboundLink = {
+      endpoint,
+      pipe: Buffer.from(`ep:${endpoint}`, 'utf8'),
+      expectedRid,
+      status: 'connecting',
+      peerRid: undefined,
+      helloTimer: undefined,
+    };
+    this.links.set(endpoint, link);
+    return link;
+  }
+
+  /** Acceptor side: a hello on an inbound pipe, named by the initiator's NodeRid. */
+  onHello(pipe: Buffer, hello: MeshStateRecord): void {
+    const { host } = this;
+    if (!pipe.equals(Buffer.from(hello.rid, 'utf8'))) {
+      host.protocolError(`hello names NodeRid '${hello.rid}' but came from another routing id`);
+      return;
+    }
+    // Answer even a hello we will not admit: the initiator checks the welcome and closes its link.
+    host.send(pipe, encodeMeshState(RecordKind.MeshWelcome, host.ownState()));
+    const refusal = this.refusal(hello, undefined);
+    if (refusal) {
+      host.protocolError(`hello refused: ${refusal}`, hello.rid);
+      return;
+    }
+    const existing = this.peers.get(hello.rid);
+    const key = pipeKey(pipe);
+    if (existing && existing.state.generation === hello.generation) {
+      if (existing.route.key === key) {
+        this.applyState(existing, hello); // a repeated hello: the welcome may have crossed it
+        return;
+      }
+      // Both nodes connected to each other: keep the link the smaller NodeRid initiated (here, the peer's).
+      const route: PeerRoute = { peer: existing, pipe: Buffer.from(pipe), key, link: undefined };
+      if (compareIds(existing.id, this.ownId) < 0) this.switchRoute(existing, route);
+      else this.retire(route);
+      return;
+    }
+    if (existing) this.lose(existing, 'it restarted with a new lifecycle generation');
+    this.admit(hello, pipe, undefined);
+  }
+
+  /** Initiator side: the welcome on one of our outbound links. */
+  onWelcome(link: OutboundLink, welcome: MeshStateRecord): void {
+    const { host } = this;
+    if (link.status === 'ready' || link.status === 'retired') {
+      const peer = this.peers.get(welcome.rid);
+      if (peer && peer.state.generation === welcome.generation) this.applyState(peer, welcome);
+      return;
+    }
+    if (link.status !== 'handshaking' && link.status !== 'connecting') return;
+    this.stopHello(link);
+    const refusal = this.refusal(welcome, link);
+    if (refusal) {
+      link.status = 'refused';
+      host.disconnect(link);
+      host.events.emit({ type: 'peer_refused', mesh: host.mesh, endpoint: link.endpoint, reason: refusal });
+      return;
+    }
+    link.peerRid = welcome.rid;
+    const existing = this.peers.get(welcome.rid);
+    if (existing && existing.state.generation === welcome.generation) {
+      link.status = 'ready';
+      const route: PeerRoute = { peer: existing, pipe: link.pipe, key: pipeKey(link.pipe), link };
+      // The peer connected to us too: keep the link the smaller NodeRid initiated.
+      if (compareIds(this.ownId, existing.id) < 0) this.switchRoute(existing, route);
+      else this.retire(route);
+      return;
+    }
+    if (existing) this.lose(existing, 'it restarted with a new lifecycle generation');
+    link.status = 'ready';
+    this.admit(welcome, link.pipe, link);
+  }
+
+  /** A membership change from a ready peer: only a larger revision of the same generation applies. */
+  onState(route: PeerRoute, record: MeshStateRecord): void {
+    const peer = route.peer;
+    if (this.peers.get(peer.rid) !== peer || record.rid !== peer.rid) {
+      this.host.protocolError('state record from a route that is not its peer', peer.rid);
+      return;
+    }
+    if (record.generation !== peer.state.generation) return;
+    this.applyState(peer, record);
+  }
+
+  /** Takes a peer out: its routes go, its requests end `RouteError`, our link to it starts over. */
+  lose(peer: Peer, reason: string): void {
+    if (this.peers.get(peer.rid) !== peer) return;
+    this.peers.delete(peer.rid);
+    const route = peer.route;
+    if (this.routes.get(route.key) === route) this.routes.delete(route.key);
+    this.host.routeGone(route, reason);
+    for (const link of this.links.values()) {
+      // A link we retired in favour of the peer's own comes back: the peer may not connect again.
+      if (link.peerRid === peer.rid && (link === route.link || link.status === 'retired')) {
+        this.stopHello(link);
+        link.status = 'connecting';
+        this.host.reconnect(link);
+      }
+    }
+    const { mesh, events } = this.host;
+    const { generation, memberships } = peer.state;
+    events.emit({ type: 'peer_lost', mesh, rid: peer.rid, generation, memberships, reason });
+    this.host.changed();
+  }
+
+  /** An outbound link lost its connection (zeromq reports it by endpoint). */
+  linkDown(link: OutboundLink): void {
+    this.stopHello(link);
+    for (const peer of this.peers.values()) {
+      if (peer.route.link === link) {
+        this.lose(peer, `connection to ${link.endpoint} was lost`);
+        return;
+      }
+    }
+    if (link.status === 'handshaking') link.status = 'connecting';
+  }
+
+  stopHello(link: OutboundLink): void {
+    if (link.helloTimer) clearTimeout(link.helloTimer);
+    link.helloTimer = undefined;
+  }
+
+  close(): void {
+    for (const link of this.links.values()) this.stopHello(link);
+    for (const timer of this.retiring) clearTimeout(timer);
+    this.retiring.clear();
+  }
+
+  private refusal(state: MeshNodeState, link: OutboundLink | undefined): string | undefined {
+    const own = this.host.ownState();
+    if (state.mesh !== own.mesh) return `the node serves MeshName '${state.mesh}', not '${own.mesh}'`;
+    if (state.rid === own.rid) return 'the node is this node (a MeshNode is not its own peer)';
+    if (link?.expectedRid !== undefined && state.rid !== link.expectedRid) {
+      return `expected NodeRid '${link.expectedRid}' at ${link.endpoint}, found '${state.rid}'`;
+    }
+    // 02 §2: two Object Clients with no Server membership have nothing to say to each other.
+    if (
+      own.objectRole === 'client' &&
+      state.objectRole === 'client' &&
+      own.memberships.length === 0 &&
+      state.memberships.length === 0
+    ) {
+      return 'both nodes are Object Clients without Server memberships';
+    }
+    return undefined;
+  }
+
+  private admit(state: MeshNodeState, pipe: Buffer, link: OutboundLink | undefined): void {
+    const peer = { rid: state.rid, id: Buffer.from(state.rid, 'utf8'), state, lastHeard: Date.now() } as Peer;
+    const key = pipeKey(pipe);
+    peer.route = { peer, pipe: Buffer.from(pipe), key, link };
+    this.peers.set(peer.rid, peer);
+    this.routes.set(key, peer.route);
+    const { mesh, events } = this.host;
+    events.emit({
+      type: 'peer_ready',
+      mesh,
+      rid: peer.rid,
+      generation: state.generation,
+      memberships: state.memberships,
+    });
+    this.host.changed();
+  }
+
+  private switchRoute(peer: Peer, route: PeerRoute): void {
+    const old = peer.route;
+    peer.route = route;
+    this.routes.set(route.key, route);
+    this.retire(old);
+  }
+
+  /** Keeps a superseded route readable for the grace period, then ends what it still carries. */
+  private retire(route: PeerRoute): void {
+    this.routes.set(route.key, route);
+    if (route.link) route.link.status = 'retired';
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      if (route.peer.route === route) return; // it became the current route again
+      if (this.routes.get(route.key) === route) this.routes.delete(route.key);
+      this.host.routeGone(route, 'the parallel link to the same peer was retired');
+      if (route.link && route.link.status === 'retired') this.host.disconnect(route.link);
+    }, RETIRE_GRACE_MS);
+    this.retiring.add(timer);
+  }
+
+  private applyState(peer: Peer, state: MeshNodeState): void {
+    if (state.revision <= peer.state.revision) return;
+    peer.state = state;
+    const { mesh, events } = this.host;
+    events.emit({
+      type: 'peer_state',
+      mesh,
+      rid: peer.rid,
+      generation: state.generation,
+      memberships: state.memberships,
+    });
+    this.host.changed();
+  }
+}
