@@ -30,6 +30,15 @@ export class RuntimeMeshes {
 
   constructor(private readonly config: MeshesConfig) {}
 
+  /** The role a ChannelName has on this process's meshes, from the options (known before start). */
+  channelRole(channel: string): 'server' | 'client' | undefined {
+    for (const m of this.config.options.meshes.values()) {
+      const c = m.channels.get(channel);
+      if (c) return c.role;
+    }
+    return undefined;
+  }
+
   /** Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. */
   async bind(stillStarting: () => boolean): Promise<void> {
     const { options, generation, processTag, events, jobs, pending, channelHandlers, nodeHandlers } =

@@ -170,15 +170,15 @@ export class ZLinkRuntime implements CallSubmitter {
   private checkHandlers(): void {
     for (const channel of this.handlers.channels()) {
       const cs = this.options.clientServer.get(channel);
-      const mesh = this.meshes.forChannel(channel);
-      if (cs?.server || mesh?.state.memberships.some((m) => m.channel === channel)) continue;
+      const meshRole = this.meshes.channelRole(channel);
+      if (cs?.server || meshRole === 'server') continue;
       const sources = this.handlers
         .forChannel(channel)
         .map((h) => h.source)
         .join(', ');
       throw configurationError(
         `handler ${sources}`,
-        cs || mesh
+        cs || meshRole
           ? `channel '${channel}' has no Server role in this process`
           : `channel '${channel}' is not registered in this process`,
       );
