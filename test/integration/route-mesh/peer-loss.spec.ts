@@ -1,0 +1,181 @@
+/**
+ * Issue 4 §6, 02 §5, §8: a peer that leaves (closes, restarts, goes silent) leaves the candidates;
+ * requests in flight to it end exactly once and are never resent; a new generation is admitted only
+ * after a fresh handshake. Drain stops new channel calls while accepted work finishes.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { RecordKind, encodeMeshRequest, encodePayload } from '../../../lib/core/index.js';
+import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
+import { Cleanup, EventCollector, Gate, freePort, outcome, waitFor } from '../../helpers/index.js';
+import { FakePeer, endpointOf, fakeState, startNode, tally, who } from './harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.closeAll());
+
+describe('peer loss', () => {
+  it('a Server that goes away mid-request: its requests end RouteError once, nothing is resent, the survivor takes the next calls', async () => {
+    const stall = new Gate();
+    let executedOnB = 0;
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server' } },
+      handlers: [
+        [
+          'match',
+          'request',
+          'who',
+          async () => {
+            executedOnB++;
+            await stall.promise;
+            return 'node-b';
+          },
+        ],
+      ],
+    });
+    let executedOnC = 0;
+    const c = await startNode(cleanup, {
+      rid: 'node-c',
+      channels: { match: { role: 'server' } },
+      handlers: [['match', 'request', 'who', () => (executedOnC++, 'node-c')]],
+    });
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [endpointOf(b), endpointOf(c)],
+      channels: { match: { role: 'client' } },
+    });
+    await a.waitForCandidates('match', 2);
+    const calls = Array.from({ length: 20 }, () =>
+      outcome(a.routeClient.requestToChannel('match', 'who', 0).async({ timeoutMs: 10000 })),
+    );
+    await waitFor(() => executedOnB === 10 && executedOnC === 10, 5000, 'both servers running');
+    const events = new EventCollector(a.events);
+    await b.close();
+    const results = await Promise.all(calls);
+    expect(tally(results.map((r) => (r.ok ? r.value : r.code)))).toEqual({ 'node-c': 10, RouteError: 10 });
+    await events.next('peer_lost', (e) => e.rid === 'node-b', 5000);
+    expect(a.snapshot().pendingRequests).toBe(0);
+    expect(
+      tally(
+        await Promise.all(
+          Array.from({ length: 10 }, () => a.routeClient.requestToChannel('match', 'who', 0).async()),
+        ),
+      ),
+    ).toEqual({
+      'node-c': 10,
+    });
+    expect(executedOnB).toBe(10);
+    expect(executedOnC).toBe(20);
+    stall.open();
+  });
+
+  it('a node restarted on the same endpoint is a new generation, admitted after a fresh handshake', async () => {
+    const port = await freePort();
+    const b1 = await startNode(cleanup, {
+      rid: 'node-b',
+      port,
+      nodeHandlers: [['request', 'gen', () => 'first']],
+    });
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [{ endpoint: `tcp://127.0.0.1:${port}`, rid: 'node-b' }],
+    });
+    await a.waitForPeers('game', 1);
+    const generation1 = a.snapshot().meshes[0]?.peers[0]?.generation;
+    expect(await a.routeClient.requestToNode('game', 'node-b', 'gen', 0).async()).toBe('first');
+    const events = new EventCollector(a.events);
+    await b1.close();
+    await events.next('peer_lost', undefined, 5000);
+    // Known but not ready: a Node direct call waits for it (up to its deadline) rather than NotFound.
+    const early = a.routeClient.requestToNode('game', 'node-b', 'gen', 0).async({ timeoutMs: 10000 });
+    const b2 = await startNode(cleanup, {
+      rid: 'node-b',
+      port,
+      nodeHandlers: [['request', 'gen', () => 'second']],
+    });
+    expect(await early).toBe('second');
+    const ready = await events.next('peer_ready', undefined, 5000);
+    expect(ready.generation).not.toBe(generation1);
+    expect(ready.generation).toBe(b2.generation);
+  });
+
+  it('a peer whose connection stays up but that says nothing for 3 s is dropped (a stuck process)', async () => {
+    const a = await startNode(cleanup, { rid: 'node-a' });
+    const events = new EventCollector(a.events);
+    const fake = cleanup.add(new FakePeer(fakeState('sleepy')));
+    await fake.connect(endpointOf(a));
+    await a.waitForPeers('game', 1);
+    const lost = await events.next('peer_lost', (e) => e.rid === 'sleepy', 6000);
+    expect(lost.reason).toContain('silent');
+    // A peer that keeps pinging stays.
+    const awake = cleanup.add(new FakePeer(fakeState('awake')));
+    await awake.connect(endpointOf(a));
+    awake.pingEvery(500);
+    await a.waitForPeers('game', 1);
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(a.snapshot().meshes[0]?.peers.map((p) => p.rid)).toEqual(['awake']);
+  });
+});
+
+describe('drain over RouteMesh', () => {
+  it('peers stop selecting a draining node, its accepted requests finish, late channel requests end Rejected, Node direct still answers', async () => {
+    const gate = new Gate();
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server' } },
+      handlers: [['match', 'request', 'slow', async () => (await gate.promise, 'done')]],
+      nodeHandlers: [['request', 'whoami', () => 'node-b']],
+    });
+    const c = await startNode(cleanup, {
+      rid: 'node-c',
+      channels: { match: { role: 'server' } },
+      handlers: [['match', 'request', 'slow', who('node-c')]],
+    });
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [endpointOf(b), endpointOf(c)],
+      channels: { match: { role: 'client' } },
+    });
+    await a.waitForCandidates('match', 2);
+    // node-b < node-c: the first pick is node-b, which holds the request.
+    const accepted = a.routeClient.requestToChannel('match', 'slow', 0).async({ timeoutMs: 10000 });
+    await waitFor(() => (b.snapshot().meshes[0]?.activeHandlers ?? 0) === 1, 3000, 'accepted on b');
+    const events = new EventCollector(a.events);
+    const drained = b.drain();
+    await events.next('peer_state', (e) => e.rid === 'node-b' && e.memberships[0]?.draining === true, 3000);
+    expect(
+      tally(
+        await Promise.all(
+          Array.from({ length: 5 }, () => a.routeClient.requestToChannel('match', 'slow', 0).async()),
+        ),
+      ),
+    ).toEqual({
+      'node-c': 5,
+    });
+    expect(await a.routeClient.requestToNode('game', 'node-b', 'whoami', 0).async()).toBe('node-b');
+    gate.open();
+    expect(await accepted).toBe('done');
+    await drained;
+    expect(b.snapshot().meshes[0]?.channels[0]).toMatchObject({ draining: true });
+  });
+
+  it('a channel request that reaches a draining node ends Rejected (it never ran)', async () => {
+    let ran = 0;
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server' } },
+      handlers: [['match', 'request', 'who', () => (ran++, 'b')]],
+    });
+    const fake = cleanup.add(new FakePeer(fakeState('caller')));
+    await fake.connect(endpointOf(b as ZLinkRuntime));
+    await b.waitForPeers('game', 1);
+    const drained = b.drain();
+    await fake.send(encodeMeshRequest(41, 'match', 'who', undefined, encodePayload(0)));
+    await waitFor(() => fake.received.some((r) => r.kind === RecordKind.ErrorReply), 3000, 'the refusal');
+    expect(fake.received.find((r) => r.kind === RecordKind.ErrorReply)).toMatchObject({
+      correlation: 41,
+      error: { code: 'ServerDraining' },
+    });
+    expect(ran).toBe(0);
+    await drained;
+  });
+});
