@@ -12,7 +12,14 @@ export {
   type ZLinkErrorOptions,
 } from './core/index.js';
 export { METADATA_MAX_BYTES, type ZLinkMetadata } from './core/index.js';
-export type { MessageKind, ZLinkMessageContext, ChannelHandlerRegistration } from './core/index.js';
+export type {
+  MessageKind,
+  ZLinkMessageContext,
+  ZLinkNodeMessageContext,
+  ChannelHandlerRegistration,
+  NodeHandlerRegistration,
+  MeshMembership,
+} from './core/index.js';
 export {
   DEFAULT_WEIGHT,
   WEIGHT_MAX,
@@ -25,6 +32,8 @@ export {
   type ListenOptions,
   type MeshChannelOptions,
   type MeshOptions,
+  type MeshPeerOptions,
+  type ObjectRole,
   type ZLinkOptions,
 } from './core/index.js';
 export {

@@ -24,6 +24,8 @@ export interface ZLinkNodeMessageContext extends Omit<ZLinkMessageContext, 'chan
 }
 
 export type ChannelHandlerFn = (payload: unknown, context: ZLinkMessageContext) => unknown;
+/** A handler that serves either kind of context (the Nest adapter builds one per method). */
+export type HandlerFn = (payload: unknown, context: object) => unknown;
 export type NodeHandlerFn = (payload: unknown, context: ZLinkNodeMessageContext) => unknown;
 
 export interface ChannelHandlerRegistration {

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common/constants.js';
 import type { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { ChannelHandlerFn } from '../core/index.js';
+import type { HandlerFn } from '../core/index.js';
 import { toHandlerFailure } from './handler-failure.js';
 import { ZLinkParamtype } from './zlink.constants.js';
 
@@ -42,7 +42,7 @@ export function directCall(
   contextCreator: ExternalContextCreator,
   instance: object,
   method: string,
-): ChannelHandlerFn | undefined {
+): HandlerFn | undefined {
   const sources = contextCreator as unknown as EnhancerSources;
   const globals = [
     sources.guardsContextCreator,

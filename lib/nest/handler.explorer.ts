@@ -8,7 +8,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
-import { type ChannelHandlerFn, configurationError } from '../core/index.js';
+import { type HandlerFn, configurationError } from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
 import { directCall } from './direct-call.js';
 import { toHandlerFailure } from './handler-failure.js';
@@ -18,7 +18,7 @@ import { ZLinkParamsFactory } from './zlink-params.factory.js';
 type Instance = Record<string, unknown> & object;
 
 /**
- * Finds `@ChannelHandler` methods on providers and controllers, wraps each in Nest's pipeline and
+ * Finds `@ChannelHandler` and `@NodeHandler` methods on providers and controllers, wraps each in Nest's pipeline and
  * registers it with the runtime (on module init); starts the runtime on application bootstrap and
  * closes it on application shutdown. @internal
  */
@@ -73,26 +73,30 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     const metatype = wrapper.metatype as { prototype?: object; name?: string } | null | undefined;
     if (wrapper.inject || !metatype?.prototype) return;
     for (const method of this.scanner.getAllMethodNames(metatype.prototype)) {
-      const handlers = this.accessor.channelHandlers((metatype.prototype as Record<string, unknown>)[method]);
-      if (handlers.length === 0) continue;
+      const fn = (metatype.prototype as Record<string, unknown>)[method];
+      if (this.accessor.channelHandlers(fn).length + this.accessor.nodeHandlers(fn).length === 0) continue;
       throw configurationError(
         `handler ${metatype.name ?? String(wrapper.name)}.${method}`,
-        '@ChannelHandler needs a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
+        '@ChannelHandler and @NodeHandler need a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
       );
     }
   }
 
   private registerMethod(instance: Instance, method: string): void {
-    const handlers = this.accessor.channelHandlers(instance[method]);
-    if (handlers.length === 0) return;
+    const channelHandlers = this.accessor.channelHandlers(instance[method]);
+    const nodeHandlers = this.accessor.nodeHandlers(instance[method]);
+    if (channelHandlers.length + nodeHandlers.length === 0) return;
     const source = `${instance.constructor.name}.${method}`;
     const handler = this.createHandler(instance, method);
-    for (const { channel, kind, packet } of handlers) {
+    for (const { channel, kind, packet } of channelHandlers) {
       this.runtime.registerChannelHandler({ channel, kind, packet, handler, source });
+    }
+    for (const { mesh, kind, packet } of nodeHandlers) {
+      this.runtime.registerNodeHandler({ mesh, kind, packet, handler, source });
     }
   }
 
-  private createHandler(instance: Instance, method: string): ChannelHandlerFn {
+  private createHandler(instance: Instance, method: string): HandlerFn {
     const direct = directCall(this.contextCreator, instance, method);
     if (direct) return direct;
     const callable = this.contextCreator.create(

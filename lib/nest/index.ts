@@ -1,6 +1,8 @@
 export {
   ChannelHandler,
   type ChannelHandlerOptions,
+  NodeHandler,
+  type NodeHandlerOptions,
   ZLinkContext,
   ZLinkPayload,
 } from './decorators/index.js';

@@ -1,13 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import type { ChannelHandlerMetadata } from './decorators/channel-handler.decorator.js';
-import { ZLINK_CHANNEL_HANDLER } from './zlink.constants.js';
+import type { NodeHandlerMetadata } from './decorators/node-handler.decorator.js';
+import { ZLINK_CHANNEL_HANDLER, ZLINK_NODE_HANDLER } from './zlink.constants.js';
 
 /** Reads what the ZLink decorators recorded. @internal */
 @Injectable()
 export class ZLinkMetadataAccessor {
   /** The `@ChannelHandler`s of one method, in declaration order; empty when it has none. */
   channelHandlers(method: unknown): readonly ChannelHandlerMetadata[] {
-    if (typeof method !== 'function') return [];
-    return (Reflect.getMetadata(ZLINK_CHANNEL_HANDLER, method) as ChannelHandlerMetadata[] | undefined) ?? [];
+    return read<ChannelHandlerMetadata>(ZLINK_CHANNEL_HANDLER, method);
   }
+
+  /** The `@NodeHandler`s of one method, in declaration order; empty when it has none. */
+  nodeHandlers(method: unknown): readonly NodeHandlerMetadata[] {
+    return read<NodeHandlerMetadata>(ZLINK_NODE_HANDLER, method);
+  }
+}
+
+function read<T>(key: string, method: unknown): readonly T[] {
+  if (typeof method !== 'function') return [];
+  return (Reflect.getMetadata(key, method) as T[] | undefined) ?? [];
 }

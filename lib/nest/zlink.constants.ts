@@ -1,6 +1,9 @@
 /** Reflect-metadata key of the `@ChannelHandler` list on a method. @internal */
 export const ZLINK_CHANNEL_HANDLER = 'zlink:channel-handler';
 
+/** Reflect-metadata key of the `@NodeHandler` list on a method. @internal */
+export const ZLINK_NODE_HANDLER = 'zlink:node-handler';
+
 /**
  * Parameter types of ZLink handler arguments. The values equal Nest's `RpcParamtype.PAYLOAD` and
  * `RpcParamtype.CONTEXT`, so `@Payload()` and `@Ctx()` from `@nestjs/microservices` resolve to the

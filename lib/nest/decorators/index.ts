@@ -1,2 +1,3 @@
 export { ChannelHandler, type ChannelHandlerOptions } from './channel-handler.decorator.js';
+export { NodeHandler, type NodeHandlerOptions } from './node-handler.decorator.js';
 export { ZLinkContext, ZLinkPayload } from './params.decorator.js';

@@ -4,16 +4,10 @@ import {
   type JobQueue,
   type MeshMembership,
   type MeshNodeState,
-  type MeshRequestRecord,
-  type MeshSendRecord,
   type NodeHandlerRegistry,
   type NormalizedMesh,
   type PendingRequests,
   type ZLinkEvents,
-  type ZLinkMessageContext,
-  type ZLinkNodeMessageContext,
-  DRAINING_CODE,
-  REMOTE_CODES,
   RecordKind,
   ZLinkError,
   decodeFrame,
@@ -23,11 +17,11 @@ import {
   fromWireError,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
-import { type InboundScope, failInbound, runInbound } from '../inbound.js';
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
+import { MeshInbound } from './mesh-inbound.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
 /** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
@@ -39,14 +33,6 @@ const HELLO_RETRY_MS = 250;
 const HEARTBEAT_INTERVAL_MS = 1000;
 const HEARTBEAT_TIMEOUT_MS = 3000;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-/** See `ServerListener`: a draining node answers `Rejected` until this long without channel traffic. */
-const DRAIN_QUIET_MS = 200;
-/**
- * Received business records waiting for a job permit before the receive loop stops reading. The
- * loop must keep reading as long as it can: replies to this node's own requests arrive on the same
- * socket, and a handler waiting for one holds a permit.
- */
-const MAX_WAITING_JOBS = 10000;
 
 export interface MeshNodeConfig {
   readonly mesh: NormalizedMesh;
@@ -71,15 +57,10 @@ export class MeshNode {
   readonly table: PeerTable;
   readonly candidates: MeshCandidates;
   readonly calls: MeshCalls;
+  private readonly inbound: MeshInbound;
   private own: MeshNodeState;
-  private readonly channelScopes = new Map<string, InboundScope<ZLinkMessageContext>>();
-  private readonly nodeScope: InboundScope<ZLinkNodeMessageContext>;
   private port = 0;
   private closed = false;
-  private admitting = true;
-  private inFlight = 0;
-  private waitingJobs = 0;
-  private lastRefusedAt = 0;
   private connections = 0;
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly loops: Promise<void>[] = [];
@@ -107,24 +88,17 @@ export class MeshNode {
     this.table = new PeerTable(this.peerHost());
     this.candidates = new MeshCandidates(mesh.channels.keys());
     this.calls = new MeshCalls(this, config.pending);
-    for (const m of memberships) this.channelScopes.set(m.channel, this.channelScope(m.channel));
-    const meshName = mesh.mesh;
-    this.nodeScope = {
-      route: 'route-mesh',
+    this.inbound = new MeshInbound({
+      mesh: mesh.mesh,
+      rid,
+      serverChannels: memberships.map((m) => m.channel),
+      channelHandlers: config.channelHandlers,
+      nodeHandlers: config.nodeHandlers,
+      jobs: config.jobs,
       events,
-      channel: undefined,
-      mesh: meshName,
-      lookup: (kind, packet) => config.nodeHandlers.lookup(meshName, kind, packet),
-      context: (kind, packet, metadata, correlation, source) => ({
-        meshName,
-        sourceRid: this.table.routeOf(source)?.peer.rid ?? source.toString('utf8'),
-        kind,
-        packet,
-        metadata,
-        correlation,
-      }),
-      reply: (id, record) => this.pump.force(record, id),
-    };
+      sourceRid: (pipe) => this.table.routeOf(pipe)?.peer.rid ?? pipe.toString('utf8'),
+      reply: (pipe, record) => this.pump.force(record, pipe),
+    });
   }
 
   get mesh(): string {
@@ -153,7 +127,7 @@ export class MeshNode {
   }
 
   get activeHandlers(): number {
-    return this.inFlight;
+    return this.inbound.activeHandlers;
   }
 
   get liveConnections(): number {
@@ -180,7 +154,7 @@ export class MeshNode {
 
   /** Runtime weight change of a Server membership: a larger revision reaches every ready peer. */
   setWeight(channel: string, weight: number): boolean {
-    if (!this.channelScopes.has(channel)) return false;
+    if (!this.own.memberships.some((m) => m.channel === channel)) return false;
     this.publish(this.own.memberships.map((m) => (m.channel === channel ? { ...m, weight } : m)));
     return true;
   }
@@ -191,16 +165,9 @@ export class MeshNode {
    * ROUTER stays open: Node direct and this node's own calls go on.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
-    this.admitting = false;
     this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });
-    const started = Date.now();
-    const deadline = started + deadlineMs;
-    while (!this.closed && Date.now() < deadline) {
-      if (this.inFlight === 0 && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const phase = this.inFlight > 0 ? 'deadline' : 'completed';
+    const phase = await this.inbound.drain(deadlineMs, () => this.closed);
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase });
     return phase;
   }
@@ -223,12 +190,14 @@ export class MeshNode {
   }
 
   private connectLink(link: OutboundLink): void {
-    // The pipe is named by the endpoint on our side; the peer sees our NodeRid. zeromq.js warns that
-    // an option set after bind waits for the next connect — which is exactly what this one is for.
+    link.attempt++;
+    link.pipe = Buffer.from(`ep:${link.attempt}:${link.endpoint}`, 'utf8');
+    // zeromq.js warns that an option set after bind waits for the next connect — which is exactly
+    // what this one is for.
     const emitWarning = process.emitWarning;
     process.emitWarning = () => undefined;
     try {
-      this.router.connect(link.endpoint, { routingId: `ep:${link.endpoint}` });
+      this.router.connect(link.endpoint, { routingId: link.pipe.toString('utf8') });
     } finally {
       process.emitWarning = emitWarning;
     }
@@ -326,7 +295,7 @@ export class MeshNode {
   }
 
   private async receiveLoop(): Promise<void> {
-    const { pending, jobs } = this.config;
+    const { pending } = this.config;
     for (;;) {
       const message = await nextMessage(this.router, 2, this.protocolError);
       if (!message) return;
@@ -336,12 +305,8 @@ export class MeshNode {
       const live = route !== undefined && this.table.peers.get(route.peer.rid) === route.peer;
       if (live) route.peer.lastHeard = Date.now();
       for (const bad of decoded.malformed) {
-        if (bad.correlation !== undefined && live) {
-          failInbound(this.nodeScope, id, bad.correlation, { packet: '' }, 'decode_error', {
-            code: REMOTE_CODES.decodeError,
-            message: bad.reason,
-          });
-        } else this.protocolError(bad.reason, route?.peer.rid);
+        if (bad.correlation !== undefined && live) this.inbound.decodeError(id, bad.correlation, bad.reason);
+        else this.protocolError(bad.reason, route?.peer.rid);
       }
       for (const record of decoded.records) {
         switch (record.kind) {
@@ -382,21 +347,8 @@ export class MeshNode {
               this.protocolError(`${record.packet}: from a node that is not a ready peer`, route?.peer.rid);
               break;
             }
-            const scope = this.scopeFor(id, record);
-            if (!scope) break;
-            if (!jobs.tryAcquire()) {
-              if (this.waitingJobs >= MAX_WAITING_JOBS) {
-                await jobs.acquire();
-              } else {
-                this.waitingJobs++;
-                void jobs.acquire().then(() => {
-                  this.waitingJobs--;
-                  this.run(scope, id, record);
-                });
-                break;
-              }
-            }
-            this.run(scope, id, record);
+            const stalled = this.inbound.deliver(id, record);
+            if (stalled) await stalled;
             break;
           }
           default:
@@ -404,64 +356,6 @@ export class MeshNode {
         }
       }
     }
-  }
-
-  /** The handler scope of a business record, or `undefined` when it was refused here. */
-  private scopeFor(
-    id: Buffer,
-    record: MeshSendRecord | MeshRequestRecord,
-  ): InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext> | undefined {
-    if (record.channel === undefined) return this.nodeScope;
-    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
-    const scope = this.channelScopes.get(record.channel);
-    if (!scope) {
-      failInbound(this.nodeScope, id, correlation, record, 'no_handler', {
-        code: REMOTE_CODES.noHandler,
-        message: `node '${this.rid}' has no Server membership for '${record.channel}'`,
-      });
-      return undefined;
-    }
-    if (!this.admitting) {
-      this.lastRefusedAt = Date.now();
-      failInbound(scope, id, correlation, record, 'rejected', {
-        code: DRAINING_CODE,
-        message: `node '${this.rid}' is draining '${record.channel}'`,
-      });
-      return undefined;
-    }
-    return scope;
-  }
-
-  private run(
-    scope: InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext>,
-    id: Buffer,
-    record: MeshSendRecord | MeshRequestRecord,
-  ): void {
-    this.inFlight++;
-    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
-    void runInbound(scope as InboundScope<unknown>, id, correlation, record).finally(() => {
-      this.inFlight--;
-      this.config.jobs.release();
-    });
-  }
-
-  private channelScope(channel: string): InboundScope<ZLinkMessageContext> {
-    const { channelHandlers, events } = this.config;
-    return {
-      route: 'route-mesh',
-      events,
-      channel,
-      mesh: this.config.mesh.mesh,
-      lookup: (kind, packet) => channelHandlers.lookup(channel, kind, packet),
-      context: (kind, packet, metadata, correlation) => ({
-        channelName: channel,
-        kind,
-        packet,
-        metadata,
-        correlation,
-      }),
-      reply: (id, record) => this.pump.force(record, id),
-    };
   }
 
   private unmatched(correlation: number, route: PeerRoute | undefined): void {

@@ -9,11 +9,15 @@ import {
 
 /**
  * An outbound peer link: our ROUTER's connection to a manual peer endpoint. Its pipe is named
- * `ep:<endpoint>` on our side (the peer may be known by endpoint alone); the peer sees our NodeRid.
+ * `ep:<attempt>:<endpoint>` on our side (the peer may be known by endpoint alone); the peer sees
+ * our NodeRid. Every connect gets a new name: libzmq aborts the process when a connect reuses the
+ * routing id of a pipe that is still being torn down.
  */
 export interface OutboundLink {
   readonly endpoint: string;
-  readonly pipe: Buffer;
+  /** The current attempt's pipe name. */
+  pipe: Buffer;
+  attempt: number;
   readonly expectedRid: string | undefined;
   /**
    * `connecting` until zeromq reports the connection, `handshaking` until the welcome, then
@@ -95,15 +99,18 @@ export class PeerTable {
     return this.routes.get(pipeKey(pipe));
   }
 
+  /** The link whose current attempt `pipe` names; a pipe of an earlier attempt is no link's. */
   linkOf(pipe: Buffer): OutboundLink | undefined {
-    const key = pipe.toString('utf8');
-    return key.startsWith('ep:') ? this.links.get(key.slice(3)) : undefined;
+    const match = /^ep:\d+:(.*)$/s.exec(pipe.toString('utf8'));
+    const link = match ? this.links.get(match[1] as string) : undefined;
+    return link?.pipe.equals(pipe) ? link : undefined;
   }
 
   addLink(endpoint: string, expectedRid: string | undefined): OutboundLink {
     const link: OutboundLink = {
       endpoint,
-      pipe: Buffer.from(`ep:${endpoint}`, 'utf8'),
+      pipe: Buffer.alloc(0),
+      attempt: 0,
       expectedRid,
       status: 'connecting',
       peerRid: undefined,

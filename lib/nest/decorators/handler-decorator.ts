@@ -1,0 +1,38 @@
+import { configurationError, type MessageKind } from '../../core/index.js';
+
+/**
+ * What `@ChannelHandler` and `@NodeHandler` share: argument checks at class definition (a bad one
+ * throws `Configuration` naming the decorator and method) and appending one entry to the method's
+ * list under `metadataKey`. @internal
+ */
+export function handlerDecorator<E>(
+  decorator: string,
+  metadataKey: string,
+  scope: { readonly name: string; readonly value: string },
+  packetName: string,
+  kind: MessageKind,
+  entry: E,
+): MethodDecorator {
+  return (target, key, descriptor) => {
+    const where = `@${decorator} on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
+    checkName(where, scope.name, scope.value);
+    checkName(where, 'packetName', packetName);
+    if (kind !== 'request' && kind !== 'send') {
+      throw configurationError(where, `kind must be 'request' or 'send', got ${JSON.stringify(kind)}`);
+    }
+    const method = descriptor.value as object | undefined;
+    if (typeof method !== 'function') throw configurationError(where, 'must decorate a method');
+    const list = (Reflect.getMetadata(metadataKey, method) as E[] | undefined) ?? [];
+    Reflect.defineMetadata(metadataKey, [...list, Object.freeze(entry)], method);
+    return descriptor;
+  };
+}
+
+function checkName(where: string, what: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
+    throw configurationError(
+      where,
+      `${what} must be a non-empty string without NUL, got ${JSON.stringify(value)}`,
+    );
+  }
+}
