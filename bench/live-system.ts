@@ -14,6 +14,14 @@ interface Role {
 
 const SPECS: Record<SystemName, { server: Role; client: Role }> = {
   zlink: { server: { script: 'zlink-server', args: [] }, client: { script: 'zlink-client', args: [] } },
+  mesh: {
+    server: { script: 'zlink-mesh-server', args: [] },
+    client: { script: 'zlink-mesh-client', args: ['channel'] },
+  },
+  'mesh-node': {
+    server: { script: 'zlink-mesh-server', args: [] },
+    client: { script: 'zlink-mesh-client', args: ['node'] },
+  },
   raw: {
     server: { script: 'raw-zmq-server', args: ['single'] },
     client: { script: 'raw-zmq-client', args: ['single'] },

@@ -1,6 +1,6 @@
 import { WORKLOADS, type WorkloadName } from './protocol.js';
 
-export const SYSTEM_NAMES = ['zlink', 'raw', 'raw-batched', 'nest-tcp'] as const;
+export const SYSTEM_NAMES = ['zlink', 'mesh', 'mesh-node', 'raw', 'raw-batched', 'nest-tcp'] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
 /** Everything `--only` accepts: the socket systems and the in-process selector. */
 const PARTS = [...SYSTEM_NAMES, 'selector'] as const;

@@ -7,6 +7,8 @@ import { median } from './stats.js';
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
   zlink: 'ZLink (Nest)',
+  mesh: 'ZLink RouteMesh select-one',
+  'mesh-node': 'ZLink RouteMesh Node direct',
   raw: 'raw zmq, 1 record/send',
   'raw-batched': 'raw zmq, batched/turn',
   'nest-tcp': 'Nest TCP',
@@ -203,6 +205,14 @@ function targets(ratios: BenchReport['ratios'], selector: BenchReport['selector'
     target('pipelined req/s: ZLink ÷ Nest TCP', ratios['pipelined.reqPerSec']?.['nest-tcp'], '≥', 1.5),
     target('one-way msgs/s: ZLink ÷ raw 1 record/send', ratios['oneway.msgsPerSec']?.raw, '≥', 3),
     target('sequential p50: ZLink ÷ raw 1 record/send', ratios['sequential.p50Us']?.raw, '≤', 1.2),
+    // The ratios are ZLink ClientServer ÷ other, so RouteMesh within 10% of it is a ratio ≤ 1/0.9.
+    target(
+      'pipelined req/s: ZLink ClientServer ÷ RouteMesh select-one',
+      ratios['pipelined.reqPerSec']?.mesh,
+      '≤',
+      1.11,
+      'RouteMesh within 10% of ClientServer',
+    ),
   ];
   for (const weights of ['equal', 'skewed'] as const) {
     const rows = Array.isArray(selector) ? selector : [];

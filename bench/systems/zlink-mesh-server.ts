@@ -1,0 +1,39 @@
+/**
+ * ZLink RouteMesh server: a Nest app whose MeshNode serves channel `bench` (a Server membership)
+ * and the same handlers as Node direct handlers (see `zlink-handlers.ts`).
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ZLinkModule, ZLinkRuntime } from '../../lib/index.js';
+import { serverProcess } from './harness.js';
+import {
+  BENCH_CHANNEL,
+  BENCH_MESH,
+  BENCH_SERVER_RID,
+  BenchHandlers,
+  BenchNodeHandlers,
+} from './zlink-handlers.js';
+
+@Module({
+  imports: [
+    ZLinkModule.forRoot({
+      meshes: {
+        [BENCH_MESH]: {
+          rid: BENCH_SERVER_RID,
+          listen: { bindHost: '127.0.0.1' },
+          channels: { [BENCH_CHANNEL]: { role: 'server' } },
+        },
+      },
+    }),
+  ],
+  providers: [BenchHandlers, BenchNodeHandlers],
+})
+class ZLinkMeshServerModule {}
+
+serverProcess(async () => {
+  const app = await NestFactory.createApplicationContext(ZLinkMeshServerModule, { logger: false });
+  const endpoint = app.get(ZLinkRuntime).meshEndpoint(BENCH_MESH);
+  if (!endpoint) throw new Error('the bench mesh has no endpoint');
+  return { endpoint, close: () => app.close() };
+});
