@@ -61,7 +61,8 @@ export class MeshNode {
   private own: MeshNodeState;
   private port = 0;
   private closed = false;
-  private connections = 0;
+  /** Live accepted connections (outbound ones are counted on their links). */
+  private accepted = 0;
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly loops: Promise<void>[] = [];
 
@@ -79,6 +80,9 @@ export class MeshNode {
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     });
+    // The observer exists before bind: a peer may connect the moment the port is open, and an event
+    // zeromq reports before anyone observes the socket is lost.
+    void this.router.events;
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
     const memberships: MeshMembership[] = [];
     for (const c of mesh.channels.values()) {
@@ -131,7 +135,9 @@ export class MeshNode {
   }
 
   get liveConnections(): number {
-    return this.connections;
+    let outbound = 0;
+    for (const link of this.table.links.values()) if (link.connected) outbound++;
+    return this.accepted + outbound;
   }
 
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
@@ -232,6 +238,8 @@ export class MeshNode {
   }
 
   private disconnectLink(link: OutboundLink): void {
+    // zeromq reports no disconnect for a connection we close ourselves.
+    link.connected = false;
     try {
       this.router.disconnect(link.endpoint);
     } catch {
@@ -265,21 +273,26 @@ export class MeshNode {
       while (!events.closed) {
         const event = await events.receive();
         if (this.closed) return;
+        const link = 'address' in event ? this.table.links.get(String(event.address)) : undefined;
         if (event.type === 'handshake') {
-          this.connections++;
-          const link = this.table.links.get(String(event.address));
-          if (link && link.status === 'connecting') {
-            link.status = 'handshaking';
-            this.sayHello(link);
+          if (!link) this.accepted++;
+          else {
+            link.connected = true;
+            if (link.status === 'connecting') {
+              link.status = 'handshaking';
+              this.sayHello(link);
+            }
           }
         } else if (event.type === 'disconnect') {
-          this.connections = Math.max(0, this.connections - 1);
-          const link = this.table.links.get(String(event.address));
-          if (link) this.table.linkDown(link);
-          // An accepted connection is reported by our own address: ping everyone, and the pipe that
-          // is gone answers EHOSTUNREACH.
-          else
+          if (link) {
+            link.connected = false;
+            this.table.linkDown(link);
+          } else {
+            this.accepted = Math.max(0, this.accepted - 1);
+            // An accepted connection is reported by our own address: ping everyone, and the pipe
+            // that is gone answers EHOSTUNREACH.
             for (const peer of this.table.peers.values()) this.pump.force(encodeMeshPing(), peer.route.pipe);
+          }
         }
       }
     } catch {

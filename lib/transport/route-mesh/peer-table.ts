@@ -26,6 +26,8 @@ export interface OutboundLink {
   status: 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused';
   /** The NodeRid that answered on this link. */
   peerRid: string | undefined;
+  /** zeromq reported the connection up (and not down since). */
+  connected: boolean;
   helloTimer: NodeJS.Timeout | undefined;
 }
 
@@ -114,6 +116,7 @@ export class PeerTable {
       expectedRid,
       status: 'connecting',
       peerRid: undefined,
+      connected: false,
       helloTimer: undefined,
     };
     this.links.set(endpoint, link);

@@ -31,11 +31,20 @@ describe('peer handshake', () => {
     await b.waitForPeers('game', 1);
     expect(await a.routeClient.requestToNode('game', 'node-b', 'whoami', 0).async()).toBe('node-b');
     expect(await b.routeClient.requestToChannel('match', 'who', 0).async()).toBe('node-a');
-    await waitFor(
-      () => a.snapshot().meshes[0]?.connections === 1 && b.snapshot().meshes[0]?.connections === 1,
-      8000,
-      'one connection per side',
-    );
+    // Either side may connect first (the other's first attempt can meet a port not bound yet), so
+    // wait for the final state: the smaller RID's link ready, the other retired and closed.
+    const settled = (): boolean => {
+      const [ma, mb] = [a.snapshot().meshes[0], b.snapshot().meshes[0]];
+      return (
+        ma?.links[0]?.status === 'ready' &&
+        mb?.links[0]?.status === 'retired' &&
+        ma.connections === 1 &&
+        mb.connections === 1
+      );
+    };
+    await waitFor(settled, 8000, 'one link per pair').catch((e: unknown) => {
+      throw new Error(`${String(e)}: ${JSON.stringify([a.snapshot().meshes[0], b.snapshot().meshes[0]])}`);
+    });
     const [sa, sb] = [a.snapshot().meshes[0], b.snapshot().meshes[0]];
     expect(sa?.peers).toMatchObject([{ rid: 'node-b', via: 'outbound' }]);
     expect(sb?.peers).toMatchObject([{ rid: 'node-a', via: 'inbound' }]);
