@@ -23,3 +23,22 @@ export async function nextMessage(
     onMalformed(`expected ${frames} frame(s), got ${message.length}`);
   }
 }
+
+/** How long a lost connection's already-received replies get to be read before its requests fail. */
+export const LOSS_READ_GRACE_MS = 100;
+
+/**
+ * Resolves once `socket` has nothing left to read (its receive loop took it all), or after `maxMs`.
+ * zeromq reports a lost connection on its monitor, which a process may read before the replies that
+ * arrived just ahead of the loss; those replies are still in the socket and must settle their
+ * requests first, rather than the loss ending them `RouteError`.
+ */
+export async function whileReadable(
+  socket: { readonly readable: boolean; readonly closed: boolean },
+  maxMs: number,
+): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  do {
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (!socket.closed && socket.readable && Date.now() < deadline);
+}

@@ -10,7 +10,7 @@ import {
   encodeHello,
   fromWireError,
 } from '../../core/index.js';
-import { nextMessage } from '../receive.js';
+import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
@@ -157,22 +157,32 @@ export class ServerConnection {
     this.pump.purge();
     // A write blocked on the lost connection would still go out to whoever answers on this endpoint
     // next (a restarted server, another generation) after its request already ended RouteError.
-    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7).
-    // The replacement waits a growing delay: an endpoint that accepts TCP but fails every handshake
-    // must not turn into a storm of new sockets.
-    this.dealer.close();
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      if (this.closed) return;
-      this.dealer = newDealer(this.config.endpoint);
-      this.attach(this.dealer);
-    }, this.reconnectDelay);
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7);
+    // until then the old one stops reconnecting. Replies that arrived before the loss are read first.
     const { channel, endpoint } = this.config;
-    this.config.pending.failRoute(
-      this,
-      (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`),
-    );
+    const dealer = this.dealer;
+    try {
+      dealer.disconnect(endpoint);
+    } catch {
+      // Already disconnected.
+    }
+    void whileReadable(dealer, LOSS_READ_GRACE_MS).then(() => {
+      if (!dealer.closed) dealer.close();
+      this.config.pending.failRoute(
+        this,
+        (d) => new ZLinkError('RouteError', `${d}: connection to ${endpoint} was lost`),
+      );
+      // The replacement waits a growing delay: an endpoint that accepts TCP but fails every
+      // handshake must not turn into a storm of new sockets.
+      if (this.closed) return;
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = undefined;
+        if (this.closed) return;
+        this.dealer = newDealer(endpoint);
+        this.attach(this.dealer);
+      }, this.reconnectDelay);
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+    });
     if (wasReady && this.server) {
       this.config.events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
     }

@@ -17,7 +17,7 @@ import {
   fromWireError,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
-import { nextMessage } from '../receive.js';
+import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
@@ -218,9 +218,12 @@ export class MeshNode {
       send: (pipe, record) => this.pump.force(record, pipe),
       routeGone: (route, reason) => {
         this.pump.purgeDest(route.pipe);
-        this.config.pending.failRoute(
-          route,
-          (d) => new ZLinkError('RouteError', `${d}: peer '${route.peer.rid}': ${reason}`),
+        // Replies that arrived before the loss was reported are read first (see `whileReadable`).
+        void whileReadable(this.router, LOSS_READ_GRACE_MS).then(() =>
+          this.config.pending.failRoute(
+            route,
+            (d) => new ZLinkError('RouteError', `${d}: peer '${route.peer.rid}': ${reason}`),
+          ),
         );
       },
       reconnect: (link) => {
