@@ -1,9 +1,11 @@
 import {
+  type ChannelHandlerRegistry,
   type DeliveryResult,
   type MessageKind,
   type RouteKind,
   type WireError,
   type ZLinkEvents,
+  type ZLinkMessageContext,
   type ZLinkMetadata,
   REMOTE_CODES,
   decodeMetadata,
@@ -46,6 +48,32 @@ export interface InboundScope<C> {
   ): C;
   /** Queues a reply (or error reply) toward `source`; replies are never refused by a queue bound. */
   reply(source: Buffer, record: Uint8Array): void;
+}
+
+/** The scope of one ChannelName served here, over ClientServer or as a RouteMesh Server membership. */
+export function channelScope(
+  route: RouteKind,
+  events: ZLinkEvents,
+  channel: string,
+  mesh: string | undefined,
+  handlers: ChannelHandlerRegistry,
+  reply: (source: Buffer, record: Uint8Array) => void,
+): InboundScope<ZLinkMessageContext> {
+  return {
+    route,
+    events,
+    channel,
+    mesh,
+    lookup: (kind, packet) => handlers.lookup(channel, kind, packet),
+    context: (kind, packet, metadata, correlation) => ({
+      channelName: channel,
+      kind,
+      packet,
+      metadata,
+      correlation,
+    }),
+    reply,
+  };
 }
 
 type Failure = Exclude<DeliveryResult, 'ok' | 'drop'>;

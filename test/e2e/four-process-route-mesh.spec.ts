@@ -5,21 +5,11 @@
  * is resent or run twice, and the rest of the traffic continues on the survivors.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChildApp } from '../helpers/child-app.js';
+import { ChildApp, readLog } from '../helpers/child-app.js';
 import { freePort } from '../helpers/index.js';
-
-const readLog = (path: string): string[] => {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l.length > 0);
-  } catch {
-    return [];
-  }
-};
 
 interface LoadResult {
   id: string;

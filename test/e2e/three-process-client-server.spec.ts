@@ -4,20 +4,10 @@
  * 02 §3, §5, §8, §9).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
-
-const readLog = (path: string): string[] => {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l.length > 0);
-  } catch {
-    return [];
-  }
-};
+import { ChildApp, type ChildMessage, readLog } from '../helpers/child-app.js';
 
 async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Compiled fixtures (see test/global-setup.mjs) live here, mirroring the source tree. */
@@ -114,5 +115,16 @@ export class ChildApp {
       );
     }
     return Promise.resolve(message);
+  }
+}
+
+/** The lines of an execution log a child process appends to (empty when it wrote none). */
+export function readLog(path: string): string[] {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+  } catch {
+    return [];
   }
 }

@@ -6,10 +6,9 @@ import {
   RecordKind,
   ZLinkError,
   decodeFrame,
-  decodePayload,
   encodeHello,
-  fromWireError,
 } from '../../core/index.js';
+import { settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
@@ -236,21 +235,9 @@ export class ServerConnection {
       }
       for (const record of decoded.records) {
         switch (record.kind) {
-          case RecordKind.Reply: {
-            const payload = decodePayload(record.payload);
-            const matched = payload.ok
-              ? pending.resolve(record.correlation, payload.value)
-              : pending.reject(
-                  record.correlation,
-                  (d) =>
-                    new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
-                );
-            if (!matched) this.unmatched(record.correlation);
-            break;
-          }
+          case RecordKind.Reply:
           case RecordKind.ErrorReply:
-            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d)))
-              this.unmatched(record.correlation);
+            if (!settleReply(pending, record)) this.unmatched(record.correlation);
             break;
           case RecordKind.Welcome:
             this.welcome(record);

@@ -14,7 +14,7 @@ import {
   decodeFrame,
   encodeServerState,
 } from '../../core/index.js';
-import { type InboundScope, failInbound, runInbound } from '../inbound.js';
+import { type InboundScope, channelScope, failInbound, runInbound } from '../inbound.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
@@ -85,21 +85,9 @@ export class ServerListener {
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
     const { channel, handlers, events } = config;
-    this.scope = {
-      route: 'client-server',
-      events,
-      channel,
-      mesh: undefined,
-      lookup: (kind, packet) => handlers.lookup(channel, kind, packet),
-      context: (kind, packet, metadata, correlation) => ({
-        channelName: channel,
-        kind,
-        packet,
-        metadata,
-        correlation,
-      }),
-      reply: (id, record) => this.reply(id, record),
-    };
+    this.scope = channelScope('client-server', events, channel, undefined, handlers, (id, record) =>
+      this.reply(id, record),
+    );
   }
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */

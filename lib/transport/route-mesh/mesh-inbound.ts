@@ -11,7 +11,7 @@ import {
   REMOTE_CODES,
   RecordKind,
 } from '../../core/index.js';
-import { type InboundScope, failInbound, runInbound } from '../inbound.js';
+import { type InboundScope, channelScope, failInbound, runInbound } from '../inbound.js';
 
 /** See `ServerListener`: a draining node answers `Rejected` until this long without channel traffic. */
 const DRAIN_QUIET_MS = 200;
@@ -55,21 +55,10 @@ export class MeshInbound {
   constructor(private readonly config: MeshInboundConfig) {
     const { mesh, events, nodeHandlers, channelHandlers, reply } = config;
     for (const channel of config.serverChannels) {
-      this.channelScopes.set(channel, {
-        route: 'route-mesh',
-        events,
+      this.channelScopes.set(
         channel,
-        mesh,
-        lookup: (kind, packet) => channelHandlers.lookup(channel, kind, packet),
-        context: (kind, packet, metadata, correlation) => ({
-          channelName: channel,
-          kind,
-          packet,
-          metadata,
-          correlation,
-        }),
-        reply,
-      });
+        channelScope('route-mesh', events, channel, mesh, channelHandlers, reply),
+      );
     }
     this.nodeScope = {
       route: 'route-mesh',

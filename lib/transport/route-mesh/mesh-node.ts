@@ -11,12 +11,11 @@ import {
   RecordKind,
   ZLinkError,
   decodeFrame,
-  decodePayload,
   encodeMeshPing,
   encodeMeshState,
-  fromWireError,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
@@ -341,21 +340,9 @@ export class MeshNode {
             break;
           case RecordKind.MeshPing:
             break;
-          case RecordKind.Reply: {
-            const payload = decodePayload(record.payload);
-            const matched = payload.ok
-              ? pending.resolve(record.correlation, payload.value)
-              : pending.reject(
-                  record.correlation,
-                  (d) =>
-                    new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
-                );
-            if (!matched) this.unmatched(record.correlation, route);
-            break;
-          }
+          case RecordKind.Reply:
           case RecordKind.ErrorReply:
-            if (!pending.reject(record.correlation, (d) => fromWireError(record.error, d)))
-              this.unmatched(record.correlation, route);
+            if (!settleReply(pending, record)) this.unmatched(record.correlation, route);
             break;
           case RecordKind.MeshSend:
           case RecordKind.MeshRequest: {

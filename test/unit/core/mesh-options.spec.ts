@@ -1,19 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { type ZLinkOptions, ZLinkError, normalizeOptions } from '../../../lib/core/index.js';
+import { configError } from './config-error.js';
+import { normalizeOptions } from '../../../lib/core/index.js';
 
 /** The `meshes` option (issue 4): bad RouteMesh topology fails at startup with `Configuration` naming the field. */
-
-function configError(options: unknown): ZLinkError {
-  let thrown: unknown;
-  try {
-    normalizeOptions(options as ZLinkOptions);
-  } catch (e) {
-    thrown = e;
-  }
-  if (!(thrown instanceof ZLinkError)) throw new Error(`expected a ZLinkError, got ${String(thrown)}`);
-  expect(thrown.code).toBe('Configuration');
-  return thrown;
-}
 
 describe('meshes', () => {
   it('normalizes a MeshNode: defaults, peers in both forms, channel roles and weights', () => {

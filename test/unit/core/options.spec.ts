@@ -1,26 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
+import { configError } from './config-error.js';
 import {
   DEFAULT_WEIGHT,
   type ZLinkOptions,
-  ZLinkError,
   normalizeOptions,
   validateWeight,
 } from '../../../lib/core/index.js';
 
 /** Options validation: DESIGN §3/§4 — bad topology fails at startup with `Configuration` naming the field. */
-
-/** Runs `normalizeOptions` on anything (bad shapes included) and returns the Configuration error. */
-function configError(options: unknown): ZLinkError {
-  let thrown: unknown;
-  try {
-    normalizeOptions(options as ZLinkOptions);
-  } catch (e) {
-    thrown = e;
-  }
-  if (!(thrown instanceof ZLinkError)) throw new Error(`expected a ZLinkError, got ${String(thrown)}`);
-  expect(thrown.code).toBe('Configuration');
-  return thrown;
-}
 
 const server = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ server: { ...extra } });
 
