@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
-import { Cleanup, EventCollector, outcome, waitFor } from '../../helpers/index.js';
+import { Cleanup, EventCollector, Gate, outcome, waitFor } from '../../helpers/index.js';
 import { endpointOf, startNode, tally, who } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -90,18 +90,32 @@ describe('ChannelName select-one over RouteMesh', () => {
     expect(r.ms).toBeLessThan(1000);
   });
 
-  it('weight 0 at run time leaves other nodes\u2019 selection within one heartbeat, Unavailable when it was the only one, and 100 restores it', async () => {
-    const [b, c] = await servers({ 'node-b': 100, 'node-c': 100 });
+  it('weight 0 at run time leaves other nodes\u2019 selection within one heartbeat (accepted work still finishes), Unavailable when it was the only one, and 100 restores it', async () => {
+    const gate = new Gate();
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server' } },
+      handlers: [
+        ['match', 'request', 'who', who('node-b')],
+        ['match', 'request', 'slow', async () => (await gate.promise, 'slow done')],
+      ],
+    });
+    const [c] = await servers({ 'node-c': 100 });
     const a = await startNode(cleanup, {
       rid: 'node-a',
-      peers: [endpointOf(b as ZLinkRuntime), endpointOf(c as ZLinkRuntime)],
+      peers: [endpointOf(b), endpointOf(c as ZLinkRuntime)],
       channels: { match: { role: 'client' } },
     });
     await a.waitForCandidates('match', 2);
+    // node-b sorts first: the first pick goes there and stays in its handler.
+    const accepted = a.routeClient.requestToChannel('match', 'slow', 0).async({ timeoutMs: 10000 });
+    await waitFor(() => b.snapshot().meshes[0]?.activeHandlers === 1, 3000, 'accepted on node-b');
     const events = new EventCollector(a.events);
-    (b as ZLinkRuntime).setChannelWeight('match', 0);
+    b.setChannelWeight('match', 0);
     await events.next('peer_state', (e) => e.rid === 'node-b', 1000);
     expect(await calls(a, 50)).toEqual({ 'node-c': 50 });
+    gate.open();
+    expect(await accepted).toBe('slow done');
     (c as ZLinkRuntime).setChannelWeight('match', 0);
     await events.next('peer_state', (e) => e.rid === 'node-c', 1000);
     expect(await outcome(a.routeClient.requestToChannel('match', 'who', 0).async())).toMatchObject({
