@@ -10,6 +10,14 @@ import {
   isStr,
   packr,
 } from './codec.js';
+import {
+  binSize,
+  optionalBinSize,
+  uintSize,
+  writeBin,
+  writeOptionalBin,
+  writeUint,
+} from './msgpack-write.js';
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
 import { isValidWeight } from './option-checks.js';
 
@@ -119,12 +127,25 @@ export function encodeServerState(
   ]);
 }
 
+/*
+ * Send, Request and Reply carry a payload that is already msgpack: they are written here by hand,
+ * the payload copied once, instead of msgpackr walking it again as a `bin` value inside the record
+ * array. The bytes are exactly those `packr.pack([WIRE_VERSION, kind, ...fields])` writes (a
+ * property test holds them to it): fixarray, positive fixint/uint 8/16/32, str as msgpackr itself
+ * encodes it, nil, bin 8/16/32.
+ */
 export function encodeSend(
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
 ): Uint8Array {
-  return packr.pack([WIRE_VERSION, RecordKind.Send, packet, metadata ?? null, payload]);
+  const name = packetBytes(packet);
+  const out = Buffer.allocUnsafe(3 + name.length + optionalBinSize(metadata) + binSize(payload));
+  let at = writeHead(out, 5, RecordKind.Send);
+  out.set(name, at);
+  at = writeOptionalBin(out, at + name.length, metadata);
+  writeBin(out, at, payload);
+  return out;
 }
 
 export function encodeRequest(
@@ -133,11 +154,53 @@ export function encodeRequest(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
 ): Uint8Array {
-  return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
+  if (correlation > MAX_UINT32)
+    return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
+  const name = packetBytes(packet);
+  const out = Buffer.allocUnsafe(
+    3 + uintSize(correlation) + name.length + optionalBinSize(metadata) + binSize(payload),
+  );
+  let at = writeUint(out, writeHead(out, 6, RecordKind.Request), correlation);
+  out.set(name, at);
+  at = writeOptionalBin(out, at + name.length, metadata);
+  writeBin(out, at, payload);
+  return out;
 }
 
 export function encodeReply(correlation: number, payload: Uint8Array): Uint8Array {
-  return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
+  if (correlation > MAX_UINT32) return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
+  const out = Buffer.allocUnsafe(3 + uintSize(correlation) + binSize(payload));
+  writeBin(out, writeUint(out, writeHead(out, 4, RecordKind.Reply), correlation), payload);
+  return out;
+}
+
+/** msgpackr writes integers past 32 bits as float64: such correlations are left to it. */
+const MAX_UINT32 = 0xffffffff;
+
+/** `[WIRE_VERSION, kind, ...`: a fixarray of `length` and two positive fixints. Returns the next offset. */
+function writeHead(out: Buffer, length: number, kind: number): number {
+  out[0] = 0x90 | length;
+  out[1] = WIRE_VERSION;
+  out[2] = kind;
+  return 3;
+}
+
+/**
+ * Packet names as msgpackr encodes them, kept per name: a process uses a handful of packets, so
+ * each is encoded once. The cache starts over if an application makes up names without end.
+ */
+const packetCache = new Map<string, Uint8Array>();
+const PACKET_CACHE_LIMIT = 1024;
+
+function packetBytes(packet: string): Uint8Array {
+  let bytes = packetCache.get(packet);
+  if (bytes === undefined) {
+    if (packetCache.size >= PACKET_CACHE_LIMIT) packetCache.clear();
+    // A copy: msgpackr's result is a view into its shared write buffer.
+    bytes = new Uint8Array(packr.pack(packet));
+    packetCache.set(packet, bytes);
+  }
+  return bytes;
 }
 
 /**

@@ -1,0 +1,64 @@
+/**
+ * The few msgpack forms the wire writes by hand (see `encodeRequest` in wire.ts), each with the
+ * smallest header that fits, as msgpackr chooses it. Every writer returns the offset after what it
+ * wrote; the size functions give the bytes it will take.
+ */
+
+export function uintSize(n: number): number {
+  return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
+}
+
+export function writeUint(out: Buffer, at: number, n: number): number {
+  if (n < 0x80) {
+    out[at] = n;
+    return at + 1;
+  }
+  if (n < 0x100) {
+    out[at] = 0xcc;
+    out[at + 1] = n;
+    return at + 2;
+  }
+  if (n < 0x10000) {
+    out[at] = 0xcd;
+    out.writeUInt16BE(n, at + 1);
+    return at + 3;
+  }
+  out[at] = 0xce;
+  out.writeUInt32BE(n, at + 1);
+  return at + 5;
+}
+
+export function binSize(bytes: Uint8Array): number {
+  const n = bytes.length;
+  return (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5) + n;
+}
+
+export function writeBin(out: Buffer, at: number, bytes: Uint8Array): number {
+  const n = bytes.length;
+  if (n < 0x100) {
+    out[at] = 0xc4;
+    out[at + 1] = n;
+    at += 2;
+  } else if (n < 0x10000) {
+    out[at] = 0xc5;
+    out.writeUInt16BE(n, at + 1);
+    at += 3;
+  } else {
+    out[at] = 0xc6;
+    out.writeUInt32BE(n, at + 1);
+    at += 5;
+  }
+  out.set(bytes, at);
+  return at + n;
+}
+
+/** Metadata travels as nil when there is none. */
+export function optionalBinSize(bytes: Uint8Array | undefined): number {
+  return bytes === undefined ? 1 : binSize(bytes);
+}
+
+export function writeOptionalBin(out: Buffer, at: number, bytes: Uint8Array | undefined): number {
+  if (bytes !== undefined) return writeBin(out, at, bytes);
+  out[at] = 0xc0;
+  return at + 1;
+}
