@@ -38,9 +38,27 @@ interface Entry {
   readonly describe: string;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: ZLinkError) => void;
-  readonly timer: NodeJS.Timeout;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: (() => void) | undefined;
+  /** As asked, for the Timeout message. */
+  readonly timeoutMs: number;
+  /** The timeout as a timer delay; it names the entry's lane. */
+  readonly delayMs: number;
+  /** `performance.now()` at which the request times out. */
+  readonly deadline: number;
+  /** Neighbours in the lane, oldest first. */
+  prev: Entry | undefined;
+  next: Entry | undefined;
+}
+
+/**
+ * Requests opened with the same timeout reach their deadlines in the order they were opened, so
+ * each distinct timeout keeps one FIFO lane (a linked list, for O(1) removal on any terminal) and
+ * only the lane heads compete for the single timer.
+ */
+interface Lane {
+  head: Entry | undefined;
+  tail: Entry | undefined;
 }
 
 export interface PendingCounters {
@@ -50,8 +68,18 @@ export interface PendingCounters {
   cancelled: number;
 }
 
+/**
+ * One timer serves every pending request: it is armed for the earliest lane head and moved only
+ * when a new request's deadline comes earlier. A terminal leaves it where it is; a timer that fires
+ * with nothing due re-arms for the next deadline, or stops when nothing is pending. While nothing
+ * is pending it is unreferenced, so it holds no process open (as no per-request timer would).
+ */
 export class PendingRequests {
   private readonly table = new Map<number, Entry>();
+  private readonly lanes = new Map<number, Lane>();
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (`performance.now()` time); `Infinity` when none is armed. */
+  private timerAt = Infinity;
   readonly counters: PendingCounters = { late: 0, timeouts: 0, cancelled: 0 };
 
   get size(): number {
@@ -72,12 +100,6 @@ export class PendingRequests {
       resolve = res;
       reject = rej;
     });
-    const timer = setTimeout(() => {
-      if (this.settle(correlation)) {
-        this.counters.timeouts++;
-        reject(new ZLinkError('Timeout', `${options.describe}: no reply within ${options.timeoutMs} ms`));
-      }
-    }, timerDelay(options.timeoutMs));
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {
@@ -88,16 +110,24 @@ export class PendingRequests {
       };
       signal.addEventListener('abort', onAbort, { once: true });
     }
-    this.table.set(correlation, {
+    const delayMs = timerDelay(options.timeoutMs);
+    const now = performance.now();
+    const entry: Entry = {
       correlation,
       route: options.route,
       describe: options.describe,
       resolve,
       reject,
-      timer,
       signal,
       onAbort,
-    });
+      timeoutMs: options.timeoutMs,
+      delayMs,
+      deadline: now + delayMs,
+      prev: undefined,
+      next: undefined,
+    };
+    this.table.set(correlation, entry);
+    this.enqueue(entry, now);
     return { correlation, result };
   }
 
@@ -122,9 +152,12 @@ export class PendingRequests {
     return this.failMatching((entry) => entry.route === route, error);
   }
 
-  /** Ends everything still pending (shutdown). Returns how many. */
+  /** Ends everything still pending (shutdown), and stops the timer. Returns how many. */
   failAll(error: (describe: string) => ZLinkError): number {
-    return this.failMatching(() => true, error);
+    const n = this.failMatching(() => true, error);
+    this.disarm();
+    this.lanes.clear();
+    return n;
   }
 
   private failMatching(match: (e: Entry) => boolean, error: (describe: string) => ZLinkError): number {
@@ -147,13 +180,70 @@ export class PendingRequests {
     return entry;
   }
 
-  /** Removes the entry and releases its timer and listener; `true` only for the first terminal. */
+  /** Removes the entry from the table and its lane, and its listener; `true` only for the first terminal. */
   private settle(correlation: number): boolean {
     const entry = this.table.get(correlation);
     if (!entry) return false;
     this.table.delete(correlation);
-    clearTimeout(entry.timer);
+    this.unlink(entry);
+    if (this.table.size === 0) this.timer?.unref();
     if (entry.signal && entry.onAbort) entry.signal.removeEventListener('abort', entry.onAbort);
     return true;
   }
+
+  private enqueue(entry: Entry, now: number): void {
+    let lane = this.lanes.get(entry.delayMs);
+    if (lane === undefined) this.lanes.set(entry.delayMs, (lane = { head: undefined, tail: undefined }));
+    entry.prev = lane.tail;
+    if (lane.tail) lane.tail.next = entry;
+    else lane.head = entry;
+    lane.tail = entry;
+    if (entry.deadline < this.timerAt) this.arm(entry.deadline, now);
+    else if (this.table.size === 1) this.timer?.ref();
+  }
+
+  /** Empty lanes stay until the timer fires (a steady caller would otherwise rebuild its lane per request). */
+  private unlink(entry: Entry): void {
+    const lane = this.lanes.get(entry.delayMs) as Lane;
+    if (entry.prev) entry.prev.next = entry.next;
+    else lane.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else lane.tail = entry.prev;
+    entry.prev = entry.next = undefined;
+  }
+
+  private arm(at: number, now: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    // Rounded up: a timer that still fires a little early finds nothing due and re-arms.
+    this.timer = setTimeout(this.expire, timerDelay(Math.ceil(at - now)));
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  /** Times out whatever is due, earliest deadline first across lanes, then re-arms for the next one. */
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    for (;;) {
+      let first: Entry | undefined;
+      for (const [delayMs, lane] of this.lanes) {
+        if (lane.head === undefined) this.lanes.delete(delayMs);
+        else if (first === undefined || lane.head.deadline < first.deadline) first = lane.head;
+      }
+      if (first === undefined) return;
+      if (first.deadline > now) {
+        this.arm(first.deadline, now);
+        return;
+      }
+      this.settle(first.correlation);
+      this.counters.timeouts++;
+      first.reject(new ZLinkError('Timeout', `${first.describe}: no reply within ${first.timeoutMs} ms`));
+    }
+  };
 }

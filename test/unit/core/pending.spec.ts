@@ -278,12 +278,12 @@ describe('PendingRequests: resources are released', () => {
     open(routeB);
     open();
     expect(table.size).toBe(5);
-    expect(jest.getTimerCount()).toBe(5);
+    // One timer for the whole table, however many requests are pending.
+    expect(jest.getTimerCount()).toBe(1);
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(5);
 
     table.resolve(a.correlation, 1);
     table.reject(b.correlation, new ZLinkError('RemoteError', 'x'));
-    expect(jest.getTimerCount()).toBe(3);
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(3);
 
     expect(table.failRoute(routeB, lost)).toBe(2);
@@ -308,5 +308,115 @@ describe('PendingRequests: resources are released', () => {
     const r = await out.outcome();
     expect(!r.ok && r.error.code).toBe('Timeout');
     expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('PendingRequests: one timer, one lane per timeout', () => {
+  /** Records how requests end, in order, as `name:outcome@ms` (ms since the recorder started). */
+  function recorder(table: PendingRequests) {
+    const ended: string[] = [];
+    const t0 = performance.now();
+    const open = (name: string, timeoutMs: number): number => {
+      const { correlation, result } = table.open({ timeoutMs, route: routeA, describe: name });
+      const at = (): number => performance.now() - t0;
+      result.then(
+        () => ended.push(`${name}:reply@${at()}`),
+        (e: ZLinkError) => ended.push(`${name}:${e.code}@${at()}`),
+      );
+      return correlation;
+    };
+    return { ended, open };
+  }
+  const settle = async (): Promise<void> => {
+    for (let j = 0; j < 3; j++) await Promise.resolve();
+  };
+  /** Advances fake time 1 ms at a time; promise handlers run at the time their request ended. */
+  const advance = async (ms: number): Promise<void> => {
+    await settle();
+    for (let i = 0; i < ms; i++) {
+      jest.advanceTimersByTime(1);
+      await settle();
+    }
+  };
+
+  it('mixed timeouts fire in deadline order, each exactly at its deadline', async () => {
+    const table = new PendingRequests();
+    const { ended, open } = recorder(table);
+    open('slow', 300);
+    open('fast', 100);
+    await advance(50);
+    open('mid', 200);
+    open('fast2', 100);
+    await advance(300);
+    expect(ended).toEqual(['fast:Timeout@100', 'fast2:Timeout@150', 'mid:Timeout@250', 'slow:Timeout@300']);
+    expect(table.size).toBe(0);
+    expect(table.counters.timeouts).toBe(4);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('requests that end out of order leave the others their own deadlines', async () => {
+    const table = new PendingRequests();
+    const { ended, open } = recorder(table);
+    const a = open('a', 100);
+    await advance(10);
+    const b = open('b', 100);
+    await advance(10);
+    open('c', 100);
+    await advance(10);
+    const d = open('d', 100);
+    table.resolve(b, 'b');
+    table.resolve(a, 'a');
+    await advance(95);
+    table.resolve(d, 'd');
+    await advance(1000);
+    expect(ended).toEqual(['b:reply@30', 'a:reply@30', 'c:Timeout@120', 'd:reply@125']);
+    expect(table.counters).toEqual({ late: 0, timeouts: 1, cancelled: 0 });
+  });
+
+  it('a shorter timeout opened later moves the timer earlier; the longer one still waits its own', async () => {
+    const table = new PendingRequests();
+    const { ended, open } = recorder(table);
+    open('long', 1000);
+    open('short', 10);
+    await advance(1000);
+    expect(ended).toEqual(['short:Timeout@10', 'long:Timeout@1000']);
+  });
+
+  it('with nothing pending, the timer stops at its deadline without ending anything', () => {
+    const table = new PendingRequests();
+    const { open } = recorder(table);
+    for (let i = 0; i < 3; i++) table.resolve(open(`r${i}`, 100), i);
+    jest.advanceTimersByTime(100);
+    expect(jest.getTimerCount()).toBe(0);
+    expect(table.counters).toEqual({ late: 0, timeouts: 0, cancelled: 0 });
+    // And the next request arms it again.
+    open('next', 100);
+    jest.advanceTimersByTime(100);
+    expect(table.counters.timeouts).toBe(1);
+  });
+
+  it('shutdown stops the timer at once', () => {
+    const table = new PendingRequests();
+    const { open } = recorder(table);
+    open('a', 100);
+    open('b', 5000);
+    table.failAll(shutdown);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('the timer keeps the process alive only while something is pending (real timers)', () => {
+    jest.useRealTimers();
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const table = new PendingRequests();
+    const before = timers();
+    const a = table.open({ timeoutMs: 60_000, route: routeA, describe: 'a' });
+    expect(timers()).toBe(before + 1);
+    table.resolve(a.correlation, 1);
+    expect(timers()).toBe(before);
+    const b = table.open({ timeoutMs: 60_000, route: routeA, describe: 'b' });
+    expect(timers()).toBe(before + 1);
+    table.failAll(shutdown);
+    b.result.catch(() => undefined);
+    expect(timers()).toBe(before);
   });
 });
