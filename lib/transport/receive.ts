@@ -19,9 +19,19 @@ export async function nextMessage(
     } catch {
       return undefined; // closed
     }
-    if (message.length === frames) return message;
-    onMalformed(`expected ${frames} frame(s), got ${message.length}`);
+    if (hasFrames(message, frames, onMalformed)) return message;
   }
+}
+
+/**
+ * Whether `message` has exactly `frames` frames; one of another shape is reported (`onMalformed`)
+ * and must be skipped. For hot receive loops that await `receive()` themselves: `nextMessage` costs
+ * them an async call and its extra promise per message.
+ */
+export function hasFrames(message: Buffer[], frames: number, onMalformed: (reason: string) => void): boolean {
+  if (message.length === frames) return true;
+  onMalformed(`expected ${frames} frame(s), got ${message.length}`);
+  return false;
 }
 
 /** How long a lost connection's already-received replies get to be read before its requests fail. */

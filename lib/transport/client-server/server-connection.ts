@@ -9,7 +9,7 @@ import {
   encodeHello,
 } from '../../core/index.js';
 import { settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
+import { LOSS_READ_GRACE_MS, hasFrames, whileReadable } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
@@ -227,8 +227,13 @@ export class ServerConnection {
   private async receiveLoop(dealer: Dealer): Promise<void> {
     const { pending } = this.config;
     for (;;) {
-      const message = await nextMessage(dealer, 1, this.protocolError);
-      if (!message) return;
+      let message: Buffer[];
+      try {
+        message = await dealer.receive();
+      } catch {
+        return; // closed
+      }
+      if (!hasFrames(message, 1, this.protocolError)) continue;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {
         this.protocolError(bad.reason);

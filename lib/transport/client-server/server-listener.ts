@@ -16,7 +16,7 @@ import {
 } from '../../core/index.js';
 import { type InboundScope, channelScope, failInbound, runInbound } from '../inbound.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
-import { nextMessage } from '../receive.js';
+import { hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 
 export interface ServerListenerConfig {
@@ -165,8 +165,13 @@ export class ServerListener {
   private async receiveLoop(): Promise<void> {
     const { jobs } = this.config;
     for (;;) {
-      const message = await nextMessage(this.router, 2, this.protocolError);
-      if (!message) return;
+      let message: Buffer[];
+      try {
+        message = await this.router.receive();
+      } catch {
+        return; // closed
+      }
+      if (!hasFrames(message, 2, this.protocolError)) continue;
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer);
       for (const bad of decoded.malformed) {
