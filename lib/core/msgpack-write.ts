@@ -8,7 +8,7 @@ export function uintSize(n: number): number {
   return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
 }
 
-export function writeUint(out: Buffer, at: number, n: number): number {
+export function uint(out: Buffer, at: number, n: number): number {
   if (n < 0x80) {
     out[at] = n;
     return at + 1;
@@ -33,7 +33,7 @@ export function binSize(bytes: Uint8Array): number {
   return (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5) + n;
 }
 
-export function writeBin(out: Buffer, at: number, bytes: Uint8Array): number {
+export function bin(out: Buffer, at: number, bytes: Uint8Array): number {
   const n = bytes.length;
   if (n < 0x100) {
     out[at] = 0xc4;
@@ -57,8 +57,16 @@ export function optionalBinSize(bytes: Uint8Array | undefined): number {
   return bytes === undefined ? 1 : binSize(bytes);
 }
 
-export function writeOptionalBin(out: Buffer, at: number, bytes: Uint8Array | undefined): number {
-  if (bytes !== undefined) return writeBin(out, at, bytes);
+export function optionalBin(out: Buffer, at: number, bytes: Uint8Array | undefined): number {
+  if (bytes !== undefined) return bin(out, at, bytes);
   out[at] = 0xc0;
   return at + 1;
+}
+
+/** A fixarray of `length` whose first two items are positive fixints. */
+export function head(out: Buffer, length: number, first: number, second: number): number {
+  out[0] = 0x90 | length;
+  out[1] = first;
+  out[2] = second;
+  return 3;
 }

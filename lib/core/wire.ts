@@ -10,15 +10,9 @@ import {
   isStr,
   packr,
 } from './codec.js';
-import {
-  binSize,
-  optionalBinSize,
-  uintSize,
-  writeBin,
-  writeOptionalBin,
-  writeUint,
-} from './msgpack-write.js';
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
+import { MsgpackReader } from './msgpack-read.js';
+import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
 export { RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
@@ -128,11 +122,9 @@ export function encodeServerState(
 }
 
 /*
- * Send, Request and Reply carry a payload that is already msgpack: they are written here by hand,
- * the payload copied once, instead of msgpackr walking it again as a `bin` value inside the record
- * array. The bytes are exactly those `packr.pack([WIRE_VERSION, kind, ...fields])` writes (a
- * property test holds them to it): fixarray, positive fixint/uint 8/16/32, str as msgpackr itself
- * encodes it, nil, bin 8/16/32.
+ * Send, Request and Reply carry an already encoded payload: written by hand, it is copied once
+ * instead of msgpackr packing it again as a bin. The bytes are exactly those of
+ * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it).
  */
 export function encodeSend(
   packet: string,
@@ -140,11 +132,11 @@ export function encodeSend(
   payload: Uint8Array,
 ): Uint8Array {
   const name = packetBytes(packet);
-  const out = Buffer.allocUnsafe(3 + name.length + optionalBinSize(metadata) + binSize(payload));
-  let at = writeHead(out, 5, RecordKind.Send);
+  const out = Buffer.allocUnsafe(3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload));
+  let at = write.head(out, 5, WIRE_VERSION, RecordKind.Send);
   out.set(name, at);
-  at = writeOptionalBin(out, at + name.length, metadata);
-  writeBin(out, at, payload);
+  at = write.optionalBin(out, at + name.length, metadata);
+  write.bin(out, at, payload);
   return out;
 }
 
@@ -157,38 +149,27 @@ export function encodeRequest(
   if (correlation > MAX_UINT32)
     return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
   const name = packetBytes(packet);
-  const out = Buffer.allocUnsafe(
-    3 + uintSize(correlation) + name.length + optionalBinSize(metadata) + binSize(payload),
-  );
-  let at = writeUint(out, writeHead(out, 6, RecordKind.Request), correlation);
+  const size = write.uintSize(correlation) + name.length + write.optionalBinSize(metadata);
+  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload));
+  let at = write.uint(out, write.head(out, 6, WIRE_VERSION, RecordKind.Request), correlation);
   out.set(name, at);
-  at = writeOptionalBin(out, at + name.length, metadata);
-  writeBin(out, at, payload);
+  at = write.optionalBin(out, at + name.length, metadata);
+  write.bin(out, at, payload);
   return out;
 }
 
 export function encodeReply(correlation: number, payload: Uint8Array): Uint8Array {
   if (correlation > MAX_UINT32) return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
-  const out = Buffer.allocUnsafe(3 + uintSize(correlation) + binSize(payload));
-  writeBin(out, writeUint(out, writeHead(out, 4, RecordKind.Reply), correlation), payload);
+  const out = Buffer.allocUnsafe(3 + write.uintSize(correlation) + write.binSize(payload));
+  const at = write.uint(out, write.head(out, 4, WIRE_VERSION, RecordKind.Reply), correlation);
+  write.bin(out, at, payload);
   return out;
 }
 
 /** msgpackr writes integers past 32 bits as float64: such correlations are left to it. */
 const MAX_UINT32 = 0xffffffff;
 
-/** `[WIRE_VERSION, kind, ...`: a fixarray of `length` and two positive fixints. Returns the next offset. */
-function writeHead(out: Buffer, length: number, kind: number): number {
-  out[0] = 0x90 | length;
-  out[1] = WIRE_VERSION;
-  out[2] = kind;
-  return 3;
-}
-
-/**
- * Packet names as msgpackr encodes them, kept per name: a process uses a handful of packets, so
- * each is encoded once. The cache starts over if an application makes up names without end.
- */
+/** Packet names as msgpackr encodes them, once per name; starts over if names are made up without end. */
 const packetCache = new Map<string, Uint8Array>();
 const PACKET_CACHE_LIMIT = 1024;
 
@@ -236,6 +217,46 @@ export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
 
 /** Splits one frame into records; never throws. */
 export function decodeFrame(frame: Uint8Array): DecodedFrame {
+  const lone = readLoneCall(frame);
+  return lone === undefined ? decodeRecords(frame) : { records: [lone], malformed: NO_MALFORMED };
+}
+
+const reader = new MsgpackReader();
+
+/**
+ * A frame that is one Request or Reply (one call in flight) is read without msgpackr. Anything the
+ * reader does not cover (a batch, str 8, a malformed field...) goes to `decodeRecords`, which reads
+ * the same bytes to the same record.
+ */
+function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | undefined {
+  if (frame[1] !== WIRE_VERSION) return undefined;
+  if (frame[0] === 0x94 && frame[2] === RecordKind.Reply) {
+    const r = reader.reset(frame, 3);
+    const correlation = r.uint();
+    const payload = correlation ? r.bin() : undefined;
+    if (payload === undefined || !r.atEnd) return undefined;
+    return { kind: RecordKind.Reply, correlation: correlation as number, payload };
+  }
+  if (frame[0] === 0x96 && frame[2] === RecordKind.Request) {
+    const r = reader.reset(frame, 3);
+    const correlation = r.uint();
+    const packet = correlation ? r.asciiFixstr() : undefined;
+    const metadata = packet === undefined ? undefined : r.nilOrBin();
+    const payload = metadata === undefined ? undefined : r.bin();
+    if (payload === undefined || !r.atEnd) return undefined;
+    return {
+      kind: RecordKind.Request,
+      correlation: correlation as number,
+      packet: packet as string,
+      metadata: metadata ?? undefined,
+      payload,
+    };
+  }
+  return undefined;
+}
+
+/** `decodeFrame` without its fast path: every record through msgpackr. Exported for tests. */
+export function decodeRecords(frame: Uint8Array): DecodedFrame {
   let values: unknown[];
   let broken: MalformedRecord | undefined;
   try {

@@ -8,6 +8,7 @@ import {
   type WireRecord,
   decodeFrame,
   decodePayload,
+  decodeRecords,
   encodeErrorReply,
   encodeHello,
   encodePayload,
@@ -170,22 +171,27 @@ describe('wire records round-trip', () => {
 /** Packs an arbitrary value the way the wire does (a test-built "record"). */
 const pack = (value: unknown): Uint8Array => encodePayload(value);
 
-describe('records that carry a payload are written by hand', () => {
-  // Around every msgpack size boundary: fixint/uint 8/16/32/float64, fixstr/str 8/16, bin 8/16/32.
-  const edges = (...points: number[]) => points.flatMap((p) => [p - 1, p, p + 1]);
-  const correlation = fc.oneof(
+// Around every msgpack size boundary: fixint/uint 8/16/32/float64, fixstr/str 8/16, bin 8/16/32.
+const edges = (...points: number[]): number[] => points.flatMap((p) => [p - 1, p, p + 1]);
+const correlationArb = () =>
+  fc.oneof(
     fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
     fc.constantFrom(...edges(0x80, 0x100, 0x10000, 2 ** 32)),
   );
+const binArb = () =>
+  fc.oneof(
+    fc.uint8Array({ maxLength: 300 }),
+    fc.constantFrom(...edges(0x100, 0x10000).map((n) => new Uint8Array(n).fill(7))),
+  );
+
+describe('records that carry a payload are written by hand', () => {
+  const correlation = correlationArb();
   const packet = fc.oneof(
     fc.string({ maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 120 }),
     fc.constantFrom(...edges(32, 256, 65536).map((n) => 'p'.repeat(n)), 'é'.repeat(16), '한'.repeat(90)),
   );
-  const bin = fc.oneof(
-    fc.uint8Array({ maxLength: 300 }),
-    fc.constantFrom(...edges(0x100, 0x10000).map((n) => new Uint8Array(n).fill(7))),
-  );
+  const bin = binArb();
 
   it('byte for byte what msgpackr writes for the same record array (property)', () => {
     // Hex: jest compares large byte arrays element by element, far too slowly for 64 KiB ones.
@@ -207,8 +213,62 @@ describe('records that carry a payload are written by hand', () => {
           expect(hex(encodeReply(id, body))).toBe(hex(pack([WIRE_VERSION, RecordKind.Reply, id, body])));
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: 500 },
     );
+  });
+});
+
+describe('a frame holding one request or reply is read without msgpackr', () => {
+  // Bytes as hex: jest compares large byte arrays element by element, far too slowly.
+  const hexed = (record: WireRecord): unknown =>
+    Object.entries(record).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v]);
+  const decodedAlike = (frame: Uint8Array): void => {
+    const fast = decodeFrame(frame);
+    const general = decodeRecords(frame);
+    expect(fast.records.map(hexed)).toEqual(general.records.map(hexed));
+    expect(fast.malformed).toEqual(general.malformed);
+  };
+  const lone = fc.oneof(
+    fc
+      .tuple(
+        correlationArb(),
+        fc.string({ maxLength: 40 }),
+        fc.option(binArb(), { nil: undefined }),
+        binArb(),
+      )
+      .map(([id, name, metadata, body]) => encodeRequest(id, name, metadata, body)),
+    fc.tuple(correlationArb(), binArb()).map(([id, body]) => encodeReply(id, body)),
+  );
+
+  it('to the same record as the general decoder (property)', () => {
+    fc.assert(fc.property(lone, decodedAlike), { numRuns: 1000 });
+  });
+
+  it('and damaged ones to the same outcome: cut short, a byte changed, bytes appended (property)', () => {
+    const damaged = fc.tuple(
+      lone,
+      fc.nat(),
+      fc.integer({ min: 0, max: 255 }),
+      fc.uint8Array({ maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(damaged, ([frame, n, byte, extra]) => {
+        decodedAlike(frame.subarray(0, n % (frame.length + 1)));
+        const changed = Uint8Array.from(frame);
+        changed[n % frame.length] = byte;
+        decodedAlike(changed);
+        decodedAlike(Buffer.concat([frame, extra]));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('zero correlations, str 8 and non-ASCII packets, and wrong field types decode as before', () => {
+    decodedAlike(pack([WIRE_VERSION, RecordKind.Reply, 0, new Uint8Array(2)]));
+    decodedAlike(pack([WIRE_VERSION, RecordKind.Request, 0, 'p', null, new Uint8Array(2)]));
+    decodedAlike(encodeRequest(5, 'p'.repeat(40), undefined, new Uint8Array(2)));
+    decodedAlike(encodeRequest(5, 'é', undefined, new Uint8Array(2)));
+    decodedAlike(pack([WIRE_VERSION, RecordKind.Request, 5, 'p', 'not bytes', new Uint8Array(2)]));
   });
 });
 
@@ -247,7 +307,7 @@ describe('the decoder never throws', () => {
         const d = decodeFrame(joinRecords(values.map(pack)));
         expect(d.records.length + d.malformed.length).toBe(values.length);
       }),
-      { numRuns: 2000 },
+      { numRuns: 500 },
     );
   });
 

@@ -1,0 +1,93 @@
+/**
+ * Reads the few msgpack forms the wire's fast path knows (see `decodeFrame` in wire.ts): positive
+ * ints up to 32 bits, ASCII fixstr, nil, bin 8/16/32. A read returns `undefined` for anything else,
+ * including bytes that run past the end, and the caller hands the frame to msgpackr instead.
+ */
+export class MsgpackReader {
+  private bytes: Uint8Array = new Uint8Array(0);
+  private at = 0;
+
+  /** Starts over on `bytes` at `offset` (one reader serves every frame). */
+  reset(bytes: Uint8Array, offset: number): this {
+    this.bytes = bytes;
+    this.at = offset;
+    return this;
+  }
+
+  get atEnd(): boolean {
+    return this.at === this.bytes.length;
+  }
+
+  uint(): number | undefined {
+    const b = this.bytes;
+    const at = this.at;
+    const head = b[at] as number;
+    if (head < 0x80) return this.advance(1, head);
+    if (head === 0xcc) return this.advance(2, b[at + 1]);
+    if (head === 0xcd) return this.advance(3, ((b[at + 1] as number) << 8) | (b[at + 2] as number));
+    if (head !== 0xce) return undefined;
+    const high = (b[at + 1] as number) * 0x1000000;
+    return this.advance(
+      5,
+      high + (((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 8) | (b[at + 4] as number)),
+    );
+  }
+
+  /** A fixstr of ASCII bytes (the usual packet name); `undefined` for any other string form. */
+  asciiFixstr(): string | undefined {
+    const b = this.bytes;
+    const head = b[this.at] as number;
+    if ((head & 0xe0) !== 0xa0) return undefined;
+    const start = this.at + 1;
+    const end = start + (head & 0x1f);
+    if (end > b.length) return undefined;
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = b[i] as number;
+      if (c >= 0x80) return undefined;
+      s += String.fromCharCode(c);
+    }
+    this.at = end;
+    return s;
+  }
+
+  /** `null` for nil, else a bin (see `bin`). */
+  nilOrBin(): Uint8Array | null | undefined {
+    if (this.bytes[this.at] !== 0xc0) return this.bin();
+    this.at++;
+    return null;
+  }
+
+  /** A view of the bytes, as msgpackr gives a bin (no copy). */
+  bin(): Uint8Array | undefined {
+    const b = this.bytes;
+    const at = this.at;
+    const head = b[at];
+    let length: number;
+    let start: number;
+    if (head === 0xc4) {
+      length = b[at + 1] as number;
+      start = at + 2;
+    } else if (head === 0xc5) {
+      length = ((b[at + 1] as number) << 8) | (b[at + 2] as number);
+      start = at + 3;
+    } else if (head === 0xc6) {
+      length =
+        (b[at + 1] as number) * 0x1000000 +
+        (((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 8) | (b[at + 4] as number));
+      start = at + 5;
+    } else {
+      return undefined;
+    }
+    // Past the end, a header byte reads as undefined and the sum as NaN: both fail this test.
+    if (!(start + length <= b.length)) return undefined;
+    this.at = start + length;
+    return b.subarray(start, this.at);
+  }
+
+  private advance(size: number, value: number | undefined): number | undefined {
+    if (value === undefined || Number.isNaN(value) || this.at + size > this.bytes.length) return undefined;
+    this.at += size;
+    return value;
+  }
+}
