@@ -103,7 +103,7 @@ export class PendingRequests {
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {
-        if (this.settle(correlation)) {
+        if (this.settle(entry)) {
           this.counters.cancelled++;
           reject(cancelledError(options.describe, signal));
         }
@@ -163,7 +163,7 @@ export class PendingRequests {
   private failMatching(match: (e: Entry) => boolean, error: (describe: string) => ZLinkError): number {
     let n = 0;
     for (const entry of [...this.table.values()]) {
-      if (!match(entry) || !this.settle(entry.correlation)) continue;
+      if (!match(entry) || !this.settle(entry)) continue;
       entry.reject(error(entry.describe));
       n++;
     }
@@ -176,15 +176,13 @@ export class PendingRequests {
       this.counters.late++;
       return undefined;
     }
-    this.settle(correlation);
+    this.settle(entry);
     return entry;
   }
 
   /** Removes the entry from the table and its lane, and its listener; `true` only for the first terminal. */
-  private settle(correlation: number): boolean {
-    const entry = this.table.get(correlation);
-    if (!entry) return false;
-    this.table.delete(correlation);
+  private settle(entry: Entry): boolean {
+    if (!this.table.delete(entry.correlation)) return false;
     this.unlink(entry);
     if (this.table.size === 0) this.timer?.unref();
     if (entry.signal && entry.onAbort) entry.signal.removeEventListener('abort', entry.onAbort);
@@ -241,7 +239,7 @@ export class PendingRequests {
         this.arm(first.deadline, now);
         return;
       }
-      this.settle(first.correlation);
+      this.settle(first);
       this.counters.timeouts++;
       first.reject(new ZLinkError('Timeout', `${first.describe}: no reply within ${first.timeoutMs} ms`));
     }
