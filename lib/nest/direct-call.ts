@@ -87,7 +87,9 @@ export function directCall(
     } catch (error) {
       return fail(error);
     }
-    if (isObservable(result)) return lastValueFrom(result, { defaultValue: undefined }).catch(fail);
+    // Every Observable has `subscribe`: the cheap test spares plain values rxjs's instanceof walk.
+    if (hasSubscribe(result) && isObservable(result))
+      return lastValueFrom(result, { defaultValue: undefined }).catch(fail);
     return isThenable(result) ? result.then(undefined, fail) : result;
   };
 }
@@ -99,7 +101,8 @@ function planned(
 ): (payload: unknown, context: unknown) => unknown {
   const length = Math.max(...plan.map((p) => p.index)) + 1;
   return (payload, context) => {
-    const args: unknown[] = new Array(length).fill(undefined);
+    // Holes go to the method as undefined, as Nest passes them.
+    const args: unknown[] = new Array(length);
     for (const p of plan) {
       if (p.type === ZLinkParamtype.CONTEXT) args[p.index] = context;
       else if (p.data === undefined || p.data === null || p.data === '') args[p.index] = payload;
@@ -117,6 +120,10 @@ function planned(
 function logged(error: unknown): unknown {
   if (error instanceof Error && !(error instanceof IntrinsicException)) logger.error(error);
   return error;
+}
+
+function hasSubscribe(value: unknown): boolean {
+  return typeof (value as { subscribe?: unknown } | null)?.subscribe === 'function';
 }
 
 function nonEmpty(value: unknown): boolean {
