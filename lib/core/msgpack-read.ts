@@ -6,6 +6,12 @@
 export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;
+  /**
+   * The last string read and its bytes: a peer sends the same few packet names over and over, and
+   * handing back the same string also spares the handler lookup hashing a new one.
+   */
+  private lastString = '';
+  private lastBytes: Uint8Array = new Uint8Array(0);
 
   /** Starts over on `bytes` at `offset` (one reader serves every frame). */
   reset(bytes: Uint8Array, offset: number): this {
@@ -41,14 +47,25 @@ export class MsgpackReader {
     const start = this.at + 1;
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = b[i] as number;
-      if (c >= 0x80) return undefined;
-      s += String.fromCharCode(c);
+    if (!this.sameAsLast(start, end)) {
+      let s = '';
+      for (let i = start; i < end; i++) {
+        const c = b[i] as number;
+        if (c >= 0x80) return undefined;
+        s += String.fromCharCode(c);
+      }
+      this.lastString = s;
+      this.lastBytes = b.slice(start, end);
     }
     this.at = end;
-    return s;
+    return this.lastString;
+  }
+
+  private sameAsLast(start: number, end: number): boolean {
+    const last = this.lastBytes;
+    if (last.length !== end - start) return false;
+    for (let i = 0; i < last.length; i++) if (last[i] !== this.bytes[start + i]) return false;
+    return true;
   }
 
   /** `null` for nil, else a bin (see `bin`). */
