@@ -45,3 +45,22 @@ export function describeValue(value: unknown): string {
       ? JSON.stringify(value.slice(0, 32))
       : typeof value;
 }
+
+/** msgpackr writes integers past 32 bits as float64: records with such correlations are left to it. */
+export const MAX_UINT32 = 0xffffffff;
+
+/** Names (packets, channels) as msgpackr encodes them, once per name; starts over if names are made up without end. */
+const strCache = new Map<string, Uint8Array>();
+const STR_CACHE_LIMIT = 1024;
+
+/** The msgpack bytes of a name, for records written by hand. */
+export function strBytes(name: string): Uint8Array {
+  let bytes = strCache.get(name);
+  if (bytes === undefined) {
+    if (strCache.size >= STR_CACHE_LIMIT) strCache.clear();
+    // A copy: msgpackr's result is a view into its shared write buffer.
+    bytes = new Uint8Array(packr.pack(name));
+    strCache.set(name, bytes);
+  }
+  return bytes;
+}

@@ -7,8 +7,11 @@ import {
   isCorrelation,
   isRevision,
   isStr,
+  MAX_UINT32,
   packr,
+  strBytes,
 } from './codec.js';
+import * as write from './msgpack-write.js';
 import type { ObjectRole } from './mesh-options.js';
 import { isValidWeight } from './option-checks.js';
 
@@ -90,13 +93,28 @@ export function encodeMeshPing(): Uint8Array {
   return PING;
 }
 
+/** A Node direct record has no ChannelName: msgpack nil. */
+const NIL = Uint8Array.of(0xc0);
+
+/*
+ * Sends and requests are written by hand like their ClientServer counterparts (see `encodeRequest`
+ * in wire.ts): the payload is copied once. The bytes are exactly those of
+ * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it).
+ */
 export function encodeMeshSend(
   channel: string | undefined,
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
 ): Uint8Array {
-  return packr.pack([WIRE_VERSION, RecordKind.MeshSend, channel ?? null, packet, metadata ?? null, payload]);
+  const scope = channel === undefined ? NIL : strBytes(channel);
+  const name = strBytes(packet);
+  const out = Buffer.allocUnsafe(
+    3 + scope.length + name.length + write.optionalBinSize(metadata) + write.binSize(payload),
+  );
+  const at = write.head(out, 6, WIRE_VERSION, RecordKind.MeshSend);
+  writeCall(out, at, scope, name, metadata, payload);
+  return out;
 }
 
 export function encodeMeshRequest(
@@ -106,15 +124,30 @@ export function encodeMeshRequest(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
 ): Uint8Array {
-  return packr.pack([
-    WIRE_VERSION,
-    RecordKind.MeshRequest,
-    correlation,
-    channel ?? null,
-    packet,
-    metadata ?? null,
-    payload,
-  ]);
+  if (correlation > MAX_UINT32) {
+    const fields = [correlation, channel ?? null, packet, metadata ?? null, payload];
+    return packr.pack([WIRE_VERSION, RecordKind.MeshRequest, ...fields]);
+  }
+  const scope = channel === undefined ? NIL : strBytes(channel);
+  const name = strBytes(packet);
+  const size = write.uintSize(correlation) + scope.length + name.length + write.optionalBinSize(metadata);
+  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload));
+  const at = write.uint(out, write.head(out, 7, WIRE_VERSION, RecordKind.MeshRequest), correlation);
+  writeCall(out, at, scope, name, metadata, payload);
+  return out;
+}
+
+function writeCall(
+  out: Buffer,
+  at: number,
+  scope: Uint8Array,
+  name: Uint8Array,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+): void {
+  out.set(scope, at);
+  out.set(name, at + scope.length);
+  write.bin(out, write.optionalBin(out, at + scope.length + name.length, metadata), payload);
 }
 
 function readMemberships(value: unknown): MeshMembership[] | undefined {

@@ -68,6 +68,13 @@ export class MsgpackReader {
     return true;
   }
 
+  /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
+  nilOrAsciiFixstr(): string | null | undefined {
+    if (this.bytes[this.at] !== 0xc0) return this.asciiFixstr();
+    this.at++;
+    return null;
+  }
+
   /** `null` for nil, else a bin (see `bin`). */
   nilOrBin(): Uint8Array | null | undefined {
     if (this.bytes[this.at] !== 0xc0) return this.bin();

@@ -8,9 +8,11 @@ import {
   isCorrelation,
   isRevision,
   isStr,
+  MAX_UINT32,
   packr,
+  strBytes,
 } from './codec.js';
-import { type MeshRecord, readMeshRecord } from './mesh-records.js';
+import { type MeshRecord, type MeshRequestRecord, readMeshRecord } from './mesh-records.js';
 import { MsgpackReader } from './msgpack-read.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
@@ -131,7 +133,7 @@ export function encodeSend(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
 ): Uint8Array {
-  const name = packetBytes(packet);
+  const name = strBytes(packet);
   const out = Buffer.allocUnsafe(3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload));
   let at = write.head(out, 5, WIRE_VERSION, RecordKind.Send);
   out.set(name, at);
@@ -148,7 +150,7 @@ export function encodeRequest(
 ): Uint8Array {
   if (correlation > MAX_UINT32)
     return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
-  const name = packetBytes(packet);
+  const name = strBytes(packet);
   const size = write.uintSize(correlation) + name.length + write.optionalBinSize(metadata);
   const out = Buffer.allocUnsafe(3 + size + write.binSize(payload));
   let at = write.uint(out, write.head(out, 6, WIRE_VERSION, RecordKind.Request), correlation);
@@ -164,24 +166,6 @@ export function encodeReply(correlation: number, payload: Uint8Array): Uint8Arra
   const at = write.uint(out, write.head(out, 4, WIRE_VERSION, RecordKind.Reply), correlation);
   write.bin(out, at, payload);
   return out;
-}
-
-/** msgpackr writes integers past 32 bits as float64: such correlations are left to it. */
-const MAX_UINT32 = 0xffffffff;
-
-/** Packet names as msgpackr encodes them, once per name; starts over if names are made up without end. */
-const packetCache = new Map<string, Uint8Array>();
-const PACKET_CACHE_LIMIT = 1024;
-
-function packetBytes(packet: string): Uint8Array {
-  let bytes = packetCache.get(packet);
-  if (bytes === undefined) {
-    if (packetCache.size >= PACKET_CACHE_LIMIT) packetCache.clear();
-    // A copy: msgpackr's result is a view into its shared write buffer.
-    bytes = new Uint8Array(packr.pack(packet));
-    packetCache.set(packet, bytes);
-  }
-  return bytes;
 }
 
 /**
@@ -224,11 +208,11 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
 const reader = new MsgpackReader();
 
 /**
- * A frame that is one Request or Reply (one call in flight) is read without msgpackr. Anything the
- * reader does not cover (a batch, str 8, a malformed field...) goes to `decodeRecords`, which reads
- * the same bytes to the same record.
+ * A frame that is one Request, MeshRequest or Reply (one call in flight) is read without msgpackr.
+ * Anything the reader does not cover (a batch, str 8, a malformed field...) goes to
+ * `decodeRecords`, which reads the same bytes to the same record.
  */
-function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | undefined {
+function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | MeshRequestRecord | undefined {
   if (frame[1] !== WIRE_VERSION) return undefined;
   if (frame[0] === 0x94 && frame[2] === RecordKind.Reply) {
     const r = reader.reset(frame, 3);
@@ -247,6 +231,23 @@ function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | undefine
     return {
       kind: RecordKind.Request,
       correlation: correlation as number,
+      packet: packet as string,
+      metadata: metadata ?? undefined,
+      payload,
+    };
+  }
+  if (frame[0] === 0x97 && frame[2] === RecordKind.MeshRequest) {
+    const r = reader.reset(frame, 3);
+    const correlation = r.uint();
+    const channel = correlation ? r.nilOrAsciiFixstr() : undefined;
+    const packet = channel === undefined ? undefined : r.asciiFixstr();
+    const metadata = packet === undefined ? undefined : r.nilOrBin();
+    const payload = metadata === undefined ? undefined : r.bin();
+    if (payload === undefined || !r.atEnd) return undefined;
+    return {
+      kind: RecordKind.MeshRequest,
+      correlation: correlation as number,
+      channel: channel ?? undefined,
       packet: packet as string,
       metadata: metadata ?? undefined,
       payload,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { Packr } from 'msgpackr';
 import {
   type MeshNodeState,
   RecordKind,
+  WIRE_VERSION,
   decodeFrame,
   encodeMeshPing,
   encodeMeshRequest,
@@ -71,5 +73,45 @@ describe('mesh records', () => {
     expect(records).toEqual([]);
     expect(malformed).toHaveLength(1);
     expect(malformed[0]?.correlation).toBe(correlation);
+  });
+});
+
+describe('mesh sends and requests are written by hand', () => {
+  const edges = (...points: number[]): number[] => points.flatMap((p) => [p - 1, p, p + 1]);
+  const name = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom(...edges(32, 256).map((n) => 'c'.repeat(n)), '한'.repeat(90)),
+  );
+  const bin = fc.oneof(
+    fc.uint8Array({ maxLength: 300 }),
+    fc.constantFrom(...edges(0x100, 0x10000).map((n) => new Uint8Array(n).fill(7))),
+  );
+  const correlation = fc.oneof(
+    fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    fc.constantFrom(...edges(0x80, 0x100, 0x10000, 2 ** 32)),
+  );
+
+  it('byte for byte what msgpackr writes for the same record array, and read back alike (property)', () => {
+    const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+    fc.assert(
+      fc.property(
+        correlation,
+        fc.option(name, { nil: undefined }),
+        name,
+        fc.option(bin, { nil: undefined }),
+        bin,
+        (id, channel, packet, metadata, payload) => {
+          const fields = [channel ?? null, packet, metadata ?? null, payload];
+          const request = encodeMeshRequest(id, channel, packet, metadata, payload);
+          expect(hex(request)).toBe(
+            hex(encodePayload([WIRE_VERSION, RecordKind.MeshRequest, id, ...fields])),
+          );
+          const send = encodeMeshSend(channel, packet, metadata, payload);
+          expect(hex(send)).toBe(hex(encodePayload([WIRE_VERSION, RecordKind.MeshSend, ...fields])));
+          expect(decodeFrame(request).records[0]).toMatchObject({ correlation: id, channel, packet });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

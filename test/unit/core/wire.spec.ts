@@ -13,6 +13,7 @@ import {
   encodeHello,
   encodePayload,
   encodeReply,
+  encodeMeshRequest,
   encodeRequest,
   encodeSend,
   encodeServerState,
@@ -238,6 +239,15 @@ describe('a frame holding one request or reply is read without msgpackr', () => 
       )
       .map(([id, name, metadata, body]) => encodeRequest(id, name, metadata, body)),
     fc.tuple(correlationArb(), binArb()).map(([id, body]) => encodeReply(id, body)),
+    fc
+      .tuple(
+        correlationArb(),
+        fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+        fc.string({ maxLength: 40 }),
+        fc.option(binArb(), { nil: undefined }),
+        binArb(),
+      )
+      .map(([id, channel, name, metadata, body]) => encodeMeshRequest(id, channel, name, metadata, body)),
   );
 
   it('to the same record as the general decoder (property)', () => {
@@ -269,6 +279,8 @@ describe('a frame holding one request or reply is read without msgpackr', () => 
     decodedAlike(encodeRequest(5, 'p'.repeat(40), undefined, new Uint8Array(2)));
     decodedAlike(encodeRequest(5, 'é', undefined, new Uint8Array(2)));
     decodedAlike(pack([WIRE_VERSION, RecordKind.Request, 5, 'p', 'not bytes', new Uint8Array(2)]));
+    decodedAlike(pack([WIRE_VERSION, RecordKind.MeshRequest, 5, 7, 'p', null, new Uint8Array(2)]));
+    decodedAlike(encodeMeshRequest(5, 'é', 'p', undefined, new Uint8Array(2)));
   });
 });
 
