@@ -9,6 +9,7 @@ import {
   encodeRequest,
   encodeSend,
 } from '../../core/index.js';
+import { type Submission, admitThen } from '../admission.js';
 import { ServerConnection } from './server-connection.js';
 
 export interface ClientChannelConfig {
@@ -19,17 +20,8 @@ export interface ClientChannelConfig {
   readonly sendQueueLimit: number;
 }
 
-export interface ChannelSubmit {
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  /** The payload, already encoded once. */
-  readonly payload: Uint8Array;
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal | undefined;
-}
-
-/** `blocker` result: the queue is full, wait for space. */
-const FULL = Symbol('full');
+/** A call as the runtime hands it to a channel (see `Submission`). */
+export type ChannelSubmit = Submission;
 
 interface CandidateWaiter {
   readonly wake: () => void;
@@ -89,7 +81,7 @@ export class ClientChannel {
   send(call: ChannelSubmit): Promise<void> {
     const connection = this.selector.pick();
     // Fast path: a candidate with queue space takes the record in this very turn.
-    if (connection !== undefined && this.blocker(connection, call) === undefined) {
+    if (connection !== undefined && this.canQueueNow(connection, call)) {
       connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload));
       return Promise.resolve();
     }
@@ -99,7 +91,7 @@ export class ClientChannel {
   /** Request: resolves with the reply; every path ends once (see `PendingRequests`). */
   request(call: ChannelSubmit, describe: string): Promise<unknown> {
     const connection = this.selector.pick();
-    if (connection !== undefined && this.blocker(connection, call) === undefined) {
+    if (connection !== undefined && this.canQueueNow(connection, call)) {
       return this.submitRequest(connection, call, describe, call.timeoutMs);
     }
     return this.requestSlow(call, describe, connection);
@@ -108,12 +100,9 @@ export class ClientChannel {
   private async sendSlow(call: ChannelSubmit, picked: ServerConnection | undefined): Promise<void> {
     const deadline = Date.now() + call.timeoutMs;
     const connection = picked ?? (await this.choose(call, deadline));
-    // Checked in the turn that queues (see `blocker`): a wake-up is no promise the space is still there.
-    for (let b = this.blocker(connection, call); b !== undefined; b = this.blocker(connection, call)) {
-      if (b !== FULL) throw b;
-      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
-    }
-    connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload));
+    await this.admission(connection, call, deadline, () =>
+      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload)),
+    );
   }
 
   private async requestSlow(
@@ -123,14 +112,12 @@ export class ClientChannel {
   ): Promise<unknown> {
     const deadline = Date.now() + call.timeoutMs;
     const connection = picked ?? (await this.choose(call, deadline));
-    for (let b = this.blocker(connection, call); b !== undefined; b = this.blocker(connection, call)) {
-      if (b !== FULL) throw b;
-      await connection.pump.waitForSpace(Math.max(1, deadline - Date.now()), call.signal);
-    }
-    return this.submitRequest(connection, call, describe, Math.max(1, deadline - Date.now()));
+    return this.admission(connection, call, deadline, () =>
+      this.submitRequest(connection, call, describe, Math.max(1, deadline - Date.now())),
+    );
   }
 
-  /** Opens the pending entry and queues the record, in one turn after `blocker` found nothing. */
+  /** Opens the pending entry and queues the record, in the turn admission allowed it. */
   private submitRequest(
     connection: ServerConnection,
     call: ChannelSubmit,
@@ -147,23 +134,28 @@ export class ClientChannel {
     return result;
   }
 
-  /**
-   * Why a record cannot be queued on `connection` right now: a terminal error, `FULL` (wait for
-   * space, then ask again), or `undefined` (queue it in this same turn). Callers woken by one freed
-   * slot race for it, and a close or a lost connection can come between a wake-up and the
-   * resumption, so the answer holds only for the turn it was given in.
-   */
-  private blocker(connection: ServerConnection, call: ChannelSubmit): ZLinkError | typeof FULL | undefined {
-    if (this.closed)
-      return new ZLinkError('Shutdown', `call on '${this.config.channel}': the client is closing`);
-    if (call.signal?.aborted) return cancelledError(`call on '${this.config.channel}'`, call.signal);
-    if (!connection.ready) {
+  /** The fast path: the chosen connection takes the record in the caller's own turn. */
+  private canQueueNow(connection: ServerConnection, call: ChannelSubmit): boolean {
+    return !this.closed && !call.signal?.aborted && connection.ready && connection.pump.hasSpace;
+  }
+
+  /** Send admission on `connection` (see `admitThen`): `submit` runs in the turn that may queue. */
+  private admission<T>(
+    connection: ServerConnection,
+    call: ChannelSubmit,
+    deadline: number,
+    submit: () => T,
+  ): Promise<T> {
+    const { channel } = this.config;
+    const blocked = (): ZLinkError | undefined => {
+      if (this.closed) return new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
+      if (connection.ready) return undefined;
       return new ZLinkError(
         'RouteError',
-        `connection to ${connection.endpoint} for '${this.config.channel}' was lost before submit`,
+        `connection to ${connection.endpoint} for '${channel}' was lost before submit`,
       );
-    }
-    return connection.pump.hasSpace ? undefined : FULL;
+    };
+    return admitThen(connection.pump, call, deadline, `call on '${channel}'`, blocked, submit);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import {
   encodeMeshSend,
   timerDelay,
 } from '../../core/index.js';
-import { type Submission, awaitAdmission } from '../admission.js';
+import { type Submission, admitThen } from '../admission.js';
 import type { MeshNode } from './mesh-node.js';
 import type { Peer } from './peer-table.js';
 
@@ -166,8 +166,16 @@ export class MeshCalls {
     describe: string,
     deadline = Date.now() + call.timeoutMs,
   ): Promise<void> {
-    await awaitAdmission(this.node.pump, call, deadline, describe, () => this.blocked(peer, describe));
-    this.node.pump.offer(encodeMeshSend(channel, call.packet, call.metadata, call.payload), peer.route.pipe);
+    const record = encodeMeshSend(channel, call.packet, call.metadata, call.payload);
+    await admitThen(
+      this.node.pump,
+      call,
+      deadline,
+      describe,
+      () => this.blocked(peer, describe),
+      // The route read in the turn that queues: the peer's current link.
+      () => this.node.pump.offer(record, peer.route.pipe),
+    );
   }
 
   private async requestSlow(
@@ -177,8 +185,14 @@ export class MeshCalls {
     describe: string,
     deadline = Date.now() + call.timeoutMs,
   ): Promise<unknown> {
-    await awaitAdmission(this.node.pump, call, deadline, describe, () => this.blocked(peer, describe));
-    return this.submitRequest(peer, channel, call, describe, Math.max(1, deadline - Date.now()));
+    return admitThen(
+      this.node.pump,
+      call,
+      deadline,
+      describe,
+      () => this.blocked(peer, describe),
+      () => this.submitRequest(peer, channel, call, describe, Math.max(1, deadline - Date.now())),
+    );
   }
 
   /** Opens the pending entry and queues the record in one turn, tied to the route it leaves on. */

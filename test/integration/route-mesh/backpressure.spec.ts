@@ -1,0 +1,101 @@
+/**
+ * Admission over RouteMesh (02 §3): a send completes when the MeshNode's source-local queue accepts
+ * it; a queue that stays full ends sends `Timeout` at their deadline; every accepted send is
+ * delivered once, and a node whose handlers are all busy still reads the replies its own handlers
+ * wait for.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Cleanup, Gate, type Outcome, outcome, waitFor } from '../../helpers/index.js';
+import { endpointOf, startNode } from './harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.closeAll());
+
+describe('RouteMesh admission and backpressure', () => {
+  it('a stalled Server: sends end Timeout once the queue stays full, and every accepted send is handled exactly once after', async () => {
+    const gate = new Gate();
+    let started = 0;
+    let finished = 0;
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server' } },
+      extra: { handlerConcurrency: 1 },
+      handlers: [
+        [
+          'match',
+          'send',
+          'note',
+          async () => {
+            started++;
+            await gate.promise;
+            finished++;
+          },
+        ],
+      ],
+    });
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [endpointOf(b)],
+      channels: { match: { role: 'client' } },
+      extra: { sendQueueLimit: 4 },
+    });
+    await a.waitForCandidates('match', 1);
+    const payload = 'x'.repeat(4096);
+    let accepted = 0;
+    const timedOut: Outcome<void>[] = [];
+    const others: Outcome<void>[] = [];
+    for (let wave = 0; wave < 400_000 / 64 && timedOut.length === 0; wave++) {
+      const results = await Promise.all(
+        Array.from({ length: 64 }, () =>
+          outcome(a.routeClient.sendToChannel('match', 'note', payload).async({ timeoutMs: 400 })),
+        ),
+      );
+      for (const r of results) {
+        if (r.ok) accepted++;
+        else if (r.code === 'Timeout') timedOut.push(r);
+        else others.push(r);
+      }
+    }
+    expect(others).toEqual([]);
+    expect(timedOut.length).toBeGreaterThan(0);
+    expect(a.snapshot().meshes[0]?.queued).toBeLessThanOrEqual(4);
+    expect(started).toBe(1);
+    gate.open();
+    await waitFor(() => finished === accepted, 30000, `all ${accepted} accepted sends handled`);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(started).toBe(accepted);
+  }, 60000);
+
+  it('with every job permit held by handlers that call a peer, the replies still get read (no deadlock)', async () => {
+    const c = await startNode(cleanup, {
+      rid: 'node-c',
+      nodeHandlers: [['request', 'inner', (n) => n]],
+    });
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      peers: [endpointOf(c)],
+      extra: { handlerConcurrency: 2 },
+      nodeHandlers: [
+        [
+          'request',
+          'outer',
+          async (n) => {
+            const inner = await b.routeClient
+              .requestToNode('game', 'node-c', 'inner', n)
+              .async({ timeoutMs: 5000 });
+            return `outer(${String(inner)})`;
+          },
+        ],
+      ],
+    });
+    const a = await startNode(cleanup, { rid: 'node-a', peers: [endpointOf(b)] });
+    await a.waitForPeers('game', 1);
+    await b.waitForPeers('game', 2);
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        a.routeClient.requestToNode('game', 'node-b', 'outer', i).async({ timeoutMs: 10000 }),
+      ),
+    );
+    expect(replies).toEqual(Array.from({ length: 50 }, (_, i) => `outer(${i})`));
+  });
+});
