@@ -184,14 +184,17 @@ export class ZLinkRuntime implements CallSubmitter {
       );
     }
     for (const mesh of this.nodeHandlers.scopes()) {
-      if (this.options.meshes.has(mesh)) continue;
+      const objectRole = this.options.meshes.get(mesh)?.objectRole;
+      if (objectRole !== undefined && objectRole !== 'client') continue;
       const sources = this.nodeHandlers
         .forScope(mesh)
         .map((h) => h.source)
         .join(', ');
       throw configurationError(
         `node handler ${sources}`,
-        `MeshName '${mesh}' is not registered in this process`,
+        objectRole === 'client'
+          ? `the MeshNode of '${mesh}' is an Object Client, which takes no Node direct handlers (02 §2)`
+          : `MeshName '${mesh}' is not registered in this process`,
       );
     }
   }
