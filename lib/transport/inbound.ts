@@ -117,7 +117,9 @@ export async function runInbound<C>(
     const context = scope.context(kind, message.packet, metadata.metadata, correlation, source);
     let result: unknown;
     try {
-      result = await registration.handler(payload.value, context);
+      result = registration.handler(payload.value, context);
+      // A handler that answers with a plain value is answered in this same turn.
+      if (isThenable(result)) result = await result;
     } catch (error) {
       return failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
     }
@@ -140,6 +142,10 @@ export async function runInbound<C>(
       message: errorMessage(error),
     });
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** A request gets an error reply; a one-way send is dropped. Either way it is reported. */

@@ -172,9 +172,11 @@ export class SocketPump {
         this.wakeWaiters();
         try {
           await this.write(batch, batchDests);
-        } catch {
-          // zeromq refuses a write only when the socket closed under us (shutdown, or a lost
-          // connection's DEALER): those records were already given up, and their requests ended.
+        } catch (error) {
+          // A lone destination's failure comes here (see `write`). Otherwise zeromq refuses a write
+          // only when the socket closed under us (shutdown, or a lost connection's DEALER): those
+          // records were already given up, and their requests ended.
+          this.unreachable(error, batchDests[0]);
         }
       }
     } finally {
@@ -182,24 +184,21 @@ export class SocketPump {
     }
   }
 
-  private async write(records: Uint8Array[], dests: (Buffer | undefined)[]): Promise<void> {
+  /**
+   * Not an async function: the usual batch (a DEALER's, or one ROUTER destination's) hands zeromq's
+   * own promise back, one async frame less per message.
+   */
+  private write(records: Uint8Array[], dests: (Buffer | undefined)[]): Promise<void> {
     const first = dests[0];
-    if (first === undefined) {
-      await this.socket.send(joinRecords(records));
-      return;
-    }
-    // ROUTER: one message per destination, each keeping its records' order.
-    let same = true;
+    if (first === undefined) return this.socket.send(joinRecords(records));
     for (let i = 1; i < dests.length; i++) {
-      if (!(dests[i] as Buffer).equals(first)) {
-        same = false;
-        break;
-      }
+      if (!(dests[i] as Buffer).equals(first)) return this.writeGroups(records, dests);
     }
-    if (same) {
-      await this.sendTo(first, records);
-      return;
-    }
+    return this.socket.send([first, joinRecords(records)]);
+  }
+
+  /** ROUTER: one message per destination, each keeping its records' order. */
+  private async writeGroups(records: Uint8Array[], dests: (Buffer | undefined)[]): Promise<void> {
     const groups = new Map<string, { dest: Buffer; records: Uint8Array[] }>();
     for (let i = 0; i < records.length; i++) {
       const dest = dests[i] as Buffer;
@@ -208,18 +207,21 @@ export class SocketPump {
       if (!group) groups.set(key, (group = { dest, records: [] }));
       group.records.push(records[i] as Uint8Array);
     }
-    for (const group of groups.values()) await this.sendTo(group.dest, group.records);
+    for (const group of groups.values()) {
+      try {
+        await this.socket.send([group.dest, joinRecords(group.records)]);
+      } catch (error) {
+        // An unroutable destination is reported and does not stop the others.
+        if (!this.unreachable(error, group.dest)) throw error;
+      }
+    }
   }
 
-  /** One destination's message; an unroutable destination is reported and does not stop the others. */
-  private async sendTo(dest: Buffer, records: Uint8Array[]): Promise<void> {
-    try {
-      await this.socket.send([dest, joinRecords(records)]);
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'EHOSTUNREACH' && this.onUnreachable)
-        this.onUnreachable(dest);
-      else throw error;
-    }
+  /** Reports `dest` when zeromq no longer routes to it; `false` for any other failure. */
+  private unreachable(error: unknown, dest: Buffer | undefined): boolean {
+    if (dest === undefined || (error as { code?: unknown }).code !== 'EHOSTUNREACH') return false;
+    this.onUnreachable?.(dest);
+    return true;
   }
 
   private wakeWaiters(): void {
