@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { freePort } from './index.js';
+
+/** How long a fresh `redis-server` may take to answer PING. */
+const READY_TIMEOUT_MS = 10000;
+
+/**
+ * A private `redis-server` on a free loopback port, from the binary on PATH, keeping nothing on
+ * disk. A test can kill it (an outage), start it again on the same port (recovery, empty), or pause
+ * its clients. `stop()` is idempotent and waits for the process to exit.
+ */
+export class RedisServer {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisServer> {
+    const server = new RedisServer(await freePort());
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Starts (again) on the same port and resolves once it answers PING. */
+  async restart(): Promise<void> {
+    if (this.child) return;
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    let stderr = '';
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+    this.exited = new Promise((done) =>
+      child.once('exit', () => {
+        if (this.child === child) this.child = undefined;
+        done();
+      }),
+    );
+    const failed = new Promise<never>((_, reject) =>
+      child.once('error', (error) => reject(new Error(`redis-server could not start: ${error.message}`))),
+    );
+    await Promise.race([this.waitForPing(), failed]).catch(async (error: unknown) => {
+      await this.stop();
+      throw new Error(`${String(error)}; stderr: ${stderr}`);
+    });
+  }
+
+  /** An outage: SIGKILL, as a crash would be; resolves once the process is gone. */
+  async stop(): Promise<void> {
+    this.child?.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** Makes every client's commands wait for `ms` (Redis `CLIENT PAUSE`), e.g. to block lease refreshes. */
+  async pauseClients(ms: number): Promise<void> {
+    const redis = this.client();
+    try {
+      await redis.call('CLIENT', 'PAUSE', String(ms), 'ALL');
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  /** A plain ioredis client for the test's own checks; the caller disconnects it. */
+  client(): Redis {
+    return new Redis({ host: '127.0.0.1', port: this.port, lazyConnect: false, maxRetriesPerRequest: 1 });
+  }
+
+  /** Named `close` so a `Cleanup` list can hold it. */
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  private async waitForPing(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const redis = new Redis({
+        host: '127.0.0.1',
+        port: this.port,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
+      try {
+        await redis.connect();
+        if ((await redis.ping()) === 'PONG') return;
+      } catch {
+        // Not listening yet.
+      } finally {
+        redis.disconnect();
+      }
+      if (Date.now() > deadline)
+        throw new Error(`redis-server on ${this.port} did not answer within ${READY_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
