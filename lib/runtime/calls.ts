@@ -83,9 +83,10 @@ abstract class MetadataCall<TSelf> {
 export class ZLinkSendCall extends MetadataCall<ZLinkSendCall> {
   /**
    * Selects a target and submits. Resolves when the chosen connection's source-local queue accepted
-   * the record (no delivery guarantee). Otherwise ends with `NotFound` (no such channel, or no ready
-   * server within min(timeout, 5 s)), `Unavailable` (servers exist but all have weight 0 or drain,
-   * or the runtime has not started), `NotConfigured` (no Client role here), `Timeout` (the queue
+   * the record (no delivery guarantee). Otherwise ends with `NotFound` (no such channel; ClientServer:
+   * no ready server within min(timeout, 5 s); RouteMesh: no peer serves it, at once; Node direct: no
+   * such member), `Unavailable` (servers exist but all have weight 0 or drain, or the runtime has not
+   * started), `NotConfigured` (no Client role here), `Timeout` (the queue
    * stayed full until the deadline), `RouteError` (the chosen connection was lost before the record
    * was queued), `Cancelled`, `InvalidArgument` (channel, packet, payload or metadata) or
    * `Shutdown`. Never retries on another server.
