@@ -1,0 +1,190 @@
+/**
+ * The RouteMesh handshake rules of `PeerTable`, against a recording host (no sockets): who is
+ * admitted, who is refused, which of two parallel links is kept, and what a loss undoes.
+ */
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import {
+  type MeshNodeState,
+  type MeshStateRecord,
+  RecordKind,
+  ZLinkEvents,
+  decodeFrame,
+} from '../../../lib/core/index.js';
+import {
+  type OutboundLink,
+  type PeerHost,
+  type PeerRoute,
+  PeerTable,
+  RETIRE_GRACE_MS,
+} from '../../../lib/transport/route-mesh/peer-table.js';
+
+const state = (rid: string, overrides: Partial<MeshNodeState> = {}): MeshNodeState => ({
+  mesh: 'game',
+  rid,
+  generation: `${rid}-g1`,
+  objectRole: 'none',
+  memberships: [],
+  revision: 1,
+  ...overrides,
+});
+const record = (kind: MeshStateRecord['kind'], s: MeshNodeState): MeshStateRecord => ({ kind, ...s });
+const hello = (s: MeshNodeState) => record(RecordKind.MeshHello, s);
+const welcome = (s: MeshNodeState) => record(RecordKind.MeshWelcome, s);
+const id = (rid: string) => Buffer.from(rid, 'utf8');
+
+/** A table for node `own` whose host records what the table asks of it. */
+function tableFor(own: MeshNodeState) {
+  const events = new ZLinkEvents();
+  const log = {
+    sent: [] as { pipe: string; kind: number }[],
+    gone: [] as { route: PeerRoute; reason: string }[],
+    reconnected: [] as string[],
+    disconnected: [] as string[],
+    changes: 0,
+    protocolErrors: [] as string[],
+  };
+  const host: PeerHost = {
+    mesh: own.mesh,
+    rid: own.rid,
+    events,
+    ownState: () => own,
+    send: (pipe, bytes) =>
+      log.sent.push({ pipe: pipe.toString('utf8'), kind: decodeFrame(bytes).records[0]?.kind ?? -1 }),
+    routeGone: (route, reason) => log.gone.push({ route, reason }),
+    reconnect: (link) => log.reconnected.push(link.endpoint),
+    disconnect: (link) => log.disconnected.push(link.endpoint),
+    changed: () => log.changes++,
+    protocolError: (reason) => log.protocolErrors.push(reason),
+  };
+  const table = new PeerTable(host);
+  const seen: string[] = [];
+  events.subscribe((e) => seen.push(e.type));
+  return { table, log, seen };
+}
+
+/** An outbound link as MeshNode makes it: attempt 1, connected, saying hello. */
+function link(table: PeerTable, endpoint: string, expectedRid?: string): OutboundLink {
+  const l = table.addLink(endpoint, expectedRid);
+  l.attempt = 1;
+  l.pipe = Buffer.from(`ep:1:${endpoint}`, 'utf8');
+  l.status = 'handshaking';
+  return l;
+}
+
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe('PeerTable', () => {
+  it('an acceptor answers every hello with its welcome and admits the peer on the pipe named by its NodeRid', () => {
+    const { table, log, seen } = tableFor(state('node-b'));
+    table.onHello(id('node-a'), hello(state('node-a')));
+    expect(log.sent).toEqual([{ pipe: 'node-a', kind: RecordKind.MeshWelcome }]);
+    expect(table.peers.get('node-a')?.route.link).toBeUndefined();
+    expect(seen).toEqual(['peer_ready']);
+    // A repeated hello (the welcome crossed it) changes nothing but is answered again.
+    table.onHello(id('node-a'), hello(state('node-a')));
+    expect(log.sent).toHaveLength(2);
+    expect(seen).toEqual(['peer_ready']);
+  });
+
+  it('refuses a hello from another routing id (no welcome), another mesh, or itself (welcome, not admitted)', () => {
+    const { table, log } = tableFor(state('node-b'));
+    table.onHello(id('mallory'), hello(state('node-a')));
+    expect(log.sent).toEqual([]);
+    table.onHello(id('node-c'), hello(state('node-c', { mesh: 'other' })));
+    table.onHello(id('node-b'), hello(state('node-b', { generation: 'x' })));
+    expect(log.sent.map((s) => s.kind)).toEqual([RecordKind.MeshWelcome, RecordKind.MeshWelcome]);
+    expect(table.peers.size).toBe(0);
+    expect(log.protocolErrors).toHaveLength(3);
+  });
+
+  it('a welcome with an unexpected NodeRid, another mesh, or from an Object Client pair refuses the link for good', () => {
+    const own = state('node-a', { objectRole: 'client' });
+    const { table, log, seen } = tableFor(own);
+    const wrongRid = link(table, 'tcp://h:1', 'node-x');
+    table.onWelcome(wrongRid, welcome(state('node-b')));
+    const otherMesh = link(table, 'tcp://h:2');
+    table.onWelcome(otherMesh, welcome(state('node-c', { mesh: 'other' })));
+    const clients = link(table, 'tcp://h:3');
+    table.onWelcome(clients, welcome(state('node-d', { objectRole: 'client' })));
+    expect([wrongRid.status, otherMesh.status, clients.status]).toEqual(['refused', 'refused', 'refused']);
+    expect(log.disconnected).toEqual(['tcp://h:1', 'tcp://h:2', 'tcp://h:3']);
+    expect(seen).toEqual(['peer_refused', 'peer_refused', 'peer_refused']);
+    expect(table.peers.size).toBe(0);
+    // An Object Client with a Server membership is a peer like any other.
+    const server = link(table, 'tcp://h:4');
+    const match = [{ channel: 'match', weight: 100, draining: false }];
+    table.onWelcome(server, welcome(state('node-e', { objectRole: 'client', memberships: match })));
+    expect(table.peers.has('node-e')).toBe(true);
+  });
+
+  it.each([
+    ['the smaller NodeRid keeps its own outbound link', 'node-a', 'node-b', 'outbound'],
+    ['the larger NodeRid keeps the link the peer made', 'node-b', 'node-a', 'inbound'],
+  ])('both nodes connected: %s; the other route retires after the grace', (_what, ownRid, peerRid, kept) => {
+    jest.useFakeTimers();
+    const { table, log } = tableFor(state(ownRid));
+    const out = link(table, 'tcp://peer:1');
+    table.onHello(id(peerRid), hello(state(peerRid))); // the peer's link arrives first
+    table.onWelcome(out, welcome(state(peerRid))); // then our own completes
+    const peer = table.peers.get(peerRid);
+    expect(peer?.route.link ? 'outbound' : 'inbound').toBe(kept);
+    expect(out.status).toBe(kept === 'outbound' ? 'ready' : 'retired');
+    expect(log.gone).toEqual([]);
+    jest.advanceTimersByTime(RETIRE_GRACE_MS);
+    expect(log.gone).toHaveLength(1);
+    expect(log.gone[0]?.route).not.toBe(peer?.route);
+    expect(log.disconnected).toEqual(kept === 'outbound' ? [] : ['tcp://peer:1']);
+    // Losing the peer brings a retired link back, so the pair is not left without one.
+    table.lose(peer as NonNullable<typeof peer>, 'test');
+    expect(log.reconnected).toEqual(['tcp://peer:1']);
+    expect(out.status).toBe('connecting');
+  });
+
+  it('a hello with a new lifecycle generation replaces the old peer: its route is gone first', () => {
+    const { table, log, seen } = tableFor(state('node-b'));
+    table.onHello(id('node-a'), hello(state('node-a')));
+    const first = table.peers.get('node-a');
+    table.onHello(id('node-a'), hello(state('node-a', { generation: 'node-a-g2' })));
+    expect(log.gone.map((g) => g.route)).toEqual([first?.route]);
+    expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g2');
+    expect(seen).toEqual(['peer_ready', 'peer_lost', 'peer_ready']);
+  });
+
+  it('state records apply only with a larger revision of the same generation', () => {
+    const { table, seen } = tableFor(state('node-b'));
+    table.onHello(id('node-a'), hello(state('node-a')));
+    const peer = table.peers.get('node-a') as NonNullable<ReturnType<typeof table.peers.get>>;
+    const m = (weight: number) => [{ channel: 'match', weight, draining: false }];
+    table.onState(
+      peer.route,
+      record(RecordKind.MeshState, state('node-a', { revision: 3, memberships: m(0) })),
+    );
+    table.onState(
+      peer.route,
+      record(RecordKind.MeshState, state('node-a', { revision: 2, memberships: m(50) })),
+    );
+    table.onState(
+      peer.route,
+      record(
+        RecordKind.MeshState,
+        state('node-a', { generation: 'zombie', revision: 9, memberships: m(70) }),
+      ),
+    );
+    expect(peer.state.memberships).toEqual(m(0));
+    expect(seen).toEqual(['peer_ready', 'peer_state']);
+  });
+
+  it('a lost outbound link loses its peer and restarts the link; a pipe of an earlier attempt is no link', () => {
+    const { table, log } = tableFor(state('node-a'));
+    const out = link(table, 'tcp://peer:1');
+    table.onWelcome(out, welcome(state('node-b')));
+    expect(table.linkOf(Buffer.from('ep:1:tcp://peer:1'))).toBe(out);
+    expect(table.linkOf(Buffer.from('ep:0:tcp://peer:1'))).toBeUndefined();
+    table.linkDown(out);
+    expect(table.peers.size).toBe(0);
+    expect(log.gone).toHaveLength(1);
+    expect(log.reconnected).toEqual(['tcp://peer:1']);
+  });
+});
