@@ -8,3 +8,4 @@ export * from './selector.js';
 export * from './wire.js';
 export * from './job-queue.js';
 export * from './mesh-records.js';
+export * from './ports.js';

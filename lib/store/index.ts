@@ -1,0 +1,2 @@
+export { MemoryLocationStore } from './memory/memory-location-store.js';
+export { RedisLocationStore, type RedisLocationStoreOptions } from './redis/redis-location-store.js';

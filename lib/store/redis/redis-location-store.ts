@@ -1,0 +1,167 @@
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import {
+  type DescriptorKind,
+  type LocationDescriptor,
+  type LocationStore,
+  type PutResult,
+  parseDescriptor,
+} from '../../core/index.js';
+import { StoreKeys } from './keys.js';
+import { LIST, PUT, REFRESH, REMOVE } from './scripts.js';
+
+export interface RedisLocationStoreOptions {
+  /** A `redis://` URL or ioredis options (Sentinel: `sentinels` and `name`), passed through. */
+  readonly redis?: string | RedisOptions;
+  /** A Redis Cluster instead: its seed nodes and ioredis cluster options, passed through. */
+  readonly cluster?: { readonly nodes: ClusterNode[]; readonly options?: ClusterOptions };
+  /** Keeps two stores on one Redis apart. @default 'zlink' */
+  readonly keyPrefix?: string;
+}
+
+/** How long one store command may take before it fails (ioredis `commandTimeout`), unless set. */
+const COMMAND_TIMEOUT_MS = 2000;
+
+interface ScriptCommands {
+  zlinkPut(...args: (string | number)[]): Promise<number>;
+  zlinkRefresh(...args: (string | number)[]): Promise<number>;
+  zlinkRemove(...args: (string | number)[]): Promise<number>;
+  zlinkList(...args: (string | number)[]): Promise<string[]>;
+}
+
+type Client = (Redis | Cluster) & ScriptCommands;
+
+/**
+ * The Location Store on Redis (standalone, Sentinel or Cluster). Writes are Lua scripts, atomic and
+ * revision-checked; leases are key TTLs judged by the Redis server's clock; a full read is one
+ * script (one point in time); change notifications travel on pub/sub and may be lost, which is why
+ * readers also read on an interval.
+ */
+export class RedisLocationStore implements LocationStore {
+  private readonly client: Client;
+  private subscriber: (Redis | Cluster) | undefined;
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly keys: StoreKeys;
+  /** The last connection error ioredis reported (it reconnects by itself). */
+  lastError: Error | undefined;
+
+  constructor(options: RedisLocationStoreOptions) {
+    this.keys = new StoreKeys(options.keyPrefix ?? 'zlink');
+    const base = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
+    if (options.cluster) {
+      const { nodes, options: clusterOptions } = options.cluster;
+      this.client = new Cluster(nodes, {
+        ...clusterOptions,
+        redisOptions: { ...base, ...clusterOptions?.redisOptions },
+      }) as Client;
+    } else if (typeof options.redis === 'string') {
+      this.client = new Redis(options.redis, base) as Client;
+    } else {
+      this.client = new Redis({ ...base, ...options.redis }) as Client;
+    }
+    this.watchErrors(this.client);
+    for (const [name, lua] of [
+      ['zlinkPut', PUT],
+      ['zlinkRefresh', REFRESH],
+      ['zlinkRemove', REMOVE],
+      ['zlinkList', LIST],
+    ] as const) {
+      this.client.defineCommand(name, { numberOfKeys: name === 'zlinkList' ? 1 : 2, lua });
+    }
+  }
+
+  async put(descriptor: LocationDescriptor, leaseMs: number): Promise<PutResult> {
+    const k = this.keys.forDescriptor(descriptor);
+    const body = JSON.stringify(descriptor);
+    const written = await this.client.zlinkPut(
+      k.key,
+      k.index,
+      descriptor.revision,
+      body,
+      leaseMs,
+      k.member,
+      k.channel,
+    );
+    return written === 1 ? 'written' : 'stale';
+  }
+
+  async refresh(descriptors: readonly LocationDescriptor[], leaseMs: number): Promise<boolean> {
+    const results = await Promise.all(
+      descriptors.map((d) => {
+        const k = this.keys.forDescriptor(d);
+        return this.client.zlinkRefresh(k.key, k.index, leaseMs, k.member);
+      }),
+    );
+    return results.every((r) => r === 1);
+  }
+
+  async remove(descriptor: LocationDescriptor): Promise<void> {
+    const k = this.keys.forDescriptor(descriptor);
+    await this.client.zlinkRemove(k.key, k.index, k.member, k.channel);
+  }
+
+  async list(kind: DescriptorKind, scope: string): Promise<LocationDescriptor[]> {
+    const k = this.keys.forScope(kind, scope);
+    const bodies = await this.client.zlinkList(k.index, k.descriptorPrefix);
+    const out: LocationDescriptor[] = [];
+    for (const body of bodies) {
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch {
+        continue; // not ours to read: skipped, like any malformed descriptor
+      }
+      const d = parseDescriptor(value);
+      if (d && d.kind === kind) out.push(d);
+    }
+    return out;
+  }
+
+  async watch(kind: DescriptorKind, scope: string, onChange: () => void): Promise<() => Promise<void>> {
+    const { channel } = this.keys.forScope(kind, scope);
+    const subscriber = this.ensureSubscriber();
+    let set = this.listeners.get(channel);
+    if (!set) {
+      this.listeners.set(channel, (set = new Set()));
+      await subscriber.subscribe(channel);
+    }
+    set.add(onChange);
+    return async () => {
+      const current = this.listeners.get(channel);
+      if (!current?.delete(onChange) || current.size > 0) return;
+      this.listeners.delete(channel);
+      await subscriber.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    this.subscriber?.disconnect();
+    this.client.disconnect();
+    await Promise.resolve();
+  }
+
+  private ensureSubscriber(): Redis | Cluster {
+    if (this.subscriber) return this.subscriber;
+    // A connection of its own: a subscribed connection takes no other commands.
+    const subscriber = this.client instanceof Cluster ? this.client.duplicate() : this.client.duplicate();
+    this.watchErrors(subscriber);
+    subscriber.on('message', (channel: string) => {
+      for (const listener of this.listeners.get(channel) ?? []) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure is its own.
+        }
+      }
+    });
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  /** ioredis reconnects by itself; an unheard 'error' event would only be logged by it. */
+  private watchErrors(client: Redis | Cluster): void {
+    client.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The Lua scripts of the Redis Location Store. Every key of one (kind, scope) shares a hash slot
+ * (see `keys.ts`), so each script touches one slot and runs in a Cluster too. Time comes from the
+ * Redis server (`TIME`), so every process judges lease expiry by one clock.
+ */
+
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: descriptor, index. ARGV: revision, body, leaseMs, member, channel. 1 written, 0 stale. */
+export const PUT = `
+local current = redis.call('HGET', KEYS[1], 'revision')
+if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'revision', ARGV[1], 'body', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+${NOW}
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[4])
+return 1`;
+
+/** KEYS: descriptor, index. ARGV: leaseMs, member. 1 extended, 0 gone. */
+export const REFRESH = `
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+${NOW}
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
+return 1`;
+
+/** KEYS: descriptor, index. ARGV: member, channel. */
+export const REMOVE = `
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[1])
+return 1`;
+
+/**
+ * KEYS: index. ARGV: the descriptor key prefix of that slot. Drops index entries whose lease has
+ * passed, then returns the bodies of the rest: one point in time (guide §6.3).
+ */
+export const LIST = `
+${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local out = {}
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local body = redis.call('HGET', ARGV[1] .. member, 'body')
+  if body then out[#out + 1] = body end
+end
+return out`;
