@@ -65,6 +65,11 @@ export type ZLinkEvent =
       readonly reason: string;
     }
   | {
+      /** The owner lease: `fenced` when no refresh succeeded in time (stop admitting), `held` again after one. */
+      readonly type: 'lease';
+      readonly state: 'held' | 'fenced';
+    }
+  | {
       readonly type: 'listening';
       readonly channel?: string;
       readonly mesh?: string;

@@ -9,3 +9,4 @@ export * from './wire.js';
 export * from './job-queue.js';
 export * from './mesh-records.js';
 export * from './ports.js';
+export * from './lease.js';

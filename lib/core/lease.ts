@@ -1,0 +1,149 @@
+import { configurationError } from './errors.js';
+import type { ZLinkEvents } from './events.js';
+import { isRecord, positiveInt } from './option-checks.js';
+import type { LocationDescriptor, LocationStore } from './ports.js';
+
+/** Lease timing (DESIGN §4); all in ms. */
+export interface LeaseTiming {
+  /** How long a descriptor lives in the store without a refresh. @default 10000 */
+  readonly ttlMs: number;
+  /** How often the owner refreshes. @default 3000 */
+  readonly refreshMs: number;
+  /** The longest one refresh may take before it counts as failed. @default 2000 */
+  readonly refreshTimeoutMs: number;
+  /** How long before the store could let the lease lapse the owner stops admitting. @default 1000 */
+  readonly marginMs: number;
+}
+
+export const DEFAULT_LEASE_TIMING: LeaseTiming = {
+  ttlMs: 10000,
+  refreshMs: 3000,
+  refreshTimeoutMs: 2000,
+  marginMs: 1000,
+};
+
+/**
+ * Validates lease timing: positive integers with `refresh + refreshTimeout + margin < ttl`, or a
+ * `Configuration` error naming the field. Otherwise one slow refresh could let the lease lapse in the
+ * store while the owner still believes it holds it (guide §6.2: look at all four when changing one).
+ */
+export function normalizeLeaseTiming(field: string, value: unknown): LeaseTiming {
+  if (value === undefined) return DEFAULT_LEASE_TIMING;
+  if (!isRecord(value))
+    throw configurationError(field, 'must be an object { ttlMs, refreshMs, refreshTimeoutMs, marginMs }');
+  const d = DEFAULT_LEASE_TIMING;
+  const timing: LeaseTiming = {
+    ttlMs: positiveInt(`${field}.ttlMs`, value.ttlMs, d.ttlMs),
+    refreshMs: positiveInt(`${field}.refreshMs`, value.refreshMs, d.refreshMs),
+    refreshTimeoutMs: positiveInt(`${field}.refreshTimeoutMs`, value.refreshTimeoutMs, d.refreshTimeoutMs),
+    marginMs: positiveInt(`${field}.marginMs`, value.marginMs, d.marginMs),
+  };
+  const sum = timing.refreshMs + timing.refreshTimeoutMs + timing.marginMs;
+  if (sum >= timing.ttlMs) {
+    throw configurationError(
+      field,
+      `refreshMs + refreshTimeoutMs + marginMs (${sum}) must be less than ttlMs (${timing.ttlMs})`,
+    );
+  }
+  return timing;
+}
+
+/**
+ * An owner lease over a set of descriptors (03 §3.2, guide §6.2): writes them, refreshes them on an
+ * interval, and tells when the owner is fenced — no refresh has succeeded for `ttl - margin` since
+ * the last good one started, so the store may let them lapse any moment and the owner must stop
+ * admitting new business messages. A later successful refresh (or a re-put of descriptors the store
+ * already dropped) lifts the fence. `stop()` removes the descriptors.
+ */
+export class OwnerLease {
+  private descriptors: LocationDescriptor[] = [];
+  private lastGoodStart = 0;
+  private fenced = false;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private fenceTimer: NodeJS.Timeout | undefined;
+  private refreshing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: LocationStore,
+    private readonly timing: LeaseTiming,
+    private readonly events: ZLinkEvents,
+  ) {}
+
+  /** `true` from the fencing deadline until a refresh succeeds again. */
+  get isFenced(): boolean {
+    return this.fenced;
+  }
+
+  /** Writes the descriptors and starts refreshing; rejects when the first write fails. */
+  async start(descriptors: readonly LocationDescriptor[]): Promise<void> {
+    this.descriptors = [...descriptors];
+    const started = Date.now();
+    for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+    this.held(started);
+    this.refreshTimer = setInterval(() => void this.refresh(), this.timing.refreshMs);
+  }
+
+  /** A descriptor changed (weight, drain): the new revision replaces it in the lease and the store. */
+  async update(descriptor: LocationDescriptor): Promise<void> {
+    const i = this.descriptors.findIndex(
+      (d) => d.kind === descriptor.kind && d.rid === descriptor.rid && d.generation === descriptor.generation,
+    );
+    if (i >= 0) this.descriptors[i] = descriptor;
+    else this.descriptors.push(descriptor);
+    await this.store.put(descriptor, this.timing.ttlMs);
+  }
+
+  /** Stops refreshing and removes the descriptors (graceful stop). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    if (this.fenceTimer) clearTimeout(this.fenceTimer);
+    await Promise.all(this.descriptors.map((d) => this.store.remove(d).catch(() => undefined)));
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.refreshing || this.stopped) return;
+    this.refreshing = true;
+    const started = Date.now();
+    try {
+      const alive = await withTimeout(
+        this.store.refresh(this.descriptors, this.timing.ttlMs),
+        this.timing.refreshTimeoutMs,
+      );
+      // Gone from the store (it lapsed, or someone removed it): write it again.
+      if (!alive) for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+      if (!this.stopped) this.held(started);
+    } catch {
+      // A failed or slow refresh: the fence timer decides when that matters.
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  /** A refresh that started at `started` succeeded: the fencing deadline moves to started + ttl - margin. */
+  private held(started: number): void {
+    this.lastGoodStart = Math.max(this.lastGoodStart, started);
+    if (this.fenced) {
+      this.fenced = false;
+      this.events.emit({ type: 'lease', state: 'held' });
+    }
+    if (this.fenceTimer) clearTimeout(this.fenceTimer);
+    const deadline = this.lastGoodStart + this.timing.ttlMs - this.timing.marginMs;
+    this.fenceTimer = setTimeout(() => this.fence(), Math.max(0, deadline - Date.now()));
+  }
+
+  private fence(): void {
+    if (this.stopped || this.fenced) return;
+    this.fenced = true;
+    this.events.emit({ type: 'lease', state: 'fenced' });
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
