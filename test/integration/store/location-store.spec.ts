@@ -4,7 +4,7 @@
  * overwrites a newer one, generations of one RID live side by side, leases expire unless refreshed,
  * removal and change hints, and key prefixes keep stores apart.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type {
   LocationDescriptor,
   LocationStore,
@@ -14,19 +14,9 @@ import type {
 } from '../../../lib/core/index.js';
 import { MemoryLocationStore, RedisLocationStore } from '../../../lib/store/index.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
-import { RedisServer } from '../../helpers/redis-server.js';
+import { serverDescriptor, useRedis } from './fixtures.js';
 
-const server = (overrides: Partial<ServerDescriptor> = {}): ServerDescriptor => ({
-  kind: 'server',
-  channel: 'billing',
-  rid: 'billing-a',
-  generation: 'g1',
-  endpoint: 'tcp://10.0.0.1:7200',
-  weight: 100,
-  draining: false,
-  revision: 1,
-  ...overrides,
-});
+const server = serverDescriptor;
 const node: MeshNodeDescriptor = {
   kind: 'mesh-node',
   mesh: 'game',
@@ -46,11 +36,7 @@ const publisher: PublisherDescriptor = {
   revision: 1,
 };
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(() => redis.stop());
+const redisServer = useRedis();
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
@@ -58,7 +44,8 @@ afterEach(() => cleanup.closeAll());
 const implementations: [string, () => LocationStore][] = [
   [
     'RedisLocationStore',
-    () => cleanup.add(new RedisLocationStore({ redis: redis.url, keyPrefix: `t${Math.random()}` })),
+    () =>
+      cleanup.add(new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: `t${Math.random()}` })),
   ],
   ['MemoryLocationStore', () => cleanup.add(new MemoryLocationStore())],
 ];
@@ -135,12 +122,12 @@ describe.each(implementations)('%s', (_name, make) => {
 
 describe('RedisLocationStore on a shared Redis', () => {
   it('two key prefixes are two stores; malformed bodies are skipped, not returned', async () => {
-    const a = cleanup.add(new RedisLocationStore({ redis: redis.url, keyPrefix: 'app-a' }));
-    const b = cleanup.add(new RedisLocationStore({ redis: redis.url, keyPrefix: 'app-b' }));
+    const a = cleanup.add(new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: 'app-a' }));
+    const b = cleanup.add(new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: 'app-b' }));
     await a.put(server(), 10000);
     expect(await b.list('server', 'billing')).toEqual([]);
     // Someone else's (or another version's) writing in our keys.
-    const raw = redis.client();
+    const raw = redisServer.current.client();
     try {
       const slot = 'app-a:{server:billing}';
       await raw.hset(`${slot}:d:x:1`, 'revision', '1', 'body', '{"kind":"server","rid":5}');
@@ -154,7 +141,7 @@ describe('RedisLocationStore on a shared Redis', () => {
   });
 
   it('a ChannelName with braces and colons keeps its own slot and round-trips', async () => {
-    const store = cleanup.add(new RedisLocationStore({ redis: redis.url, keyPrefix: 'odd' }));
+    const store = cleanup.add(new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: 'odd' }));
     const odd = server({ channel: 'a:{b}:c' });
     await store.put(odd, 10000);
     expect(await store.list('server', 'a:{b}:c')).toEqual([odd]);

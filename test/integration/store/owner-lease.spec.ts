@@ -3,30 +3,20 @@
  * succeeds by the fencing deadline the owner is fenced, and a later refresh lifts it — with a store
  * that stops answering, and with a real Redis paused by `CLIENT PAUSE`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   type LeaseTiming,
   type LocationDescriptor,
   type LocationStore,
   OwnerLease,
-  type ServerDescriptor,
   ZLinkEvents,
 } from '../../../lib/core/index.js';
 import { MemoryLocationStore, RedisLocationStore } from '../../../lib/store/index.js';
 import { Cleanup, EventCollector } from '../../helpers/index.js';
-import { RedisServer } from '../../helpers/redis-server.js';
+import { serverDescriptor, useRedis } from './fixtures.js';
 
 const timing: LeaseTiming = { ttlMs: 1000, refreshMs: 200, refreshTimeoutMs: 150, marginMs: 200 };
-const descriptor: ServerDescriptor = {
-  kind: 'server',
-  channel: 'billing',
-  rid: 'billing-a',
-  generation: 'g1',
-  endpoint: 'tcp://10.0.0.1:7200',
-  weight: 100,
-  draining: false,
-  revision: 1,
-};
+const descriptor = serverDescriptor();
 
 /** A memory store whose refreshes can be made to hang, as a store that stopped answering. */
 class StallingStore extends MemoryLocationStore {
@@ -36,11 +26,7 @@ class StallingStore extends MemoryLocationStore {
   }
 }
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(() => redis.stop());
+const redisServer = useRedis();
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
@@ -83,9 +69,11 @@ describe('OwnerLease', () => {
   });
 
   it('a real Redis paused with CLIENT PAUSE fences the owner; after the pause the lease is held again and the descriptor is there', async () => {
-    const store = cleanup.add(new RedisLocationStore({ redis: redis.url, keyPrefix: 'lease-test' }));
+    const store = cleanup.add(
+      new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: 'lease-test' }),
+    );
     const { lease, collector } = await leased(store);
-    await redis.pauseClients(1500);
+    await redisServer.current.pauseClients(1500);
     await collector.next('lease', (e) => e.state === 'fenced', 3000);
     await collector.next('lease', (e) => e.state === 'held', 5000);
     expect(lease.isFenced).toBe(false);
