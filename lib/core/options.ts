@@ -108,8 +108,7 @@ const TOP_KEYS = [
   'drainTimeoutMs',
 ];
 
-/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */ type Registration =
-  { field: string; channel: string; value: Record<string, unknown> };
+type Registration = { field: string; channel: string; value: Record<string, unknown> };
 
 function clientServerRegistrations(value: unknown): Registration[] {
   if (value === undefined) return [];
