@@ -22,6 +22,7 @@ export interface NormalizedListen {
   readonly advertiseHost: string | undefined;
 }
 
+/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */
 export function isValidWeight(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= WEIGHT_MIN && value <= WEIGHT_MAX;
 }
