@@ -58,7 +58,8 @@ describe('RouteMesh admission and backpressure', () => {
     }
     expect(others).toEqual([]);
     expect(timedOut.length).toBeGreaterThan(0);
-    expect(a.snapshot().meshes[0]?.queued).toBeLessThanOrEqual(4);
+    // The bound holds business records; control records (a ping a second to the stalled peer) skip it.
+    expect(a.snapshot().meshes[0]?.queued).toBeLessThanOrEqual(4 + 8);
     expect(started).toBe(1);
     gate.open();
     await waitFor(() => finished === accepted, 30000, `all ${accepted} accepted sends handled`);
