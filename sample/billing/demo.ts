@@ -1,20 +1,22 @@
 /**
  * `npm run demo`: two billing servers (weights 100 and 300) and a client, three processes over
- * real zeromq. Shows the 1:3 split, then drains the heavier server and shows the rest going to the
- * other one, then stops everything it started.
+ * real zeromq (ClientServer). Shows the 1:3 split, then drains the heavier server and shows the rest
+ * going to the other one. Then three game nodes on one RouteMesh (see `../game-mesh/mesh-demo.ts`).
+ * Stops everything it started.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { meshDemo } from '../game-mesh/mesh-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children: ChildProcess[] = [];
 
 function start(script: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, [join(here, script), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(child);
   return child;
@@ -59,6 +61,7 @@ try {
   console.log(
     `1000 more requests, client still configured with both: ${JSON.stringify(second.counts)} failures ${JSON.stringify(second.failures)}`,
   );
+  await meshDemo(start);
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

@@ -1,0 +1,58 @@
+/**
+ * The RouteMesh part of `npm run demo`: three game nodes as three processes. play-a calls; play-b
+ * and play-c serve `match`. Shows Node direct landing on the named node, select-one splitting
+ * `match` 1:1, a runtime weight change to 0 moving everything to the other server, and 100 bringing
+ * it back.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+type Start = (script: string, args: string[]) => ChildProcess;
+
+/** A node process that answers one JSON line per JSON command. */
+class GameNode {
+  private readonly lines: AsyncIterator<string>;
+
+  constructor(readonly child: ChildProcess) {
+    this.lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  }
+
+  async next(): Promise<Record<string, any>> {
+    const { value, done } = await this.lines.next();
+    if (done) throw new Error('a game node exited early');
+    const message = JSON.parse(value as string) as Record<string, any>;
+    if (message.type === 'error') throw new Error(`game node: ${String(message.message)}`);
+    return message;
+  }
+
+  ask(command: object): Promise<Record<string, any>> {
+    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
+    return this.next();
+  }
+}
+
+export async function meshDemo(start: Start): Promise<void> {
+  const node = (...args: string[]) => new GameNode(start('../game-mesh/game-node.js', args));
+  const b = node('play-b', 'server');
+  const c = node('play-c', 'server');
+  const [readyB, readyC] = await Promise.all([b.next(), c.next()]);
+  const a = node('play-a', 'client', readyB.endpoint, readyC.endpoint);
+  await a.next();
+  await a.ask({ type: 'wait', candidates: 2 });
+  console.log(`mesh 'game': play-a peers with play-b (${readyB.endpoint}) and play-c (${readyC.endpoint})`);
+
+  const direct = await a.ask({ type: 'ping', to: 'play-c', n: 300 });
+  console.log(`300 Node direct requests to play-c: ${JSON.stringify(direct.counts)}`);
+  const even = await a.ask({ type: 'join', n: 1000 });
+  console.log(`1000 'match' requests, weights 100/100: ${JSON.stringify(even.counts)}`);
+
+  await b.ask({ type: 'weight', weight: 0 });
+  await new Promise((r) => setTimeout(r, 200)); // the change reaches play-a as a control record
+  const moved = await a.ask({ type: 'join', n: 500 });
+  console.log(`play-b set to weight 0 at run time; 500 more: ${JSON.stringify(moved.counts)}`);
+
+  await b.ask({ type: 'weight', weight: 100 });
+  await a.ask({ type: 'wait', candidates: 2 });
+  const back = await a.ask({ type: 'join', n: 500 });
+  console.log(`play-b back to 100; 500 more: ${JSON.stringify(back.counts)}`);
+}
