@@ -1,5 +1,5 @@
 // Child processes in e2e tests run compiled JavaScript (decorator metadata needs tsc, not a
-// transpile-only loader), so compile lib/ and test/fixtures/ once before any suite runs.
+// transpile-only loader), so compile lib/, test/fixtures/ and sample/ once before any suite runs.
 // Type errors do not stop the run here: `npm run typecheck` reports them, and tsc still emits.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -74,6 +74,25 @@ async function tally(n: number, call: (i: number) => Promise<{ node?: string; se
   return counts;
 }
 
+/** Resolves once `match` has exactly `n` selectable candidates here, re-checking on every peer event. */
+function candidatesEqual(n: number): Promise<void> {
+  const count = () => runtime.snapshot().meshes[0]?.channels.find((c) => c.channel === 'match')?.candidates;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`'match' did not reach ${n} candidate(s) in 10 s`));
+    }, 10000);
+    const check = (): void => {
+      if (count() !== n) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    };
+    const unsubscribe = runtime.events.subscribe(check);
+    check();
+  });
+}
+
 type Command =
   | { type: 'wait'; candidates: number }
   | { type: 'ping'; to: string; n: number }
@@ -86,7 +105,7 @@ commands.on('line', (line) => {
   const run = async (): Promise<object> => {
     switch (command.type) {
       case 'wait':
-        await runtime.waitForCandidates('match', command.candidates, 10000);
+        await candidatesEqual(command.candidates);
         return {};
       case 'ping':
         return {

@@ -47,7 +47,7 @@ export async function meshDemo(start: Start): Promise<void> {
   console.log(`1000 'match' requests, weights 100/100: ${JSON.stringify(even.counts)}`);
 
   await b.ask({ type: 'weight', weight: 0 });
-  await new Promise((r) => setTimeout(r, 200)); // the change reaches play-a as a control record
+  await a.ask({ type: 'wait', candidates: 1 }); // the change reaches play-a as a control record
   const moved = await a.ask({ type: 'join', n: 500 });
   console.log(`play-b set to weight 0 at run time; 500 more: ${JSON.stringify(moved.counts)}`);
 

@@ -212,10 +212,10 @@ export class PeerTable {
         this.host.reconnect(link);
       }
     }
+    this.host.changed();
     const { mesh, events } = this.host;
     const { generation, memberships } = peer.state;
     events.emit({ type: 'peer_lost', mesh, rid: peer.rid, generation, memberships, reason });
-    this.host.changed();
   }
 
   /** An outbound link lost its connection (zeromq reports it by endpoint). */
@@ -266,6 +266,8 @@ export class PeerTable {
     peer.route = { peer, pipe: Buffer.from(pipe), key, link };
     this.peers.set(peer.rid, peer);
     this.routes.set(key, peer.route);
+    // Candidates first: whoever hears the event sees the state it announces.
+    this.host.changed();
     const { mesh, events } = this.host;
     events.emit({
       type: 'peer_ready',
@@ -274,7 +276,6 @@ export class PeerTable {
       generation: state.generation,
       memberships: state.memberships,
     });
-    this.host.changed();
   }
 
   private switchRoute(peer: Peer, route: PeerRoute): void {
@@ -301,6 +302,7 @@ export class PeerTable {
   private applyState(peer: Peer, state: MeshNodeState): void {
     if (state.revision <= peer.state.revision) return;
     peer.state = state;
+    this.host.changed();
     const { mesh, events } = this.host;
     events.emit({
       type: 'peer_state',
@@ -309,6 +311,5 @@ export class PeerTable {
       generation: state.generation,
       memberships: state.memberships,
     });
-    this.host.changed();
   }
 }
