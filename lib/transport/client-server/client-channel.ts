@@ -5,11 +5,11 @@ import {
   CANDIDATE_WAIT_CAP_MS,
   TargetSelector,
   ZLinkError,
-  cancelledError,
   encodeRequest,
   encodeSend,
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
+import { WakeList } from '../wake-list.js';
 import { ServerConnection } from './server-connection.js';
 
 export interface ClientChannelConfig {
@@ -23,10 +23,6 @@ export interface ClientChannelConfig {
 /** A call as the runtime hands it to a channel (see `Submission`). */
 export type ChannelSubmit = Submission;
 
-interface CandidateWaiter {
-  readonly wake: () => void;
-}
-
 /**
  * The Client role of one ClientServer channel: a DEALER per server endpoint and the selector over
  * the ready ones. Candidates (ready, weight > 0, not draining, one per Server RID) are rebuilt only
@@ -37,7 +33,7 @@ export class ClientChannel {
   private readonly connections = new Map<string, ServerConnection>();
   private readonly selector = new TargetSelector<ServerConnection>();
   private excludedReady = 0;
-  private waiters: CandidateWaiter[] = [];
+  private readonly waiters = new WakeList();
   private closed = false;
   /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
   rebuilds = 0;
@@ -161,7 +157,7 @@ export class ClientChannel {
   async close(): Promise<void> {
     // Calls waiting for a candidate wake up and end `Shutdown` (see `choose`).
     this.closed = true;
-    for (const w of [...this.waiters]) w.wake();
+    this.waiters.wakeAll();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
     this.selector.update([]);
@@ -216,27 +212,7 @@ export class ClientChannel {
   }
 
   private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.reject(cancelledError(`call on '${this.config.channel}'`, signal));
-    return new Promise<void>((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-      };
-      const waiter: CandidateWaiter = {
-        wake: () => {
-          done();
-          resolve();
-        },
-      };
-      const onAbort = (): void => {
-        done();
-        reject(cancelledError(`call on '${this.config.channel}'`, signal));
-      };
-      const timer = setTimeout(waiter.wake, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(ms, signal, `call on '${this.config.channel}'`);
   }
 
   /** Runs on connection state changes only; swaps in a new candidate list. */
@@ -262,6 +238,6 @@ export class ClientChannel {
     }
     this.excludedReady = excluded;
     this.selector.update([...byRid.values()]);
-    if (this.selector.size > 0 || excluded > 0) for (const w of [...this.waiters]) w.wake();
+    if (this.selector.size > 0 || excluded > 0) this.waiters.wakeAll();
   }
 }

@@ -1,12 +1,6 @@
-import {
-  type PendingRequests,
-  ZLinkError,
-  cancelledError,
-  encodeMeshRequest,
-  encodeMeshSend,
-  timerDelay,
-} from '../../core/index.js';
+import { type PendingRequests, ZLinkError, encodeMeshRequest, encodeMeshSend } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
+import { WakeList } from '../wake-list.js';
 import type { MeshNode } from './mesh-node.js';
 import type { Peer } from './peer-table.js';
 
@@ -17,7 +11,7 @@ import type { Peer } from './peer-table.js';
  */
 export class MeshCalls {
   /** Node direct calls waiting for a known peer to become ready. */
-  private waiters = new Set<() => void>();
+  private readonly waiters = new WakeList();
 
   constructor(
     private readonly node: MeshNode,
@@ -58,7 +52,7 @@ export class MeshCalls {
 
   /** Peer state changed: Node direct calls waiting for a known peer look again. */
   wake(): void {
-    for (const w of [...this.waiters]) w();
+    this.waiters.wakeAll();
   }
 
   close(): void {
@@ -138,25 +132,7 @@ export class MeshCalls {
 
   /** Resolves at the next peer change, or after `ms`; `Cancelled` on abort. */
   changed(ms: number, signal?: AbortSignal, describe = 'wait for a peer change'): Promise<void> {
-    if (signal?.aborted) return Promise.reject(cancelledError(describe, signal));
-    return new Promise<void>((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.waiters.delete(wake);
-      };
-      const wake = (): void => {
-        done();
-        resolve();
-      };
-      const onAbort = (): void => {
-        done();
-        reject(cancelledError(describe, signal));
-      };
-      const timer = setTimeout(wake, timerDelay(ms));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.add(wake);
-    });
+    return this.waiters.wait(ms, signal, describe);
   }
 
   private async sendSlow(

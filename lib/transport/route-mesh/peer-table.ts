@@ -213,9 +213,7 @@ export class PeerTable {
       }
     }
     this.host.changed();
-    const { mesh, events } = this.host;
-    const { generation, memberships } = peer.state;
-    events.emit({ type: 'peer_lost', mesh, rid: peer.rid, generation, memberships, reason });
+    this.announce('peer_lost', peer, reason);
   }
 
   /** An outbound link lost its connection (zeromq reports it by endpoint). */
@@ -266,16 +264,8 @@ export class PeerTable {
     peer.route = { peer, pipe: Buffer.from(pipe), key, link };
     this.peers.set(peer.rid, peer);
     this.routes.set(key, peer.route);
-    // Candidates first: whoever hears the event sees the state it announces.
     this.host.changed();
-    const { mesh, events } = this.host;
-    events.emit({
-      type: 'peer_ready',
-      mesh,
-      rid: peer.rid,
-      generation: state.generation,
-      memberships: state.memberships,
-    });
+    this.announce('peer_ready', peer);
   }
 
   private switchRoute(peer: Peer, route: PeerRoute): void {
@@ -303,13 +293,19 @@ export class PeerTable {
     if (state.revision <= peer.state.revision) return;
     peer.state = state;
     this.host.changed();
-    const { mesh, events } = this.host;
-    events.emit({
-      type: 'peer_state',
-      mesh,
+    this.announce('peer_state', peer);
+  }
+
+  /** Called after the candidates were rebuilt: whoever hears it sees the state it announces. */
+  private announce(type: 'peer_ready' | 'peer_lost' | 'peer_state', peer: Peer, reason?: string): void {
+    const { generation, memberships } = peer.state;
+    this.host.events.emit({
+      type,
+      mesh: this.host.mesh,
       rid: peer.rid,
-      generation: state.generation,
-      memberships: state.memberships,
+      generation,
+      memberships,
+      ...(reason !== undefined && { reason }),
     });
   }
 }
