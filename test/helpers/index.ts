@@ -166,3 +166,25 @@ export class Cleanup {
     }
   }
 }
+
+/**
+ * Sends waves of 64 concurrent one-way sends until one ends `Timeout` (a send queue that stayed
+ * full) or `maxSends` went out; `send` starts one. Returns how the sends ended.
+ */
+export async function sendWavesUntilTimeout(
+  send: () => Promise<void>,
+  maxSends: number,
+): Promise<{ accepted: number; timedOut: Outcome<void>[]; others: Outcome<void>[] }> {
+  let accepted = 0;
+  const timedOut: Outcome<void>[] = [];
+  const others: Outcome<void>[] = [];
+  for (let wave = 0; wave < maxSends / 64 && timedOut.length === 0; wave++) {
+    const results = await Promise.all(Array.from({ length: 64 }, () => outcome(send())));
+    for (const r of results) {
+      if (r.ok) accepted++;
+      else if (r.code === 'Timeout') timedOut.push(r);
+      else others.push(r);
+    }
+  }
+  return { accepted, timedOut, others };
+}

@@ -11,7 +11,7 @@ import {
   encodePayload,
   encodeRequest,
 } from '../../../lib/core/index.js';
-import { Cleanup, type Outcome, outcome, waitFor, within } from '../../helpers/index.js';
+import { Cleanup, sendWavesUntilTimeout, waitFor, within } from '../../helpers/index.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -55,29 +55,14 @@ describe('02 §3 admission: a send completes when the source-local queue accepts
 
     const payload = 'x'.repeat(4096);
     const timeoutMs = 400;
-    let accepted = 0;
     let maxQueued = 0;
-    const timedOut: Outcome<void>[] = [];
-    const others: Outcome<void>[] = [];
     // Waves of concurrent sends until the queue stays full past a deadline (bounded: 200 000 sends).
-    for (let wave = 0; wave < 200_000 / 64 && timedOut.length === 0; wave++) {
-      const results = await Promise.all(
-        Array.from({ length: 64 }, () => {
-          const done = outcome(
-            client.routeClient.sendToChannel('billing', 'note', payload).async({ timeoutMs }),
-          );
-          const queued = client.snapshot().channels[0]?.client?.connections[0]?.queued ?? 0;
-          maxQueued = Math.max(maxQueued, queued);
-          return done;
-        }),
-      );
-      for (const r of results) {
-        if (r.ok) accepted++;
-        else if (r.code === 'Timeout') timedOut.push(r);
-        else others.push(r);
-      }
-    }
-
+    const { accepted, timedOut, others } = await sendWavesUntilTimeout(() => {
+      const done = client.routeClient.sendToChannel('billing', 'note', payload).async({ timeoutMs });
+      const queued = client.snapshot().channels[0]?.client?.connections[0]?.queued ?? 0;
+      maxQueued = Math.max(maxQueued, queued);
+      return done;
+    }, 200_000);
     expect(others).toEqual([]);
     expect(timedOut.length).toBeGreaterThan(0);
     for (const t of timedOut) {

@@ -5,7 +5,7 @@
  * wait for.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Cleanup, Gate, type Outcome, outcome, waitFor } from '../../helpers/index.js';
+import { Cleanup, Gate, sendWavesUntilTimeout, waitFor } from '../../helpers/index.js';
 import { endpointOf, startNode } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -41,21 +41,10 @@ describe('RouteMesh admission and backpressure', () => {
     });
     await a.waitForCandidates('match', 1);
     const payload = 'x'.repeat(4096);
-    let accepted = 0;
-    const timedOut: Outcome<void>[] = [];
-    const others: Outcome<void>[] = [];
-    for (let wave = 0; wave < 400_000 / 64 && timedOut.length === 0; wave++) {
-      const results = await Promise.all(
-        Array.from({ length: 64 }, () =>
-          outcome(a.routeClient.sendToChannel('match', 'note', payload).async({ timeoutMs: 400 })),
-        ),
-      );
-      for (const r of results) {
-        if (r.ok) accepted++;
-        else if (r.code === 'Timeout') timedOut.push(r);
-        else others.push(r);
-      }
-    }
+    const { accepted, timedOut, others } = await sendWavesUntilTimeout(
+      () => a.routeClient.sendToChannel('match', 'note', payload).async({ timeoutMs: 400 }),
+      400_000,
+    );
     expect(others).toEqual([]);
     expect(timedOut.length).toBeGreaterThan(0);
     // The bound holds business records; control records (a ping a second to the stalled peer) skip it.
