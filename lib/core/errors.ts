@@ -41,6 +41,8 @@ export const REMOTE_CODES = {
  * "never ran".
  */
 export const DRAINING_CODE = 'ServerDraining';
+/** The wire code of a refusal by a server whose owner lease is fenced (guide §6.2): it never ran either. */
+export const FENCED_CODE = 'ServerFenced';
 
 export interface ZLinkErrorOptions {
   cause?: unknown;
@@ -113,12 +115,12 @@ function rpcExceptionPayload(error: unknown): unknown {
 }
 
 /**
- * Rebuilds a remote failure on the caller's side. A draining server's refusal (`ServerDraining`)
- * becomes `Rejected` (03 §6: a finite rejected result; the request never ran); everything else is
+ * Rebuilds a remote failure on the caller's side. A draining or fenced server's refusal
+ * (`ServerDraining`, `ServerFenced`) becomes `Rejected` (03 §6: a finite rejected result; the request never ran); everything else is
  * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself.
  */
 export function fromWireError(wire: WireError, where: string): ZLinkError {
-  if (wire.code === DRAINING_CODE) {
+  if (wire.code === DRAINING_CODE || wire.code === FENCED_CODE) {
     return new ZLinkError('Rejected', `${where}: ${wire.message}`, { remote: wire });
   }
   return new ZLinkError('RemoteError', `${where}: ${wire.code}: ${wire.message}`, {

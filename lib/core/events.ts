@@ -70,6 +70,20 @@ export type ZLinkEvent =
       readonly state: 'held' | 'fenced';
     }
   | {
+      /**
+       * Automatic discovery of (`kind`, `scope`): `read` after a full read that changed the target list,
+       * `outage` when a read failed (the last list is kept, no new connections are made) and
+       * `recovered` at the first full read after one.
+       */
+      readonly type: 'discovery';
+      readonly state: 'read' | 'outage' | 'recovered';
+      readonly kind: 'server' | 'mesh-node' | 'publisher';
+      readonly scope: string;
+      /** How many live descriptors the read found (not on `outage`). */
+      readonly count?: number;
+      readonly reason?: string;
+    }
+  | {
       readonly type: 'listening';
       readonly channel?: string;
       readonly mesh?: string;

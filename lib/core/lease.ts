@@ -1,7 +1,7 @@
 import { configurationError } from './errors.js';
 import type { ZLinkEvents } from './events.js';
 import { isRecord, positiveInt } from './option-checks.js';
-import type { LocationDescriptor, LocationStore } from './ports.js';
+import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
 
 /** Lease timing (DESIGN §4); all in ms. */
 export interface LeaseTiming {
@@ -62,12 +62,16 @@ export class OwnerLease {
   private refreshTimer: NodeJS.Timeout | undefined;
   private fenceTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
+  /** An `update` failed to reach the store: the next refresh writes every descriptor. */
+  private unwritten = false;
   private stopped = false;
 
   constructor(
     private readonly store: LocationStore,
     private readonly timing: LeaseTiming,
     private readonly events: ZLinkEvents,
+    /** Told on every change of `isFenced`, so admission can follow it without a check per message. */
+    private readonly onFence: (fenced: boolean) => void = () => undefined,
   ) {}
 
   /** `true` from the fencing deadline until a refresh succeeds again. */
@@ -75,23 +79,48 @@ export class OwnerLease {
     return this.fenced;
   }
 
-  /** Writes the descriptors and starts refreshing; rejects when the first write fails. */
-  async start(descriptors: readonly LocationDescriptor[]): Promise<void> {
+  /**
+   * Writes the descriptors and starts refreshing. Resolves `false` when the store could not take
+   * them now (an outage at startup): the next refresh writes them, and the fence falls due as if this
+   * attempt had been a good one — a process may start while the store is down and be found after.
+   */
+  async start(descriptors: readonly LocationDescriptor[]): Promise<boolean> {
     this.descriptors = [...descriptors];
     const started = Date.now();
-    for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+    let written = true;
+    try {
+      for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+    } catch {
+      this.unwritten = true;
+      written = false;
+    }
     this.held(started);
     this.refreshTimer = setInterval(() => void this.refresh(), this.timing.refreshMs);
+    return written;
   }
 
-  /** A descriptor changed (weight, drain): the new revision replaces it in the lease and the store. */
+  /**
+   * A descriptor changed (weight, drain): the new revision replaces it in the lease and the store.
+   * Never rejects: when the store cannot take it now, the next refresh writes it.
+   */
   async update(descriptor: LocationDescriptor): Promise<void> {
-    const i = this.descriptors.findIndex(
-      (d) => d.kind === descriptor.kind && d.rid === descriptor.rid && d.generation === descriptor.generation,
-    );
+    const i = this.descriptors.findIndex((d) => sameDescriptor(d, descriptor));
     if (i >= 0) this.descriptors[i] = descriptor;
     else this.descriptors.push(descriptor);
-    await this.store.put(descriptor, this.timing.ttlMs);
+    try {
+      await this.store.put(descriptor, this.timing.ttlMs);
+    } catch {
+      this.unwritten = true;
+    }
+  }
+
+  /**
+   * Releases one descriptor (its owner drained): no longer refreshed, removed from the store. Never
+   * rejects: a store that cannot answer lets it lapse with its lease.
+   */
+  async release(descriptor: LocationDescriptor): Promise<void> {
+    this.descriptors = this.descriptors.filter((d) => !sameDescriptor(d, descriptor));
+    await this.store.remove(descriptor).catch(() => undefined);
   }
 
   /** Stops refreshing and removes the descriptors (graceful stop). */
@@ -111,11 +140,16 @@ export class OwnerLease {
         this.store.refresh(this.descriptors, this.timing.ttlMs),
         this.timing.refreshTimeoutMs,
       );
-      // Gone from the store (it lapsed, or someone removed it): write it again.
-      if (!alive) for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+      // Gone from the store (it lapsed, the store restarted empty) or a change never reached it:
+      // write them again (a stale revision is refused by the store, so this never rolls back).
+      if (!alive || this.unwritten) {
+        this.unwritten = false;
+        for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+      }
       if (!this.stopped) this.held(started);
     } catch {
-      // A failed or slow refresh: the fence timer decides when that matters.
+      // A failed or slow refresh: the fence timer decides when that matters; a put may be partial.
+      this.unwritten = true;
     } finally {
       this.refreshing = false;
     }
@@ -127,6 +161,7 @@ export class OwnerLease {
     if (this.fenced) {
       this.fenced = false;
       this.events.emit({ type: 'lease', state: 'held' });
+      this.onFence(false);
     }
     if (this.fenceTimer) clearTimeout(this.fenceTimer);
     const deadline = this.lastGoodStart + this.timing.ttlMs - this.timing.marginMs;
@@ -137,7 +172,18 @@ export class OwnerLease {
     if (this.stopped || this.fenced) return;
     this.fenced = true;
     this.events.emit({ type: 'lease', state: 'fenced' });
+    this.onFence(true);
   }
+}
+
+/** One descriptor across revisions: (kind, scope, RID, generation), as the store keys it. */
+function sameDescriptor(a: LocationDescriptor, b: LocationDescriptor): boolean {
+  return (
+    a.kind === b.kind &&
+    descriptorScope(a) === descriptorScope(b) &&
+    a.rid === b.rid &&
+    a.generation === b.generation
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -36,8 +36,11 @@ export interface MeshOptions {
   peers?: MeshPeerOptions[];
   channels?: Record<string, MeshChannelOptions>;
   objectRole?: ObjectRole;
-  /** `manual` (the `peers` list). Automatic discovery through the Location Store comes with the store. */
-  discovery?: 'manual';
+  /**
+   * `manual`: the `peers` list only. `auto`: also every MeshNode of this MeshName that the Location
+   * Store lists (needs `locationStore`). @default 'manual'
+   */
+  discovery?: 'manual' | 'auto';
 }
 
 export interface NormalizedMeshChannel {
@@ -54,11 +57,12 @@ export interface NormalizedMesh {
   readonly peers: readonly { readonly endpoint: string; readonly rid: string | undefined }[];
   readonly channels: ReadonlyMap<string, NormalizedMeshChannel>;
   readonly objectRole: ObjectRole;
+  readonly discovery: 'manual' | 'auto';
 }
 
 const MESH_KEYS = ['rid', 'listen', 'peers', 'channels', 'objectRole', 'discovery'];
 
-function normalizeMesh(mesh: string, value: unknown): NormalizedMesh {
+function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): NormalizedMesh {
   const field = `meshes.${mesh}`;
   checkName(field, mesh);
   if (!isRecord(value))
@@ -73,18 +77,17 @@ function normalizeMesh(mesh: string, value: unknown): NormalizedMesh {
     );
   }
   // guide §6.1: an object role needs a Location Store; the framework never substitutes one.
-  if (objectRole !== 'none') {
+  if (objectRole !== 'none' && !hasStore) {
     throw configurationError(
       `${field}.objectRole`,
-      `'${objectRole}' needs a locationStore, which this version does not support yet`,
+      `'${objectRole}' needs a locationStore; the framework never substitutes one`,
     );
   }
-  if (value.discovery !== undefined && value.discovery !== 'manual') {
-    throw configurationError(
-      `${field}.discovery`,
-      `automatic discovery needs a locationStore, which this version does not support yet`,
-    );
-  }
+  const discovery = value.discovery ?? 'manual';
+  if (discovery !== 'manual' && discovery !== 'auto')
+    throw configurationError(`${field}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
+  if (discovery === 'auto' && !hasStore)
+    throw configurationError(`${field}.discovery`, "'auto' needs a locationStore");
   const peersValue = value.peers ?? [];
   if (!Array.isArray(peersValue))
     throw configurationError(`${field}.peers`, 'must be an array of endpoints or { endpoint, rid? }');
@@ -135,16 +138,17 @@ function normalizeMesh(mesh: string, value: unknown): NormalizedMesh {
     peers: Object.freeze(peers),
     channels,
     objectRole,
+    discovery,
   });
 }
 
-export function normalizeMeshes(value: unknown): Map<string, NormalizedMesh> {
+export function normalizeMeshes(value: unknown, hasStore: boolean): Map<string, NormalizedMesh> {
   const out = new Map<string, NormalizedMesh>();
   if (value === undefined) return out;
   if (!isRecord(value)) throw configurationError('meshes', 'must be an object keyed by MeshName');
   const rids = new Map<string, string>();
   for (const [mesh, m] of Object.entries(value)) {
-    const normalized = normalizeMesh(mesh, m);
+    const normalized = normalizeMesh(mesh, m, hasStore);
     if (normalized.rid !== undefined) {
       const other = rids.get(normalized.rid);
       if (other)

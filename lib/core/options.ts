@@ -1,6 +1,11 @@
 import { configurationError } from './errors.js';
 import { type MeshOptions, type NormalizedMesh, normalizeMeshes } from './mesh-options.js';
 import {
+  type LocationStoreOptions,
+  type NormalizedLocationStore,
+  normalizeLocationStore,
+} from './store-options.js';
+import {
   type ListenOptions,
   type NormalizedListen,
   checkEndpoint,
@@ -23,6 +28,11 @@ export {
   type NormalizedListen,
 } from './option-checks.js';
 export type {
+  LocationStoreOptions,
+  NormalizedLocationStore,
+  NormalizedStoreSource,
+} from './store-options.js';
+export type {
   MeshChannelOptions,
   MeshOptions,
   MeshPeerOptions,
@@ -40,6 +50,11 @@ export type {
 export interface ClientServerClientOptions {
   /** Manual server endpoints, `tcp://host:port`. */
   connect?: string[];
+  /**
+   * `manual`: `connect` (and the local Server) only. `auto`: also every Server of this ChannelName
+   * that the Location Store lists (needs `locationStore`). @default 'manual'
+   */
+  discovery?: 'manual' | 'auto';
 }
 
 export interface ClientServerServerOptions {
@@ -68,7 +83,8 @@ export interface ZLinkOptions {
   meshes?: Record<string, MeshOptions>;
   clientServer?: Record<string, ClientServerChannelOptions> | ClientServerRegistration[];
   fanout?: Record<string, FanoutChannelOptions>;
-  locationStore?: { redis: string | Record<string, unknown>; keyPrefix?: string };
+  /** Where automatic discovery finds others and where this process publishes itself (guide §6). */
+  locationStore?: LocationStoreOptions;
   /** Default deadline of a request (and of a send waiting for queue space). @default 30000 */
   requestTimeoutMs?: number;
   /** Handlers running at once in this process (the application job queue). @default 1024 */
@@ -80,7 +96,7 @@ export interface ZLinkOptions {
 }
 export interface NormalizedClientServerChannel {
   readonly channel: string;
-  readonly client: { readonly connect: readonly string[] } | undefined;
+  readonly client: { readonly connect: readonly string[]; readonly discovery: 'manual' | 'auto' } | undefined;
   readonly server:
     | { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined }
     | undefined;
@@ -88,6 +104,8 @@ export interface NormalizedClientServerChannel {
 export interface NormalizedOptions {
   readonly meshes: ReadonlyMap<string, NormalizedMesh>;
   readonly clientServer: ReadonlyMap<string, NormalizedClientServerChannel>;
+  /** Set when a store is registered: servers and MeshNodes then publish descriptors under a lease. */
+  readonly locationStore: NormalizedLocationStore | undefined;
   readonly requestTimeoutMs: number;
   readonly handlerConcurrency: number;
   readonly sendQueueLimit: number;
@@ -132,7 +150,7 @@ function clientServerRegistrations(value: unknown): Registration[] {
   });
 }
 
-function normalizeClientServer(value: unknown): Map<string, NormalizedClientServerChannel> {
+function normalizeClientServer(value: unknown, hasStore: boolean): Map<string, NormalizedClientServerChannel> {
   const channels = new Map<
     string,
     {
@@ -152,11 +170,20 @@ function normalizeClientServer(value: unknown): Map<string, NormalizedClientServ
           f,
           `Client role for '${channel}' is already registered at ${slot.clientField}`,
         );
-      if (!isRecord(entry.client)) throw configurationError(f, 'must be an object { connect? }');
-      checkKeys(f, entry.client, ['connect']);
+      if (!isRecord(entry.client)) throw configurationError(f, 'must be an object { connect?, discovery? }');
+      checkKeys(f, entry.client, ['connect', 'discovery']);
       const connect = entry.client.connect ?? [];
       if (!Array.isArray(connect)) throw configurationError(`${f}.connect`, 'must be an array of endpoints');
-      slot.client = { connect: Object.freeze(connect.map((e, i) => checkEndpoint(`${f}.connect[${i}]`, e))) };
+      const discovery = entry.client.discovery ?? 'manual';
+      if (discovery !== 'manual' && discovery !== 'auto')
+        throw configurationError(`${f}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
+      // 03 §3.3: automatic discovery without a store fails before any listener binds.
+      if (discovery === 'auto' && !hasStore)
+        throw configurationError(`${f}.discovery`, "'auto' needs a locationStore");
+      slot.client = {
+        connect: Object.freeze(connect.map((e, i) => checkEndpoint(`${f}.connect[${i}]`, e))),
+        discovery,
+      };
       slot.clientField = f;
     }
     if (entry.server !== undefined) {
@@ -221,27 +248,27 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   const raw = (options ?? {}) as ZLinkOptions;
   if (!isRecord(raw)) throw configurationError('options', 'must be an object');
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
-  const clientServer = normalizeClientServer(raw.clientServer);
+  const locationStore = normalizeLocationStore(raw.locationStore);
+  const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined);
   checkChannelNames(raw, clientServer);
-  const meshes = normalizeMeshes(raw.meshes);
+  const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined);
   // Arrangements that later issues bring: refuse clearly rather than ignore a topology the user asked for.
-  for (const later of ['fanout', 'locationStore'] as const) {
-    if (raw[later] !== undefined)
-      throw configurationError(later, 'is not supported by this version of nestjs-zlink yet');
-  }
+  if (raw.fanout !== undefined)
+    throw configurationError('fanout', 'is not supported by this version of nestjs-zlink yet');
   // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
   // which needs a Location Store (03 §3.3): fail now rather than let every call wait for nothing.
   for (const cs of clientServer.values()) {
-    if (cs.client && cs.client.connect.length === 0 && !cs.server) {
+    if (cs.client && cs.client.discovery === 'manual' && cs.client.connect.length === 0 && !cs.server) {
       throw configurationError(
         `clientServer.${cs.channel}.client.connect`,
-        'no server endpoint and no local Server role; automatic discovery needs a locationStore',
+        "no server endpoint and no local Server role; list endpoints or use discovery: 'auto'",
       );
     }
   }
   return Object.freeze({
     meshes,
     clientServer,
+    locationStore,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),
     sendQueueLimit: positiveInt('sendQueueLimit', raw.sendQueueLimit, 10000),

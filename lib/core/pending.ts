@@ -152,6 +152,13 @@ export class PendingRequests {
     return this.failMatching((entry) => entry.route === route, error);
   }
 
+  /** How many requests `route` still carries (a scan: for retiring a connection, never per call). */
+  countRoute(route: unknown): number {
+    let n = 0;
+    for (const entry of this.table.values()) if (entry.route === route) n++;
+    return n;
+  }
+
   /** Ends everything still pending (shutdown), and stops the timer. Returns how many. */
   failAll(error: (describe: string) => ZLinkError): number {
     const n = this.failMatching(() => true, error);

@@ -5,6 +5,7 @@ import {
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
   type NormalizedOptions,
+  type ServerDescriptor,
   type ZLinkOptions,
   CANDIDATE_WAIT_CAP_MS,
   ChannelHandlerRegistry,
@@ -23,6 +24,7 @@ import {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import type { CallSubmission, CallSubmitter } from './calls.js';
+import { RuntimeLocation } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
@@ -54,6 +56,8 @@ export class ZLinkRuntime implements CallSubmitter {
   private readonly clients = new Map<string, ClientChannel>();
   private readonly clientId = randomBytes(6).toString('hex');
   private readonly meshes: RuntimeMeshes;
+  /** The Location Store, its owner lease and discovery; set on start when `locationStore` is given. */
+  private location: RuntimeLocation | undefined;
   private state: RuntimeState = 'created';
   private started: Promise<void> | undefined;
 
@@ -108,10 +112,13 @@ export class ZLinkRuntime implements CallSubmitter {
   private async doStart(): Promise<void> {
     this.state = 'starting';
     this.checkHandlers();
+    const storeOptions = this.options.locationStore;
+    const location = storeOptions ? new RuntimeLocation(storeOptions, this.events) : undefined;
+    this.location = location;
     try {
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.server) continue;
-        const listener = new ServerListener({
+        const listener: ServerListener = new ServerListener({
           channel,
           rid: cs.server.rid ?? `${hostname()}-${process.pid}-${this.clientId}`,
           generation: this.generation,
@@ -120,7 +127,10 @@ export class ZLinkRuntime implements CallSubmitter {
           handlers: this.handlers,
           jobs: this.jobs,
           events: this.events,
+          onStateChange: location && (() => location.update(serverDescriptor(listener))),
+          release: location && (() => location.release(serverDescriptor(listener))),
         });
+        location?.onFence((fenced) => listener.setFenced(fenced));
         this.servers.set(channel, listener);
         await this.bind(listener, channel);
         // close() may have run while we waited: open nothing more.
@@ -128,6 +138,9 @@ export class ZLinkRuntime implements CallSubmitter {
           throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
       await this.meshes.bind(() => this.state === 'starting');
+      // Published only once every listener is bound: a descriptor always names a live endpoint.
+      await location?.publish([...this.servers.values()].map(serverDescriptor));
+      const discoveries: Promise<unknown>[] = [];
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;
         const client = new ClientChannel({
@@ -136,14 +149,23 @@ export class ZLinkRuntime implements CallSubmitter {
           pending: this.pending,
           events: this.events,
           sendQueueLimit: this.options.sendQueueLimit,
+          vanishGraceMs: storeOptions?.lease.ttlMs ?? 0,
+          retireWaitMs: this.options.requestTimeoutMs,
         });
         this.clients.set(channel, client);
         // The local server is a candidate like any other, reached over the real transport (03 §4.1).
         const local = this.servers.get(channel);
         if (local) client.connect(local.localEndpoint);
         for (const endpoint of cs.client.connect) client.connect(endpoint);
+        if (location && cs.client.discovery === 'auto') {
+          discoveries.push(
+            location.discover('server', channel, (list) => client.setDiscovered(list as ServerDescriptor[])),
+          );
+        }
       }
       this.meshes.connect();
+      await Promise.all(discoveries);
+      if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
     } catch (error) {
       await this.close();
       throw error;
@@ -344,6 +366,8 @@ export class ZLinkRuntime implements CallSubmitter {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
     this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
+    // Descriptors go first, so others stop finding this process before its sockets close.
+    await this.location?.close();
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     await Promise.all([...this.servers.values()].map((s) => s.close()));
     await this.meshes.close();
@@ -354,4 +378,19 @@ export class ZLinkRuntime implements CallSubmitter {
   clientChannel(channel: string): ClientChannel | undefined {
     return this.clients.get(channel);
   }
+}
+
+/** What a Server listener publishes in the Location Store (03 §3.2). */
+function serverDescriptor(listener: ServerListener): ServerDescriptor {
+  const s = listener.serverState;
+  return {
+    kind: 'server',
+    channel: s.channel,
+    rid: s.serverRid,
+    generation: s.generation,
+    endpoint: listener.endpoint,
+    weight: s.weight,
+    draining: s.draining,
+    revision: s.revision,
+  };
 }

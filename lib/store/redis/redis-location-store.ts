@@ -122,7 +122,13 @@ export class RedisLocationStore implements LocationStore {
     let set = this.listeners.get(channel);
     if (!set) {
       this.listeners.set(channel, (set = new Set()));
-      await subscriber.subscribe(channel);
+      try {
+        await subscriber.subscribe(channel);
+      } catch (error) {
+        // Not subscribed: the next watch() must try again rather than find the channel taken.
+        if (this.listeners.get(channel) === set && set.size === 0) this.listeners.delete(channel);
+        throw error;
+      }
     }
     set.add(onChange);
     return async () => {
@@ -145,17 +151,26 @@ export class RedisLocationStore implements LocationStore {
     // A connection of its own: a subscribed connection takes no other commands.
     const subscriber = this.client instanceof Cluster ? this.client.duplicate() : this.client.duplicate();
     this.watchErrors(subscriber);
-    subscriber.on('message', (channel: string) => {
-      for (const listener of this.listeners.get(channel) ?? []) {
-        try {
-          listener();
-        } catch {
-          // A listener's failure is its own.
-        }
-      }
+    subscriber.on('message', (channel: string) => this.hint(this.listeners.get(channel)));
+    // Back after a lost connection (ioredis subscribes again by itself): whatever changed meanwhile
+    // was never announced, so every watcher gets a hint to read now instead of at its next interval.
+    let connectedOnce = false;
+    subscriber.on('ready', () => {
+      if (connectedOnce) for (const set of this.listeners.values()) this.hint(set);
+      connectedOnce = true;
     });
     this.subscriber = subscriber;
     return subscriber;
+  }
+
+  private hint(listeners: Set<() => void> | undefined): void {
+    for (const listener of listeners ?? []) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
   }
 
   /** ioredis reconnects by itself; an unheard 'error' event would only be logged by it. */

@@ -1,6 +1,8 @@
 import {
   type PendingRequests,
   type SelectorCandidate,
+  type ServerDescriptor,
+  type ServerState,
   type ZLinkEvents,
   CANDIDATE_WAIT_CAP_MS,
   TargetSelector,
@@ -18,6 +20,13 @@ export interface ClientChannelConfig {
   readonly pending: PendingRequests;
   readonly events: ZLinkEvents;
   readonly sendQueueLimit: number;
+  /**
+   * How long a ready connection whose descriptor vanished stays a candidate: its owner may be
+   * writing it again after a store restart (the lease TTL bounds how long that can take).
+   */
+  readonly vanishGraceMs: number;
+  /** How long a retiring connection waits for the replies of the requests it carries. */
+  readonly retireWaitMs: number;
 }
 
 /** A call as the runtime hands it to a channel (see `Submission`). */
@@ -30,7 +39,20 @@ export type ChannelSubmit = Submission;
  * step: the chosen server is never reported back, and a submitted call is never resent.
  */
 export class ClientChannel {
+  /** One connection intent per endpoint; manual and discovered sources of one endpoint share it. */
   private readonly connections = new Map<string, ServerConnection>();
+  /** Endpoints given by hand (and the local server's): whatever answers for the channel is accepted. */
+  private readonly manual = new Set<string>();
+  /** The last discovered list by endpoint: the identities a connection there may confirm (03 §3.2). */
+  private discovered = new Map<string, ServerDescriptor[]>();
+  /** Ready connections whose descriptor vanished, and since when (see `vanished`). */
+  private readonly missingSince = new Map<ServerConnection, number>();
+  private readonly retiring = new Set<Promise<void>>();
+  /**
+   * Runs (RID, generation) a later run of the same RID replaced (03 §7): never a target again, even
+   * while their descriptor is still listed (a draining or crashed run waits out its lease). Bounded.
+   */
+  private readonly superseded = new Set<string>();
   private readonly selector = new TargetSelector<ServerConnection>();
   private excludedReady = 0;
   private readonly waiters = new WakeList();
@@ -40,9 +62,79 @@ export class ClientChannel {
 
   constructor(private readonly config: ClientChannelConfig) {}
 
-  /** Adds a server endpoint (idempotent: one DEALER per endpoint). */
+  /** Adds a manual server endpoint (idempotent: one DEALER per endpoint). */
   connect(endpoint: string): void {
-    if (this.connections.has(endpoint)) return;
+    this.manual.add(endpoint);
+    const existing = this.connections.get(endpoint);
+    if (existing) existing.recheck(undefined);
+    else this.open(endpoint);
+  }
+
+  /**
+   * The discovered Servers of this channel, from one full read (03 §3.2, §7, §8): a new endpoint
+   * gets a connection, which is ready only once the server confirms a listed (RID, generation); a
+   * larger descriptor revision applies like a State record; a connection whose descriptor is gone
+   * retires — at once when it is not ready or a newer generation of its RID is ready, otherwise after
+   * `vanishGraceMs` (its owner may be writing it again after a store restart). Never called during a
+   * store outage, so an outage opens and closes nothing.
+   */
+  setDiscovered(descriptors: readonly ServerDescriptor[]): void {
+    if (this.closed) return;
+    const byEndpoint = new Map<string, ServerDescriptor[]>();
+    for (const d of descriptors) {
+      if (d.channel !== this.config.channel || this.superseded.has(runKey(d.rid, d.generation))) continue;
+      const list = byEndpoint.get(d.endpoint);
+      if (list) list.push(d);
+      else byEndpoint.set(d.endpoint, [d]);
+    }
+    this.discovered = byEndpoint;
+    for (const [endpoint, list] of byEndpoint) {
+      const connection = this.connections.get(endpoint);
+      if (!connection) {
+        this.open(endpoint);
+        continue;
+      }
+      this.missingSince.delete(connection);
+      const confirmed = connection.state;
+      const listed = confirmed && list.find((d) => sameIdentity(d, confirmed));
+      connection.recheck(listed ? descriptorState(listed) : undefined);
+    }
+    for (const [endpoint, connection] of this.connections) {
+      if (!this.manual.has(endpoint) && !byEndpoint.has(endpoint)) this.vanished(connection);
+    }
+  }
+
+  private vanished(connection: ServerConnection): void {
+    const now = Date.now();
+    const since = this.missingSince.get(connection) ?? now;
+    this.missingSince.set(connection, since);
+    if (!connection.ready || now - since >= this.config.vanishGraceMs) this.retire(connection);
+  }
+
+  private supersede(state: ServerState): void {
+    if (this.superseded.size >= MAX_SUPERSEDED)
+      this.superseded.delete(this.superseded.values().next().value as string);
+    this.superseded.add(runKey(state.serverRid, state.generation));
+  }
+
+  private retire(connection: ServerConnection): void {
+    this.connections.delete(connection.endpoint);
+    this.missingSince.delete(connection);
+    const done = connection.retire(this.config.retireWaitMs).finally(() => this.retiring.delete(done));
+    this.retiring.add(done);
+  }
+
+  /** Whether a connection at `endpoint` may become ready with `state` (see `ServerConnectionConfig.accepts`). */
+  private accepts(endpoint: string, state: ServerState, previous: ServerState | undefined): boolean {
+    if (this.manual.has(endpoint)) return true;
+    if (this.superseded.has(runKey(state.serverRid, state.generation))) return false;
+    const listed = this.discovered.get(endpoint);
+    if (listed) return listed.some((d) => sameIdentity(d, state));
+    // Kept through the grace after its descriptor vanished: only the identity it had confirmed.
+    return previous?.serverRid === state.serverRid && previous.generation === state.generation;
+  }
+
+  private open(endpoint: string): void {
     const connection = new ServerConnection({
       channel: this.config.channel,
       endpoint,
@@ -51,6 +143,7 @@ export class ClientChannel {
       events: this.config.events,
       sendQueueLimit: this.config.sendQueueLimit,
       onChange: () => this.rebuild(),
+      accepts: (state, previous) => this.accepts(endpoint, state, previous),
     });
     this.connections.set(endpoint, connection);
     connection.start();
@@ -63,7 +156,9 @@ export class ClientChannel {
   snapshot() {
     return [...this.connections.values()].map((c) => ({
       endpoint: c.endpoint,
+      source: this.manual.has(c.endpoint) ? ('manual' as const) : ('discovered' as const),
       ready: c.ready,
+      unconfirmed: c.isUnconfirmed,
       serverRid: c.state?.serverRid,
       generation: c.state?.generation,
       weight: c.state?.weight,
@@ -159,6 +254,7 @@ export class ClientChannel {
     this.closed = true;
     this.waiters.wakeAll();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await Promise.all([...this.retiring]);
     this.connections.clear();
     this.selector.update([]);
   }
@@ -218,26 +314,59 @@ export class ClientChannel {
   /** Runs on connection state changes only; swaps in a new candidate list. */
   private rebuild(): void {
     this.rebuilds++;
-    const byRid = new Map<string, SelectorCandidate<ServerConnection>>();
-    let excluded = 0;
+    // One connection per Server RID: the same run reached through two endpoints (manual and local)
+    // is one candidate, and of two runs the one confirmed last is current (03 §7: generations are not
+    // ordered, so "previous" is the one that was ready before).
+    const current = new Map<string, ServerConnection>();
+    const superseded: ServerConnection[] = [];
     for (const connection of this.connections.values()) {
       const state = connection.state;
       if (!connection.ready || !state) continue;
-      if (state.weight === 0 || state.draining) {
-        excluded++;
-        continue;
-      }
-      // The same Server RID reached through two endpoints (manual and local) is one candidate.
-      if (!byRid.has(state.serverRid)) {
-        byRid.set(state.serverRid, {
-          id: Buffer.from(state.serverRid, 'utf8'),
-          weight: state.weight,
-          target: connection,
-        });
+      const other = current.get(state.serverRid);
+      if (!other) current.set(state.serverRid, connection);
+      else if (other.state?.generation === state.generation) continue;
+      else {
+        const [newer, older] =
+          connection.readySince > other.readySince ? [connection, other] : [other, connection];
+        current.set(state.serverRid, newer);
+        superseded.push(older);
+        this.supersede(older.state as ServerState);
       }
     }
+    const candidates: SelectorCandidate<ServerConnection>[] = [];
+    let excluded = 0;
+    for (const [rid, connection] of current) {
+      const state = connection.state as ServerState;
+      if (state.weight === 0 || state.draining) excluded++;
+      else candidates.push({ id: Buffer.from(rid, 'utf8'), weight: state.weight, target: connection });
+    }
     this.excludedReady = excluded;
-    this.selector.update([...byRid.values()]);
+    this.selector.update(candidates);
+    // 03 §7 step 4: the previous generation's connection goes once the new one is a ready target
+    // (a manual endpoint stays: it is configuration, and simply is not selected).
+    for (const old of superseded) if (!this.manual.has(old.endpoint)) this.retire(old);
     if (this.selector.size > 0 || excluded > 0) this.waiters.wakeAll();
   }
+}
+
+/** Superseded runs remembered per channel; the oldest is forgotten first. */
+const MAX_SUPERSEDED = 1024;
+
+const runKey = (rid: string, generation: string): string => `${rid}\u0000${generation}`;
+
+/** A descriptor and a confirmed identity name the same run of the same server. */
+function sameIdentity(d: ServerDescriptor, s: ServerState): boolean {
+  return d.rid === s.serverRid && d.generation === s.generation;
+}
+
+/** What a descriptor says, as the State record a server would send (applies only with a larger revision). */
+function descriptorState(d: ServerDescriptor): ServerState {
+  return {
+    channel: d.channel,
+    serverRid: d.rid,
+    generation: d.generation,
+    weight: d.weight,
+    draining: d.draining,
+    revision: d.revision,
+  };
 }

@@ -25,6 +25,8 @@ const HEARTBEAT_INTERVAL_MS = 1000;
 /** zeromq messages a DEALER holds for its server before the pump waits. */
 const SEND_HWM_MESSAGES = 32;
 const HEARTBEAT_TIMEOUT_MS = 3000;
+/** How often a retiring connection looks whether its last request has ended. */
+const RETIRE_POLL_MS = 50;
 
 export interface ServerConnectionConfig {
   readonly channel: string;
@@ -35,6 +37,12 @@ export interface ServerConnectionConfig {
   readonly sendQueueLimit: number;
   /** Called whenever readiness, weight or drain state changes, so candidates are rebuilt. */
   readonly onChange: () => void;
+  /**
+   * Whether the identity a server confirmed may become ready here (03 §3.2): any for a manual
+   * endpoint, only a discovered (RID, generation) for a discovered one. `previous` is what this
+   * connection confirmed before. Asked again on `recheck()` when the discovered list changes.
+   */
+  readonly accepts: (state: ServerState, previous: ServerState | undefined) => boolean;
 }
 
 /**
@@ -57,6 +65,12 @@ export class ServerConnection {
   private mismatched = false;
   private readonly loops = new Set<Promise<void>>();
   private closed = false;
+  /** Leaving for good (its descriptor is gone): never ready again, closes once its requests end. */
+  private retiring = false;
+  /** When this connection last became ready: of two generations of one RID, the later is current. */
+  readySince = 0;
+  /** The server's identity is not (yet) one discovery listed: connected, but not a candidate. */
+  private unconfirmed = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
     this.dealer = newDealer(config.endpoint);
@@ -79,7 +93,57 @@ export class ServerConnection {
 
   /** Still on its way to ready (a server that answered for another channel never will be). */
   get connecting(): boolean {
-    return !this.isReady && !this.mismatched && !this.closed;
+    return !this.isReady && !this.mismatched && !this.closed && !this.retiring;
+  }
+
+  /** Connected and answering, but with an identity discovery does not list (yet). */
+  get isUnconfirmed(): boolean {
+    return this.unconfirmed;
+  }
+
+  /**
+   * The discovered list changed: an unconfirmed identity may now be listed (ready), a ready one may
+   * no longer be (not a candidate). Descriptor state with a larger revision applies like a State record.
+   */
+  recheck(listed: ServerState | undefined): void {
+    if (this.closed || this.retiring || !this.server) return;
+    if (listed) this.applyState(listed);
+    const ok = this.config.accepts(this.server, this.server);
+    if (ok && this.unconfirmed && this.connected) {
+      this.unconfirmed = false;
+      this.becomeReady(this.server);
+    } else if (!ok && this.isReady) {
+      this.unconfirmed = true;
+      this.isReady = false;
+      this.config.onChange();
+    }
+  }
+
+  /**
+   * Leaves for good (03 §7 step 4, or a descriptor that lapsed): no longer a candidate at once; the
+   * requests it carries may still get their replies for up to `maxWaitMs`, then it closes and whatever
+   * is left ends `RouteError`. Never resends anything.
+   */
+  async retire(maxWaitMs: number): Promise<void> {
+    if (this.retiring || this.closed) return;
+    this.retiring = true;
+    const wasReady = this.isReady;
+    this.isReady = false;
+    if (wasReady) this.config.onChange();
+    const deadline = Date.now() + maxWaitMs;
+    while (
+      this.connected &&
+      !this.closed &&
+      Date.now() < deadline &&
+      this.config.pending.countRoute(this) > 0
+    ) {
+      await new Promise((r) => setTimeout(r, RETIRE_POLL_MS));
+    }
+    await this.close();
+    this.config.pending.failRoute(
+      this,
+      (d) => new ZLinkError('RouteError', `${d}: connection to ${this.config.endpoint} was retired`),
+    );
   }
 
   /** What the server last confirmed; `undefined` before the first welcome. */
@@ -150,6 +214,7 @@ export class ServerConnection {
   private onDisconnected(): void {
     if (this.closed) return;
     this.connected = false;
+    this.unconfirmed = false;
     this.stopHello();
     const wasReady = this.isReady;
     this.isReady = false;
@@ -189,7 +254,7 @@ export class ServerConnection {
   }
 
   private welcome(state: ServerState): void {
-    const { channel, endpoint, events } = this.config;
+    const { channel, endpoint } = this.config;
     if (state.channel !== channel) {
       // The answer is definitive for this connection: stop repeating hello (a reconnect starts over).
       this.stopHello();
@@ -203,10 +268,26 @@ export class ServerConnection {
       state = previous;
     this.server = state;
     this.mismatched = false;
-    this.isReady = this.connected;
-    if (this.isReady) this.reconnectDelay = RECONNECT_MIN_MS;
     this.stopHello();
-    if (this.isReady) events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
+    if (this.retiring || !this.connected) return;
+    this.reconnectDelay = RECONNECT_MIN_MS;
+    // Found in the store is not yet ready: the identity on this very connection must be a listed one.
+    this.unconfirmed = !this.config.accepts(state, previous);
+    if (this.unconfirmed) {
+      if (this.isReady) {
+        this.isReady = false;
+        this.config.onChange();
+      }
+      return;
+    }
+    this.becomeReady(state);
+  }
+
+  private becomeReady(state: ServerState): void {
+    const { channel, endpoint, events } = this.config;
+    this.isReady = true;
+    this.readySince = performance.now();
+    events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
     this.config.onChange();
   }
 

@@ -9,6 +9,7 @@ import {
   type ZLinkEvents,
   type ZLinkMessageContext,
   DRAINING_CODE,
+  FENCED_CODE,
   REMOTE_CODES,
   RecordKind,
   decodeFrame,
@@ -28,6 +29,10 @@ export interface ServerListenerConfig {
   readonly handlers: ChannelHandlerRegistry;
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
+  /** Every change of the published state (weight, drain): the Location Store descriptor follows it. */
+  readonly onStateChange?: (state: ServerState) => void;
+  /** Drain step 4 (03 §6): releases the descriptor and lease, before the listener closes. */
+  readonly release?: () => Promise<void>;
 }
 
 /**
@@ -56,6 +61,8 @@ export class ServerListener {
   private readonly clients = new Map<string, Buffer>();
   private state: ServerState;
   private admitting = false;
+  /** The owner lease is fenced (guide §6.2): new business records are refused until it is held again. */
+  private fenced = false;
   private inFlight = 0;
   private loop: Promise<void> | undefined;
   private port = 0;
@@ -118,6 +125,11 @@ export class ServerListener {
     return this.inFlight;
   }
 
+  /** Follows the owner lease: fenced refuses new business records (finite `Rejected`), held admits again. */
+  setFenced(fenced: boolean): void {
+    this.fenced = fenced;
+  }
+
   /** Runtime weight change: a larger revision reaches every known client as a control record. */
   setWeight(weight: number): void {
     this.publish({ ...this.state, weight, revision: this.state.revision + 1 });
@@ -143,6 +155,7 @@ export class ServerListener {
     // Give zeromq a moment to put the last replies on the wire before the socket goes. A close()
     // that ran meanwhile (application shutdown during a drain) already took the socket.
     if (!this.router.closed) this.router.linger = 1000;
+    await this.config.release?.();
     await this.close();
     return phase;
   }
@@ -160,6 +173,7 @@ export class ServerListener {
     this.state = next;
     const record = encodeServerState(RecordKind.State, next);
     for (const id of this.clients.values()) this.pump.force(record, id);
+    this.config.onStateChange?.(next);
   }
 
   private async receiveLoop(): Promise<void> {
@@ -191,13 +205,13 @@ export class ServerListener {
             break;
           case RecordKind.Request:
           case RecordKind.Send:
-            if (!this.admitting) {
+            if (!this.admitting || this.fenced) {
               this.refuse(id, record);
               break;
             }
             // A full job queue stops this loop from reading: zeromq's HWM then pushes back on clients.
             if (!jobs.tryAcquire() && !(await this.acquireUnlessClosed())) return;
-            if (!this.admitting) {
+            if (!this.admitting || this.fenced) {
               jobs.release();
               this.refuse(id, record);
               break;
@@ -253,11 +267,19 @@ export class ServerListener {
   }
 
   private refuse(id: Buffer, record: RequestRecord | SendRecord): void {
-    this.lastRefusedAt = Date.now();
     const correlation = record.kind === RecordKind.Request ? record.correlation : undefined;
+    const { channel } = this.config;
+    if (this.admitting) {
+      failInbound(this.scope, id, correlation, record, 'rejected', {
+        code: FENCED_CODE,
+        message: `server of '${channel}' is fenced: its owner lease was not refreshed in time`,
+      });
+      return;
+    }
+    this.lastRefusedAt = Date.now();
     failInbound(this.scope, id, correlation, record, 'rejected', {
       code: DRAINING_CODE,
-      message: `server of '${this.config.channel}' is draining`,
+      message: `server of '${channel}' is draining`,
     });
   }
 

@@ -1,0 +1,103 @@
+import type { DescriptorKind, LocationDescriptor, LocationStore, ZLinkEvents } from '../core/index.js';
+import { errorMessage } from '../core/index.js';
+
+export interface DiscoveryConfig {
+  readonly store: LocationStore;
+  readonly kind: DescriptorKind;
+  readonly scope: string;
+  readonly fullReadIntervalMs: number;
+  readonly events: ZLinkEvents;
+  /** Every successful full read, at one point in time: the whole target list, never a delta. */
+  readonly onList: (descriptors: LocationDescriptor[]) => void;
+}
+
+/**
+ * Automatic discovery of one (kind, scope) (guide §6, 03 §8): a full read on every change
+ * notification and on an interval, the safety net for notifications that are lost. A read that fails
+ * changes nothing — the last list stays, so no connection is added or removed during a store outage —
+ * and the first read that succeeds afterwards reconciles everything at once.
+ */
+export class DescriptorDiscovery {
+  private timer: NodeJS.Timeout | undefined;
+  private unwatch: (() => Promise<void>) | undefined;
+  private reading = false;
+  private again = false;
+  private inOutage = false;
+  private closed = false;
+  /** The descriptors of the last successful read, for snapshots. */
+  last: readonly LocationDescriptor[] = [];
+
+  constructor(private readonly config: DiscoveryConfig) {}
+
+  /** Subscribes to hints and reads once; resolves after that first read (which may have failed). */
+  async start(): Promise<void> {
+    await this.subscribe();
+    this.timer = setInterval(() => {
+      if (!this.unwatch) void this.subscribe();
+      this.read();
+    }, this.config.fullReadIntervalMs);
+    await this.readNow();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.unwatch?.().catch(() => undefined);
+  }
+
+  /** A hint or a tick: reads now, or once more after the read under way (hints coalesce). */
+  private read(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    void this.readNow();
+  }
+
+  private async readNow(): Promise<void> {
+    const { store, kind, scope, events } = this.config;
+    this.reading = true;
+    try {
+      do {
+        this.again = false;
+        let list: LocationDescriptor[];
+        try {
+          list = await store.list(kind, scope);
+        } catch (error) {
+          if (!this.inOutage && !this.closed)
+            events.emit({ type: 'discovery', state: 'outage', kind, scope, reason: errorMessage(error) });
+          this.inOutage = true;
+          return;
+        }
+        if (this.closed) return;
+        const changed = !sameList(this.last, list);
+        this.last = list;
+        if (this.inOutage) {
+          this.inOutage = false;
+          events.emit({ type: 'discovery', state: 'recovered', kind, scope, count: list.length });
+        } else if (changed) {
+          events.emit({ type: 'discovery', state: 'read', kind, scope, count: list.length });
+        }
+        this.config.onList(list);
+      } while (this.again && !this.closed);
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      this.unwatch = await this.config.store.watch(this.config.kind, this.config.scope, () => this.read());
+    } catch {
+      // The store is unreachable: the interval tries again; reads go on regardless.
+    }
+  }
+}
+
+function sameList(a: readonly LocationDescriptor[], b: readonly LocationDescriptor[]): boolean {
+  if (a.length !== b.length) return false;
+  const key = (d: LocationDescriptor) => `${d.rid}\u0000${d.generation}\u0000${d.revision}\u0000${d.endpoint}`;
+  const keys = new Set(a.map(key));
+  return b.every((d) => keys.has(key(d)));
+}

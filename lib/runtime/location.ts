@@ -1,0 +1,104 @@
+import type { ClusterNode, ClusterOptions, RedisOptions } from 'ioredis';
+import {
+  type DescriptorKind,
+  type LocationDescriptor,
+  type LocationStore,
+  type NormalizedLocationStore,
+  type ZLinkEvents,
+  OwnerLease,
+} from '../core/index.js';
+import { RedisLocationStore } from '../store/index.js';
+import { DescriptorDiscovery } from './discovery.js';
+
+/**
+ * The runtime's one Location Store (guide §6.1): the store it builds from `locationStore`, the owner
+ * lease over every descriptor this process publishes, and the discovery readers. Whatever needs to
+ * follow the lease (admission) registers with `onFence`.
+ */
+export class RuntimeLocation {
+  readonly store: LocationStore;
+  private readonly lease: OwnerLease;
+  private readonly discoveries: DescriptorDiscovery[] = [];
+  private readonly fenceListeners: ((fenced: boolean) => void)[] = [];
+  /** A store passed in as `instance` stays its owner's to close. */
+  private readonly owned: boolean;
+
+  constructor(
+    readonly options: NormalizedLocationStore,
+    private readonly events: ZLinkEvents,
+  ) {
+    const { source, keyPrefix } = options;
+    this.owned = source.kind !== 'instance';
+    switch (source.kind) {
+      case 'instance':
+        this.store = source.instance;
+        break;
+      case 'redis':
+        this.store = new RedisLocationStore({
+          redis: source.redis as string | RedisOptions,
+          keyPrefix,
+        });
+        break;
+      case 'cluster':
+        this.store = new RedisLocationStore({
+          cluster: { nodes: source.nodes as ClusterNode[], options: source.options as ClusterOptions },
+          keyPrefix,
+        });
+        break;
+    }
+    this.lease = new OwnerLease(this.store, options.lease, events, (fenced) => {
+      for (const listener of this.fenceListeners) listener(fenced);
+    });
+  }
+
+  onFence(listener: (fenced: boolean) => void): void {
+    this.fenceListeners.push(listener);
+  }
+
+  /**
+   * Writes this process's descriptors and starts the lease. A store that is down now does not stop
+   * the start: the lease writes them once it answers (guide §6.3: found after recovery).
+   */
+  async publish(descriptors: readonly LocationDescriptor[]): Promise<void> {
+    await this.lease.start(descriptors);
+  }
+
+  /** A published descriptor changed (weight, drain, memberships): a larger revision goes to the store. */
+  update(descriptor: LocationDescriptor): void {
+    void this.lease.update(descriptor);
+  }
+
+  release(descriptor: LocationDescriptor): Promise<void> {
+    return this.lease.release(descriptor);
+  }
+
+  get fenced(): boolean {
+    return this.lease.isFenced;
+  }
+
+  /** Starts reading (`kind`, `scope`); resolves after the first read, whether it succeeded or not. */
+  async discover(
+    kind: DescriptorKind,
+    scope: string,
+    onList: (descriptors: LocationDescriptor[]) => void,
+  ): Promise<DescriptorDiscovery> {
+    const discovery = new DescriptorDiscovery({
+      store: this.store,
+      kind,
+      scope,
+      fullReadIntervalMs: this.options.fullReadIntervalMs,
+      events: this.events,
+      onList,
+    });
+    this.discoveries.push(discovery);
+    await discovery.start();
+    return discovery;
+  }
+
+  /** Stops reading, removes this process's descriptors (graceful stop) and closes a store it built. */
+  async close(): Promise<void> {
+    await Promise.all(this.discoveries.map((d) => d.close()));
+    await this.lease.stop();
+    if (this.owned) await this.store.close();
+  }
+}
