@@ -150,7 +150,10 @@ function clientServerRegistrations(value: unknown): Registration[] {
   });
 }
 
-function normalizeClientServer(value: unknown, hasStore: boolean): Map<string, NormalizedClientServerChannel> {
+function normalizeClientServer(
+  value: unknown,
+  hasStore: boolean,
+): Map<string, NormalizedClientServerChannel> {
   const channels = new Map<
     string,
     {

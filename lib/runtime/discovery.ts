@@ -97,7 +97,8 @@ export class DescriptorDiscovery {
 
 function sameList(a: readonly LocationDescriptor[], b: readonly LocationDescriptor[]): boolean {
   if (a.length !== b.length) return false;
-  const key = (d: LocationDescriptor) => `${d.rid}\u0000${d.generation}\u0000${d.revision}\u0000${d.endpoint}`;
+  const key = (d: LocationDescriptor) =>
+    `${d.rid}\u0000${d.generation}\u0000${d.revision}\u0000${d.endpoint}`;
   const keys = new Set(a.map(key));
   return b.every((d) => keys.has(key(d)));
 }

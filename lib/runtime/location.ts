@@ -1,4 +1,3 @@
-import type { ClusterNode, ClusterOptions, RedisOptions } from 'ioredis';
 import {
   type DescriptorKind,
   type LocationDescriptor,
@@ -7,7 +6,7 @@ import {
   type ZLinkEvents,
   OwnerLease,
 } from '../core/index.js';
-import { RedisLocationStore } from '../store/index.js';
+import { createLocationStore } from '../store/index.js';
 import { DescriptorDiscovery } from './discovery.js';
 
 /**
@@ -27,25 +26,7 @@ export class RuntimeLocation {
     readonly options: NormalizedLocationStore,
     private readonly events: ZLinkEvents,
   ) {
-    const { source, keyPrefix } = options;
-    this.owned = source.kind !== 'instance';
-    switch (source.kind) {
-      case 'instance':
-        this.store = source.instance;
-        break;
-      case 'redis':
-        this.store = new RedisLocationStore({
-          redis: source.redis as string | RedisOptions,
-          keyPrefix,
-        });
-        break;
-      case 'cluster':
-        this.store = new RedisLocationStore({
-          cluster: { nodes: source.nodes as ClusterNode[], options: source.options as ClusterOptions },
-          keyPrefix,
-        });
-        break;
-    }
+    ({ store: this.store, owned: this.owned } = createLocationStore(options));
     this.lease = new OwnerLease(this.store, options.lease, events, (fenced) => {
       for (const listener of this.fenceListeners) listener(fenced);
     });

@@ -165,7 +165,8 @@ export class ZLinkRuntime implements CallSubmitter {
       }
       this.meshes.connect();
       await Promise.all(discoveries);
-      if (this.state !== 'starting') throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+      if (this.state !== 'starting')
+        throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
     } catch (error) {
       await this.close();
       throw error;

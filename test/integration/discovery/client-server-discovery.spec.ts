@@ -65,7 +65,9 @@ describe('03 §3.2: a client with discovery: auto finds servers through the stor
       await events.next('server_ready', (e) => e.serverRid === rid, 10000);
       latencies.push(Date.now() - t0);
     }
-    console.log(`discovery latency, full-read path (interval ${intervalMs} ms): ${latencies.join(' ms, ')} ms`);
+    console.log(
+      `discovery latency, full-read path (interval ${intervalMs} ms): ${latencies.join(' ms, ')} ms`,
+    );
     // One interval, plus the connection's own handshake.
     for (const ms of latencies) expect(ms).toBeLessThan(intervalMs + 1000);
   });
@@ -109,7 +111,9 @@ describe('03 §4.2, §6: weight and drain reach discovering clients by revision'
     const b = await startServer(cleanup, store, 'billing', { rid: 'b' }, named('b'));
     const client = await startAutoClient(cleanup, store, 'billing');
     await client.waitForCandidates('billing', 2, 5000);
-    const reader = cleanup.add(new RedisLocationStore({ redis: redis.current.url, keyPrefix: store.keyPrefix }));
+    const reader = cleanup.add(
+      new RedisLocationStore({ redis: redis.current.url, keyPrefix: store.keyPrefix }),
+    );
     const stored = async (rid: string) =>
       ((await reader.list('server', 'billing')) as ServerDescriptor[]).find((d) => d.rid === rid);
     expect((await stored('a'))?.revision).toBe(1);
@@ -145,15 +149,18 @@ describe('03 §7: a restart with a new generation replaces the old one', () => {
     });
     const client = await startAutoClient(cleanup, store, 'billing');
     await client.waitForCandidates('billing', 1, 5000);
-    const slow = outcome(client.routeClient.requestToChannel('billing', 'work', 'slow').async({ timeoutMs: 20000 }));
+    const slow = outcome(
+      client.routeClient.requestToChannel('billing', 'work', 'slow').async({ timeoutMs: 20000 }),
+    );
 
     const fresh = await startServer(cleanup, store, 'billing', { rid: 'same' }, named('new'));
     expect(fresh.generation).not.toBe(old.generation);
     await waitFor(
       () =>
-        client.snapshot().channels[0]?.client?.connections.some(
-          (c) => c.generation === fresh.generation && c.ready,
-        ) === true,
+        client
+          .snapshot()
+          .channels[0]?.client?.connections.some((c) => c.generation === fresh.generation && c.ready) ===
+        true,
       5000,
       'the new generation ready',
     );

@@ -120,7 +120,8 @@ describe('guide §6.2: a server whose lease refresh is blocked is fenced by its 
 
     await serverEvents.next('lease', (e) => e.state === 'held', 10000);
     expect(await within(request('after'), 5000)).toMatchObject({ ok: true, value: 'ok' });
-    console.log(`fenced ${fencedAfter} ms after the pause began (deadline ttl - margin = ${lease.ttlMs - lease.marginMs} ms)`);
+    console.log(
+      `fenced ${fencedAfter} ms after the pause began (deadline ttl - margin = ${lease.ttlMs - lease.marginMs} ms)`,
+    );
   });
 });
-

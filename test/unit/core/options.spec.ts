@@ -99,7 +99,7 @@ describe('role registrations (one Client and one Server per ChannelName)', () =>
     const billing = normalizeOptions({
       clientServer: { billing: { client: {}, server: {} } },
     }).clientServer.get('billing');
-    expect(billing?.client).toEqual({ connect: [] });
+    expect(billing?.client).toEqual({ connect: [], discovery: 'manual' });
     expect(billing?.server?.weight).toBe(100);
   });
 
@@ -249,7 +249,6 @@ describe('option keys and values', () => {
 
   it('arrangements this version does not build yet are refused, not ignored', () => {
     expect(configError({ fanout: { news: {} } }).message).toContain('fanout');
-    expect(configError({ locationStore: { redis: 'redis://localhost' } }).message).toContain('locationStore');
   });
 });
 
