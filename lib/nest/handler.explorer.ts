@@ -49,14 +49,16 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
   }
 
   /**
-   * Ends pending calls with `Shutdown` and closes every socket, in the first shutdown phase: Nest
-   * runs a global module's hooks after the other modules' in each phase, so this is the earliest
-   * ZLink can stop on its own — before anyone's `beforeApplicationShutdown`. An application that
-   * closes what its handlers use in its own `onModuleDestroy` should `drain()` or `close()` the
-   * runtime there first.
+   * Drains (03 §6: local servers leave selection, accepted handlers finish up to `drainTimeoutMs`,
+   * descriptors are released), then ends pending calls with `Shutdown` and closes every socket, in
+   * the first shutdown phase: Nest runs a global module's hooks after the other modules' in each
+   * phase, so this is the earliest ZLink can stop on its own — before anyone's
+   * `beforeApplicationShutdown`. An application that closes what its handlers use in its own
+   * `onModuleDestroy` should `drain()` or `close()` the runtime there first.
    */
-  onModuleDestroy(): Promise<void> {
-    return this.runtime.close();
+  async onModuleDestroy(): Promise<void> {
+    await this.runtime.drain();
+    await this.runtime.close();
   }
 
   private exploreWrapper(wrapper: InstanceWrapper, seen: Set<object>): void {

@@ -308,6 +308,7 @@ export class ZLinkRuntime implements CallSubmitter {
    * `drainTimeoutMs`, then the listeners close. Client roles keep working.
    */
   async drain(): Promise<void> {
+    if (this.state !== 'started') return;
     await Promise.all([
       ...[...this.servers.values()].map((s) => s.drain(this.options.drainTimeoutMs)),
       this.meshes.drain(this.options.drainTimeoutMs),

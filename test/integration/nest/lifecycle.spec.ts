@@ -135,9 +135,16 @@ describe('ZLinkModule lifecycle', () => {
     );
   });
 
-  it('app.close() ends a pending request with Shutdown and closes the listener', async () => {
+  it('app.close() drains up to drainTimeoutMs, then ends a pending request with Shutdown and closes the listener', async () => {
     entered = deferred();
-    app = await bootApp({ providers: [StuckHandlers] });
+    app = await bootApp({
+      providers: [StuckHandlers],
+      zlink: ZLinkModule.forRoot({ ...localOptions('billing'), drainTimeoutMs: 300 }),
+    });
+    const drainEvents: string[] = [];
+    app.get(ZLinkRuntime).events.subscribe((e) => {
+      if (e.type === 'drain') drainEvents.push(e.phase);
+    });
     const runtime = app.get(ZLinkRuntime);
     const port = Number(new URL(runtime.endpoint('billing')!.replace('tcp:', 'http:')).port);
     const pending = rejectionOf(() =>
@@ -146,6 +153,8 @@ describe('ZLinkModule lifecycle', () => {
     await entered.promise;
     await app.close();
     app = undefined;
+    // The handler never finishes: the drain gives up at its deadline, then the close cuts through.
+    expect(drainEvents).toEqual(['started', 'deadline']);
     const error = await pending;
     expect(error).toBeInstanceOf(ZLinkError);
     expect(error.code).toBe('Shutdown');
