@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
+  type MeshNodeDescriptor,
   type NodeHandlerRegistry,
   type NormalizedOptions,
   type PendingRequests,
@@ -10,6 +11,7 @@ import {
   errorMessage,
 } from '../core/index.js';
 import { MeshNode, type Submission } from '../transport/index.js';
+import { type RuntimeLocation, meshNodeDescriptor } from './location.js';
 
 export interface MeshesConfig {
   readonly options: NormalizedOptions;
@@ -39,12 +41,16 @@ export class RuntimeMeshes {
     return undefined;
   }
 
-  /** Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. */
-  async bind(stillStarting: () => boolean): Promise<void> {
+  /**
+   * Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. With
+   * a Location Store, each node's descriptor follows its state and its admission follows the lease.
+   */
+  async bind(stillStarting: () => boolean, location: RuntimeLocation | undefined): Promise<void> {
     const { options, generation, processTag, events, jobs, pending, channelHandlers, nodeHandlers } =
       this.config;
+    const store = options.locationStore;
     for (const [mesh, m] of options.meshes) {
-      const node = new MeshNode({
+      const node: MeshNode = new MeshNode({
         mesh: m,
         rid: m.rid ?? `${hostname()}-${process.pid}-${processTag}-${mesh}`,
         generation,
@@ -54,7 +60,13 @@ export class RuntimeMeshes {
         events,
         pending,
         sendQueueLimit: options.sendQueueLimit,
+        discovery: store && {
+          vanishGraceMs: store.lease.ttlMs,
+          connectAnywayAfterMs: store.fullReadIntervalMs,
+        },
+        onStateChange: location && (() => location.update(meshNodeDescriptor(node))),
       });
+      location?.onFence((fenced) => node.setFenced(fenced));
       this.nodes.set(mesh, node);
       for (const channel of m.channels.keys()) this.byChannel.set(channel, node);
       try {
@@ -74,6 +86,24 @@ export class RuntimeMeshes {
   /** Starts the outbound peer links, once every node is bound. */
   connect(): void {
     for (const node of this.nodes.values()) node.connectPeers();
+  }
+
+  /** What this process's MeshNodes publish in the Location Store. */
+  descriptors(): MeshNodeDescriptor[] {
+    return [...this.nodes.values()].map(meshNodeDescriptor);
+  }
+
+  /** Starts automatic discovery for every mesh that asks for it; resolves after each first read. */
+  discover(location: RuntimeLocation): Promise<unknown>[] {
+    const reads: Promise<unknown>[] = [];
+    for (const [mesh, m] of this.config.options.meshes) {
+      const node = this.nodes.get(mesh);
+      if (m.discovery !== 'auto' || !node) continue;
+      reads.push(
+        location.discover('mesh-node', mesh, (list) => node.setDiscovered(list as MeshNodeDescriptor[])),
+      );
+    }
+    return reads;
   }
 
   /** The MeshNode a ChannelName is registered on, if it is a RouteMesh channel. */

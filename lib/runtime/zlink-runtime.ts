@@ -24,7 +24,7 @@ import {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import type { CallSubmission, CallSubmitter } from './calls.js';
-import { RuntimeLocation } from './location.js';
+import { RuntimeLocation, serverDescriptor } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
@@ -137,9 +137,12 @@ export class ZLinkRuntime implements CallSubmitter {
         if (this.state !== 'starting')
           throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
-      await this.meshes.bind(() => this.state === 'starting');
+      await this.meshes.bind(() => this.state === 'starting', location);
       // Published only once every listener is bound: a descriptor always names a live endpoint.
-      await location?.publish([...this.servers.values()].map(serverDescriptor));
+      await location?.publish([
+        ...[...this.servers.values()].map(serverDescriptor),
+        ...this.meshes.descriptors(),
+      ]);
       const discoveries: Promise<unknown>[] = [];
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;
@@ -164,6 +167,7 @@ export class ZLinkRuntime implements CallSubmitter {
         }
       }
       this.meshes.connect();
+      if (location) discoveries.push(...this.meshes.discover(location));
       await Promise.all(discoveries);
       if (this.state !== 'starting')
         throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
@@ -380,19 +384,4 @@ export class ZLinkRuntime implements CallSubmitter {
   clientChannel(channel: string): ClientChannel | undefined {
     return this.clients.get(channel);
   }
-}
-
-/** What a Server listener publishes in the Location Store (03 §3.2). */
-function serverDescriptor(listener: ServerListener): ServerDescriptor {
-  const s = listener.serverState;
-  return {
-    kind: 'server',
-    channel: s.channel,
-    rid: s.serverRid,
-    generation: s.generation,
-    endpoint: listener.endpoint,
-    weight: s.weight,
-    draining: s.draining,
-    revision: s.revision,
-  };
 }

@@ -8,6 +8,7 @@ import {
   type ZLinkMessageContext,
   type ZLinkNodeMessageContext,
   DRAINING_CODE,
+  FENCED_CODE,
   REMOTE_CODES,
   RecordKind,
 } from '../../core/index.js';
@@ -48,6 +49,8 @@ export class MeshInbound {
   private readonly channelScopes = new Map<string, InboundScope<ZLinkMessageContext>>();
   private readonly nodeScope: InboundScope<ZLinkNodeMessageContext>;
   private admitting = true;
+  /** The owner lease is fenced (guide §6.2): every new business record is refused until it is held. */
+  fenced = false;
   private inFlight = 0;
   private waitingJobs = 0;
   private lastRefusedAt = 0;
@@ -124,8 +127,16 @@ export class MeshInbound {
   }
 
   private scopeFor(id: Buffer, record: MeshSendRecord | MeshRequestRecord): AnyScope | undefined {
-    if (record.channel === undefined) return this.nodeScope;
     const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
+    if (this.fenced) {
+      const scope = record.channel === undefined ? undefined : this.channelScopes.get(record.channel);
+      failInbound((scope ?? this.nodeScope) as InboundScope<unknown>, id, correlation, record, 'rejected', {
+        code: FENCED_CODE,
+        message: `node '${this.config.rid}' is fenced: its owner lease was not refreshed in time`,
+      });
+      return undefined;
+    }
+    if (record.channel === undefined) return this.nodeScope;
     const scope = this.channelScopes.get(record.channel);
     if (!scope) {
       failInbound(this.nodeScope, id, correlation, record, 'no_handler', {

@@ -3,6 +3,7 @@ import {
   type ChannelHandlerRegistry,
   type JobQueue,
   type MeshMembership,
+  type MeshNodeDescriptor,
   type MeshNodeState,
   type NodeHandlerRegistry,
   type NormalizedMesh,
@@ -20,6 +21,7 @@ import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
+import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
@@ -43,6 +45,10 @@ export interface MeshNodeConfig {
   readonly events: ZLinkEvents;
   readonly pending: PendingRequests;
   readonly sendQueueLimit: number;
+  /** Automatic discovery timing (see `DiscoveredPeers`); links are opened only on `setDiscovered`. */
+  readonly discovery?: { readonly vanishGraceMs: number; readonly connectAnywayAfterMs: number };
+  /** Every change of the node's published state (memberships): the store descriptor follows it. */
+  readonly onStateChange?: (state: MeshNodeState) => void;
 }
 
 /**
@@ -57,6 +63,7 @@ export class MeshNode {
   readonly candidates: MeshCandidates;
   readonly calls: MeshCalls;
   private readonly inbound: MeshInbound;
+  private readonly discovered: DiscoveredPeers;
   private own: MeshNodeState;
   private port = 0;
   private closed = false;
@@ -89,6 +96,9 @@ export class MeshNode {
     }
     this.own = { mesh: mesh.mesh, rid, generation, objectRole: mesh.objectRole, memberships, revision: 1 };
     this.table = new PeerTable(this.peerHost());
+    const connect = (link: OutboundLink) => this.connectLink(link);
+    const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
+    this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, ...timing });
     this.candidates = new MeshCandidates(mesh.channels.keys());
     this.calls = new MeshCalls(this, config.pending);
     this.inbound = new MeshInbound({
@@ -157,6 +167,16 @@ export class MeshNode {
     }
   }
 
+  /** One full read of this mesh's MeshNode descriptors (automatic discovery). */
+  setDiscovered(descriptors: readonly MeshNodeDescriptor[]): void {
+    if (!this.closed) this.discovered.set(descriptors);
+  }
+
+  /** Follows the owner lease: fenced refuses new business records (finite `Rejected`), held admits again. */
+  setFenced(fenced: boolean): void {
+    this.inbound.fenced = fenced;
+  }
+
   /** Runtime weight change of a Server membership: a larger revision reaches every ready peer. */
   setWeight(channel: string, weight: number): boolean {
     if (!this.own.memberships.some((m) => m.channel === channel)) return false;
@@ -192,6 +212,7 @@ export class MeshNode {
     this.own = { ...this.own, memberships, revision: this.own.revision + 1 };
     const record = encodeMeshState(RecordKind.MeshState, this.own);
     for (const peer of this.table.peers.values()) this.pump.force(record, peer.route.pipe);
+    this.config.onStateChange?.(this.own);
   }
 
   private connectLink(link: OutboundLink): void {
@@ -236,6 +257,8 @@ export class MeshNode {
         this.calls.wake();
       },
       protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
+      accepts: (link, state) => this.discovered.accepts(link, state),
+      hello: (link) => this.sayHello(link),
     };
   }
 

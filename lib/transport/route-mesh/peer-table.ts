@@ -19,11 +19,14 @@ export interface OutboundLink {
   pipe: Buffer;
   attempt: number;
   readonly expectedRid: string | undefined;
+  /** Opened for a Location Store descriptor (not a configured peer): it goes when the descriptor does. */
+  readonly discovered: boolean;
   /**
    * `connecting` until zeromq reports the connection, `handshaking` until the welcome, then
-   * `ready`; `retired` when the peer's own link to us is the one kept, `refused` for good.
+   * `ready`; `retired` when the peer's own link to us is the one kept, `refused` for good;
+   * `unconfirmed` when the node that answered is not (yet) a listed identity (see `PeerHost.accepts`).
    */
-  status: 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused';
+  status: 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused' | 'unconfirmed';
   /** The NodeRid that answered on this link. */
   peerRid: string | undefined;
   /** zeromq reported the connection up (and not down since). */
@@ -63,6 +66,10 @@ export interface PeerHost {
   disconnect(link: OutboundLink): void;
   /** Peer set or memberships changed: rebuild candidates. */
   changed(): void;
+  /** Whether the node that answered on `link` may be admitted (a discovered link: only a listed one). */
+  accepts(link: OutboundLink, state: MeshNodeState): boolean;
+  /** Starts (or repeats) the handshake on a connected link. */
+  hello(link: OutboundLink): void;
   protocolError(reason: string, peerRid?: string): void;
 }
 
@@ -74,6 +81,10 @@ export const RETIRE_GRACE_MS = 2000;
 
 export const pipeKey = (pipe: Buffer): string => pipe.toString('latin1');
 
+/** Superseded runs remembered per MeshNode; the oldest is forgotten first. */
+const MAX_SUPERSEDED = 1024;
+const runKey = (s: MeshNodeState): string => `${s.rid}\u0000${s.generation}`;
+
 /**
  * The peers of one MeshNode and the handshake rules that admit them.
  *
@@ -82,6 +93,8 @@ export const pipeKey = (pipe: Buffer): string => pipe.toString('latin1');
  *   requests end `RouteError`) and is admitted only by a fresh handshake.
  * - One logical link per pair: when both nodes connected to each other, the link initiated by the
  *   byte-wise smaller NodeRid is kept; the other is retired after `RETIRE_GRACE_MS`.
+ * - A generation another one of its NodeRid replaced is never admitted again (03 §7: generations are
+ *   not ordered; the one that came later wins), even while its process still lives.
  * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
  *   the other half of an Object Client pair without memberships (02 §2) is refused for good.
  */
@@ -91,6 +104,7 @@ export class PeerTable {
   /** Every pipe a peer may speak on: current routes and retiring ones. */
   private readonly routes = new Map<string, PeerRoute>();
   private readonly retiring = new Set<NodeJS.Timeout>();
+  private readonly superseded = new Set<string>();
   private readonly ownId: Buffer;
 
   constructor(private readonly host: PeerHost) {
@@ -108,12 +122,13 @@ export class PeerTable {
     return link?.pipe.equals(pipe) ? link : undefined;
   }
 
-  addLink(endpoint: string, expectedRid: string | undefined): OutboundLink {
+  addLink(endpoint: string, expectedRid: string | undefined, discovered = false): OutboundLink {
     const link: OutboundLink = {
       endpoint,
       pipe: Buffer.alloc(0),
       attempt: 0,
       expectedRid,
+      discovered,
       status: 'connecting',
       peerRid: undefined,
       connected: false,
@@ -137,6 +152,13 @@ export class PeerTable {
       host.protocolError(`hello refused: ${refusal}`, hello.rid);
       return;
     }
+    if (this.superseded.has(runKey(hello))) {
+      host.protocolError(
+        `hello from generation '${hello.generation}', which a later one replaced`,
+        hello.rid,
+      );
+      return;
+    }
     const existing = this.peers.get(hello.rid);
     const key = pipeKey(pipe);
     if (existing && existing.state.generation === hello.generation) {
@@ -150,7 +172,7 @@ export class PeerTable {
       else this.retire(route);
       return;
     }
-    if (existing) this.lose(existing, 'it restarted with a new lifecycle generation');
+    if (existing) this.supersede(existing);
     this.admit(hello, pipe, undefined);
   }
 
@@ -171,6 +193,10 @@ export class PeerTable {
       host.events.emit({ type: 'peer_refused', mesh: host.mesh, endpoint: link.endpoint, reason: refusal });
       return;
     }
+    if (this.superseded.has(runKey(welcome)) || !host.accepts(link, welcome)) {
+      link.status = 'unconfirmed';
+      return;
+    }
     link.peerRid = welcome.rid;
     const existing = this.peers.get(welcome.rid);
     if (existing && existing.state.generation === welcome.generation) {
@@ -181,7 +207,7 @@ export class PeerTable {
       else this.retire(route);
       return;
     }
-    if (existing) this.lose(existing, 'it restarted with a new lifecycle generation');
+    if (existing) this.supersede(existing);
     link.status = 'ready';
     this.admit(welcome, link.pipe, link);
   }
@@ -225,7 +251,23 @@ export class PeerTable {
         return;
       }
     }
-    if (link.status === 'handshaking') link.status = 'connecting';
+    if (link.status === 'handshaking' || link.status === 'unconfirmed') link.status = 'connecting';
+  }
+
+  /** The listed identities changed: an unconfirmed link asks again (its answer may be listed now). */
+  reconfirm(link: OutboundLink): void {
+    if (link.status !== 'unconfirmed' || !link.connected) return;
+    link.status = 'handshaking';
+    this.host.hello(link);
+  }
+
+  /** A discovered link whose descriptor is gone: it closes, and a peer it carried is lost. */
+  removeLink(link: OutboundLink, reason: string): void {
+    this.stopHello(link);
+    if (this.links.get(link.endpoint) === link) this.links.delete(link.endpoint);
+    for (const peer of this.peers.values()) if (peer.route.link === link) this.lose(peer, reason);
+    link.status = 'refused';
+    this.host.disconnect(link);
   }
 
   stopHello(link: OutboundLink): void {
@@ -256,6 +298,14 @@ export class PeerTable {
       return 'both nodes are Object Clients without Server memberships';
     }
     return undefined;
+  }
+
+  /** A new generation of the peer's NodeRid was admitted: the old one is lost and never comes back. */
+  private supersede(old: Peer): void {
+    if (this.superseded.size >= MAX_SUPERSEDED)
+      this.superseded.delete(this.superseded.values().next().value as string);
+    this.superseded.add(runKey(old.state));
+    this.lose(old, 'it restarted with a new lifecycle generation');
   }
 
   private admit(state: MeshNodeState, pipe: Buffer, link: OutboundLink | undefined): void {

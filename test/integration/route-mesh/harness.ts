@@ -24,6 +24,7 @@ export interface MeshNodeSpec {
   /** A fixed port (from `freePort()`), for nodes that must know each other's endpoint up front. */
   readonly port?: number;
   readonly peers?: MeshOptions['peers'];
+  readonly discovery?: MeshOptions['discovery'];
   readonly channels?: MeshOptions['channels'];
   /** Channel handlers: [channel, kind, packet, handler]. */
   readonly handlers?: readonly (readonly [string, MessageKind, string, ChannelHandlerFn])[];
@@ -44,6 +45,7 @@ export async function startNode(cleanup: Cleanup, spec: MeshNodeSpec): Promise<Z
           listen: { ...listen, port: spec.port ?? 0 },
           peers: spec.peers ?? [],
           channels: spec.channels ?? {},
+          discovery: spec.discovery,
         },
       },
     }),

@@ -42,6 +42,7 @@ function tableFor(own: MeshNodeState) {
     disconnected: [] as string[],
     changes: 0,
     protocolErrors: [] as string[],
+    hellos: [] as string[],
   };
   const host: PeerHost = {
     mesh: own.mesh,
@@ -55,6 +56,8 @@ function tableFor(own: MeshNodeState) {
     disconnect: (link) => log.disconnected.push(link.endpoint),
     changed: () => log.changes++,
     protocolError: (reason) => log.protocolErrors.push(reason),
+    accepts: () => true,
+    hello: (link) => log.hellos.push(link.endpoint),
   };
   const table = new PeerTable(host);
   const seen: string[] = [];

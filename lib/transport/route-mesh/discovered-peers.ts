@@ -1,0 +1,90 @@
+import { type MeshNodeDescriptor, type MeshNodeState, compareIds } from '../../core/index.js';
+import type { OutboundLink, PeerTable } from './peer-table.js';
+
+export interface DiscoveredPeersConfig {
+  readonly rid: string;
+  readonly table: PeerTable;
+  readonly connect: (link: OutboundLink) => void;
+  /** How long a ready link whose descriptor vanished stays (its owner may be writing it again). */
+  readonly vanishGraceMs: number;
+  /**
+   * How long the larger NodeRid waits for the smaller one to connect before connecting itself
+   * (the smaller one may use manual peers only and never read the store).
+   */
+  readonly connectAnywayAfterMs: number;
+}
+
+/**
+ * The MeshNodes of one MeshName the Location Store lists (guide §6.4, §6.5): links to them are opened
+ * from the node's ROUTER like manual peers, but a link's peer is admitted only when the NodeRid and
+ * generation that answered are listed, and the link goes when its descriptor does. Of two nodes that
+ * list each other, the byte-wise smaller NodeRid connects, so they do not both start at once.
+ */
+export class DiscoveredPeers {
+  /** The last list by endpoint. */
+  private listed = new Map<string, MeshNodeDescriptor[]>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly missingSince = new Map<OutboundLink, number>();
+  private readonly ownId: Buffer;
+
+  constructor(private readonly config: DiscoveredPeersConfig) {
+    this.ownId = Buffer.from(config.rid, 'utf8');
+  }
+
+  /** Whether a discovered link may admit the node that answered (a configured link admits any). */
+  accepts(link: OutboundLink, state: MeshNodeState): boolean {
+    if (!link.discovered) return true;
+    const listed = this.listed.get(link.endpoint);
+    if (listed) return listed.some((d) => d.rid === state.rid && d.generation === state.generation);
+    const peer = this.config.table.peers.get(state.rid);
+    // Kept through the grace after its descriptor vanished: only the run it had confirmed.
+    return this.missingSince.has(link) && peer?.state.generation === state.generation;
+  }
+
+  /** One full read of the mesh's descriptors (never called during a store outage). */
+  set(descriptors: readonly MeshNodeDescriptor[]): void {
+    const { table, rid } = this.config;
+    const now = Date.now();
+    const listed = new Map<string, MeshNodeDescriptor[]>();
+    const seen = new Set<string>();
+    for (const d of descriptors) {
+      if (d.rid === rid) continue;
+      const list = listed.get(d.endpoint);
+      if (list) list.push(d);
+      else listed.set(d.endpoint, [d]);
+      const key = `${d.rid}\u0000${d.generation}`;
+      seen.add(key);
+      if (!this.firstSeen.has(key)) this.firstSeen.set(key, now);
+    }
+    for (const key of this.firstSeen.keys()) if (!seen.has(key)) this.firstSeen.delete(key);
+    this.listed = listed;
+
+    for (const [endpoint, list] of listed) {
+      const link = table.links.get(endpoint);
+      if (link) {
+        this.missingSince.delete(link);
+        table.reconfirm(link);
+      } else if (list.some((d) => this.shouldConnect(d, now))) {
+        const added = table.addLink(endpoint, undefined, true);
+        this.config.connect(added);
+      }
+    }
+    for (const link of [...table.links.values()]) {
+      if (!link.discovered || listed.has(link.endpoint)) continue;
+      const since = this.missingSince.get(link) ?? now;
+      this.missingSince.set(link, since);
+      if (link.status !== 'ready' || now - since >= this.config.vanishGraceMs) {
+        this.missingSince.delete(link);
+        table.removeLink(link, `its descriptor left the Location Store`);
+      }
+    }
+  }
+
+  private shouldConnect(d: MeshNodeDescriptor, now: number): boolean {
+    const peer = this.config.table.peers.get(d.rid);
+    if (peer?.state.generation === d.generation) return false; // it connected to us already
+    if (compareIds(this.ownId, Buffer.from(d.rid, 'utf8')) < 0) return true;
+    const since = this.firstSeen.get(`${d.rid}\u0000${d.generation}`) ?? now;
+    return now - since >= this.config.connectAnywayAfterMs;
+  }
+}
