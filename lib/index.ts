@@ -44,5 +44,16 @@ export {
   type ZLinkEventListener,
   type ZLinkEventType,
 } from './core/index.js';
+export type {
+  DescriptorKind,
+  LeaseTiming,
+  LocationDescriptor,
+  LocationStore,
+  LocationStoreOptions,
+  MeshNodeDescriptor,
+  PublisherDescriptor,
+  ServerDescriptor,
+} from './core/index.js';
+export { MemoryLocationStore, RedisLocationStore, type RedisLocationStoreOptions } from './store/index.js';
 export * from './runtime/index.js';
 export * from './nest/index.js';

@@ -29,6 +29,19 @@ export class DescriptorDiscovery {
 
   constructor(private readonly config: DiscoveryConfig) {}
 
+  get kind(): DescriptorKind {
+    return this.config.kind;
+  }
+
+  get scope(): string {
+    return this.config.scope;
+  }
+
+  /** The last read failed: the last good list is kept. */
+  get outage(): boolean {
+    return this.inOutage;
+  }
+
   /** Subscribes to hints and reads once; resolves after that first read (which may have failed). */
   async start(): Promise<void> {
     await this.subscribe();

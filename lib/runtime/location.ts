@@ -12,6 +12,18 @@ import { createLocationStore } from '../store/index.js';
 import type { MeshNode, ServerListener } from '../transport/index.js';
 import { DescriptorDiscovery } from './discovery.js';
 
+export interface LocationSnapshot {
+  /** The owner lease passed its fencing deadline: new business messages are refused. */
+  readonly fenced: boolean;
+  /** Each automatic discovery: what its last good read found, and whether reads fail now. */
+  readonly discovery: readonly {
+    readonly kind: DescriptorKind;
+    readonly scope: string;
+    readonly descriptors: number;
+    readonly outage: boolean;
+  }[];
+}
+
 /**
  * The runtime's one Location Store (guide §6.1): the store it builds from `locationStore`, the owner
  * lease over every descriptor this process publishes, and the discovery readers. Whatever needs to
@@ -77,6 +89,18 @@ export class RuntimeLocation {
     this.discoveries.push(discovery);
     await discovery.start();
     return discovery;
+  }
+
+  snapshot(): LocationSnapshot {
+    return {
+      fenced: this.lease.isFenced,
+      discovery: this.discoveries.map((d) => ({
+        kind: d.kind,
+        scope: d.scope,
+        descriptors: d.last.length,
+        outage: d.outage,
+      })),
+    };
   }
 
   /** Stops reading, removes this process's descriptors (graceful stop) and closes a store it built. */

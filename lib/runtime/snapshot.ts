@@ -1,6 +1,7 @@
 import type { JobQueue, NormalizedOptions, PendingRequests } from '../core/index.js';
 import type { MeshMembership, ObjectRole } from '../core/index.js';
 import type { ClientChannel, MeshNode, ServerListener } from '../transport/index.js';
+import type { LocationSnapshot, RuntimeLocation } from './location.js';
 
 export type ChannelRole = 'client' | 'server' | 'client_and_server';
 
@@ -25,6 +26,8 @@ export interface ZLinkSnapshot {
     };
   }[];
   readonly meshes: MeshSnapshot[];
+  /** Present when a `locationStore` is configured and the runtime started. */
+  readonly locationStore?: LocationSnapshot;
   readonly pendingRequests: number;
   readonly lateReplies: number;
   readonly activeHandlers: number;
@@ -113,6 +116,7 @@ export function buildSnapshot(
   meshes: ReadonlyMap<string, MeshNode>,
   pending: PendingRequests,
   jobs: JobQueue,
+  location: RuntimeLocation | undefined,
 ): ZLinkSnapshot {
   const channels = [...options.clientServer.values()].map((cs) => {
     const server = servers.get(cs.channel);
@@ -131,6 +135,7 @@ export function buildSnapshot(
   return {
     channels,
     meshes: [...meshes.values()].map(meshSnapshot),
+    ...(location && { locationStore: location.snapshot() }),
     pendingRequests: pending.size,
     lateReplies: pending.counters.late,
     activeHandlers: jobs.active,

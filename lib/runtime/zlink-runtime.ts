@@ -337,6 +337,7 @@ export class ZLinkRuntime implements CallSubmitter {
       this.meshes.nodes,
       this.pending,
       this.jobs,
+      this.location,
     );
   }
 

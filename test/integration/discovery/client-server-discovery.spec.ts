@@ -104,6 +104,29 @@ describe('03 §3.2: a client with discovery: auto finds servers through the stor
   });
 });
 
+describe('manual and automatic sources of one server merge', () => {
+  it('a server both listed by hand and discovered is one connection and one candidate', async () => {
+    const store = { redis: redis.current, keyPrefix: freshPrefix() };
+    const server = await startServer(cleanup, store, 'billing', { rid: 'm' }, named('m'));
+    const client = await startRuntime(cleanup, {
+      locationStore: { redis: redis.current.url, keyPrefix: store.keyPrefix },
+      clientServer: {
+        billing: { client: { discovery: 'auto', connect: [server.endpoint('billing') as string] } },
+      },
+    });
+    await client.waitForCandidates('billing', 1, 5000);
+    await waitFor(
+      () => client.snapshot().locationStore?.discovery[0]?.descriptors === 1,
+      5000,
+      'the descriptor read',
+    );
+    const connections = client.snapshot().channels[0]?.client?.connections ?? [];
+    expect(connections).toHaveLength(1);
+    expect(connections[0]).toMatchObject({ source: 'manual', ready: true, serverRid: 'm' });
+    expect(candidates(client, 'billing')).toBe(1);
+  });
+});
+
 describe('03 §4.2, §6: weight and drain reach discovering clients by revision', () => {
   it('a weight change and a drain are published with larger revisions; the drained server is released and its connection retired', async () => {
     const store = { redis: redis.current, keyPrefix: freshPrefix() };
