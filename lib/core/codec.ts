@@ -21,6 +21,8 @@ export const RecordKind = {
   MeshPing: 23,
   MeshSend: 24,
   MeshRequest: 25,
+  FanoutEvent: 30,
+  FanoutBeacon: 31,
 } as const;
 
 export const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });

@@ -72,11 +72,12 @@ export type ZLinkEvent =
   | {
       /**
        * Automatic discovery of (`kind`, `scope`): `read` after a full read that changed the target list,
-       * `outage` when a read failed (the last list is kept, no new connections are made) and
-       * `recovered` at the first full read after one.
+       * `outage` when a read failed (the last list is kept, no new connections are made),
+       * `recovered` at the first full read after one, `rejected` when a read's list could not be
+       * applied (a bug or a resource limit; reported instead of crashing).
        */
       readonly type: 'discovery';
-      readonly state: 'read' | 'outage' | 'recovered';
+      readonly state: 'read' | 'outage' | 'recovered' | 'rejected';
       readonly kind: 'server' | 'mesh-node' | 'publisher';
       readonly scope: string;
       /** How many live descriptors the read found (not on `outage`). */

@@ -121,3 +121,35 @@ export class NodeHandlerRegistry extends HandlerRegistry<NodeHandlerRegistration
     super((r) => r.mesh, 'node handler');
   }
 }
+
+/** What a fanout handler learns (guide §5.3): the channel, the packet, and the topic it arrived on. */
+export interface ZLinkFanoutContext {
+  readonly channelName: string;
+  readonly packet: string;
+  /** As published: a string topic arrives as its string, a bytes topic as a Buffer. */
+  readonly topic: string | Buffer;
+  /** The NodeRid-like identity of the publisher run (its RID), once its beacon was heard. */
+  readonly publisherRid: string | undefined;
+}
+
+export type FanoutHandlerFn = (payload: unknown, context: ZLinkFanoutContext) => unknown;
+
+/** A fanout handler: found by (channel, packet), a one-way delivery (`kind` is always `send`). */
+export interface FanoutHandlerRegistration {
+  readonly channel: string;
+  readonly kind: 'send';
+  readonly packet: string;
+  readonly handler: FanoutHandlerFn;
+  readonly source: string;
+}
+
+export class FanoutHandlerRegistry extends HandlerRegistry<FanoutHandlerRegistration> {
+  constructor() {
+    super((r) => r.channel, 'fanout handler');
+  }
+
+  /** Every packet name with a handler on `channel`: the default topics of its subscriber. */
+  packets(channel: string): string[] {
+    return this.forScope(channel).map((r) => r.packet);
+  }
+}

@@ -10,3 +10,4 @@ export * from './job-queue.js';
 export * from './mesh-records.js';
 export * from './ports.js';
 export * from './lease.js';
+export * from './fanout-records.js';

@@ -89,11 +89,13 @@ export class OwnerLease {
     const started = Date.now();
     let written = true;
     try {
-      for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+      await this.putAll();
     } catch {
       this.unwritten = true;
       written = false;
     }
+    // Stopped while the first write was under way (the owner closed while starting): arm nothing.
+    if (this.stopped) return written;
     this.held(started);
     this.refreshTimer = setInterval(() => void this.refresh(), this.timing.refreshMs);
     return written;
@@ -104,9 +106,10 @@ export class OwnerLease {
    * Never rejects: when the store cannot take it now, the next refresh writes it.
    */
   async update(descriptor: LocationDescriptor): Promise<void> {
+    // Only a descriptor the lease holds: one released (drained) or stopped never comes back.
     const i = this.descriptors.findIndex((d) => sameDescriptor(d, descriptor));
-    if (i >= 0) this.descriptors[i] = descriptor;
-    else this.descriptors.push(descriptor);
+    if (i < 0 || this.stopped) return;
+    this.descriptors[i] = descriptor;
     try {
       await this.store.put(descriptor, this.timing.ttlMs);
     } catch {
@@ -144,7 +147,7 @@ export class OwnerLease {
       // write them again (a stale revision is refused by the store, so this never rolls back).
       if (!alive || this.unwritten) {
         this.unwritten = false;
-        for (const d of this.descriptors) await this.store.put(d, this.timing.ttlMs);
+        await this.putAll();
       }
       if (!this.stopped) this.held(started);
     } catch {
@@ -152,6 +155,14 @@ export class OwnerLease {
       this.unwritten = true;
     } finally {
       this.refreshing = false;
+    }
+  }
+
+  /** Writes every held descriptor; one released meanwhile is skipped (it must not come back). */
+  private async putAll(): Promise<void> {
+    for (const d of [...this.descriptors]) {
+      if (this.stopped || !this.descriptors.includes(d)) continue;
+      await this.store.put(d, this.timing.ttlMs);
     }
   }
 

@@ -20,6 +20,11 @@ export class MsgpackReader {
     return this;
   }
 
+  /** Where the next read starts. */
+  get offset(): number {
+    return this.at;
+  }
+
   get atEnd(): boolean {
     return this.at === this.bytes.length;
   }

@@ -80,12 +80,17 @@ export function checkName(field: string, name: unknown): string {
 
 const ENDPOINT = /^tcp:\/\/[^\s:/]+:\d{1,5}$|^tcp:\/\/\[[0-9a-fA-F:]+\]:\d{1,5}$|^(ipc|inproc):\/\/\S+$/;
 
-export function checkEndpoint(field: string, value: unknown): string {
+/** An endpoint zeromq can connect to: `tcp://host:port` (port 1..65535), `ipc://`, `inproc://`. */
+export function isEndpoint(value: unknown): value is string {
   const tcpPort =
     typeof value === 'string' && value.startsWith('tcp://')
       ? Number(value.slice(value.lastIndexOf(':') + 1))
       : 1;
-  if (typeof value !== 'string' || !ENDPOINT.test(value) || !(tcpPort >= 1 && tcpPort <= 65535)) {
+  return typeof value === 'string' && ENDPOINT.test(value) && tcpPort >= 1 && tcpPort <= 65535;
+}
+
+export function checkEndpoint(field: string, value: unknown): string {
+  if (!isEndpoint(value)) {
     throw configurationError(
       field,
       `expected an endpoint like tcp://host:port (port 1..65535), got ${JSON.stringify(value)}`,

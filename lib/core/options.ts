@@ -1,6 +1,11 @@
 import { configurationError } from './errors.js';
 import { type MeshOptions, type NormalizedMesh, normalizeMeshes } from './mesh-options.js';
 import {
+  type FanoutChannelOptions,
+  type NormalizedFanoutChannel,
+  normalizeFanout,
+} from './fanout-options.js';
+import {
   type LocationStoreOptions,
   type NormalizedLocationStore,
   normalizeLocationStore,
@@ -27,6 +32,14 @@ export {
   type ListenOptions,
   type NormalizedListen,
 } from './option-checks.js';
+export type {
+  FanoutChannelOptions,
+  FanoutPublisherOptions,
+  FanoutSubscriberOptions,
+  FanoutTopic,
+  NormalizedFanoutChannel,
+} from './fanout-options.js';
+export { topicBytes } from './fanout-options.js';
 export type {
   LocationStoreOptions,
   NormalizedLocationStore,
@@ -74,10 +87,6 @@ export interface ClientServerChannelOptions {
 export interface ClientServerRegistration extends ClientServerChannelOptions {
   channel: string;
 }
-export interface FanoutChannelOptions {
-  publisher?: { listen?: ListenOptions; noDrop?: boolean; sendHighWaterMark?: number };
-  subscriber?: { connect?: string[]; topics?: string[] };
-}
 
 export interface ZLinkOptions {
   meshes?: Record<string, MeshOptions>;
@@ -104,6 +113,7 @@ export interface NormalizedClientServerChannel {
 export interface NormalizedOptions {
   readonly meshes: ReadonlyMap<string, NormalizedMesh>;
   readonly clientServer: ReadonlyMap<string, NormalizedClientServerChannel>;
+  readonly fanout: ReadonlyMap<string, NormalizedFanoutChannel>;
   /** Set when a store is registered: servers and MeshNodes then publish descriptors under a lease. */
   readonly locationStore: NormalizedLocationStore | undefined;
   readonly requestTimeoutMs: number;
@@ -255,9 +265,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined);
   checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined);
-  // Arrangements that later issues bring: refuse clearly rather than ignore a topology the user asked for.
-  if (raw.fanout !== undefined)
-    throw configurationError('fanout', 'is not supported by this version of nestjs-zlink yet');
+  const fanout = normalizeFanout(raw.fanout, locationStore !== undefined);
   // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
   // which needs a Location Store (03 §3.3): fail now rather than let every call wait for nothing.
   for (const cs of clientServer.values()) {
@@ -271,6 +279,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   return Object.freeze({
     meshes,
     clientServer,
+    fanout,
     locationStore,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),

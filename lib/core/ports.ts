@@ -1,6 +1,6 @@
 import type { MeshMembership } from './mesh-records.js';
 import type { ObjectRole } from './mesh-options.js';
-import { isValidWeight } from './option-checks.js';
+import { isEndpoint, isValidWeight } from './option-checks.js';
 
 /**
  * The Location Store port (guide §6, 03 §3.2): where automatic discovery finds MeshNodes,
@@ -86,7 +86,8 @@ function isMembership(v: unknown): v is MeshMembership {
 export function parseDescriptor(value: unknown): LocationDescriptor | undefined {
   if (!isRecord(value)) return undefined;
   const { kind, rid, generation, endpoint, revision } = value;
-  if (!isStr(rid) || !isStr(generation) || !isStr(endpoint)) return undefined;
+  // The endpoint is connected to as it stands: one that zeromq would refuse is no descriptor.
+  if (!isStr(rid) || !isStr(generation) || !isEndpoint(endpoint)) return undefined;
   if (typeof revision !== 'number' || !Number.isSafeInteger(revision)) return undefined;
   const base = { rid, generation, endpoint, revision };
   switch (kind) {

@@ -20,7 +20,8 @@ export interface DiscoveryConfig {
 export class DescriptorDiscovery {
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => Promise<void>) | undefined;
-  private reading = false;
+  /** The read under way; hints and ticks meanwhile ask for one more. */
+  private reading: Promise<void> | undefined;
   private again = false;
   private inOutage = false;
   private closed = false;
@@ -45,11 +46,17 @@ export class DescriptorDiscovery {
   /** Subscribes to hints and reads once; resolves after that first read (which may have failed). */
   async start(): Promise<void> {
     await this.subscribe();
+    if (this.closed) {
+      // Closed while subscribing (the runtime stopped during its start): leave nothing behind.
+      await this.unwatch?.().catch(() => undefined);
+      return;
+    }
     this.timer = setInterval(() => {
       if (!this.unwatch) void this.subscribe();
       this.read();
     }, this.config.fullReadIntervalMs);
-    await this.readNow();
+    this.read();
+    await this.reading;
   }
 
   async close(): Promise<void> {
@@ -65,12 +72,12 @@ export class DescriptorDiscovery {
       this.again = true;
       return;
     }
-    void this.readNow();
+    this.reading = this.readNow().finally(() => (this.reading = undefined));
   }
 
+  /** Never rejects: a failed read is an outage, and a list the consumer cannot use is reported. */
   private async readNow(): Promise<void> {
     const { store, kind, scope, events } = this.config;
-    this.reading = true;
     try {
       do {
         this.again = false;
@@ -92,14 +99,19 @@ export class DescriptorDiscovery {
         } else if (changed) {
           events.emit({ type: 'discovery', state: 'read', kind, scope, count: list.length });
         }
-        this.config.onList(list);
+        try {
+          this.config.onList(list);
+        } catch (error) {
+          events.emit({ type: 'discovery', state: 'rejected', kind, scope, reason: errorMessage(error) });
+        }
       } while (this.again && !this.closed);
-    } finally {
-      this.reading = false;
+    } catch (error) {
+      events.emit({ type: 'discovery', state: 'rejected', kind, scope, reason: errorMessage(error) });
     }
   }
 
   private async subscribe(): Promise<void> {
+    if (this.closed) return;
     try {
       this.unwatch = await this.config.store.watch(this.config.kind, this.config.scope, () => this.read());
     } catch {

@@ -36,6 +36,7 @@ export class RuntimeLocation {
   private readonly fenceListeners: ((fenced: boolean) => void)[] = [];
   /** A store passed in as `instance` stays its owner's to close. */
   private readonly owned: boolean;
+  private closed = false;
 
   constructor(
     readonly options: NormalizedLocationStore,
@@ -77,7 +78,8 @@ export class RuntimeLocation {
     kind: DescriptorKind,
     scope: string,
     onList: (descriptors: LocationDescriptor[]) => void,
-  ): Promise<DescriptorDiscovery> {
+  ): Promise<DescriptorDiscovery | undefined> {
+    if (this.closed) return undefined;
     const discovery = new DescriptorDiscovery({
       store: this.store,
       kind,
@@ -105,6 +107,7 @@ export class RuntimeLocation {
 
   /** Stops reading, removes this process's descriptors (graceful stop) and closes a store it built. */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.discoveries.map((d) => d.close()));
     await this.lease.stop();
     if (this.owned) await this.store.close();

@@ -143,6 +143,8 @@ export class ZLinkRuntime implements CallSubmitter {
         ...[...this.servers.values()].map(serverDescriptor),
         ...this.meshes.descriptors(),
       ]);
+      if (this.state !== 'starting')
+        throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       const discoveries: Promise<unknown>[] = [];
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.client) continue;

@@ -9,10 +9,12 @@ import {
   ZLinkError,
   encodeRequest,
   encodeSend,
+  errorMessage,
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
 import { WakeList } from '../wake-list.js';
 import { ServerConnection } from './server-connection.js';
+import { ServerRuns } from './server-runs.js';
 
 export interface ClientChannelConfig {
   readonly channel: string;
@@ -48,11 +50,8 @@ export class ClientChannel {
   /** Ready connections whose descriptor vanished, and since when (see `vanished`). */
   private readonly missingSince = new Map<ServerConnection, number>();
   private readonly retiring = new Set<Promise<void>>();
-  /**
-   * Runs (RID, generation) a later run of the same RID replaced (03 §7): never a target again, even
-   * while their descriptor is still listed (a draining or crashed run waits out its lease). Bounded.
-   */
-  private readonly superseded = new Set<string>();
+  /** Which run of each Server RID is current, and which were superseded (03 §7). */
+  private readonly runs = new ServerRuns();
   private readonly selector = new TargetSelector<ServerConnection>();
   private excludedReady = 0;
   private readonly waiters = new WakeList();
@@ -82,7 +81,7 @@ export class ClientChannel {
     if (this.closed) return;
     const byEndpoint = new Map<string, ServerDescriptor[]>();
     for (const d of descriptors) {
-      if (d.channel !== this.config.channel || this.superseded.has(runKey(d.rid, d.generation))) continue;
+      if (d.channel !== this.config.channel || this.runs.isSuperseded(d.rid, d.generation)) continue;
       const list = byEndpoint.get(d.endpoint);
       if (list) list.push(d);
       else byEndpoint.set(d.endpoint, [d]);
@@ -91,7 +90,8 @@ export class ClientChannel {
     for (const [endpoint, list] of byEndpoint) {
       const connection = this.connections.get(endpoint);
       if (!connection) {
-        this.open(endpoint);
+        // A recheck earlier in this loop may have superseded the run listed here.
+        if (list.some((d) => !this.runs.isSuperseded(d.rid, d.generation))) this.open(endpoint);
         continue;
       }
       this.missingSince.delete(connection);
@@ -111,12 +111,6 @@ export class ClientChannel {
     if (!connection.ready || now - since >= this.config.vanishGraceMs) this.retire(connection);
   }
 
-  private supersede(state: ServerState): void {
-    if (this.superseded.size >= MAX_SUPERSEDED)
-      this.superseded.delete(this.superseded.values().next().value as string);
-    this.superseded.add(runKey(state.serverRid, state.generation));
-  }
-
   private retire(connection: ServerConnection): void {
     this.connections.delete(connection.endpoint);
     this.missingSince.delete(connection);
@@ -126,8 +120,9 @@ export class ClientChannel {
 
   /** Whether a connection at `endpoint` may become ready with `state` (see `ServerConnectionConfig.accepts`). */
   private accepts(endpoint: string, state: ServerState, previous: ServerState | undefined): boolean {
+    // A superseded run is not admitted even behind a manual endpoint (it is simply not selected).
+    if (this.runs.isSuperseded(state.serverRid, state.generation)) return false;
     if (this.manual.has(endpoint)) return true;
-    if (this.superseded.has(runKey(state.serverRid, state.generation))) return false;
     const listed = this.discovered.get(endpoint);
     if (listed) return listed.some((d) => sameIdentity(d, state));
     // Kept through the grace after its descriptor vanished: only the identity it had confirmed.
@@ -146,7 +141,21 @@ export class ClientChannel {
       accepts: (state, previous) => this.accepts(endpoint, state, previous),
     });
     this.connections.set(endpoint, connection);
-    connection.start();
+    try {
+      connection.start();
+    } catch (error) {
+      // zeromq refused the endpoint or had no socket to give (EMFILE): no intent, and the next
+      // read tries again.
+      this.connections.delete(endpoint);
+      void connection.close();
+      this.config.events.emit({
+        type: 'protocol_error',
+        route: 'client-server',
+        channel: this.config.channel,
+        endpoint,
+        reason: `cannot connect: ${errorMessage(error)}`,
+      });
+    }
   }
 
   get candidateCount(): number {
@@ -314,25 +323,7 @@ export class ClientChannel {
   /** Runs on connection state changes only; swaps in a new candidate list. */
   private rebuild(): void {
     this.rebuilds++;
-    // One connection per Server RID: the same run reached through two endpoints (manual and local)
-    // is one candidate, and of two runs the one confirmed last is current (03 §7: generations are not
-    // ordered, so "previous" is the one that was ready before).
-    const current = new Map<string, ServerConnection>();
-    const superseded: ServerConnection[] = [];
-    for (const connection of this.connections.values()) {
-      const state = connection.state;
-      if (!connection.ready || !state) continue;
-      const other = current.get(state.serverRid);
-      if (!other) current.set(state.serverRid, connection);
-      else if (other.state?.generation === state.generation) continue;
-      else {
-        const [newer, older] =
-          connection.readySince > other.readySince ? [connection, other] : [other, connection];
-        current.set(state.serverRid, newer);
-        superseded.push(older);
-        this.supersede(older.state as ServerState);
-      }
-    }
+    const { current, losers, released } = this.runs.choose(this.connections.values());
     const candidates: SelectorCandidate<ServerConnection>[] = [];
     let excluded = 0;
     for (const [rid, connection] of current) {
@@ -342,17 +333,17 @@ export class ClientChannel {
     }
     this.excludedReady = excluded;
     this.selector.update(candidates);
+    if (this.selector.size > 0 || excluded > 0) this.waiters.wakeAll();
     // 03 §7 step 4: the previous generation's connection goes once the new one is a ready target
     // (a manual endpoint stays: it is configuration, and simply is not selected).
-    for (const old of superseded) if (!this.manual.has(old.endpoint)) this.retire(old);
-    if (this.selector.size > 0 || excluded > 0) this.waiters.wakeAll();
+    for (const old of losers) {
+      if (this.manual.has(old.endpoint)) old.recheck(undefined);
+      else this.retire(old);
+    }
+    // A superseded run may come back (no run of its RID is current any more): ask again.
+    if (released) for (const c of [...this.connections.values()]) if (c.isUnconfirmed) c.recheck(undefined);
   }
 }
-
-/** Superseded runs remembered per channel; the oldest is forgotten first. */
-const MAX_SUPERSEDED = 1024;
-
-const runKey = (rid: string, generation: string): string => `${rid}\u0000${generation}`;
 
 /** A descriptor and a confirmed identity name the same run of the same server. */
 function sameIdentity(d: ServerDescriptor, s: ServerState): boolean {

@@ -67,8 +67,6 @@ export class ServerConnection {
   private closed = false;
   /** Leaving for good (its descriptor is gone): never ready again, closes once its requests end. */
   private retiring = false;
-  /** When this connection last became ready: of two generations of one RID, the later is current. */
-  readySince = 0;
   /** The server's identity is not (yet) one discovery listed: connected, but not a candidate. */
   private unconfirmed = false;
 
@@ -286,7 +284,6 @@ export class ServerConnection {
   private becomeReady(state: ServerState): void {
     const { channel, endpoint, events } = this.config;
     this.isReady = true;
-    this.readySince = performance.now();
     events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
     this.config.onChange();
   }

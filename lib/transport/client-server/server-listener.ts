@@ -63,6 +63,7 @@ export class ServerListener {
   private admitting = false;
   /** The owner lease is fenced (guide §6.2): new business records are refused until it is held again. */
   private fenced = false;
+  private drainRequested = false;
   private inFlight = 0;
   private loop: Promise<void> | undefined;
   private port = 0;
@@ -125,9 +126,18 @@ export class ServerListener {
     return this.inFlight;
   }
 
-  /** Follows the owner lease: fenced refuses new business records (finite `Rejected`), held admits again. */
+  /**
+   * Follows the owner lease: fenced refuses new business records (finite `Rejected`) and tells
+   * clients it is out of selection (draining, with a larger revision); held admits again.
+   */
   setFenced(fenced: boolean): void {
+    if (this.fenced === fenced || this.closed) return;
     this.fenced = fenced;
+    this.publish({
+      ...this.state,
+      draining: this.drainRequested || fenced,
+      revision: this.state.revision + 1,
+    });
   }
 
   /** Runtime weight change: a larger revision reaches every known client as a control record. */
@@ -140,6 +150,8 @@ export class ServerListener {
    * (up to the deadline), then close the listener. Requests arriving meanwhile end `Rejected`.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
+    if (this.closed || this.drainRequested) return 'completed';
+    this.drainRequested = true;
     this.admitting = false;
     this.publish({ ...this.state, draining: true, revision: this.state.revision + 1 });
     this.config.events.emit({ type: 'drain', channel: this.config.channel, phase: 'started' });
@@ -170,6 +182,8 @@ export class ServerListener {
   }
 
   private publish(next: ServerState): void {
+    // A closed listener's descriptor is released: nothing it says may bring it back.
+    if (this.closed) return;
     this.state = next;
     const record = encodeServerState(RecordKind.State, next);
     for (const id of this.clients.values()) this.pump.force(record, id);

@@ -1,10 +1,11 @@
-import { type MeshNodeDescriptor, type MeshNodeState, compareIds } from '../../core/index.js';
+import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
 
 export interface DiscoveredPeersConfig {
   readonly rid: string;
   readonly table: PeerTable;
   readonly connect: (link: OutboundLink) => void;
+  readonly report: (reason: string) => void;
   /** How long a ready link whose descriptor vanished stays (its owner may be writing it again). */
   readonly vanishGraceMs: number;
   /**
@@ -66,7 +67,13 @@ export class DiscoveredPeers {
         table.reconfirm(link);
       } else if (list.some((d) => this.shouldConnect(d, now))) {
         const added = table.addLink(endpoint, undefined, true);
-        this.config.connect(added);
+        try {
+          this.config.connect(added);
+        } catch (error) {
+          // zeromq refused it (or had no socket to give): no link; the next read tries again.
+          table.removeLink(added, `cannot connect: ${errorMessage(error)}`);
+          this.config.report(`cannot connect to ${endpoint}: ${errorMessage(error)}`);
+        }
       }
     }
     for (const link of [...table.links.values()]) {

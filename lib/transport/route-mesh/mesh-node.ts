@@ -23,6 +23,7 @@ import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
 import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
+import { connectLink, disconnectLink, newMeshRouter } from './mesh-socket.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
 /** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
@@ -30,10 +31,6 @@ const PING_INTERVAL_MS = 1000;
 const SILENCE_MS = 3000;
 /** How often an outbound link repeats its hello until the welcome arrives. */
 const HELLO_RETRY_MS = 250;
-/** ZMTP heartbeats on every peer connection, so a dead TCP peer is noticed even when we are idle. */
-const HEARTBEAT_INTERVAL_MS = 1000;
-const HEARTBEAT_TIMEOUT_MS = 3000;
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export interface MeshNodeConfig {
   readonly mesh: NormalizedMesh;
@@ -67,6 +64,7 @@ export class MeshNode {
   private own: MeshNodeState;
   private port = 0;
   private closed = false;
+  private drained = false;
   /** Live accepted connections (outbound ones are counted on their links). */
   private accepted = 0;
   private pingTimer: NodeJS.Timeout | undefined;
@@ -74,21 +72,7 @@ export class MeshNode {
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
-    this.router = new Router({
-      routingId: rid,
-      // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
-      mandatory: true,
-      // A peer that reconnects under its NodeRid takes its name over at once.
-      handover: true,
-      linger: 0,
-      ipv6: mesh.listen.bindHost.includes(':'),
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-      heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    });
-    // The observer exists before bind: a peer may connect the moment the port is open, and an event
-    // zeromq reports before anyone observes the socket is lost.
-    void this.router.events;
+    this.router = newMeshRouter(rid, mesh.listen.bindHost.includes(':'));
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
     const memberships: MeshMembership[] = [];
     for (const c of mesh.channels.values()) {
@@ -98,7 +82,8 @@ export class MeshNode {
     this.table = new PeerTable(this.peerHost());
     const connect = (link: OutboundLink) => this.connectLink(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
-    this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, ...timing });
+    const report = (reason: string) => this.protocolError(reason);
+    this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, report, ...timing });
     this.candidates = new MeshCandidates(mesh.channels.keys());
     this.calls = new MeshCalls(this, config.pending);
     this.inbound = new MeshInbound({
@@ -172,9 +157,11 @@ export class MeshNode {
     if (!this.closed) this.discovered.set(descriptors);
   }
 
-  /** Follows the owner lease: fenced refuses new business records (finite `Rejected`), held admits again. */
+  /** Follows the owner lease: fenced refuses new business records and leaves selection; held undoes both. */
   setFenced(fenced: boolean): void {
+    if (this.inbound.fenced === fenced || this.closed) return;
     this.inbound.fenced = fenced;
+    this.publish(this.own.memberships.map((m) => ({ ...m, draining: this.drained || fenced })));
   }
 
   /** Runtime weight change of a Server membership: a larger revision reaches every ready peer. */
@@ -190,6 +177,7 @@ export class MeshNode {
    * ROUTER stays open: Node direct and this node's own calls go on.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
+    this.drained = true;
     this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });
     const phase = await this.inbound.drain(deadlineMs, () => this.closed);
@@ -216,17 +204,7 @@ export class MeshNode {
   }
 
   private connectLink(link: OutboundLink): void {
-    link.attempt++;
-    link.pipe = Buffer.from(`ep:${link.attempt}:${link.endpoint}`, 'utf8');
-    // zeromq.js warns that an option set after bind waits for the next connect — which is exactly
-    // what this one is for.
-    const emitWarning = process.emitWarning;
-    process.emitWarning = () => undefined;
-    try {
-      this.router.connect(link.endpoint, { routingId: link.pipe.toString('utf8') });
-    } finally {
-      process.emitWarning = emitWarning;
-    }
+    connectLink(this.router, link);
   }
 
   private peerHost(): PeerHost {
@@ -263,13 +241,7 @@ export class MeshNode {
   }
 
   private disconnectLink(link: OutboundLink): void {
-    // zeromq reports no disconnect for a connection we close ourselves.
-    link.connected = false;
-    try {
-      this.router.disconnect(link.endpoint);
-    } catch {
-      // Not connected (already disconnected, or the socket is closing).
-    }
+    disconnectLink(this.router, link);
   }
 
   /** Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive). */

@@ -93,8 +93,8 @@ const runKey = (s: MeshNodeState): string => `${s.rid}\u0000${s.generation}`;
  *   requests end `RouteError`) and is admitted only by a fresh handshake.
  * - One logical link per pair: when both nodes connected to each other, the link initiated by the
  *   byte-wise smaller NodeRid is kept; the other is retired after `RETIRE_GRACE_MS`.
- * - A generation another one of its NodeRid replaced is never admitted again (03 §7: generations are
- *   not ordered; the one that came later wins), even while its process still lives.
+ * - A generation another one of its NodeRid replaced is not admitted again while that one is a peer
+ *   (03 §7: generations are not ordered; the one that came later wins), even if its process lives.
  * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
  *   the other half of an Object Client pair without memberships (02 §2) is refused for good.
  */
@@ -104,7 +104,10 @@ export class PeerTable {
   /** Every pipe a peer may speak on: current routes and retiring ones. */
   private readonly routes = new Map<string, PeerRoute>();
   private readonly retiring = new Set<NodeJS.Timeout>();
-  private readonly superseded = new Set<string>();
+  /** Runs a later run of their NodeRid replaced, while that one is a peer (run key → NodeRid). */
+  private readonly superseded = new Map<string, string>();
+  /** Connect attempts per endpoint, kept past a removed link: a pipe name is never reused. */
+  private readonly attempts = new Map<string, number>();
   private readonly ownId: Buffer;
 
   constructor(private readonly host: PeerHost) {
@@ -126,7 +129,7 @@ export class PeerTable {
     const link: OutboundLink = {
       endpoint,
       pipe: Buffer.alloc(0),
-      attempt: 0,
+      attempt: this.attempts.get(endpoint) ?? 0,
       expectedRid,
       discovered,
       status: 'connecting',
@@ -227,6 +230,8 @@ export class PeerTable {
   lose(peer: Peer, reason: string): void {
     if (this.peers.get(peer.rid) !== peer) return;
     this.peers.delete(peer.rid);
+    // No run of this NodeRid is current now: a superseded one may come back.
+    for (const [key, rid] of this.superseded) if (rid === peer.rid) this.superseded.delete(key);
     const route = peer.route;
     if (this.routes.get(route.key) === route) this.routes.delete(route.key);
     this.host.routeGone(route, reason);
@@ -268,6 +273,8 @@ export class PeerTable {
     for (const peer of this.peers.values()) if (peer.route.link === link) this.lose(peer, reason);
     link.status = 'refused';
     this.host.disconnect(link);
+    if (this.attempts.size >= MAX_SUPERSEDED * 16) this.attempts.clear();
+    this.attempts.set(link.endpoint, link.attempt);
   }
 
   stopHello(link: OutboundLink): void {
@@ -302,10 +309,10 @@ export class PeerTable {
 
   /** A new generation of the peer's NodeRid was admitted: the old one is lost and never comes back. */
   private supersede(old: Peer): void {
-    if (this.superseded.size >= MAX_SUPERSEDED)
-      this.superseded.delete(this.superseded.values().next().value as string);
-    this.superseded.add(runKey(old.state));
     this.lose(old, 'it restarted with a new lifecycle generation');
+    if (this.superseded.size >= MAX_SUPERSEDED)
+      this.superseded.delete(this.superseded.keys().next().value as string);
+    this.superseded.set(runKey(old.state), old.rid);
   }
 
   private admit(state: MeshNodeState, pipe: Buffer, link: OutboundLink | undefined): void {

@@ -97,7 +97,7 @@ describe("guide §6.4: MeshNodes with discovery: 'auto' find each other through 
 });
 
 describe('guide §6.2: a fenced MeshNode refuses new business messages', () => {
-  it('with its lease refresh blocked, Node direct and channel requests to it end Rejected until a refresh succeeds', async () => {
+  it('with its lease refresh blocked it leaves selection and refuses Node direct (Rejected) until a refresh succeeds', async () => {
     const lease = { ttlMs: 3000, refreshMs: 500, refreshTimeoutMs: 500, marginMs: 1000 };
     const fenced = await autoNode({ redis: redis.current.url, keyPrefix: freshPrefix(), lease }, 'node-f');
     // The caller lists the fenced node by hand: the paused store must not stand in its way.
@@ -110,11 +110,18 @@ describe('guide §6.2: a fenced MeshNode refuses new business messages', () => {
     const events = cleanup.add(new EventCollector(fenced.events));
     await redis.current.pauseClients(4000);
     await events.next('lease', (e) => e.state === 'fenced', 6000);
-    const direct = await outcome(caller.routeClient.requestToNode('game', 'node-f', 'ping', {}).async());
+    const matchCandidates = () =>
+      caller.snapshot().meshes[0]?.channels.find((c) => c.channel === 'match')?.candidates;
+    // Its memberships are published draining: peers stop selecting it.
+    await waitFor(() => matchCandidates() === 0, 2000, 'the fenced node out of selection');
     const channel = await outcome(caller.routeClient.requestToChannel('match', 'who', {}).async());
+    expect(channel).toMatchObject({ ok: false, code: 'Unavailable' });
+    // Node direct names the node, so it still arrives, and is refused without running.
+    const direct = await outcome(caller.routeClient.requestToNode('game', 'node-f', 'ping', {}).async());
     expect(direct).toMatchObject({ ok: false, code: 'Rejected' });
-    expect(channel).toMatchObject({ ok: false, code: 'Rejected' });
     await events.next('lease', (e) => e.state === 'held', 10000);
+    await waitFor(() => matchCandidates() === 1, 2000, 'back in selection');
     expect(await caller.routeClient.requestToNode('game', 'node-f', 'ping', {}).async()).toBe('node-f');
+    expect(await caller.routeClient.requestToChannel('match', 'who', {}).async()).toBe('node-f');
   });
 });

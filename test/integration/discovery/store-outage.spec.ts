@@ -4,9 +4,18 @@
  * refresh is blocked is fenced by its deadline and admits again after a good refresh.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { Dealer } from 'zeromq';
+import {
+  FENCED_CODE,
+  RecordKind,
+  decodeFrame,
+  encodeHello,
+  encodePayload,
+  encodeRequest,
+} from '../../../lib/core/index.js';
 import { Cleanup, EventCollector, type Outcome, outcome, waitFor, within } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';
-import { startRuntime } from '../client-server/harness.js';
+import { candidates, startRuntime } from '../client-server/harness.js';
 import { freshPrefix, startAutoClient, startServer } from './harness.js';
 
 const redis = useRedis();
@@ -15,6 +24,26 @@ afterEach(async () => {
   await cleanup.closeAll();
   await redis.current.restart(); // a test that failed mid-outage leaves the next one a store
 });
+
+/** A bare DEALER: hello, one request, and the wire code of the error reply it gets (or 'ok'). */
+async function rawRequest(endpoint: string, channel: string, packet: string): Promise<string> {
+  const dealer = new Dealer({ linger: 0 });
+  dealer.connect(endpoint);
+  try {
+    await dealer.send(encodeHello(channel, 'raw-client'));
+    await dealer.receive(); // the welcome
+    await dealer.send(encodeRequest(7, packet, undefined, encodePayload('raw')));
+    for (;;) {
+      const [frame] = await within(dealer.receive(), 5000, 'the answer');
+      for (const record of decodeFrame(frame as Buffer).records) {
+        if (record.kind === RecordKind.ErrorReply) return record.error.code;
+        if (record.kind === RecordKind.Reply) return 'ok';
+      }
+    }
+  } finally {
+    dealer.close();
+  }
+}
 
 /** Requests from `workers` loops, one after another each, until `stop()`; every outcome kept. */
 function steadyTraffic(call: (i: number) => Promise<unknown>, workers: number) {
@@ -43,7 +72,7 @@ describe('guide §6.3, 03 §8: while the store is down', () => {
     const store = {
       redis: redis.current,
       keyPrefix: freshPrefix(),
-      lease: { ttlMs: 20000, refreshMs: 2000, refreshTimeoutMs: 1000, marginMs: 2000 },
+      lease: { ttlMs: 30000, refreshMs: 2000, refreshTimeoutMs: 1000, marginMs: 2000 },
       fullReadIntervalMs: 2000,
     };
     const served = { a: 0, b: 0, bAfterRecovery: 0 };
@@ -93,7 +122,7 @@ describe('guide §6.3, 03 §8: while the store is down', () => {
 });
 
 describe('guide §6.2: a server whose lease refresh is blocked is fenced by its deadline', () => {
-  it('CLIENT PAUSE blocks the refresh: new requests end Rejected from the deadline on, accepted work finishes, and admission resumes after a good refresh', async () => {
+  it('CLIENT PAUSE blocks the refresh: from the deadline on it leaves selection and refuses new records (Rejected), accepted work finishes, and it admits again after a good refresh', async () => {
     const lease = { ttlMs: 3000, refreshMs: 500, refreshTimeoutMs: 500, marginMs: 1000 };
     const store = { redis: redis.current, keyPrefix: freshPrefix(), lease };
     const release = cleanup.gate();
@@ -118,11 +147,16 @@ describe('guide §6.2: a server whose lease refresh is blocked is fenced by its 
     const fencedAfter = Date.now() - pausedAt;
     // The last good refresh started before the pause: fenced by then + ttl - margin (timer slack aside).
     expect(fencedAfter).toBeLessThanOrEqual(lease.ttlMs - lease.marginMs + 1000);
-    expect(await request('while fenced')).toMatchObject({ ok: false, code: 'Rejected' });
+    // Clients are told (draining, larger revision): with no other server, a call is Unavailable.
+    await waitFor(() => candidates(client, 'billing') === 0, 2000, 'the fenced server out of selection');
+    expect(await request('while fenced')).toMatchObject({ ok: false, code: 'Unavailable' });
+    // A record that reaches it anyway (sent before the client heard) is refused, never run.
+    expect(await rawRequest(server.localEndpoint('billing') as string, 'billing', 'work')).toBe(FENCED_CODE);
     release.open();
     expect(await slow).toMatchObject({ ok: true, value: 'ok' });
 
     await serverEvents.next('lease', (e) => e.state === 'held', 10000);
+    await client.waitForCandidates('billing', 1, 2000);
     expect(await within(request('after'), 5000)).toMatchObject({ ok: true, value: 'ok' });
     console.log(
       `fenced ${fencedAfter} ms after the pause began (deadline ttl - margin = ${lease.ttlMs - lease.marginMs} ms)`,

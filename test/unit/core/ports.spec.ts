@@ -19,6 +19,11 @@ describe('parseDescriptor', () => {
     ['an unknown kind', { kind: 'queue', channel: 'c', ...base }],
     ['a weight out of range', { kind: 'server', channel: 'c', weight: 10001, draining: false, ...base }],
     ['a missing endpoint', { kind: 'publisher', channel: 'c', ...base, endpoint: undefined }],
+    [
+      'an endpoint zeromq refuses',
+      { kind: 'publisher', channel: 'c', ...base, endpoint: 'tcp://bad host:1' },
+    ],
+    ['an endpoint that is no URL', { kind: 'publisher', channel: 'c', ...base, endpoint: 'garbage' }],
     ['a fractional revision', { kind: 'publisher', channel: 'c', ...base, revision: 1.5 }],
     [
       'a bad membership',

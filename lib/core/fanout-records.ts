@@ -1,0 +1,141 @@
+import {
+  MAX_UINT32,
+  RecordKind,
+  WIRE_VERSION,
+  describeValue,
+  isBytes,
+  isStr,
+  packr,
+  strBytes,
+} from './codec.js';
+import { MsgpackReader } from './msgpack-read.js';
+import * as write from './msgpack-write.js';
+
+/**
+ * Classic fanout records (guide §5.2, 02 §7). A PUB message is two frames: the topic (zeromq
+ * filters on it) and one record. An event carries a sequence number per (publisher run, topic) so
+ * a subscriber can count what HWM dropped on the way; the liveness beacon goes on the reserved topic.
+ */
+
+/** The reserved liveness topic: exactly these five bytes (02 §7). */
+export const BEACON_TOPIC: Buffer = Buffer.from([0x01, 0x5a, 0x4c, 0x46, 0x31]);
+
+export function isBeaconTopic(topic: Uint8Array): boolean {
+  return (
+    topic.length === 5 &&
+    topic[0] === 0x01 &&
+    topic[1] === 0x5a &&
+    topic[2] === 0x4c &&
+    topic[3] === 0x46 &&
+    topic[4] === 0x31
+  );
+}
+
+export interface FanoutBeaconRecord {
+  readonly kind: typeof RecordKind.FanoutBeacon;
+  /** The ChannelName: a subscriber connected to another channel's publisher finds out. */
+  readonly channel: string;
+  readonly rid: string;
+  readonly generation: string;
+}
+
+export function encodeFanoutEvent(seq: number, packet: string, payload: Uint8Array): Uint8Array {
+  if (seq > MAX_UINT32) return packr.pack([WIRE_VERSION, RecordKind.FanoutEvent, seq, packet, payload]);
+  const name = strBytes(packet);
+  const out = Buffer.allocUnsafe(3 + write.uintSize(seq) + name.length + write.binSize(payload));
+  const at = write.uint(out, write.head(out, 5, WIRE_VERSION, RecordKind.FanoutEvent), seq);
+  out.set(name, at);
+  write.bin(out, at + name.length, payload);
+  return out;
+}
+
+export function encodeFanoutBeacon(channel: string, rid: string, generation: string): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.FanoutBeacon, channel, rid, generation]);
+}
+
+const reader = new MsgpackReader();
+
+/**
+ * Reads the events of one frame (a publisher batches the events of one topic), calling `onEvent`
+ * for each and `onMalformed` with the reason for anything that is not one. Never throws. The usual
+ * event (uint seq, ASCII packet, bin payload) is read without msgpackr.
+ */
+export function readFanoutEvents(
+  frame: Uint8Array,
+  onEvent: (seq: number, packet: string, payload: Uint8Array) => void,
+  onMalformed: (reason: string) => void,
+): void {
+  let at = 0;
+  while (at < frame.length) {
+    if (frame[at] !== 0x95 || frame[at + 1] !== WIRE_VERSION || frame[at + 2] !== RecordKind.FanoutEvent)
+      break;
+    const r = reader.reset(frame, at + 3);
+    const seq = r.uint();
+    const packet = seq === undefined ? undefined : r.asciiFixstr();
+    const payload = packet === undefined ? undefined : r.bin();
+    if (payload === undefined) break;
+    onEvent(seq as number, packet as string, payload);
+    at = r.offset;
+  }
+  if (at < frame.length) slowEvents(at === 0 ? frame : frame.subarray(at), onEvent, onMalformed);
+}
+
+/** What the fast reader left: every value through msgpackr, each checked. */
+function slowEvents(
+  frame: Uint8Array,
+  onEvent: (seq: number, packet: string, payload: Uint8Array) => void,
+  onMalformed: (reason: string) => void,
+): void {
+  const values: unknown[] = [];
+  try {
+    packr.unpackMultiple(frame, (value: unknown) => {
+      values.push(value);
+    });
+  } catch (e) {
+    onMalformed(`frame: ${(e as Error).message}`);
+  }
+  for (const value of values) {
+    const v = checkRecord(value);
+    if (typeof v === 'string') onMalformed(v);
+    else if (v[1] !== RecordKind.FanoutEvent) onMalformed(`not a fanout event (kind ${describeValue(v[1])})`);
+    else {
+      const [, , seq, packet, payload] = v;
+      if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0)
+        onMalformed('event: bad sequence number');
+      else if (!isStr(packet) || packet.length === 0) onMalformed('event: bad packet name');
+      else if (!isBytes(payload) || v.length !== 5) onMalformed('event: bad payload');
+      else onEvent(seq, packet, payload);
+    }
+  }
+}
+
+export function decodeFanoutBeacon(frame: Uint8Array): FanoutBeaconRecord | string {
+  const v = unpack(frame);
+  if (typeof v === 'string') return v;
+  const [, kind, channel, rid, generation] = v;
+  if (
+    kind !== RecordKind.FanoutBeacon ||
+    !isStr(channel) ||
+    !isStr(rid) ||
+    !isStr(generation) ||
+    v.length !== 5
+  )
+    return 'not a liveness beacon';
+  return { kind: RecordKind.FanoutBeacon, channel, rid, generation };
+}
+
+function unpack(frame: Uint8Array): unknown[] | string {
+  let value: unknown;
+  try {
+    value = packr.unpack(frame);
+  } catch (e) {
+    return `record could not be read: ${(e as Error).message}`;
+  }
+  return checkRecord(value);
+}
+
+function checkRecord(value: unknown): unknown[] | string {
+  if (!Array.isArray(value) || value.length < 2) return 'record is not an array';
+  if (value[0] !== WIRE_VERSION) return `unsupported wire version ${describeValue(value[0])}`;
+  return value;
+}

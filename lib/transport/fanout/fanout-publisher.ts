@@ -1,0 +1,131 @@
+import { XPublisher } from 'zeromq';
+import {
+  BEACON_TOPIC,
+  type NormalizedListen,
+  isBeaconTopic,
+  type ZLinkEvents,
+  encodeFanoutBeacon,
+  encodeFanoutEvent,
+} from '../../core/index.js';
+import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { SocketPump } from '../socket-pump.js';
+
+export interface FanoutPublisherConfig {
+  readonly channel: string;
+  readonly rid: string;
+  readonly generation: string;
+  readonly listen: NormalizedListen;
+  readonly noDrop: boolean;
+  readonly sendHighWaterMark: number;
+  readonly beaconIntervalMs: number;
+  readonly sendQueueLimit: number;
+  readonly events: ZLinkEvents;
+}
+
+/** Topics remembered with their sequence counters; past this, counting starts over for all. */
+const MAX_TOPICS = 65536;
+
+/**
+ * The publisher of one classic fanout channel (guide §5.2): one PUB listener. A publish is done
+ * when the source-local queue took the event (guide §7); events queued together leave as one
+ * zeromq message per topic. In drop mode zeromq discards a subscriber's share once its queue holds
+ * `sendHighWaterMark` messages and the publisher never waits; with `noDrop` the write waits instead,
+ * the local queue fills, and publishes wait for space until their deadline.
+ *
+ * Every event carries a sequence number per topic, so subscribers can count what was dropped on the
+ * way; a beacon on the reserved topic tells them the publisher is alive.
+ */
+export class FanoutPublisher {
+  private readonly socket: XPublisher;
+  private loop: Promise<void> | undefined;
+  readonly pump: SocketPump;
+  private readonly seqs = new Map<string, number>();
+  private readonly beacon: Uint8Array;
+  private beaconTimer: NodeJS.Timeout | undefined;
+  private port = 0;
+  /** Events admitted (the publisher's own count; what subscribers received they count themselves). */
+  published = 0;
+
+  constructor(private readonly config: FanoutPublisherConfig) {
+    // An XPUB, to see each subscriber's subscriptions: its beacon subscription is answered with a
+    // beacon at once, so a new subscriber confirms who publishes without waiting for the interval.
+    this.socket = new XPublisher({
+      linger: 0,
+      noDrop: config.noDrop,
+      sendHighWaterMark: config.sendHighWaterMark,
+      ipv6: config.listen.bindHost.includes(':'),
+    });
+    this.socket.verbosity = 'allSubs';
+    this.pump = new SocketPump(this.socket, config.sendQueueLimit, `fanout publisher ${config.channel}`);
+    this.beacon = encodeFanoutBeacon(config.channel, config.rid, config.generation);
+  }
+
+  get channel(): string {
+    return this.config.channel;
+  }
+
+  get rid(): string {
+    return this.config.rid;
+  }
+
+  get generation(): string {
+    return this.config.generation;
+  }
+
+  get endpoint(): string {
+    return advertisedEndpoint(this.config.listen.bindHost, this.config.listen.advertiseHost, this.port);
+  }
+
+  get localEndpoint(): string {
+    return loopbackEndpoint(this.config.listen.bindHost, this.port);
+  }
+
+  async bind(): Promise<void> {
+    const { bindHost, port } = this.config.listen;
+    await this.socket.bind(bindAddress(bindHost, port));
+    this.port = boundPort(this.socket.lastEndpoint);
+    this.loop = this.subscriptions();
+    this.beaconTimer = setInterval(this.sendBeacon, this.config.beaconIntervalMs);
+    this.config.events.emit({ type: 'listening', channel: this.config.channel, endpoint: this.endpoint });
+  }
+
+  /**
+   * Queues one event under `topic` (`key` names the topic in the counter table); `false` when the
+   * local queue is full (the caller waits for space, see `admitThen`).
+   */
+  offer(topic: Buffer, key: string, packet: string, payload: Uint8Array): boolean {
+    if (!this.pump.hasSpace) return false;
+    let seq = this.seqs.get(key);
+    if (seq === undefined && this.seqs.size >= MAX_TOPICS) this.seqs.clear();
+    seq = (seq ?? 0) + 1;
+    this.seqs.set(key, seq);
+    this.published++;
+    return this.pump.offer(encodeFanoutEvent(seq, packet, payload), topic);
+  }
+
+  async close(): Promise<void> {
+    if (this.beaconTimer) clearInterval(this.beaconTimer);
+    this.pump.close();
+    if (!this.socket.closed) this.socket.close();
+    await this.loop;
+  }
+
+  /** Subscription messages: `01` + topic. A beacon subscription gets a beacon right away. */
+  private async subscriptions(): Promise<void> {
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await this.socket.receive();
+      } catch {
+        return; // closed
+      }
+      const sub = message[0];
+      if (sub !== undefined && sub[0] === 1 && isBeaconTopic(sub.subarray(1))) this.sendBeacon();
+    }
+  }
+
+  /** Forced past the queue bound: liveness must not wait behind a full queue of events. */
+  private readonly sendBeacon = (): void => {
+    this.pump.force(this.beacon, BEACON_TOPIC);
+  };
+}
