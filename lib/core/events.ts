@@ -2,7 +2,7 @@
  * Observability events: the one place where every event kind is defined and counted.
  * Emission is synchronous and costs a branch when nobody listens.
  */
-export type RouteKind = 'client-server' | 'route-mesh';
+export type RouteKind = 'client-server' | 'route-mesh' | 'fanout';
 
 /** What happened to a received business record (02 §9 "handler delivery result"). */
 export type DeliveryResult =
@@ -83,6 +83,18 @@ export type ZLinkEvent =
       /** How many live descriptors the read found (not on `outage`). */
       readonly count?: number;
       readonly reason?: string;
+    }
+  | {
+      /**
+       * A fanout subscriber's view of one publisher: `alive` when frames arrive (again), `silent`
+       * when none came for the silence timeout (guide §5.2, 02 §7 liveness).
+       */
+      readonly type: 'fanout_publisher';
+      readonly state: 'alive' | 'silent';
+      readonly channel: string;
+      readonly endpoint: string;
+      readonly rid?: string;
+      readonly generation?: string;
     }
   | {
       readonly type: 'listening';

@@ -66,11 +66,17 @@ export interface NormalizedFanoutChannel {
         readonly connect: readonly string[];
         readonly discovery: 'manual' | 'auto';
         /** `undefined`: the packet names of the channel's handlers. */
-        readonly topics: readonly Buffer[] | undefined;
+        readonly topics: readonly SubscribedTopic[] | undefined;
         readonly receiveHighWaterMark: number;
         readonly silenceTimeoutMs: number;
       }
     | undefined;
+}
+
+/** A subscribed topic: its bytes (what zeromq filters on) and the form the user gave (what handlers see). */
+export interface SubscribedTopic {
+  readonly bytes: Buffer;
+  readonly form: string | Buffer;
 }
 
 const PUBLISHER_KEYS = ['listen', 'noDrop', 'sendHighWaterMark', 'beaconIntervalMs', 'rid'];
@@ -163,14 +169,14 @@ function subscriber(
       `${field}.connect`,
       "no publisher endpoint; list endpoints or use discovery: 'auto'",
     );
-  let topics: Buffer[] | undefined;
+  let topics: SubscribedTopic[] | undefined;
   if (s.topics !== undefined) {
     if (!Array.isArray(s.topics) || s.topics.length === 0)
       throw configurationError(`${field}.topics`, 'must be a non-empty array of strings or bytes');
     topics = s.topics.map((t: unknown, i) => {
       const bytes = topicBytes(t);
       if (typeof bytes === 'string') throw configurationError(`${field}.topics[${i}]`, bytes);
-      return bytes;
+      return { bytes, form: typeof t === 'string' ? t : bytes };
     });
   }
   return {

@@ -38,6 +38,7 @@ export type {
   FanoutSubscriberOptions,
   FanoutTopic,
   NormalizedFanoutChannel,
+  SubscribedTopic,
 } from './fanout-options.js';
 export { topicBytes } from './fanout-options.js';
 export type {

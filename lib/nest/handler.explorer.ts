@@ -76,10 +76,10 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     if (wrapper.inject || !metatype?.prototype) return;
     for (const method of this.scanner.getAllMethodNames(metatype.prototype)) {
       const fn = (metatype.prototype as Record<string, unknown>)[method];
-      if (this.accessor.channelHandlers(fn).length + this.accessor.nodeHandlers(fn).length === 0) continue;
+      if (this.accessor.count(fn) === 0) continue;
       throw configurationError(
         `handler ${metatype.name ?? String(wrapper.name)}.${method}`,
-        '@ChannelHandler and @NodeHandler need a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
+        'ZLink handlers (@ChannelHandler, @NodeHandler, @FanoutHandler) need a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
       );
     }
   }
@@ -87,7 +87,8 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
   private registerMethod(instance: Instance, method: string): void {
     const channelHandlers = this.accessor.channelHandlers(instance[method]);
     const nodeHandlers = this.accessor.nodeHandlers(instance[method]);
-    if (channelHandlers.length + nodeHandlers.length === 0) return;
+    const fanoutHandlers = this.accessor.fanoutHandlers(instance[method]);
+    if (channelHandlers.length + nodeHandlers.length + fanoutHandlers.length === 0) return;
     const source = `${instance.constructor.name}.${method}`;
     const handler = this.createHandler(instance, method);
     for (const { channel, kind, packet } of channelHandlers) {
@@ -95,6 +96,9 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     }
     for (const { mesh, kind, packet } of nodeHandlers) {
       this.runtime.registerNodeHandler({ mesh, kind, packet, handler, source });
+    }
+    for (const { channel, packet } of fanoutHandlers) {
+      this.runtime.registerFanoutHandler({ channel, kind: 'send', packet, handler, source });
     }
   }
 

@@ -1,6 +1,7 @@
 export {
   ChannelHandler,
   type ChannelHandlerOptions,
+  FanoutHandler,
   NodeHandler,
   type NodeHandlerOptions,
   ZLinkContext,

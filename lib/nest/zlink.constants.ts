@@ -3,6 +3,7 @@ export const ZLINK_CHANNEL_HANDLER = 'zlink:channel-handler';
 
 /** Reflect-metadata key of the `@NodeHandler` list on a method. @internal */
 export const ZLINK_NODE_HANDLER = 'zlink:node-handler';
+export const ZLINK_FANOUT_HANDLER = 'zlink:fanout-handler';
 
 /**
  * Parameter types of ZLink handler arguments. The values equal Nest's `RpcParamtype.PAYLOAD` and

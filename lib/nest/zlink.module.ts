@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { ZLinkOptions } from '../core/index.js';
-import { ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
+import { ZLinkFanoutClient, ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
 import { ZLinkHandlerExplorer } from './handler.explorer.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 import {
@@ -16,7 +16,7 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
 /**
  * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
  * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
- * `ZLinkRouteClient` as injectables.
+ * `ZLinkRouteClient` and `ZLinkFanoutClient` as injectables.
  *
  * Lifecycle: the options are validated when the runtime is created (a bad option fails the
  * bootstrap with `Configuration` naming it; like any provider error, Nest aborts the process there
@@ -39,9 +39,14 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
       useFactory: (runtime: ZLinkRuntime) => runtime.routeClient,
       inject: [ZLinkRuntime],
     },
+    {
+      provide: ZLinkFanoutClient,
+      useFactory: (runtime: ZLinkRuntime) => runtime.fanoutClient,
+      inject: [ZLinkRuntime],
+    },
     ZLinkMetadataAccessor,
     ZLinkHandlerExplorer,
   ],
-  exports: [ZLinkRuntime, ZLinkRouteClient],
+  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkFanoutClient],
 })
 export class ZLinkModule extends ZLinkConfigurableModule {}

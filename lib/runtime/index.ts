@@ -8,3 +8,11 @@ export {
 export { ZLinkRouteClient } from './route-client.js';
 export { ZLinkRuntime } from './zlink-runtime.js';
 export type { ChannelRole, MeshSnapshot, ZLinkSnapshot } from './snapshot.js';
+export {
+  ZLinkFanoutClient,
+  ZLinkFanoutPublishCall,
+  type FanoutSubmitter,
+  type PublishCall,
+  type PublishOptions,
+} from './fanout-client.js';
+export type { LocationSnapshot } from './location.js';

@@ -1,6 +1,7 @@
 import type { JobQueue, NormalizedOptions, PendingRequests } from '../core/index.js';
 import type { MeshMembership, ObjectRole } from '../core/index.js';
-import type { ClientChannel, MeshNode, ServerListener } from '../transport/index.js';
+import type { ClientChannel, FanoutSubscriber, MeshNode, ServerListener } from '../transport/index.js';
+import type { RuntimeFanout } from './fanout.js';
 import type { LocationSnapshot, RuntimeLocation } from './location.js';
 
 export type ChannelRole = 'client' | 'server' | 'client_and_server';
@@ -26,6 +27,17 @@ export interface ZLinkSnapshot {
     };
   }[];
   readonly meshes: MeshSnapshot[];
+  /** Classic fanout channels: the publisher's endpoint and counts, each subscriber link's state and counts. */
+  readonly fanout: {
+    readonly channel: string;
+    readonly publisher?: {
+      readonly endpoint: string;
+      readonly rid: string;
+      readonly published: number;
+      readonly queued: number;
+    };
+    readonly subscriber?: { readonly publishers: ReturnType<FanoutSubscriber['snapshot']> };
+  }[];
   /** Present when a `locationStore` is configured and the runtime started. */
   readonly locationStore?: LocationSnapshot;
   readonly pendingRequests: number;
@@ -117,6 +129,7 @@ export function buildSnapshot(
   pending: PendingRequests,
   jobs: JobQueue,
   location: RuntimeLocation | undefined,
+  fanout: RuntimeFanout,
 ): ZLinkSnapshot {
   const channels = [...options.clientServer.values()].map((cs) => {
     const server = servers.get(cs.channel);
@@ -135,6 +148,17 @@ export function buildSnapshot(
   return {
     channels,
     meshes: [...meshes.values()].map(meshSnapshot),
+    fanout: [...options.fanout.keys()].map((channel) => {
+      const p = fanout.publishers.get(channel);
+      const s = fanout.subscribers.get(channel);
+      return {
+        channel,
+        ...(p && {
+          publisher: { endpoint: p.endpoint, rid: p.rid, published: p.published, queued: p.pump.queued },
+        }),
+        ...(s && { subscriber: { publishers: s.snapshot() } }),
+      };
+    }),
     ...(location && { locationStore: location.snapshot() }),
     pendingRequests: pending.size,
     lateReplies: pending.counters.late,

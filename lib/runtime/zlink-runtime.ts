@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistration,
+  type FanoutHandlerRegistration,
+  FanoutHandlerRegistry,
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
   type NormalizedOptions,
@@ -24,8 +26,11 @@ import {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import type { CallSubmission, CallSubmitter } from './calls.js';
+import { checkHandlers } from './handler-checks.js';
 import { RuntimeLocation, serverDescriptor } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
+import { RuntimeFanout } from './fanout.js';
+import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
 
@@ -47,6 +52,8 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly events = new ZLinkEvents();
   readonly handlers = new ChannelHandlerRegistry();
   readonly nodeHandlers = new NodeHandlerRegistry();
+  readonly fanoutHandlers = new FanoutHandlerRegistry();
+  readonly fanoutClient: ZLinkFanoutClient;
   readonly routeClient: ZLinkRouteClient;
   /** Random per process start: a restarted server is a new generation (03 §7). */
   readonly generation = randomBytes(8).toString('hex');
@@ -56,6 +63,7 @@ export class ZLinkRuntime implements CallSubmitter {
   private readonly clients = new Map<string, ClientChannel>();
   private readonly clientId = randomBytes(6).toString('hex');
   private readonly meshes: RuntimeMeshes;
+  private readonly fanout: RuntimeFanout;
   /** The Location Store, its owner lease and discovery; set on start when `locationStore` is given. */
   private location: RuntimeLocation | undefined;
   private state: RuntimeState = 'created';
@@ -66,6 +74,15 @@ export class ZLinkRuntime implements CallSubmitter {
     this.options = normalizeOptions(options);
     this.jobs = new JobQueue(this.options.handlerConcurrency);
     this.routeClient = new ZLinkRouteClient(this);
+    this.fanoutClient = new ZLinkFanoutClient(this);
+    this.fanout = new RuntimeFanout({
+      options: this.options,
+      generation: this.generation,
+      processTag: this.clientId,
+      handlers: this.fanoutHandlers,
+      jobs: this.jobs,
+      events: this.events,
+    });
     this.meshes = new RuntimeMeshes({
       options: this.options,
       generation: this.generation,
@@ -80,24 +97,25 @@ export class ZLinkRuntime implements CallSubmitter {
 
   /** Registers a channel handler; only before `start()`. Duplicates throw `Configuration` naming both. */
   registerChannelHandler(registration: ChannelHandlerRegistration): void {
-    if (this.state !== 'created') {
-      throw configurationError(
-        `handler ${registration.source}`,
-        'handlers must be registered before the runtime starts',
-      );
-    }
+    this.beforeStart(`handler ${registration.source}`);
     this.handlers.register(registration);
   }
 
   /** Registers a Node direct handler for MeshName `mesh`; only before `start()`. */
   registerNodeHandler(registration: NodeHandlerRegistration): void {
-    if (this.state !== 'created') {
-      throw configurationError(
-        `node handler ${registration.source}`,
-        'handlers must be registered before the runtime starts',
-      );
-    }
+    this.beforeStart(`node handler ${registration.source}`);
     this.nodeHandlers.register(registration);
+  }
+
+  /** Registers a fanout handler (by channel and packet name); only before `start()`. */
+  registerFanoutHandler(registration: FanoutHandlerRegistration): void {
+    this.beforeStart(`fanout handler ${registration.source}`);
+    this.fanoutHandlers.register(registration);
+  }
+
+  private beforeStart(field: string): void {
+    if (this.state !== 'created')
+      throw configurationError(field, 'handlers must be registered before the runtime starts');
   }
 
   /**
@@ -111,7 +129,11 @@ export class ZLinkRuntime implements CallSubmitter {
 
   private async doStart(): Promise<void> {
     this.state = 'starting';
-    this.checkHandlers();
+    checkHandlers(
+      this.options,
+      { channels: this.handlers, nodes: this.nodeHandlers, fanout: this.fanoutHandlers },
+      (channel) => this.meshes.channelRole(channel),
+    );
     const storeOptions = this.options.locationStore;
     const location = storeOptions ? new RuntimeLocation(storeOptions, this.events) : undefined;
     this.location = location;
@@ -138,10 +160,12 @@ export class ZLinkRuntime implements CallSubmitter {
           throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
       }
       await this.meshes.bind(() => this.state === 'starting', location);
+      await this.fanout.bind(() => this.state === 'starting');
       // Published only once every listener is bound: a descriptor always names a live endpoint.
       await location?.publish([
         ...[...this.servers.values()].map(serverDescriptor),
         ...this.meshes.descriptors(),
+        ...this.fanout.descriptors(),
       ]);
       if (this.state !== 'starting')
         throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
@@ -169,6 +193,7 @@ export class ZLinkRuntime implements CallSubmitter {
         }
       }
       this.meshes.connect();
+      discoveries.push(...this.fanout.subscribe(location));
       if (location) discoveries.push(...this.meshes.discover(location));
       await Promise.all(discoveries);
       if (this.state !== 'starting')
@@ -195,43 +220,11 @@ export class ZLinkRuntime implements CallSubmitter {
     }
   }
 
-  /** A handler for a channel or mesh this process does not serve is a startup error naming the handler. */
-  private checkHandlers(): void {
-    for (const channel of this.handlers.channels()) {
-      const cs = this.options.clientServer.get(channel);
-      const meshRole = this.meshes.channelRole(channel);
-      if (cs?.server || meshRole === 'server') continue;
-      const sources = this.handlers
-        .forChannel(channel)
-        .map((h) => h.source)
-        .join(', ');
-      throw configurationError(
-        `handler ${sources}`,
-        cs || meshRole
-          ? `channel '${channel}' has no Server role in this process`
-          : `channel '${channel}' is not registered in this process`,
-      );
-    }
-    for (const mesh of this.nodeHandlers.scopes()) {
-      const objectRole = this.options.meshes.get(mesh)?.objectRole;
-      if (objectRole !== undefined && objectRole !== 'client') continue;
-      const sources = this.nodeHandlers
-        .forScope(mesh)
-        .map((h) => h.source)
-        .join(', ');
-      throw configurationError(
-        `node handler ${sources}`,
-        objectRole === 'client'
-          ? `the MeshNode of '${mesh}' is an Object Client, which takes no Node direct handlers (02 §2)`
-          : `MeshName '${mesh}' is not registered in this process`,
-      );
-    }
-  }
-
   /** `CallSubmitter`: the route client's calls land here. */
   submit(call: CallSubmission): Promise<unknown> {
     // Not an async function: a started runtime submits in the caller's turn with no extra promise.
-    if (this.state !== 'started') return this.untilStarted(call).then(() => this.submit(call));
+    if (this.state !== 'started')
+      return this.untilStarted(`${call.kind} ${call.channel}/${call.packet}`).then(() => this.submit(call));
     try {
       return this.submitStarted(call);
     } catch (error) {
@@ -277,9 +270,22 @@ export class ZLinkRuntime implements CallSubmitter {
     return cs.request(submit, `request ${call.channel}/${call.packet}`);
   }
 
+  /** `FanoutSubmitter`: publishes land here (guide §7: done on local admission). */
+  publish(call: PublishCall): Promise<void> {
+    if (this.state !== 'started')
+      return this.untilStarted(`publish ${call.channel}/${call.packet}`).then(() => this.publish(call));
+    try {
+      const timeoutMs = call.timeoutMs ?? this.options.requestTimeoutMs;
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+        throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
+      return this.fanout.publish({ ...call, timeoutMs });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Calls before `start()` fail; calls during it wait for it; calls after `close()` end `Shutdown`. */
-  private async untilStarted(call: CallSubmission): Promise<void> {
-    const what = `${call.kind} ${call.channel}/${call.packet}`;
+  private async untilStarted(what: string): Promise<void> {
     if (this.state === 'created') {
       // Waiting here could deadlock a Nest app calling from onModuleInit (start comes after it).
       throw new ZLinkError(
@@ -321,14 +327,14 @@ export class ZLinkRuntime implements CallSubmitter {
     ]);
   }
 
-  /** The advertised endpoint of a local Server listener, once bound. */
+  /** The advertised endpoint of a local Server listener or fanout publisher, once bound. */
   endpoint(channel: string): string | undefined {
-    return this.servers.get(channel)?.endpoint;
+    return this.servers.get(channel)?.endpoint ?? this.fanout.publishers.get(channel)?.endpoint;
   }
 
   /** The endpoint this process uses for its own listener (loopback for a wildcard bind). */
   localEndpoint(channel: string): string | undefined {
-    return this.servers.get(channel)?.localEndpoint;
+    return this.servers.get(channel)?.localEndpoint ?? this.fanout.publishers.get(channel)?.localEndpoint;
   }
 
   snapshot(): ZLinkSnapshot {
@@ -340,6 +346,7 @@ export class ZLinkRuntime implements CallSubmitter {
       this.pending,
       this.jobs,
       this.location,
+      this.fanout,
     );
   }
 
@@ -380,6 +387,7 @@ export class ZLinkRuntime implements CallSubmitter {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     await Promise.all([...this.servers.values()].map((s) => s.close()));
     await this.meshes.close();
+    await this.fanout.close();
     this.state = 'closed';
   }
 

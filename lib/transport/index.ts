@@ -1,4 +1,5 @@
 export * from './client-server/index.js';
 export { SocketPump, type SendableSocket } from './socket-pump.js';
 export * from './route-mesh/index.js';
-export type { Submission } from './admission.js';
+export * from './fanout/index.js';
+export { admitThen, type Submission } from './admission.js';

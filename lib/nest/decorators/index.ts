@@ -1,3 +1,4 @@
 export { ChannelHandler, type ChannelHandlerOptions } from './channel-handler.decorator.js';
 export { NodeHandler, type NodeHandlerOptions } from './node-handler.decorator.js';
+export { FanoutHandler } from './fanout-handler.decorator.js';
 export { ZLinkContext, ZLinkPayload } from './params.decorator.js';

@@ -1,0 +1,188 @@
+import { hostname } from 'node:os';
+import {
+  type FanoutHandlerRegistry,
+  type JobQueue,
+  type NormalizedOptions,
+  type PublisherDescriptor,
+  type ZLinkEvents,
+  ZLinkError,
+  encodePayload,
+  errorMessage,
+  invalidArgument,
+  topicBytes,
+} from '../core/index.js';
+import { FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
+import type { PublishCall } from './fanout-client.js';
+import type { RuntimeLocation } from './location.js';
+
+export interface FanoutConfig {
+  readonly options: NormalizedOptions;
+  readonly generation: string;
+  readonly processTag: string;
+  readonly handlers: FanoutHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+}
+
+/** A publish with its deadline resolved. */
+export type PublishSubmission = PublishCall & { readonly timeoutMs: number };
+
+/** Topic bytes of string topics, made once per name (publishers repeat a few topics). */
+const TOPIC_CACHE_LIMIT = 1024;
+
+/** The runtime's classic fanout channels: a publisher and/or a subscriber per ChannelName. */
+export class RuntimeFanout {
+  readonly publishers = new Map<string, FanoutPublisher>();
+  readonly subscribers = new Map<string, FanoutSubscriber>();
+  private readonly topics = new Map<string, [Buffer, string]>();
+
+  constructor(private readonly config: FanoutConfig) {}
+
+  /** Binds every publisher; a bind failure is `Configuration` naming the listen option. */
+  async bind(stillStarting: () => boolean): Promise<void> {
+    const { options, generation, processTag, events } = this.config;
+    for (const [channel, f] of options.fanout) {
+      if (!f.publisher) continue;
+      const publisher = new FanoutPublisher({
+        channel,
+        rid: f.publisher.rid ?? `${hostname()}-${process.pid}-${processTag}-${channel}`,
+        generation,
+        listen: f.publisher.listen,
+        noDrop: f.publisher.noDrop,
+        sendHighWaterMark: f.publisher.sendHighWaterMark,
+        beaconIntervalMs: f.publisher.beaconIntervalMs,
+        sendQueueLimit: options.sendQueueLimit,
+        events,
+      });
+      this.publishers.set(channel, publisher);
+      try {
+        await publisher.bind();
+      } catch (error) {
+        if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+        const field = `fanout.${channel}.publisher.listen`;
+        throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
+          cause: error,
+          details: { field },
+        });
+      }
+      if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+    }
+  }
+
+  /** Opens every subscriber: manual endpoints now, discovered ones through `location`. */
+  subscribe(location: RuntimeLocation | undefined): Promise<unknown>[] {
+    const { options, handlers, jobs, events } = this.config;
+    const reads: Promise<unknown>[] = [];
+    for (const [channel, f] of options.fanout) {
+      const s = f.subscriber;
+      if (!s) continue;
+      const topics = s.topics ?? handlers.packets(channel).map((p) => ({ bytes: Buffer.from(p), form: p }));
+      const subscriber = new FanoutSubscriber({
+        channel,
+        topics,
+        receiveHighWaterMark: s.receiveHighWaterMark,
+        silenceTimeoutMs: s.silenceTimeoutMs,
+        handlers,
+        jobs,
+        events,
+      });
+      this.subscribers.set(channel, subscriber);
+      for (const endpoint of s.connect) subscriber.connect(endpoint);
+      if (location && s.discovery === 'auto') {
+        reads.push(
+          location.discover('publisher', channel, (list) =>
+            subscriber.setDiscovered(list as PublisherDescriptor[]),
+          ),
+        );
+      }
+    }
+    return reads;
+  }
+
+  descriptors(): PublisherDescriptor[] {
+    return [...this.publishers.values()].map((p) => ({
+      kind: 'publisher',
+      channel: p.channel,
+      rid: p.rid,
+      generation: p.generation,
+      endpoint: p.endpoint,
+      revision: 1,
+    }));
+  }
+
+  /**
+   * Publishes one event (guide §5.2, §7): done when the local queue took it. Drop mode never waits
+   * on a subscriber; with `noDrop` a full queue waits for space until the deadline (`Timeout`).
+   */
+  publish(call: PublishSubmission): Promise<void> {
+    const publisher = this.publishers.get(call.channel);
+    if (!publisher) {
+      if (this.config.options.fanout.has(call.channel))
+        throw new ZLinkError(
+          'NotConfigured',
+          `fanout channel '${call.channel}' has no publisher in this process`,
+        );
+      throw new ZLinkError('NotFound', `fanout channel '${call.channel}' is not registered in this process`);
+    }
+    const [topic, key] = this.topicOf(call.topic ?? call.packet);
+    let payload: Uint8Array;
+    try {
+      payload = encodePayload(call.event);
+    } catch (error) {
+      throw invalidArgument(
+        `publish ${call.channel}/${call.packet}`,
+        `event cannot be encoded: ${(error as Error).message}`,
+      );
+    }
+    if (!call.signal?.aborted && publisher.offer(topic, key, call.packet, payload)) return RESOLVED;
+    const deadline = Date.now() + call.timeoutMs;
+    const submission = {
+      packet: call.packet,
+      metadata: undefined,
+      payload,
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+    };
+    const describe = `publish on '${call.channel}'`;
+    return admitThen(
+      publisher.pump,
+      submission,
+      deadline,
+      describe,
+      () => undefined,
+      () => {
+        publisher.offer(topic, key, call.packet, payload);
+      },
+    );
+  }
+
+  /** The topic's bytes and its key in the publisher's sequence table; `InvalidArgument` for a reserved or empty one. */
+  private topicOf(topic: string | Uint8Array): [Buffer, string] {
+    // The key is the wire bytes, so a string topic and the same bytes given raw count as one topic.
+    if (typeof topic !== 'string') {
+      const bytes = this.checked(topic);
+      return [bytes, bytes.toString('latin1')];
+    }
+    let entry = this.topics.get(topic);
+    if (entry === undefined) {
+      const bytes = this.checked(topic);
+      entry = [bytes, bytes.toString('latin1')];
+      if (this.topics.size >= TOPIC_CACHE_LIMIT) this.topics.clear();
+      this.topics.set(topic, entry);
+    }
+    return entry;
+  }
+
+  private checked(topic: unknown): Buffer {
+    const bytes = topicBytes(topic);
+    if (typeof bytes === 'string') throw invalidArgument('topic', bytes);
+    return bytes;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscribers.values()].map((s) => s.close()));
+    await Promise.all([...this.publishers.values()].map((p) => p.close()));
+  }
+}
+
+const RESOLVED = Promise.resolve();

@@ -1,0 +1,255 @@
+import { Subscriber } from 'zeromq';
+import {
+  BEACON_TOPIC,
+  type FanoutBeaconRecord,
+  type FanoutHandlerRegistry,
+  type JobQueue,
+  type SubscribedTopic,
+  type ZLinkEvents,
+  type ZLinkFanoutContext,
+  decodeFanoutBeacon,
+  isBeaconTopic,
+  readFanoutEvents,
+} from '../../core/index.js';
+import { type InboundScope, runInbound } from '../inbound.js';
+
+export interface PublisherLinkConfig {
+  readonly channel: string;
+  readonly endpoint: string;
+  readonly topics: readonly SubscribedTopic[];
+  readonly receiveHighWaterMark: number;
+  readonly handlers: FanoutHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  /**
+   * Whether events from the publisher run a beacon named may be delivered: any run of this channel
+   * for a manual endpoint, only a listed (RID, generation) for a discovered one (guide §6.5).
+   */
+  readonly accepts: (beacon: FanoutBeaconRecord) => boolean;
+  /** Discovered links deliver nothing before a beacon confirmed the publisher. */
+  readonly needsConfirmation: boolean;
+}
+
+/** What a link counted; `dropped` comes from gaps in the per-topic sequence numbers. */
+export interface PublisherLinkCounters {
+  received: number;
+  dropped: number;
+  /** zeromq matches subscriptions by prefix; a topic that is only a prefix match is not ours. */
+  filtered: number;
+  /** Events that arrived before the publisher was confirmed, or from the wrong channel. */
+  unconfirmed: number;
+}
+
+/** A topic as handlers see it: the string or bytes the subscription was given as. */
+type TopicForm = string | Buffer;
+
+interface Deferred {
+  readonly topic: Buffer;
+  readonly form: TopicForm;
+  readonly packet: string;
+  readonly payload: Uint8Array;
+}
+
+/**
+ * One SUB socket toward one publisher endpoint (guide §2.3). It subscribes the beacon topic and the
+ * channel's topics, delivers events whose topic matches exactly to the handler found by packet name
+ * (none: discarded, reported `no_handler`), each under a job permit — a full job queue stops the
+ * reading, zeromq's queues fill, and the publisher drops this subscriber's share, nobody else's.
+ * Beacons never reach a handler nor the delivery events; they say the publisher is alive.
+ */
+export class PublisherLink {
+  private readonly socket: Subscriber;
+  private readonly forms = new Map<string, TopicForm>();
+  private readonly seqs = new Map<string, number>();
+  private readonly scope: InboundScope<ZLinkFanoutContext>;
+  private loop: Promise<void> | undefined;
+  /** The topic and its form of the event being delivered (read by the scope's context builder). */
+  private currentForm: TopicForm = '';
+  private frameTopic: Buffer = Buffer.alloc(0);
+  private frameForm: TopicForm = '';
+  /** Events of the frame being read that wait for a job permit, in order. */
+  private readonly deferred: Deferred[] = [];
+  private lastTopic: Buffer = Buffer.alloc(0);
+  private lastKey = '';
+  readonly counters: PublisherLinkCounters = { received: 0, dropped: 0, filtered: 0, unconfirmed: 0 };
+  /** The run the last beacon named. */
+  beacon: FanoutBeaconRecord | undefined;
+  private confirmed: boolean;
+  lastHeard = 0;
+  state: 'connecting' | 'alive' | 'silent' = 'connecting';
+
+  constructor(private readonly config: PublisherLinkConfig) {
+    this.confirmed = !config.needsConfirmation;
+    this.socket = new Subscriber({
+      linger: 0,
+      receiveHighWaterMark: config.receiveHighWaterMark,
+      ipv6: config.endpoint.includes('['),
+    });
+    for (const t of config.topics) this.forms.set(t.bytes.toString('latin1'), t.form);
+    const { channel, handlers, events } = config;
+    this.scope = {
+      route: 'fanout',
+      events,
+      channel,
+      mesh: undefined,
+      lookup: (_kind, packet) => handlers.lookup(channel, 'send', packet),
+      context: (_kind, packet) => ({
+        channelName: channel,
+        packet,
+        topic: this.currentForm,
+        publisherRid: this.beacon?.rid,
+      }),
+      reply: () => undefined,
+    };
+  }
+
+  get endpoint(): string {
+    return this.config.endpoint;
+  }
+
+  start(): void {
+    // The beacon last: the publisher answers that subscription with a beacon at once, and reads the
+    // subscriptions in order — so the first beacon says every topic here is subscribed there.
+    this.socket.subscribe(...this.config.topics.map((t) => t.bytes), BEACON_TOPIC);
+    this.socket.connect(this.config.endpoint);
+    this.loop = this.receiveLoop();
+  }
+
+  /** The discovered list changed: a beacon already heard may name a listed run now. */
+  recheck(): void {
+    if (this.beacon && this.beacon.channel === this.config.channel)
+      this.confirmed = this.config.accepts(this.beacon);
+  }
+
+  async close(): Promise<void> {
+    if (!this.socket.closed) this.socket.close();
+    await this.loop;
+  }
+
+  private async receiveLoop(): Promise<void> {
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await this.socket.receive();
+      } catch {
+        return; // closed
+      }
+      const wasAlive = this.state === 'alive';
+      this.lastHeard = Date.now();
+      this.state = 'alive';
+      const [topic, body] = message;
+      let newRun = false;
+      if (topic === undefined || body === undefined || message.length !== 2) {
+        this.protocolError(`a fanout message has 2 frames, got ${message.length}`);
+      } else if (isBeaconTopic(topic)) {
+        newRun = this.onBeacon(body);
+      } else {
+        this.onEvents(topic, body);
+      }
+      if (!wasAlive || newRun) this.announce('alive');
+      // In order: once one event waits for a permit, the rest of the frame waits behind it.
+      for (const d of this.deferred) {
+        await this.config.jobs.acquire();
+        this.run(d.topic, d.form, d.packet, d.payload);
+      }
+      this.deferred.length = 0;
+    }
+  }
+
+  private onEvents(topic: Buffer, body: Buffer): void {
+    const form = this.formOf(topic);
+    if (form === undefined) {
+      this.counters.filtered++;
+      return;
+    }
+    if (!this.confirmed) {
+      readFanoutEvents(body, this.discard, this.protocolError);
+      return;
+    }
+    this.frameTopic = topic;
+    this.frameForm = form;
+    readFanoutEvents(body, this.onEvent, this.protocolError);
+  }
+
+  private readonly onEvent = (seq: number, packet: string, payload: Uint8Array): void => {
+    this.count(this.lastKey, seq);
+    const topic = this.frameTopic;
+    const form = this.frameForm;
+    if (this.deferred.length === 0 && this.config.jobs.tryAcquire()) this.run(topic, form, packet, payload);
+    else this.deferred.push({ topic, form, packet, payload });
+  };
+
+  private readonly discard = (): void => {
+    this.counters.unconfirmed++;
+  };
+
+  private run(topic: Buffer, form: TopicForm, packet: string, payload: Uint8Array): void {
+    this.currentForm = form;
+    void runInbound(this.scope, topic, undefined, { packet, metadata: undefined, payload }).finally(() =>
+      this.config.jobs.release(),
+    );
+  }
+
+  /** The form of a subscribed topic matched exactly; the last one is remembered (topics repeat). */
+  private formOf(topic: Buffer): TopicForm | undefined {
+    if (!topic.equals(this.lastTopic)) {
+      this.lastTopic = Buffer.from(topic);
+      this.lastKey = topic.toString('latin1');
+    }
+    return this.forms.get(this.lastKey);
+  }
+
+  /** A gap in a topic's sequence is what HWM dropped on the way; a step back is a new publisher run. */
+  private count(key: string, seq: number): void {
+    this.counters.received++;
+    const last = this.seqs.get(key);
+    if (last !== undefined && seq > last + 1) this.counters.dropped += seq - last - 1;
+    this.seqs.set(key, seq);
+  }
+
+  /** Returns whether the beacon names another run than the last one did. */
+  private onBeacon(body: Buffer): boolean {
+    const beacon = decodeFanoutBeacon(body);
+    if (typeof beacon === 'string') {
+      this.protocolError(beacon);
+      return false;
+    }
+    if (beacon.channel !== this.config.channel) {
+      this.confirmed = false;
+      this.protocolError(`publisher at ${this.config.endpoint} serves '${beacon.channel}'`);
+      return false;
+    }
+    const newRun = this.beacon?.generation !== beacon.generation;
+    // Another run: its sequence numbers start over.
+    if (newRun) this.seqs.clear();
+    this.beacon = beacon;
+    this.confirmed = this.config.accepts(beacon);
+    return newRun;
+  }
+
+  /** Called by the subscriber's liveness sweep. */
+  silent(): void {
+    this.state = 'silent';
+    this.announce('silent');
+  }
+
+  private announce(state: 'alive' | 'silent'): void {
+    this.config.events.emit({
+      type: 'fanout_publisher',
+      state,
+      channel: this.config.channel,
+      endpoint: this.config.endpoint,
+      ...(this.beacon && { rid: this.beacon.rid, generation: this.beacon.generation }),
+    });
+  }
+
+  private readonly protocolError = (reason: string): void => {
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'fanout',
+      channel: this.config.channel,
+      endpoint: this.config.endpoint,
+      reason,
+    });
+  };
+}
