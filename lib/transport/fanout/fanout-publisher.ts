@@ -22,6 +22,9 @@ export interface FanoutPublisherConfig {
   readonly events: ZLinkEvents;
 }
 
+/** The longest pause between two tries of a noDrop write that found a subscriber's queue full. */
+const NODROP_RETRY_MAX_MS = 20;
+
 /** Topics remembered with their sequence counters; past this, counting starts over for all. */
 const MAX_TOPICS = 65536;
 
@@ -56,7 +59,10 @@ export class FanoutPublisher {
       ipv6: config.listen.bindHost.includes(':'),
     });
     this.socket.verbosity = 'allSubs';
-    this.pump = new SocketPump(this.socket, config.sendQueueLimit, `fanout publisher ${config.channel}`);
+    // zeromq refuses an XPUB write at a full subscriber queue under noDrop (EAGAIN) and has no
+    // writable signal for it (an XPUB always polls writable): the write is retried until it goes.
+    const socket = config.noDrop ? { send: (m: Buffer[]) => this.sendWhenRoom(m) } : this.socket;
+    this.pump = new SocketPump(socket, config.sendQueueLimit, `fanout publisher ${config.channel}`);
     this.beacon = encodeFanoutBeacon(config.channel, config.rid, config.generation);
   }
 
@@ -108,6 +114,20 @@ export class FanoutPublisher {
     this.pump.close();
     if (!this.socket.closed) this.socket.close();
     await this.loop;
+  }
+
+  private async sendWhenRoom(message: Buffer[]): Promise<void> {
+    let wait = 1;
+    for (;;) {
+      try {
+        return await this.socket.send(message);
+      } catch (error) {
+        // Nothing of the message left (zeromq checks every subscriber's queue before the first frame).
+        if ((error as { code?: string }).code !== 'EAGAIN' || this.socket.closed) throw error;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, NODROP_RETRY_MAX_MS);
+    }
   }
 
   /** Subscription messages: `01` + topic. A beacon subscription gets a beacon right away. */
