@@ -115,6 +115,25 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`**Selector failed**: ${report.selector.error.split('\n')[0]}`, '');
   }
 
+  if (Array.isArray(report.fanout)) {
+    out.push(
+      'Fanout (publisher and subscriber processes; median of the repetitions):',
+      '',
+      table(
+        ['system', 'published/s', 'delivered/s', 'dropped (counted)'],
+        report.fanout.map((r) => [
+          r.system === 'zlink' ? 'ZLink classic fanout' : 'raw zeromq.js PUB→SUB',
+          num(r.publishPerSec, 0),
+          num(r.deliveredPerSec, 0),
+          r.system === 'zlink' ? String(r.dropped) : '–',
+        ]),
+      ),
+      '',
+    );
+  } else if (report.fanout) {
+    out.push(`**Fanout failed**: ${report.fanout.error.split('\n')[0]}`, '');
+  }
+
   out.push(
     'Targets:',
     '',

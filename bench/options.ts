@@ -2,8 +2,8 @@ import { WORKLOADS, type WorkloadName } from './protocol.js';
 
 export const SYSTEM_NAMES = ['zlink', 'mesh', 'mesh-node', 'raw', 'raw-batched', 'nest-tcp'] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
-/** Everything `--only` accepts: the socket systems and the in-process selector. */
-const PARTS = [...SYSTEM_NAMES, 'selector'] as const;
+/** Everything `--only` accepts: the socket systems, the in-process selector and the fanout pair. */
+const PARTS = [...SYSTEM_NAMES, 'selector', 'fanout'] as const;
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -13,6 +13,8 @@ export interface BenchOptions {
   readonly warmupMs: number;
   readonly systems: readonly SystemName[];
   readonly selector: boolean;
+  /** Run the fanout comparison (ZLink fanout and raw PUB→SUB, each as two processes). */
+  readonly fanout: boolean;
   readonly workloads: readonly WorkloadName[];
   readonly quick: boolean;
   /** Write a CPU profile of every socket-system child (bench/results/profiles/). */
@@ -27,7 +29,7 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                        [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
-  --only LIST    systems to run (default: all, and the selector)
+  --only LIST    systems to run (default: all, the selector and fanout)
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
@@ -93,6 +95,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     warmupMs: quick ? 200 : 500,
     systems: SYSTEM_NAMES.filter((s) => only.includes(s)),
     selector: only.includes('selector'),
+    fanout: only.includes('fanout'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
     cpuProf,

@@ -3,6 +3,7 @@ import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
 import type { OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
 import type { SelectorRow } from './selector.js';
+import type { FanoutRow } from './fanout.js';
 import { median } from './stats.js';
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
@@ -119,6 +120,7 @@ export interface BenchReport {
   >;
   readonly ratios: Record<string, Record<string, number>>;
   readonly selector: SelectorRow[] | { error: string } | undefined;
+  readonly fanout: FanoutRow[] | { error: string } | undefined;
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;
@@ -137,6 +139,7 @@ export function buildReport(
   settings: BenchReport['settings'],
   systems: SystemRuns[],
   selector: BenchReport['selector'],
+  fanout: BenchReport['fanout'] = undefined,
 ): BenchReport {
   const medians = new Map<SystemName, Record<string, Cell>>();
   for (const s of systems) {
@@ -180,7 +183,8 @@ export function buildReport(
     ),
     ratios,
     selector,
-    targets: targets(ratios, selector),
+    fanout,
+    targets: [...targets(ratios, selector), fanoutTarget(fanout)],
     oneWayLoss,
     wallTimeMs: 0,
   };
@@ -198,6 +202,18 @@ function target(
     return { name, value: Number.NaN, threshold, result: 'n/a', note };
   const pass = op === '≥' ? value >= limit : value <= limit;
   return { name, value, threshold, result: pass ? 'PASS' : 'FAIL', note };
+}
+
+function fanoutTarget(fanout: BenchReport['fanout']): Target {
+  const rows = Array.isArray(fanout) ? fanout : [];
+  const zlink = rows.find((r) => r.system === 'zlink')?.deliveredPerSec;
+  const raw = rows.find((r) => r.system === 'raw')?.deliveredPerSec;
+  return target(
+    'fanout delivered/s: ZLink ÷ raw zeromq.js PUB→SUB',
+    zlink !== undefined && raw ? zlink / raw : undefined,
+    '≥',
+    0.9,
+  );
 }
 
 function targets(ratios: BenchReport['ratios'], selector: BenchReport['selector']): Target[] {

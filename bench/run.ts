@@ -17,6 +17,7 @@ import { renderTop, topSelfTime } from './profile-top.js';
 import { renderMarkdown } from './markdown.js';
 import { type BenchReport, buildReport } from './report.js';
 import type { SelectorRow } from './selector.js';
+import { runFanout } from './fanout.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
 const RESULTS = join(HERE, '..', '..', 'bench', 'results');
@@ -85,11 +86,14 @@ async function main(): Promise<number> {
   for (const live of systems) await live.stop();
 
   const selector = options.selector ? await runSelector(options) : undefined;
+  const fanout = options.fanout ? await runFanout(join(HERE, 'systems'), repMs, options.reps) : undefined;
+  if (fanout && !Array.isArray(fanout)) log(`fanout FAILED: ${fanout.error}`);
   const report: BenchReport = buildReport(
     machine,
     { ...options, repMs, payloadBytes },
     systems.map((s) => s.runs),
     selector,
+    fanout,
   );
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
@@ -100,7 +104,10 @@ async function main(): Promise<number> {
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
   if (options.cpuProf) process.stdout.write(`\n${profileSummary(started)}`);
-  const failed = systems.some((s) => s.runs.error) || (selector !== undefined && !Array.isArray(selector));
+  const failed =
+    systems.some((s) => s.runs.error) ||
+    (selector !== undefined && !Array.isArray(selector)) ||
+    (fanout !== undefined && !Array.isArray(fanout));
   return failed ? 1 : 0;
 }
 
