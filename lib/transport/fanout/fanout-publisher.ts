@@ -8,6 +8,7 @@ import {
   encodeFanoutEvent,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 
 export interface FanoutPublisherConfig {
@@ -133,14 +134,10 @@ export class FanoutPublisher {
   /** Subscription messages: `01` + topic. A beacon subscription gets a beacon right away. */
   private async subscriptions(): Promise<void> {
     for (;;) {
-      let message: Buffer[];
-      try {
-        message = await this.socket.receive();
-      } catch {
-        return; // closed
-      }
-      const sub = message[0];
-      if (sub !== undefined && sub[0] === 1 && isBeaconTopic(sub.subarray(1))) this.sendBeacon();
+      const message = await nextMessage(this.socket, 1, () => undefined);
+      if (!message) return; // closed
+      const sub = message[0] as Buffer;
+      if (sub[0] === 1 && isBeaconTopic(sub.subarray(1))) this.sendBeacon();
     }
   }
 

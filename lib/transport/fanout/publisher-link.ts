@@ -12,6 +12,7 @@ import {
   readFanoutEvents,
 } from '../../core/index.js';
 import { type InboundScope, runInbound } from '../inbound.js';
+import { hasFrames } from '../receive.js';
 
 export interface PublisherLinkConfig {
   readonly channel: string;
@@ -137,14 +138,11 @@ export class PublisherLink {
       const wasAlive = this.state === 'alive';
       this.lastHeard = Date.now();
       this.state = 'alive';
-      const [topic, body] = message;
       let newRun = false;
-      if (topic === undefined || body === undefined || message.length !== 2) {
-        this.protocolError(`a fanout message has 2 frames, got ${message.length}`);
-      } else if (isBeaconTopic(topic)) {
-        newRun = this.onBeacon(body);
-      } else {
-        this.onEvents(topic, body);
+      if (hasFrames(message, 2, this.protocolError)) {
+        const [topic, body] = message as [Buffer, Buffer];
+        if (isBeaconTopic(topic)) newRun = this.onBeacon(body);
+        else this.onEvents(topic, body);
       }
       if (!wasAlive || newRun) this.announce('alive');
       // In order: once one event waits for a permit, the rest of the frame waits behind it.
