@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: two billing servers (weights 100 and 300) and a client, three processes over
  * real zeromq (ClientServer). Shows the 1:3 split, then drains the heavier server and shows the rest
- * going to the other one. Then three game nodes on one RouteMesh (see `../game-mesh/mesh-demo.ts`).
+ * going to the other one. Then three game nodes on one RouteMesh (see `../game-mesh/mesh-demo.ts`),
+ * and one fanout publisher with a fast and a slow subscriber (see `../system-events/fanout-demo.ts`).
  * Stops everything it started.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
+import { fanoutDemo } from '../system-events/fanout-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children: ChildProcess[] = [];
@@ -62,6 +64,7 @@ try {
     `1000 more requests, client still configured with both: ${JSON.stringify(second.counts)} failures ${JSON.stringify(second.failures)}`,
   );
   await meshDemo(start);
+  await fanoutDemo(start);
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

@@ -4,35 +4,11 @@
  * `match` 1:1, a runtime weight change to 0 moving everything to the other server, and 100 bringing
  * it back.
  */
-import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-
-type Start = (script: string, args: string[]) => ChildProcess;
-
-/** A node process that answers one JSON line per JSON command. */
-class GameNode {
-  private readonly lines: AsyncIterator<string>;
-
-  constructor(readonly child: ChildProcess) {
-    this.lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  }
-
-  async next(): Promise<Record<string, any>> {
-    const { value, done } = await this.lines.next();
-    if (done) throw new Error('a game node exited early');
-    const message = JSON.parse(value as string) as Record<string, any>;
-    if (message.type === 'error') throw new Error(`game node: ${String(message.message)}`);
-    return message;
-  }
-
-  ask(command: object): Promise<Record<string, any>> {
-    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
-    return this.next();
-  }
-}
+import { LineChild, type Start } from '../demo-child.js';
 
 export async function meshDemo(start: Start): Promise<void> {
-  const node = (...args: string[]) => new GameNode(start('../game-mesh/game-node.js', args));
+  const node = (...args: string[]) =>
+    new LineChild(args[0] as string, start('../game-mesh/game-node.js', args));
   const b = node('play-b', 'server');
   const c = node('play-c', 'server');
   const [readyB, readyC] = await Promise.all([b.next(), c.next()]);

@@ -27,7 +27,7 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, then stops everything', async () => {
+  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, then stops everything', async () => {
     const { code, out } = await runDemo();
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
@@ -43,6 +43,12 @@ describe('npm run demo', () => {
     expect(counts("1000 'match' requests, weights 100/100:")).toEqual({ 'play-b': 500, 'play-c': 500 });
     expect(counts('play-b set to weight 0 at run time; 500 more:')).toEqual({ 'play-c': 500 });
     expect(counts('play-b back to 100; 500 more:')).toEqual({ 'play-b': 250, 'play-c': 250 });
+    const fanout = /fast subscriber: delivered (\d+) of (\d+), dropped (\d+)/.exec(out);
+    expect(fanout?.[1]).toBe(fanout?.[2]);
+    expect(fanout?.[3]).toBe('0');
+    const slow = /slow subscriber: delivered (\d+), dropped (\d+)/.exec(out);
+    expect(Number(slow?.[2])).toBeGreaterThan(0);
+    expect(Number(slow?.[1]) + Number(slow?.[2])).toBe(Number(fanout?.[2]));
     expect(out).toContain('demo finished; every process it started has stopped');
   }, 70000);
 });
