@@ -59,6 +59,6 @@ export type {
   PublisherDescriptor,
   ServerDescriptor,
 } from './core/index.js';
-export { MemoryLocationStore, RedisLocationStore, type RedisLocationStoreOptions } from './store/index.js';
+export { MemoryLocationStore, type RedisLocationStoreOptions } from './store/index.js';
 export * from './runtime/index.js';
 export * from './nest/index.js';

@@ -38,11 +38,20 @@ export class RuntimeLocation {
   private readonly owned: boolean;
   private closed = false;
 
-  constructor(
+  /** Builds the store (loading its client library only now) and the lease over it. */
+  static async create(options: NormalizedLocationStore, events: ZLinkEvents): Promise<RuntimeLocation> {
+    const { store, owned } = await createLocationStore(options);
+    return new RuntimeLocation(options, events, store, owned);
+  }
+
+  private constructor(
     readonly options: NormalizedLocationStore,
     private readonly events: ZLinkEvents,
+    store: LocationStore,
+    owned: boolean,
   ) {
-    ({ store: this.store, owned: this.owned } = createLocationStore(options));
+    this.store = store;
+    this.owned = owned;
     this.lease = new OwnerLease(this.store, options.lease, events, (fenced) => {
       for (const listener of this.fenceListeners) listener(fenced);
     });

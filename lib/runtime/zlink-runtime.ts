@@ -135,9 +135,9 @@ export class ZLinkRuntime implements CallSubmitter {
       (channel) => this.meshes.channelRole(channel),
     );
     const storeOptions = this.options.locationStore;
-    const location = storeOptions ? new RuntimeLocation(storeOptions, this.events) : undefined;
-    this.location = location;
     try {
+      const location = storeOptions ? await RuntimeLocation.create(storeOptions, this.events) : undefined;
+      this.location = location;
       for (const [channel, cs] of this.options.clientServer) {
         if (!cs.server) continue;
         const listener: ServerListener = new ServerListener({

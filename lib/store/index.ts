@@ -1,3 +1,6 @@
+// The Redis store is not re-exported here: ioredis is loaded only when a process configures it
+// (loading it costs every message of a process measurably, see docs/decisions.md). Import the class
+// from `nestjs-zlink/redis-store` to use it directly.
 export { MemoryLocationStore } from './memory/memory-location-store.js';
-export { RedisLocationStore, type RedisLocationStoreOptions } from './redis/redis-location-store.js';
+export type { RedisLocationStoreOptions } from './redis/redis-location-store.js';
 export { createLocationStore } from './create-store.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerDescriptor } from '../../../lib/core/index.js';
-import { RedisLocationStore } from '../../../lib/store/index.js';
+import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { Cleanup, EventCollector, outcome, waitFor, within } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';
 import { candidates, startRuntime } from '../client-server/harness.js';

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { MeshNodeDescriptor } from '../../../lib/core/index.js';
 import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
-import { RedisLocationStore } from '../../../lib/store/index.js';
+import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { Cleanup, EventCollector, outcome, waitFor } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';
 import { type MeshNodeSpec, startNode, tally, who } from '../route-mesh/harness.js';

@@ -12,7 +12,8 @@ import type {
   PublisherDescriptor,
   ServerDescriptor,
 } from '../../../lib/core/index.js';
-import { MemoryLocationStore, RedisLocationStore } from '../../../lib/store/index.js';
+import { MemoryLocationStore } from '../../../lib/store/index.js';
+import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
 import { serverDescriptor, useRedis } from './fixtures.js';
 

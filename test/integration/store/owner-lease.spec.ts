@@ -11,7 +11,8 @@ import {
   OwnerLease,
   ZLinkEvents,
 } from '../../../lib/core/index.js';
-import { MemoryLocationStore, RedisLocationStore } from '../../../lib/store/index.js';
+import { MemoryLocationStore } from '../../../lib/store/index.js';
+import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { Cleanup, EventCollector } from '../../helpers/index.js';
 import { serverDescriptor, useRedis } from './fixtures.js';
 
