@@ -1,6 +1,7 @@
 /**
- * A billing server: serves the `billing` ChannelName with the weight given on the command line.
- * Usage: node billing-server.js <rid> <weight>
+ * A billing server: serves the `billing` ChannelName with the weight given on the command line. With
+ * a Location Store (ZLINK_DEMO_STORE) it publishes itself there; SIGUSR2 drains it.
+ * Usage: node billing-server.js <rid> <weight> [port]
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -14,7 +15,8 @@ import {
   type ZLinkMessageContext,
 } from '../../lib/index.js';
 
-const [rid = 'billing-1', weight = '100'] = process.argv.slice(2);
+const [rid = 'billing-1', weight = '100', port = '0'] = process.argv.slice(2);
+const store = process.env.ZLINK_DEMO_STORE;
 
 interface Charge {
   orderId: string;
@@ -37,8 +39,11 @@ class BillingHandlers {
 @Module({
   imports: [
     ZLinkModule.forRoot({
+      ...(store && { locationStore: { redis: store, keyPrefix: 'demo' } }),
       clientServer: {
-        billing: { server: { listen: { port: 0, bindHost: '127.0.0.1' }, weight: Number(weight), rid } },
+        billing: {
+          server: { listen: { port: Number(port), bindHost: '127.0.0.1' }, weight: Number(weight), rid },
+        },
       },
     }),
   ],

@@ -1,68 +1,131 @@
 /**
- * `npm run demo`: two billing servers (weights 100 and 300) and a client, three processes over
- * real zeromq (ClientServer). Shows the 1:3 split, then drains the heavier server and shows the rest
- * going to the other one. Then three game nodes on one RouteMesh (see `../game-mesh/mesh-demo.ts`),
- * and one fanout publisher with a fast and a slow subscriber (see `../system-events/fanout-demo.ts`).
- * Stops everything it started.
+ * `npm run demo [-- --duration S]`: every arrangement between processes, about S seconds of traffic
+ * (default 20), a live summary, then everything it started is stopped.
+ *  - A private redis-server as the Location Store when the binary is on PATH (every sample then uses
+ *    discovery: 'auto' — no endpoint in any configuration); otherwise manual endpoints, and it says so.
+ *  - ClientServer: billing servers with weights 100 and 300 and a client sending requests with metadata;
+ *    halfway the heavier server drains, later it comes back as a new process (a new generation).
+ *  - RouteMesh: three game nodes — Node direct, select-one 1:1, a weight change to 0 and back
+ *    (../game-mesh/mesh-demo.ts).
+ *  - Classic fanout: one publisher, a fast and a deliberately slow subscriber
+ *    (../system-events/fanout-demo.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { LineChild } from '../demo-child.js';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
+import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
 import { fanoutDemo } from '../system-events/fanout-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children: ChildProcess[] = [];
+const env: Record<string, string> = {};
+
+function durationSeconds(argv: string[]): number {
+  const i = argv.indexOf('--duration');
+  const value = i >= 0 ? Number(argv[i + 1]) : 20;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--duration needs seconds, got ${argv[i + 1]}`);
+  return value;
+}
 
 function start(script: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, [join(here, script), ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   return child;
 }
 
-async function firstLine(child: ChildProcess): Promise<Record<string, any>> {
-  const lines = createInterface({ input: child.stdout! });
-  const [line] = (await once(lines, 'line')) as [string];
-  lines.close();
-  return JSON.parse(line) as Record<string, any>;
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
 }
 
-async function runClient(
-  requests: number,
-  minReady: number,
-  endpoints: string[],
-): Promise<Record<string, any>> {
-  const client = start('billing-client.js', [String(requests), String(minReady), ...endpoints]);
-  const result = await firstLine(client);
-  await once(client, 'exit');
-  return result;
+const fmt = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .sort()
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
+
+async function billingDemo(seconds: number): Promise<void> {
+  const portB = await freePort(); // billing-b comes back on the same endpoint (manual clients need it)
+  const server = (rid: string, weight: string, port = '0') =>
+    new LineChild(rid, start('billing-server.js', [rid, weight, port]));
+  const a = server('billing-a', '100');
+  let b = server('billing-b', '300', String(portB));
+  const [infoA, infoB] = await Promise.all([a.next(), b.next()]);
+  console.log(
+    `billing: billing-a (weight 100) at ${infoA.endpoint}, billing-b (weight 300) at ${infoB.endpoint}`,
+  );
+  const client = new LineChild(
+    'billing client',
+    start('billing-client.js', ['2', infoA.endpoint, infoB.endpoint]),
+  );
+  await client.next();
+  client.child.stdin!.write(`${JSON.stringify({ type: 'run' })}\n`);
+
+  const drainAt = seconds * 0.4;
+  const backAt = seconds * 0.7;
+  let beforeDrain: Record<string, number> = {};
+  let drained = false;
+  let back = false;
+  let bAtReturn = 0;
+  for (let t = 1; t <= Math.round(seconds); t++) {
+    const tick = await client.next();
+    const ratio = (tick.counts['billing-b'] ?? 0) / Math.max(1, tick.counts['billing-a'] ?? 0);
+    console.log(`  [billing ${t}s] ${fmt(tick.counts)} (b:a ${ratio.toFixed(2)})`);
+    if (!drained && t >= drainAt) {
+      drained = true;
+      beforeDrain = { ...tick.counts };
+      b.child.kill('SIGUSR2');
+      console.log('  billing-b drains: clients stop choosing it, it finishes what it accepted, then leaves');
+    } else if (drained && !back && t >= backAt) {
+      back = true;
+      b.child.kill('SIGTERM');
+      await once(b.child, 'exit');
+      b = server('billing-b', '300', String(portB));
+      await b.next();
+      bAtReturn = tick.counts['billing-b'] ?? 0;
+      console.log('  billing-b comes back: a new process, a new lifecycle generation');
+    }
+  }
+  client.child.stdin!.write(`${JSON.stringify({ type: 'stop' })}\n`);
+  let done = await client.next();
+  while (done.type !== 'done') done = await client.next();
+  const ratio = (beforeDrain['billing-b'] ?? 0) / Math.max(1, beforeDrain['billing-a'] ?? 0);
+  console.log(
+    `billing before the drain: ${JSON.stringify(beforeDrain)} → b:a ${ratio.toFixed(2)} (weights 300:100)`,
+  );
+  console.log(
+    `billing in ${done.seconds} s: ${JSON.stringify(done.counts)} failures ${JSON.stringify(done.failures)}`,
+  );
+  if (back)
+    console.log(`billing-b after it came back: ${(done.counts['billing-b'] ?? 0) - bAtReturn} requests`);
+  if (done.failures.Rejected)
+    console.log('  (Rejected: requests that raced the drain; a draining server refuses them unrun — 03 §6)');
 }
 
+let redis: PrivateRedis | undefined;
 try {
-  const a = start('billing-server.js', ['billing-a', '100']);
-  const b = start('billing-server.js', ['billing-b', '300']);
-  const [infoA, infoB] = await Promise.all([firstLine(a), firstLine(b)]);
-  console.log(
-    `servers: billing-a (weight 100) at ${infoA.endpoint}, billing-b (weight 300) at ${infoB.endpoint}`,
-  );
-
-  const first = await runClient(4000, 2, [infoA.endpoint, infoB.endpoint]);
-  const ratio = (first.counts['billing-b'] ?? 0) / Math.max(1, first.counts['billing-a'] ?? 0);
-  console.log(
-    `4000 requests in ${first.seconds} s: ${JSON.stringify(first.counts)} → ratio b:a = ${ratio.toFixed(2)} (weights 300:100)`,
-  );
-
-  b.kill('SIGUSR2');
-  console.log('billing-b drains: it stops taking new calls, finishes what it accepted, closes its listener');
-  await new Promise((r) => setTimeout(r, 300));
-  const second = await runClient(1000, 1, [infoA.endpoint, infoB.endpoint]);
-  console.log(
-    `1000 more requests, client still configured with both: ${JSON.stringify(second.counts)} failures ${JSON.stringify(second.failures)}`,
-  );
+  const seconds = durationSeconds(process.argv.slice(2));
+  redis = await startPrivateRedis();
+  if (redis) {
+    env.ZLINK_DEMO_STORE = redis.url;
+    console.log(
+      `Location Store: a private redis-server at ${redis.url}; every sample uses discovery: 'auto'`,
+    );
+  } else {
+    console.log('no redis-server on PATH: the samples use manual endpoints instead of the Location Store');
+  }
+  await billingDemo(seconds);
   await meshDemo(start);
   await fanoutDemo(start);
 } finally {
@@ -70,5 +133,6 @@ try {
   await Promise.all(
     children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)),
   );
+  await redis?.stop();
   console.log('demo finished; every process it started has stopped');
 }

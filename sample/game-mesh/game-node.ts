@@ -2,6 +2,8 @@
  * A game node on RouteMesh `game`. Every node answers Node direct `node.ping`; a `server` node also
  * serves ChannelName `match` (a `client` node only calls it). The demo drives it with one JSON
  * command per line on stdin and reads one JSON answer per line on stdout.
+ * With a Location Store (ZLINK_DEMO_STORE) the nodes find each other there (discovery: 'auto') and
+ * the peer endpoints are not used.
  * Usage: node game-node.js <rid> <server|client> [peer endpoint ...]
  */
 import 'reflect-metadata';
@@ -20,6 +22,7 @@ import {
 } from '../../lib/index.js';
 
 const [rid = 'play-a', role = 'client', ...peers] = process.argv.slice(2);
+const store = process.env.ZLINK_DEMO_STORE;
 
 @Injectable()
 class NodeCommands {
@@ -42,11 +45,12 @@ class MatchRooms {
 @Module({
   imports: [
     ZLinkModule.forRoot({
+      ...(store && { locationStore: { redis: store, keyPrefix: 'demo', fullReadIntervalMs: 1000 } }),
       meshes: {
         game: {
           rid,
           listen: { port: 0, bindHost: '127.0.0.1' },
-          peers,
+          ...(store ? { discovery: 'auto' as const } : { peers }),
           channels: { match: { role: role === 'server' ? 'server' : 'client' } },
         },
       },

@@ -19,6 +19,9 @@ import {
 
 const [role = 'publisher', name = 'subscriber', endpoint = '', speed = 'fast'] = process.argv.slice(2);
 const slow = speed === 'slow';
+// With a Location Store (ZLINK_DEMO_STORE) the publisher is found there, not at `endpoint`.
+const store = process.env.ZLINK_DEMO_STORE;
+const locationStore = store ? { locationStore: { redis: store, keyPrefix: 'demo' } } : {};
 let handled = 0;
 
 interface SystemNotice {
@@ -38,11 +41,20 @@ class NoticeHandler {
 
 const options: ZLinkOptions =
   role === 'publisher'
-    ? { fanout: { 'system-events': { publisher: { listen: { port: 0, bindHost: '127.0.0.1' } } } } }
+    ? {
+        ...locationStore,
+        fanout: { 'system-events': { publisher: { listen: { port: 0, bindHost: '127.0.0.1' } } } },
+      }
     : {
+        ...locationStore,
         fanout: {
           // The fast one also buffers more, so a moment of CPU contention costs it nothing.
-          'system-events': { subscriber: { connect: [endpoint], receiveHighWaterMark: slow ? 10 : 20000 } },
+          'system-events': {
+            subscriber: {
+              ...(store ? { discovery: 'auto' as const } : { connect: [endpoint] }),
+              receiveHighWaterMark: slow ? 10 : 20000,
+            },
+          },
         },
         handlerConcurrency: slow ? 1 : 1024,
       };
