@@ -9,6 +9,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ZLinkModule, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
+import { exitWithParent } from '../exit-with-parent.js';
 
 const [minReady = '1', ...endpoints] = process.argv.slice(2);
 const store = process.env.ZLINK_DEMO_STORE;
@@ -28,6 +29,7 @@ class BillingClientModule {}
 
 const app = await NestFactory.createApplicationContext(BillingClientModule, { logger: false });
 app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+exitWithParent(app);
 const route = app.get(ZLinkRouteClient);
 await app.get(ZLinkRuntime).waitForCandidates('billing', Number(minReady), 10000);
 const say = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);

@@ -14,6 +14,7 @@ import {
   ZLinkRuntime,
   type ZLinkMessageContext,
 } from '../../lib/index.js';
+import { exitWithParent } from '../exit-with-parent.js';
 
 const [rid = 'billing-1', weight = '100', port = '0'] = process.argv.slice(2);
 const store = process.env.ZLINK_DEMO_STORE;
@@ -53,6 +54,7 @@ class BillingServerModule {}
 
 const app = await NestFactory.createApplicationContext(BillingServerModule, { logger: false });
 app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+exitWithParent(app);
 const runtime = app.get(ZLinkRuntime);
 process.stdout.write(
   `${JSON.stringify({ rid, weight: Number(weight), endpoint: runtime.endpoint('billing') })}\n`,

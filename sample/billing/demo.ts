@@ -89,8 +89,11 @@ async function billingDemo(seconds: number): Promise<void> {
       console.log('  billing-b drains: clients stop choosing it, it finishes what it accepted, then leaves');
     } else if (drained && !back && t >= backAt) {
       back = true;
-      b.child.kill('SIGTERM');
-      await once(b.child, 'exit');
+      // Drained, it may have exited by itself already (nothing left to keep it running).
+      if (b.child.exitCode === null && b.child.signalCode === null) {
+        b.child.kill('SIGTERM');
+        await once(b.child, 'exit');
+      }
       b = server('billing-b', '300', String(portB));
       await b.next();
       bAtReturn = tick.counts['billing-b'] ?? 0;

@@ -20,6 +20,7 @@ import {
   ZLinkRuntime,
   type ZLinkNodeMessageContext,
 } from '../../lib/index.js';
+import { exitWithParent } from '../exit-with-parent.js';
 
 const [rid = 'play-a', role = 'client', ...peers] = process.argv.slice(2);
 const store = process.env.ZLINK_DEMO_STORE;
@@ -62,6 +63,7 @@ class GameNodeModule {}
 
 const app = await NestFactory.createApplicationContext(GameNodeModule, { logger: false });
 app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+exitWithParent(app);
 const runtime = app.get(ZLinkRuntime);
 const route = app.get(ZLinkRouteClient);
 const say = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);

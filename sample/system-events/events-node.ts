@@ -16,6 +16,7 @@ import {
   ZLinkRuntime,
   type ZLinkOptions,
 } from '../../lib/index.js';
+import { exitWithParent } from '../exit-with-parent.js';
 
 const [role = 'publisher', name = 'subscriber', endpoint = '', speed = 'fast'] = process.argv.slice(2);
 const slow = speed === 'slow';
@@ -67,6 +68,7 @@ class EventsModule {}
 
 const app = await NestFactory.createApplicationContext(EventsModule, { logger: false });
 app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+exitWithParent(app);
 const runtime = app.get(ZLinkRuntime);
 const say = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
