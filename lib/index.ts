@@ -5,6 +5,8 @@
 export {
   ZLINK_ERROR_CODES,
   REMOTE_CODES,
+  DRAINING_CODE,
+  FENCED_CODE,
   ZLinkError,
   isZLinkError,
   type WireError,

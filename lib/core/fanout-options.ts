@@ -28,7 +28,7 @@ export interface FanoutPublisherOptions {
   sendHighWaterMark?: number;
   /** How often the liveness beacon goes out on the reserved topic. @default 1000 */
   beaconIntervalMs?: number;
-  /** The publisher's identity in its beacon and descriptor. @default random per process */
+  /** The publisher's identity in its beacon and descriptor. @default `<hostname>-<pid>-<random per runtime>-<channel>` */
   rid?: string;
 }
 

@@ -30,7 +30,7 @@ export type MeshPeerOptions = string | { endpoint: string; rid?: string };
 export type ObjectRole = 'none' | 'client' | 'server';
 
 export interface MeshOptions {
-  /** The NodeRid (this node's routing id). @default `<hostname>-<pid>-<random>` */
+  /** The NodeRid (this node's routing id). @default `<hostname>-<pid>-<random per runtime>-<mesh>` */
   rid?: string;
   listen?: ListenOptions;
   peers?: MeshPeerOptions[];

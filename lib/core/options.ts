@@ -75,7 +75,7 @@ export interface ClientServerServerOptions {
   listen?: ListenOptions;
   /** 0..10000. @default 100 */
   weight?: number;
-  /** Server identity; keep it stable across restarts of the same server. @default random per process */
+  /** Server identity; keep it stable across restarts of the same server. @default `<hostname>-<pid>-<random per runtime>` */
   rid?: string;
 }
 

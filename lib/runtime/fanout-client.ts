@@ -35,6 +35,7 @@ export class ZLinkFanoutPublishCall {
   /**
    * Resolves when the local publisher queue took the event — no subscriber count, no receipt
    * (guide §7). Ends `NotFound` (no such fanout channel), `NotConfigured` (no publisher here),
+   * `Unavailable` (the runtime has not started),
    * `InvalidArgument` (bad topic, the reserved one included, or an event that cannot be encoded),
    * `Timeout` (noDrop: the queue did not clear by the deadline), `Cancelled` or `Shutdown`.
    */

@@ -6,6 +6,7 @@ import {
   type PublisherDescriptor,
   type ZLinkEvents,
   ZLinkError,
+  configurationError,
   encodePayload,
   errorMessage,
   invalidArgument,
@@ -77,6 +78,11 @@ export class RuntimeFanout {
       const s = f.subscriber;
       if (!s) continue;
       const topics = s.topics ?? handlers.packets(channel).map((p) => ({ bytes: Buffer.from(p), form: p }));
+      if (topics.length === 0)
+        throw configurationError(
+          `fanout.${channel}.subscriber.topics`,
+          'nothing to subscribe: give topics, or register a @FanoutHandler (its packet name is the default topic)',
+        );
       const subscriber = new FanoutSubscriber({
         channel,
         topics,

@@ -127,7 +127,11 @@ export class ServerConnection {
     this.retiring = true;
     const wasReady = this.isReady;
     this.isReady = false;
-    if (wasReady) this.config.onChange();
+    if (wasReady) {
+      const { channel, endpoint, events } = this.config;
+      if (this.server) events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
+      this.config.onChange();
+    }
     const deadline = Date.now() + maxWaitMs;
     while (
       this.connected &&

@@ -177,6 +177,7 @@ export class MeshNode {
    * ROUTER stays open: Node direct and this node's own calls go on.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
+    if (this.drained || this.closed) return 'completed';
     this.drained = true;
     this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ZLinkFanoutContext } from '../../../lib/core/index.js';
+import { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import { Cleanup, EventCollector, outcome, waitFor } from '../../helpers/index.js';
 import { links, publishMany, startPublisher, startSubscriber, subscribed } from './harness.js';
 
@@ -120,5 +121,16 @@ describe('guide §5.3: topics select receivers exactly; handlers are found by pa
     expect(topics.sort()).toEqual(['a', 'c']);
     expect(links(sub, 'news')[0]).toMatchObject({ filtered: 1 });
     expect(events.of('delivery').filter((e) => e.route === 'fanout')).toHaveLength(1);
+  });
+});
+
+describe('a subscriber with nothing to subscribe', () => {
+  it('no topics and no @FanoutHandler fails the start with Configuration naming the field', async () => {
+    const runtime = cleanup.add(
+      new ZLinkRuntime({ fanout: { news: { subscriber: { connect: ['tcp://127.0.0.1:9'] } } } }),
+    );
+    const result = await outcome(runtime.start());
+    expect(result).toMatchObject({ ok: false, code: 'Configuration' });
+    expect((result as { error: Error }).error.message).toContain('fanout.news.subscriber.topics');
   });
 });
