@@ -88,6 +88,7 @@ export class RuntimeFanout {
         topics,
         receiveHighWaterMark: s.receiveHighWaterMark,
         silenceTimeoutMs: s.silenceTimeoutMs,
+        vanishGraceMs: options.locationStore?.lease.ttlMs ?? 0,
         handlers,
         jobs,
         events,

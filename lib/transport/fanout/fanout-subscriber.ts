@@ -16,6 +16,11 @@ export interface FanoutSubscriberConfig {
   readonly handlers: FanoutHandlerRegistry;
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
+  /**
+   * How long a live link whose descriptor vanished stays: after a store restart (empty) the
+   * publisher writes it again within one refresh, and a read in between must not cut it.
+   */
+  readonly vanishGraceMs: number;
 }
 
 /**
@@ -23,12 +28,13 @@ export interface FanoutSubscriberConfig {
  * the Location Store (never both, guide §6.4). A liveness sweep reports a publisher silent when
  * nothing (beacon or event) came for `silenceTimeoutMs`; zeromq reconnects and subscribes again by
  * itself when it returns to the same endpoint, and a run at a new endpoint arrives as a new
- * descriptor. A discovered link goes when its descriptor does.
+ * descriptor. A discovered link goes when its descriptor does (a live one after `vanishGraceMs`).
  */
 export class FanoutSubscriber {
   private readonly links = new Map<string, PublisherLink>();
   /** The last discovered list by endpoint (discovered links only). */
   private listed = new Map<string, PublisherDescriptor[]>();
+  private readonly missingSince = new Map<PublisherLink, number>();
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
@@ -54,12 +60,18 @@ export class FanoutSubscriber {
     this.listed = listed;
     for (const endpoint of listed.keys()) {
       const link = this.links.get(endpoint);
-      if (link) link.recheck();
-      else this.open(endpoint, true);
+      if (link) {
+        this.missingSince.delete(link);
+        link.recheck();
+      } else this.open(endpoint, true);
     }
+    const now = Date.now();
     for (const [endpoint, link] of this.links) {
       if (listed.has(endpoint)) continue;
-      // Fanout keeps no state worth a grace period: a link whose publisher left the store goes.
+      const since = this.missingSince.get(link) ?? now;
+      this.missingSince.set(link, since);
+      if (link.state === 'alive' && now - since < this.config.vanishGraceMs) continue;
+      this.missingSince.delete(link);
       this.links.delete(endpoint);
       void link.close();
     }
@@ -119,8 +131,14 @@ export class FanoutSubscriber {
 
   private readonly checkSilence = (): void => {
     const now = Date.now();
-    for (const link of this.links.values()) {
-      if (link.state === 'alive' && now - link.lastHeard > this.config.silenceTimeoutMs) link.silent();
+    for (const [endpoint, link] of this.links) {
+      if (link.state !== 'alive' || now - link.lastHeard <= this.config.silenceTimeoutMs) continue;
+      link.silent();
+      // Kept only because it was alive; its descriptor is gone, so now it goes too.
+      if (this.missingSince.delete(link)) {
+        this.links.delete(endpoint);
+        void link.close();
+      }
     }
   };
 }
