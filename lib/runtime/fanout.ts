@@ -8,11 +8,11 @@ import {
   ZLinkError,
   configurationError,
   encodePayload,
-  errorMessage,
   invalidArgument,
   topicBytes,
 } from '../core/index.js';
 import { FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
+import { bindListener } from './bind.js';
 import type { PublishCall } from './fanout-client.js';
 import type { RuntimeLocation } from './location.js';
 
@@ -56,17 +56,7 @@ export class RuntimeFanout {
         events,
       });
       this.publishers.set(channel, publisher);
-      try {
-        await publisher.bind();
-      } catch (error) {
-        if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
-        const field = `fanout.${channel}.publisher.listen`;
-        throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
-          cause: error,
-          details: { field },
-        });
-      }
-      if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+      await bindListener(() => publisher.bind(), `fanout.${channel}.publisher.listen`, stillStarting);
     }
   }
 

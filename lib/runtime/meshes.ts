@@ -8,9 +8,9 @@ import {
   type PendingRequests,
   type ZLinkEvents,
   ZLinkError,
-  errorMessage,
 } from '../core/index.js';
 import { MeshNode, type Submission } from '../transport/index.js';
+import { bindListener } from './bind.js';
 import { type RuntimeLocation, meshNodeDescriptor } from './location.js';
 
 export interface MeshesConfig {
@@ -69,17 +69,7 @@ export class RuntimeMeshes {
       location?.onFence((fenced) => node.setFenced(fenced));
       this.nodes.set(mesh, node);
       for (const channel of m.channels.keys()) this.byChannel.set(channel, node);
-      try {
-        await node.bind();
-      } catch (error) {
-        if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
-        const field = `meshes.${mesh}.listen`;
-        throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
-          cause: error,
-          details: { field },
-        });
-      }
-      if (!stillStarting()) throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+      await bindListener(() => node.bind(), `meshes.${mesh}.listen`, stillStarting);
     }
   }
 

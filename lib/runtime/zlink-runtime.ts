@@ -17,7 +17,6 @@ import {
   ZLinkEvents,
   configurationError,
   encodePayload,
-  errorMessage,
   invalidArgument,
   isValidWeight,
   normalizeOptions,
@@ -26,6 +25,7 @@ import {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import type { CallSubmission, CallSubmitter } from './calls.js';
+import { bindListener } from './bind.js';
 import { checkHandlers } from './handler-checks.js';
 import { RuntimeLocation, serverDescriptor } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
@@ -129,6 +129,8 @@ export class ZLinkRuntime implements CallSubmitter {
 
   private async doStart(): Promise<void> {
     this.state = 'starting';
+    // close() may run while start waits: from then on it opens nothing more.
+    const starting = () => this.state === 'starting';
     checkHandlers(
       this.options,
       { channels: this.handlers, nodes: this.nodeHandlers, fanout: this.fanoutHandlers },
@@ -154,13 +156,10 @@ export class ZLinkRuntime implements CallSubmitter {
         });
         location?.onFence((fenced) => listener.setFenced(fenced));
         this.servers.set(channel, listener);
-        await this.bind(listener, channel);
-        // close() may have run while we waited: open nothing more.
-        if (this.state !== 'starting')
-          throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
+        await bindListener(() => listener.bind(), `clientServer.${channel}.server.listen`, starting);
       }
-      await this.meshes.bind(() => this.state === 'starting', location);
-      await this.fanout.bind(() => this.state === 'starting');
+      await this.meshes.bind(starting, location);
+      await this.fanout.bind(starting);
       // Published only once every listener is bound: a descriptor always names a live endpoint.
       await location?.publish([
         ...[...this.servers.values()].map(serverDescriptor),
@@ -203,21 +202,6 @@ export class ZLinkRuntime implements CallSubmitter {
       throw error;
     }
     this.state = 'started';
-  }
-
-  /** Binds a listener; a bind failure is a `Configuration` error naming the listen option. */
-  private async bind(listener: ServerListener, channel: string): Promise<void> {
-    try {
-      await listener.bind();
-    } catch (error) {
-      if (this.state !== 'starting')
-        throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
-      const field = `clientServer.${channel}.server.listen`;
-      throw new ZLinkError('Configuration', `${field}: cannot bind: ${errorMessage(error)}`, {
-        cause: error,
-        details: { field },
-      });
-    }
   }
 
   /** `CallSubmitter`: the route client's calls land here. */

@@ -33,7 +33,8 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       await waitFor(() => fast - before === N, 20000, `the fast subscriber got all ${N}`);
       return N / (ms / 1000);
     };
-    const alone = [await round(), await round()];
+    // Best of three on each side: a noisy machine slows single rounds, not the best one.
+    const alone = [await round(), await round(), await round()];
 
     // One handler permit, held forever: the slow subscriber stops reading after its first event.
     const stall = cleanup.gate();
@@ -51,14 +52,14 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       { handlerConcurrency: 1 },
     );
     await subscribed(slowSub, 'ticks');
-    const withSlow = [await round(), await round()];
+    const withSlow = [await round(), await round(), await round()];
 
     const best = (rates: number[]) => Math.max(...rates);
     console.log(
       `fanout publish rate: alone ${alone.map(Math.round).join(', ')}/s; next to a stalled subscriber ${withSlow.map(Math.round).join(', ')}/s`,
     );
     expect(best(withSlow)).toBeGreaterThanOrEqual(0.8 * best(alone));
-    expect(links(fastSub, 'ticks')[0]).toMatchObject({ received: 4 * N, dropped: 0 });
+    expect(links(fastSub, 'ticks')[0]).toMatchObject({ received: 6 * N, dropped: 0 });
     // The stalled one lost most of its share. A gap is seen when the next event of the topic arrives:
     // publish one at a time until one gets through the drained queue.
     stall.open();
@@ -68,10 +69,10 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       await new Promise((r) => setTimeout(r, 100));
     }
     const slow = links(slowSub, 'ticks')[0];
-    console.log(`stalled subscriber: received ${slow?.received}, dropped ${slow?.dropped} of ${2 * N}`);
+    console.log(`stalled subscriber: received ${slow?.received}, dropped ${slow?.dropped} of ${3 * N}`);
     expect(slow?.dropped).toBeGreaterThan(0);
     expect(slowGot).toBe(slow?.received);
-    expect(slowGot).toBeLessThan(2 * N);
+    expect(slowGot).toBeLessThan(3 * N);
   });
 });
 
