@@ -7,21 +7,34 @@
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
+/**
+ * The index decides whether a lease is alive (a key's own expiry can trail it by a millisecond): a
+ * member whose lease has passed there is gone, whatever is left of its key.
+ */
+const LIVE = `local score = redis.call('ZSCORE', KEYS[2], MEMBER)
+local live = score and tonumber(score) > now`;
+
 /** KEYS: descriptor, index. ARGV: revision, body, leaseMs, member, channel. 1 written, 0 stale. */
 export const PUT = `
+${NOW}
+${LIVE.replace('MEMBER', 'ARGV[4]')}
 local current = redis.call('HGET', KEYS[1], 'revision')
-if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
+if live and current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'revision', ARGV[1], 'body', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-${NOW}
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
 redis.call('PUBLISH', ARGV[5], ARGV[4])
 return 1`;
 
 /** KEYS: descriptor, index. ARGV: leaseMs, member. 1 extended, 0 gone. */
 export const REFRESH = `
-if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
 ${NOW}
+${LIVE.replace('MEMBER', 'ARGV[2]')}
+if not live then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
 return 1`;
 
