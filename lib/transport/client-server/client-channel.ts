@@ -15,6 +15,7 @@ import { type Submission, admitThen } from '../admission.js';
 import { WakeList } from '../wake-list.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
+import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 
 export interface ClientChannelConfig {
   readonly channel: string;
@@ -47,8 +48,8 @@ export class ClientChannel {
   private readonly manual = new Set<string>();
   /** The last discovered list by endpoint: the identities a connection there may confirm (03 §3.2). */
   private discovered = new Map<string, ServerDescriptor[]>();
-  /** Ready connections whose descriptor vanished, and since when (see `vanished`). */
-  private readonly missingSince = new Map<ServerConnection, number>();
+  /** Ready connections kept through the grace after their descriptor vanished. */
+  private readonly vanishing: VanishGrace<ServerConnection>;
   private readonly retiring = new Set<Promise<void>>();
   /** Which run of each Server RID is current, and which were superseded (03 §7). */
   private readonly runs = new ServerRuns();
@@ -59,7 +60,9 @@ export class ClientChannel {
   /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
   rebuilds = 0;
 
-  constructor(private readonly config: ClientChannelConfig) {}
+  constructor(private readonly config: ClientChannelConfig) {
+    this.vanishing = new VanishGrace(config.vanishGraceMs);
+  }
 
   /** Adds a manual server endpoint (idempotent: one DEALER per endpoint). */
   connect(endpoint: string): void {
@@ -79,41 +82,33 @@ export class ClientChannel {
    */
   setDiscovered(descriptors: readonly ServerDescriptor[]): void {
     if (this.closed) return;
-    const byEndpoint = new Map<string, ServerDescriptor[]>();
-    for (const d of descriptors) {
-      if (d.channel !== this.config.channel || this.runs.isSuperseded(d.rid, d.generation)) continue;
-      const list = byEndpoint.get(d.endpoint);
-      if (list) list.push(d);
-      else byEndpoint.set(d.endpoint, [d]);
-    }
-    this.discovered = byEndpoint;
-    for (const [endpoint, list] of byEndpoint) {
+    const listed = byEndpoint(
+      descriptors,
+      (d) => d.channel === this.config.channel && !this.runs.isSuperseded(d.rid, d.generation),
+    );
+    this.discovered = listed;
+    for (const [endpoint, list] of listed) {
       const connection = this.connections.get(endpoint);
       if (!connection) {
         // A recheck earlier in this loop may have superseded the run listed here.
         if (list.some((d) => !this.runs.isSuperseded(d.rid, d.generation))) this.open(endpoint);
         continue;
       }
-      this.missingSince.delete(connection);
+      this.vanishing.listed(connection);
       const confirmed = connection.state;
-      const listed = confirmed && list.find((d) => sameIdentity(d, confirmed));
-      connection.recheck(listed ? descriptorState(listed) : undefined);
+      const match = confirmed && list.find((d) => sameIdentity(d, confirmed));
+      connection.recheck(match ? descriptorState(match) : undefined);
     }
-    for (const [endpoint, connection] of this.connections) {
-      if (!this.manual.has(endpoint) && !byEndpoint.has(endpoint)) this.vanished(connection);
-    }
-  }
-
-  private vanished(connection: ServerConnection): void {
     const now = Date.now();
-    const since = this.missingSince.get(connection) ?? now;
-    this.missingSince.set(connection, since);
-    if (!connection.ready || now - since >= this.config.vanishGraceMs) this.retire(connection);
+    for (const [endpoint, connection] of this.connections) {
+      if (this.manual.has(endpoint) || listed.has(endpoint)) continue;
+      if (this.vanishing.mustGo(connection, connection.ready, now)) this.retire(connection);
+    }
   }
 
   private retire(connection: ServerConnection): void {
     this.connections.delete(connection.endpoint);
-    this.missingSince.delete(connection);
+    this.vanishing.forget(connection);
     const done = connection.retire(this.config.retireWaitMs).finally(() => this.retiring.delete(done));
     this.retiring.add(done);
   }

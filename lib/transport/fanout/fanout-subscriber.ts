@@ -6,6 +6,7 @@ import type {
   SubscribedTopic,
   ZLinkEvents,
 } from '../../core/index.js';
+import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 import { PublisherLink } from './publisher-link.js';
 
 export interface FanoutSubscriberConfig {
@@ -34,11 +35,12 @@ export class FanoutSubscriber {
   private readonly links = new Map<string, PublisherLink>();
   /** The last discovered list by endpoint (discovered links only). */
   private listed = new Map<string, PublisherDescriptor[]>();
-  private readonly missingSince = new Map<PublisherLink, number>();
+  private readonly vanishing: VanishGrace<PublisherLink>;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly config: FanoutSubscriberConfig) {
+    this.vanishing = new VanishGrace(config.vanishGraceMs);
     this.sweep = setInterval(this.checkSilence, Math.min(1000, Math.ceil(config.silenceTimeoutMs / 5)));
   }
 
@@ -50,28 +52,19 @@ export class FanoutSubscriber {
   /** One full read of the channel's publisher descriptors (never called during a store outage). */
   setDiscovered(descriptors: readonly PublisherDescriptor[]): void {
     if (this.closed) return;
-    const listed = new Map<string, PublisherDescriptor[]>();
-    for (const d of descriptors) {
-      if (d.channel !== this.config.channel) continue;
-      const list = listed.get(d.endpoint);
-      if (list) list.push(d);
-      else listed.set(d.endpoint, [d]);
-    }
+    const listed = byEndpoint(descriptors, (d) => d.channel === this.config.channel);
     this.listed = listed;
     for (const endpoint of listed.keys()) {
       const link = this.links.get(endpoint);
       if (link) {
-        this.missingSince.delete(link);
+        this.vanishing.listed(link);
         link.recheck();
       } else this.open(endpoint, true);
     }
     const now = Date.now();
     for (const [endpoint, link] of this.links) {
       if (listed.has(endpoint)) continue;
-      const since = this.missingSince.get(link) ?? now;
-      this.missingSince.set(link, since);
-      if (link.state === 'alive' && now - since < this.config.vanishGraceMs) continue;
-      this.missingSince.delete(link);
+      if (!this.vanishing.mustGo(link, link.state === 'alive', now)) continue;
       this.links.delete(endpoint);
       void link.close();
     }
@@ -135,7 +128,7 @@ export class FanoutSubscriber {
       if (link.state !== 'alive' || now - link.lastHeard <= this.config.silenceTimeoutMs) continue;
       link.silent();
       // Kept only because it was alive; its descriptor is gone, so now it goes too.
-      if (this.missingSince.delete(link)) {
+      if (this.vanishing.forget(link)) {
         this.links.delete(endpoint);
         void link.close();
       }

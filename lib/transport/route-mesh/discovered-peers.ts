@@ -1,4 +1,5 @@
 import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
+import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
 
 export interface DiscoveredPeersConfig {
@@ -25,11 +26,12 @@ export class DiscoveredPeers {
   /** The last list by endpoint. */
   private listed = new Map<string, MeshNodeDescriptor[]>();
   private readonly firstSeen = new Map<string, number>();
-  private readonly missingSince = new Map<OutboundLink, number>();
+  private readonly vanishing: VanishGrace<OutboundLink>;
   private readonly ownId: Buffer;
 
   constructor(private readonly config: DiscoveredPeersConfig) {
     this.ownId = Buffer.from(config.rid, 'utf8');
+    this.vanishing = new VanishGrace(config.vanishGraceMs);
   }
 
   /** Whether a discovered link may admit the node that answered (a configured link admits any). */
@@ -39,23 +41,21 @@ export class DiscoveredPeers {
     if (listed) return listed.some((d) => d.rid === state.rid && d.generation === state.generation);
     const peer = this.config.table.peers.get(state.rid);
     // Kept through the grace after its descriptor vanished: only the run it had confirmed.
-    return this.missingSince.has(link) && peer?.state.generation === state.generation;
+    return this.vanishing.isMissing(link) && peer?.state.generation === state.generation;
   }
 
   /** One full read of the mesh's descriptors (never called during a store outage). */
   set(descriptors: readonly MeshNodeDescriptor[]): void {
     const { table, rid } = this.config;
     const now = Date.now();
-    const listed = new Map<string, MeshNodeDescriptor[]>();
+    const listed = byEndpoint(descriptors, (d) => d.rid !== rid);
     const seen = new Set<string>();
-    for (const d of descriptors) {
-      if (d.rid === rid) continue;
-      const list = listed.get(d.endpoint);
-      if (list) list.push(d);
-      else listed.set(d.endpoint, [d]);
-      const key = `${d.rid}\u0000${d.generation}`;
-      seen.add(key);
-      if (!this.firstSeen.has(key)) this.firstSeen.set(key, now);
+    for (const list of listed.values()) {
+      for (const d of list) {
+        const key = `${d.rid}\u0000${d.generation}`;
+        seen.add(key);
+        if (!this.firstSeen.has(key)) this.firstSeen.set(key, now);
+      }
     }
     for (const key of this.firstSeen.keys()) if (!seen.has(key)) this.firstSeen.delete(key);
     this.listed = listed;
@@ -63,7 +63,7 @@ export class DiscoveredPeers {
     for (const [endpoint, list] of listed) {
       const link = table.links.get(endpoint);
       if (link) {
-        this.missingSince.delete(link);
+        this.vanishing.listed(link);
         table.reconfirm(link);
       } else if (list.some((d) => this.shouldConnect(d, now))) {
         const added = table.addLink(endpoint, undefined, true);
@@ -78,12 +78,8 @@ export class DiscoveredPeers {
     }
     for (const link of [...table.links.values()]) {
       if (!link.discovered || listed.has(link.endpoint)) continue;
-      const since = this.missingSince.get(link) ?? now;
-      this.missingSince.set(link, since);
-      if (link.status !== 'ready' || now - since >= this.config.vanishGraceMs) {
-        this.missingSince.delete(link);
+      if (this.vanishing.mustGo(link, link.status === 'ready', now))
         table.removeLink(link, `its descriptor left the Location Store`);
-      }
     }
   }
 
