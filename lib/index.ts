@@ -45,6 +45,12 @@ export {
 } from './core/index.js';
 export {
   ZLinkEvents,
+  LATENCY_BUCKETS_MS,
+  LATENCY_SAMPLE_WEIGHT,
+  toPrometheusText,
+  type HistogramSnapshot,
+  type MetricsSnapshot,
+  type SubscribeOptions,
   type DeliveryResult,
   type RouteKind,
   type ZLinkEvent,

@@ -1,6 +1,10 @@
+import { ZLinkMetrics } from './metrics.js';
+
 /**
  * Observability events: the one place where every event kind is defined and counted.
- * Emission is synchronous and costs a branch when nobody listens.
+ * Emission is synchronous. Per-message events (`selection`, and `delivery` with result `ok`) are
+ * built only while a listener asked for them (`perMessage`), so they cost a branch otherwise;
+ * their counts live in `ZLinkMetrics`, bumped where the work happens.
  */
 export type RouteKind = 'client-server' | 'route-mesh' | 'fanout';
 
@@ -27,6 +31,27 @@ export type ZLinkEvent =
       readonly kind?: 'send' | 'request';
       readonly packet?: string;
       readonly reason?: string;
+      /** `drop` of fanout events: how many were lost in one gap. */
+      readonly count?: number;
+    }
+  | {
+      /**
+       * Per message: which target a call went to and whether the source-local queue took it
+       * (02 §9 keeps selection and admission apart). `immediate`: queued in the caller's turn;
+       * `after_wait`: queued once space freed; `refused`: ended with `code` before queuing.
+       */
+      readonly type: 'selection';
+      readonly route: RouteKind;
+      readonly kind: 'send' | 'request';
+      /** The ChannelName; absent for a Node direct call (then `mesh` names the namespace). */
+      readonly channel?: string;
+      readonly mesh?: string;
+      /** This process: the MeshNode's RID, or the ClientServer client id. */
+      readonly sourceRid: string;
+      /** The chosen Server's RID (ClientServer) or peer NodeRid (RouteMesh). */
+      readonly targetRid: string | undefined;
+      readonly admission: 'immediate' | 'after_wait' | 'refused';
+      readonly code?: string;
     }
   | {
       /** A record that matches nothing we sent, or cannot be read; it reaches no handler. */
@@ -113,36 +138,70 @@ export type ZLinkEvent =
 export type ZLinkEventType = ZLinkEvent['type'];
 export type ZLinkEventListener = (event: ZLinkEvent) => void;
 
+export interface SubscribeOptions {
+  /**
+   * Also receive the per-message events (`selection`, `delivery` `ok`); default `true`. A listener
+   * that only logs lifecycle passes `false`, so the message path builds no event for it.
+   */
+  readonly perMessage?: boolean;
+}
+
+interface Listener {
+  readonly fn: ZLinkEventListener;
+  readonly perMessage: boolean;
+}
+
 export class ZLinkEvents {
-  private listeners: ZLinkEventListener[] = [];
-  /** Counts per `type` and per `type:result` (delivery), e.g. `delivery:no_handler`. */
+  private listeners: Listener[] = [];
+  /** Counts per `type` and per `type:result` (delivery failures), e.g. `delivery:no_handler`. */
   readonly counts = new Map<string, number>();
+  readonly metrics = new ZLinkMetrics();
+  /** Whether someone listens for per-message events; the message path checks this before building one. */
+  perMessage = false;
 
   /** Subscribes; returns the unsubscribe function. A throwing listener never breaks the runtime. */
-  subscribe(listener: ZLinkEventListener): () => void {
-    this.listeners = [...this.listeners, listener];
+  subscribe(listener: ZLinkEventListener, options: SubscribeOptions = {}): () => void {
+    this.listeners = [...this.listeners, { fn: listener, perMessage: options.perMessage ?? true }];
+    this.perMessage = this.listeners.some((l) => l.perMessage);
     return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
+      this.listeners = this.listeners.filter((l) => l.fn !== listener);
+      this.perMessage = this.listeners.some((l) => l.perMessage);
     };
   }
 
   emit(event: ZLinkEvent): void {
-    this.bump(event.type);
-    if (event.type === 'delivery') this.bump(`delivery:${event.result}`);
+    const perMessage = isPerMessage(event);
+    if (!perMessage) {
+      this.bump(event.type);
+      if (event.type === 'delivery') this.countFailure(event);
+    }
     for (const listener of this.listeners) {
+      if (perMessage && !listener.perMessage) continue;
       try {
-        listener(event);
+        listener.fn(event);
       } catch {
         // A listener's failure is its own; the message path goes on.
       }
     }
   }
 
+  private countFailure(event: ZLinkEvent & { type: 'delivery' }): void {
+    if (event.result === 'ok') return;
+    const n = event.count ?? 1;
+    this.bump(`delivery:${event.result}`, n);
+    const { failures } = this.metrics.scope(event.route, event.channel, event.mesh).handlers;
+    failures.set(event.result, (failures.get(event.result) ?? 0) + n);
+  }
+
   count(key: string): number {
     return this.counts.get(key) ?? 0;
   }
 
-  private bump(key: string): void {
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  private bump(key: string, n = 1): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
   }
+}
+
+function isPerMessage(event: ZLinkEvent): boolean {
+  return event.type === 'selection' || (event.type === 'delivery' && event.result === 'ok');
 }

@@ -1,5 +1,7 @@
 export * from './errors.js';
 export * from './events.js';
+export * from './metrics.js';
+export * from './prometheus.js';
 export * from './handlers.js';
 export * from './metadata.js';
 export * from './options.js';
@@ -11,3 +13,4 @@ export * from './mesh-records.js';
 export * from './ports.js';
 export * from './lease.js';
 export * from './fanout-records.js';
+export * from './framework-fields.js';

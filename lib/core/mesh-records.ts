@@ -11,6 +11,7 @@ import {
   packr,
   strBytes,
 } from './codec.js';
+import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
 import * as write from './msgpack-write.js';
 import type { ObjectRole } from './mesh-options.js';
 import { isValidWeight } from './option-checks.js';
@@ -59,6 +60,8 @@ export interface MeshSendRecord {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
 }
 
 export interface MeshRequestRecord {
@@ -68,6 +71,8 @@ export interface MeshRequestRecord {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
 }
 
 export type MeshRecord = MeshStateRecord | MeshPingRecord | MeshSendRecord | MeshRequestRecord;
@@ -99,21 +104,22 @@ const NIL = Uint8Array.of(0xc0);
 /*
  * Sends and requests are written by hand like their ClientServer counterparts (see `encodeRequest`
  * in wire.ts): the payload is copied once. The bytes are exactly those of
- * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it).
+ * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it); `fields`, the
+ * encoded framework field, is one more trailing item when present.
  */
 export function encodeMeshSend(
   channel: string | undefined,
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
+  fields?: Uint8Array,
 ): Uint8Array {
   const scope = channel === undefined ? NIL : strBytes(channel);
   const name = strBytes(packet);
-  const out = Buffer.allocUnsafe(
-    3 + scope.length + name.length + write.optionalBinSize(metadata) + write.binSize(payload),
-  );
-  const at = write.head(out, 6, WIRE_VERSION, RecordKind.MeshSend);
-  writeCall(out, at, scope, name, metadata, payload);
+  const size = 3 + scope.length + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
+  const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
+  const at = write.head(out, fields === undefined ? 6 : 7, WIRE_VERSION, RecordKind.MeshSend);
+  writeCall(out, at, scope, name, metadata, payload, fields);
   return out;
 }
 
@@ -123,17 +129,19 @@ export function encodeMeshRequest(
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
+  fields?: Uint8Array,
 ): Uint8Array {
   if (correlation > MAX_UINT32) {
-    const fields = [correlation, channel ?? null, packet, metadata ?? null, payload];
-    return packr.pack([WIRE_VERSION, RecordKind.MeshRequest, ...fields]);
+    const items = [correlation, channel ?? null, packet, metadata ?? null, payload];
+    return withFrameworkFields(packr.pack([WIRE_VERSION, RecordKind.MeshRequest, ...items]), fields);
   }
   const scope = channel === undefined ? NIL : strBytes(channel);
   const name = strBytes(packet);
   const size = write.uintSize(correlation) + scope.length + name.length + write.optionalBinSize(metadata);
-  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload));
-  const at = write.uint(out, write.head(out, 7, WIRE_VERSION, RecordKind.MeshRequest), correlation);
-  writeCall(out, at, scope, name, metadata, payload);
+  const extra = fields === undefined ? 0 : fields.length;
+  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload) + extra);
+  const head = write.head(out, fields === undefined ? 7 : 8, WIRE_VERSION, RecordKind.MeshRequest);
+  writeCall(out, write.uint(out, head, correlation), scope, name, metadata, payload, fields);
   return out;
 }
 
@@ -144,10 +152,12 @@ function writeCall(
   name: Uint8Array,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
+  fields: Uint8Array | undefined,
 ): void {
   out.set(scope, at);
   out.set(name, at + scope.length);
-  write.bin(out, write.optionalBin(out, at + scope.length + name.length, metadata), payload);
+  const end = write.bin(out, write.optionalBin(out, at + scope.length + name.length, metadata), payload);
+  if (fields !== undefined) out.set(fields, end);
 }
 
 function readMemberships(value: unknown): MeshMembership[] | undefined {
@@ -171,8 +181,9 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
     case RecordKind.MeshRequest: {
       const [, , correlation, channel, packet, metadata, payload] = v;
       if (!isCorrelation(correlation)) return { reason: 'mesh request without a valid correlation' };
+      const trace = trailingTrace(v, 7);
       if (
-        v.length !== 7 ||
+        trace === false ||
         !isChannel(channel) ||
         !isStr(packet) ||
         !isMetadata(metadata) ||
@@ -187,12 +198,14 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         packet,
         metadata: metadata ?? undefined,
         payload,
+        trace,
       };
     }
     case RecordKind.MeshSend: {
       const [, , channel, packet, metadata, payload] = v;
+      const trace = trailingTrace(v, 6);
       if (
-        v.length !== 6 ||
+        trace === false ||
         !isChannel(channel) ||
         !isStr(packet) ||
         !isMetadata(metadata) ||
@@ -206,6 +219,7 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         packet,
         metadata: metadata ?? undefined,
         payload,
+        trace,
       };
     }
     case RecordKind.MeshPing:

@@ -103,6 +103,12 @@ export interface ZLinkOptions {
   sendQueueLimit?: number;
   /** How long a drain waits for accepted work before closing anyway. @default 10000 */
   drainTimeoutMs?: number;
+  /**
+   * `auto`: when `@opentelemetry/api` can be loaded, calls carry the caller's active trace context
+   * (W3C traceparent/tracestate, a framework field, never metadata) and handlers run inside it.
+   * `off`: never loaded, never carried. @default 'auto'
+   */
+  tracing?: 'auto' | 'off';
 }
 export interface NormalizedClientServerChannel {
   readonly channel: string;
@@ -121,6 +127,7 @@ export interface NormalizedOptions {
   readonly handlerConcurrency: number;
   readonly sendQueueLimit: number;
   readonly drainTimeoutMs: number;
+  readonly tracing: 'auto' | 'off';
 }
 
 /** Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s) (02 §3). */
@@ -135,6 +142,7 @@ const TOP_KEYS = [
   'handlerConcurrency',
   'sendQueueLimit',
   'drainTimeoutMs',
+  'tracing',
 ];
 
 type Registration = { field: string; channel: string; value: Record<string, unknown> };
@@ -267,6 +275,9 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined);
   const fanout = normalizeFanout(raw.fanout, locationStore !== undefined);
+  const tracing = raw.tracing ?? 'auto';
+  if (tracing !== 'auto' && tracing !== 'off')
+    throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);
   // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
   // which needs a Location Store (03 §3.3): fail now rather than let every call wait for nothing.
   for (const cs of clientServer.values()) {
@@ -286,5 +297,6 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),
     sendQueueLimit: positiveInt('sendQueueLimit', raw.sendQueueLimit, 10000),
     drainTimeoutMs: positiveInt('drainTimeoutMs', raw.drainTimeoutMs, 10000),
+    tracing,
   });
 }

@@ -1,4 +1,5 @@
 import { ZLinkError, cancelledError } from './errors.js';
+import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from './metrics.js';
 
 /**
  * The pending-request table: every request ends with exactly one terminal among reply, error reply,
@@ -30,12 +31,15 @@ export interface PendingOptions {
   readonly route: unknown;
   /** Names the call in error messages: "request billing/billing.charge". */
   readonly describe: string;
+  /** The caller-side counters of the call's channel: its terminal and time to terminal go there. */
+  readonly metrics?: CallMetrics;
 }
 
 interface Entry {
   readonly correlation: number;
   readonly route: unknown;
   readonly describe: string;
+  readonly metrics: CallMetrics | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: ZLinkError) => void;
   readonly signal: AbortSignal | undefined;
@@ -105,6 +109,7 @@ export class PendingRequests {
       onAbort = () => {
         if (this.settle(entry)) {
           this.counters.cancelled++;
+          ended(entry, 'Cancelled');
           reject(cancelledError(options.describe, signal));
         }
       };
@@ -116,6 +121,7 @@ export class PendingRequests {
       correlation,
       route: options.route,
       describe: options.describe,
+      metrics: options.metrics,
       resolve,
       reject,
       signal,
@@ -135,6 +141,7 @@ export class PendingRequests {
   resolve(correlation: number, value: unknown): boolean {
     const entry = this.take(correlation);
     if (!entry) return false;
+    ended(entry, 'reply');
     entry.resolve(value);
     return true;
   }
@@ -143,7 +150,7 @@ export class PendingRequests {
   reject(correlation: number, error: ZLinkError | ((describe: string) => ZLinkError)): boolean {
     const entry = this.take(correlation);
     if (!entry) return false;
-    entry.reject(typeof error === 'function' ? error(entry.describe) : error);
+    failEntry(entry, typeof error === 'function' ? error(entry.describe) : error);
     return true;
   }
 
@@ -171,7 +178,7 @@ export class PendingRequests {
     let n = 0;
     for (const entry of [...this.table.values()]) {
       if (!match(entry) || !this.settle(entry)) continue;
-      entry.reject(error(entry.describe));
+      failEntry(entry, error(entry.describe));
       n++;
     }
     return n;
@@ -248,7 +255,33 @@ export class PendingRequests {
       }
       this.settle(first);
       this.counters.timeouts++;
-      first.reject(new ZLinkError('Timeout', `${first.describe}: no reply within ${first.timeoutMs} ms`));
+      failEntry(first, new ZLinkError('Timeout', `${first.describe}: no reply within ${first.timeoutMs} ms`));
     }
   };
+}
+
+function failEntry(entry: Entry, error: ZLinkError): void {
+  ended(entry, error.code);
+  entry.reject(error);
+}
+
+/**
+ * Counts the terminal; a failure, and a sampled reply, is timed from `deadline - delayMs` (so opening
+ * a request reads no extra clock).
+ */
+function ended(entry: Entry, outcome: 'reply' | ZLinkError['code']): void {
+  const metrics = entry.metrics;
+  if (metrics === undefined) return;
+  const { latency } = metrics;
+  if (outcome === 'reply') {
+    metrics.replies++;
+    if (latency.sample()) latency.observe(elapsed(entry), LATENCY_SAMPLE_WEIGHT);
+    return;
+  }
+  metrics.failures.set(outcome, (metrics.failures.get(outcome) ?? 0) + 1);
+  latency.observe(elapsed(entry));
+}
+
+function elapsed(entry: Entry): number {
+  return performance.now() - (entry.deadline - entry.delayMs);
 }

@@ -68,6 +68,11 @@ export interface LocationStore {
    * lost: readers also read on an interval. Resolves with the unsubscribe function once listening.
    */
   watch(kind: DescriptorKind, scope: string, onChange: () => void): Promise<() => Promise<void>>;
+  /**
+   * One round trip to the store (health checks): resolves when it answers, rejects when it does not
+   * within `timeoutMs` or cannot be reached. Optional: a store without it is checked with a `list`.
+   */
+  ping?(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -12,8 +12,9 @@ import {
   packr,
   strBytes,
 } from './codec.js';
-import { type MeshRecord, type MeshRequestRecord, readMeshRecord } from './mesh-records.js';
-import { MsgpackReader } from './msgpack-read.js';
+import { type MeshRecord, readMeshRecord } from './mesh-records.js';
+import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
+import { readLoneCall } from './lone-call.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
@@ -60,6 +61,8 @@ export interface SendRecord {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
 }
 
 export interface RequestRecord {
@@ -68,6 +71,7 @@ export interface RequestRecord {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  readonly trace?: TraceFields | undefined;
 }
 
 export interface ReplyRecord {
@@ -126,19 +130,23 @@ export function encodeServerState(
 /*
  * Send, Request and Reply carry an already encoded payload: written by hand, it is copied once
  * instead of msgpackr packing it again as a bin. The bytes are exactly those of
- * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it).
+ * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it). `fields`, the
+ * encoded framework field (`encodeFrameworkFields`), is one more trailing item when present.
  */
 export function encodeSend(
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
+  fields?: Uint8Array,
 ): Uint8Array {
   const name = strBytes(packet);
-  const out = Buffer.allocUnsafe(3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload));
-  let at = write.head(out, 5, WIRE_VERSION, RecordKind.Send);
+  const size = 3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
+  const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
+  let at = write.head(out, fields === undefined ? 5 : 6, WIRE_VERSION, RecordKind.Send);
   out.set(name, at);
   at = write.optionalBin(out, at + name.length, metadata);
-  write.bin(out, at, payload);
+  at = write.bin(out, at, payload);
+  if (fields !== undefined) out.set(fields, at);
   return out;
 }
 
@@ -147,16 +155,21 @@ export function encodeRequest(
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
+  fields?: Uint8Array,
 ): Uint8Array {
-  if (correlation > MAX_UINT32)
-    return packr.pack([WIRE_VERSION, RecordKind.Request, correlation, packet, metadata ?? null, payload]);
+  if (correlation > MAX_UINT32) {
+    const items = [correlation, packet, metadata ?? null, payload];
+    return withFrameworkFields(packr.pack([WIRE_VERSION, RecordKind.Request, ...items]), fields);
+  }
   const name = strBytes(packet);
-  const size = write.uintSize(correlation) + name.length + write.optionalBinSize(metadata);
-  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload));
-  let at = write.uint(out, write.head(out, 6, WIRE_VERSION, RecordKind.Request), correlation);
+  const size = 3 + write.uintSize(correlation) + name.length + write.optionalBinSize(metadata);
+  const out = Buffer.allocUnsafe(size + write.binSize(payload) + (fields === undefined ? 0 : fields.length));
+  let at = write.head(out, fields === undefined ? 6 : 7, WIRE_VERSION, RecordKind.Request);
+  at = write.uint(out, at, correlation);
   out.set(name, at);
   at = write.optionalBin(out, at + name.length, metadata);
-  write.bin(out, at, payload);
+  at = write.bin(out, at, payload);
+  if (fields !== undefined) out.set(fields, at);
   return out;
 }
 
@@ -205,57 +218,6 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
   return lone === undefined ? decodeRecords(frame) : { records: [lone], malformed: NO_MALFORMED };
 }
 
-const reader = new MsgpackReader();
-
-/**
- * A frame that is one Request, MeshRequest or Reply (one call in flight) is read without msgpackr.
- * Anything the reader does not cover (a batch, str 8, a malformed field...) goes to
- * `decodeRecords`, which reads the same bytes to the same record.
- */
-function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | MeshRequestRecord | undefined {
-  if (frame[1] !== WIRE_VERSION) return undefined;
-  if (frame[0] === 0x94 && frame[2] === RecordKind.Reply) {
-    const r = reader.reset(frame, 3);
-    const correlation = r.uint();
-    const payload = correlation ? r.bin() : undefined;
-    if (payload === undefined || !r.atEnd) return undefined;
-    return { kind: RecordKind.Reply, correlation: correlation as number, payload };
-  }
-  if (frame[0] === 0x96 && frame[2] === RecordKind.Request) {
-    const r = reader.reset(frame, 3);
-    const correlation = r.uint();
-    const packet = correlation ? r.asciiFixstr() : undefined;
-    const metadata = packet === undefined ? undefined : r.nilOrBin();
-    const payload = metadata === undefined ? undefined : r.bin();
-    if (payload === undefined || !r.atEnd) return undefined;
-    return {
-      kind: RecordKind.Request,
-      correlation: correlation as number,
-      packet: packet as string,
-      metadata: metadata ?? undefined,
-      payload,
-    };
-  }
-  if (frame[0] === 0x97 && frame[2] === RecordKind.MeshRequest) {
-    const r = reader.reset(frame, 3);
-    const correlation = r.uint();
-    const channel = correlation ? r.nilOrAsciiFixstr() : undefined;
-    const packet = channel === undefined ? undefined : r.asciiFixstr();
-    const metadata = packet === undefined ? undefined : r.nilOrBin();
-    const payload = metadata === undefined ? undefined : r.bin();
-    if (payload === undefined || !r.atEnd) return undefined;
-    return {
-      kind: RecordKind.MeshRequest,
-      correlation: correlation as number,
-      channel: channel ?? undefined,
-      packet: packet as string,
-      metadata: metadata ?? undefined,
-      payload,
-    };
-  }
-  return undefined;
-}
-
 /** `decodeFrame` without its fast path: every record through msgpackr. Exported for tests. */
 export function decodeRecords(frame: Uint8Array): DecodedFrame {
   let values: unknown[];
@@ -301,27 +263,36 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
     case RecordKind.Request: {
       const [, , correlation, packet, metadata, payload] = v;
       if (!isCorrelation(correlation)) return { reason: 'request without a valid correlation' };
+      const trace = trailingTrace(v, 6);
       if (
-        v.length !== 6 ||
+        trace === false ||
         !isStr(packet) ||
         !(metadata === null || isBytes(metadata)) ||
         !isBytes(payload)
       ) {
         return { reason: 'malformed request record', correlation };
       }
-      return { kind: RecordKind.Request, correlation, packet, metadata: metadata ?? undefined, payload };
+      return {
+        kind: RecordKind.Request,
+        correlation,
+        packet,
+        metadata: metadata ?? undefined,
+        payload,
+        trace,
+      };
     }
     case RecordKind.Send: {
       const [, , packet, metadata, payload] = v;
+      const trace = trailingTrace(v, 5);
       if (
-        v.length !== 5 ||
+        trace === false ||
         !isStr(packet) ||
         !(metadata === null || isBytes(metadata)) ||
         !isBytes(payload)
       ) {
         return { reason: 'malformed send record' };
       }
-      return { kind: RecordKind.Send, packet, metadata: metadata ?? undefined, payload };
+      return { kind: RecordKind.Send, packet, metadata: metadata ?? undefined, payload, trace };
     }
     case RecordKind.Reply: {
       const [, , correlation, payload] = v;

@@ -9,3 +9,4 @@ export {
 } from './decorators/index.js';
 export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
 export { ZLinkParamtype } from './zlink.constants.js';
+export { ZLinkEventStream, fromZLinkEvents, type ZLinkEventOf } from './observability/zlink-event-stream.js';

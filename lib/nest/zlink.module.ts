@@ -3,6 +3,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { ZLinkOptions } from '../core/index.js';
 import { ZLinkFanoutClient, ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
 import { ZLinkHandlerExplorer } from './handler.explorer.js';
+import { ZLinkEventStream } from './observability/zlink-event-stream.js';
+import { ZLinkLogBridge } from './observability/zlink-log-bridge.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 import {
   ZLINK_ASYNC_OPTIONS_TYPE,
@@ -16,7 +18,8 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
 /**
  * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
  * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
- * `ZLinkRouteClient` and `ZLinkFanoutClient` as injectables.
+ * `ZLinkRouteClient`, `ZLinkFanoutClient` and `ZLinkEventStream` (events as Observables) as
+ * injectables. Lifecycle events are logged through Nest's Logger (context `ZLink`).
  *
  * Lifecycle: the options are validated when the runtime is created (a bad option fails the
  * bootstrap with `Configuration` naming it; like any provider error, Nest aborts the process there
@@ -46,7 +49,9 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
     },
     ZLinkMetadataAccessor,
     ZLinkHandlerExplorer,
+    ZLinkEventStream,
+    ZLinkLogBridge,
   ],
-  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkFanoutClient],
+  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkFanoutClient, ZLinkEventStream],
 })
 export class ZLinkModule extends ZLinkConfigurableModule {}

@@ -137,6 +137,7 @@ export class RuntimeFanout {
       packet: call.packet,
       metadata: undefined,
       payload,
+      trace: undefined,
       timeoutMs: call.timeoutMs,
       signal: call.signal,
     };

@@ -15,4 +15,13 @@ export {
   type PublishCall,
   type PublishOptions,
 } from './fanout-client.js';
-export type { LocationSnapshot } from './location.js';
+export type { LocationSnapshot, StoreCheck } from './location.js';
+export type { RuntimeState as ZLinkRuntimeState } from './zlink-runtime.js';
+export {
+  HEALTH_STORE_TIMEOUT_MS,
+  checkZLinkHealth,
+  type ZLinkHealthChannel,
+  type ZLinkHealthListener,
+  type ZLinkHealthOptions,
+  type ZLinkHealthReport,
+} from './health.js';

@@ -24,6 +24,14 @@ export interface LocationSnapshot {
   }[];
 }
 
+/** What one bounded round trip to the Location Store found (`ZLinkRuntime.checkStore`). */
+export interface StoreCheck {
+  readonly answers: boolean;
+  readonly responseTimeMs: number;
+  /** Why it did not answer: the store's error, or the timeout. */
+  readonly error?: string;
+}
+
 /**
  * The runtime's one Location Store (guide §6.1): the store it builds from `locationStore`, the owner
  * lease over every descriptor this process publishes, and the discovery readers. Whatever needs to
@@ -100,6 +108,29 @@ export class RuntimeLocation {
     this.discoveries.push(discovery);
     await discovery.start();
     return discovery;
+  }
+
+  /**
+   * One round trip to the store, bounded by `timeoutMs` (health checks): the store's `ping`, or a
+   * `list` of an unused scope for a store without one. Never rejects.
+   */
+  async check(timeoutMs: number): Promise<StoreCheck> {
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const store = this.store;
+      const answer = store.ping ? store.ping(timeoutMs) : store.list('server', 'zlink.health-check');
+      await Promise.race([answer, late]);
+      return { answers: true, responseTimeMs: Date.now() - started };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { answers: false, responseTimeMs: Date.now() - started, error: message };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   snapshot(): LocationSnapshot {

@@ -6,6 +6,7 @@ import {
   type NodeHandlerRegistry,
   type NormalizedOptions,
   type PendingRequests,
+  type TracePropagation,
   type ZLinkEvents,
   ZLinkError,
 } from '../core/index.js';
@@ -45,7 +46,11 @@ export class RuntimeMeshes {
    * Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. With
    * a Location Store, each node's descriptor follows its state and its admission follows the lease.
    */
-  async bind(stillStarting: () => boolean, location: RuntimeLocation | undefined): Promise<void> {
+  async bind(
+    stillStarting: () => boolean,
+    location: RuntimeLocation | undefined,
+    tracing: TracePropagation | undefined,
+  ): Promise<void> {
     const { options, generation, processTag, events, jobs, pending, channelHandlers, nodeHandlers } =
       this.config;
     const store = options.locationStore;
@@ -65,6 +70,7 @@ export class RuntimeMeshes {
           connectAnywayAfterMs: store.fullReadIntervalMs,
         },
         onStateChange: location && (() => location.update(meshNodeDescriptor(node))),
+        tracing,
       });
       location?.onFence((fenced) => node.setFenced(fenced));
       this.nodes.set(mesh, node);

@@ -4,6 +4,7 @@ import {
   type ChannelHandlerRegistration,
   type FanoutHandlerRegistration,
   FanoutHandlerRegistry,
+  type MetricsSnapshot,
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
   type NormalizedOptions,
@@ -15,26 +16,29 @@ import {
   PendingRequests,
   ZLinkError,
   ZLinkEvents,
+  type TracePropagation,
   configurationError,
-  encodePayload,
   invalidArgument,
   isValidWeight,
   normalizeOptions,
+  toPrometheusText,
   WEIGHT_MAX,
   WEIGHT_MIN,
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
-import type { CallSubmission, CallSubmitter } from './calls.js';
+import { type CallSubmission, type CallSubmitter, toSubmission } from './calls.js';
 import { bindListener } from './bind.js';
 import { checkHandlers } from './handler-checks.js';
-import { RuntimeLocation, serverDescriptor } from './location.js';
+import { checkLateChannelHandler } from './late-handlers.js';
+import { RuntimeLocation, type StoreCheck, serverDescriptor } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
 import { RuntimeFanout } from './fanout.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
+import { loadTracePropagation } from './tracing.js';
 
-type RuntimeState = 'created' | 'starting' | 'started' | 'closing' | 'closed';
+export type RuntimeState = 'created' | 'starting' | 'started' | 'closing' | 'closed';
 
 /**
  * Composes the topologies of validated options; usable without Nest.
@@ -68,6 +72,8 @@ export class ZLinkRuntime implements CallSubmitter {
   private location: RuntimeLocation | undefined;
   private state: RuntimeState = 'created';
   private started: Promise<void> | undefined;
+  /** Trace propagation, when `@opentelemetry/api` loaded at start (see tracing.ts). */
+  private tracing: TracePropagation | undefined;
 
   /** Validates the options; throws `Configuration` naming the field. */
   constructor(options?: ZLinkOptions) {
@@ -95,9 +101,11 @@ export class ZLinkRuntime implements CallSubmitter {
     });
   }
 
-  /** Registers a channel handler; only before `start()`. Duplicates throw `Configuration` naming both. */
+  /** Before `start()`, or after it on a channel served here (late-handlers.ts); else `Configuration`. */
   registerChannelHandler(registration: ChannelHandlerRegistration): void {
-    this.beforeStart(`handler ${registration.source}`);
+    if (this.state === 'starting' || this.state === 'started')
+      checkLateChannelHandler(this.options, registration, (channel) => this.meshes.channelRole(channel));
+    else this.beforeStart(`handler ${registration.source}`);
     this.handlers.register(registration);
   }
 
@@ -138,6 +146,7 @@ export class ZLinkRuntime implements CallSubmitter {
     );
     const storeOptions = this.options.locationStore;
     try {
+      this.tracing = await loadTracePropagation(this.options.tracing);
       const location = storeOptions ? await RuntimeLocation.create(storeOptions, this.events) : undefined;
       this.location = location;
       for (const [channel, cs] of this.options.clientServer) {
@@ -153,12 +162,13 @@ export class ZLinkRuntime implements CallSubmitter {
           events: this.events,
           onStateChange: location && (() => location.update(serverDescriptor(listener))),
           release: location && (() => location.release(serverDescriptor(listener))),
+          tracing: this.tracing,
         });
         location?.onFence((fenced) => listener.setFenced(fenced));
         this.servers.set(channel, listener);
         await bindListener(() => listener.bind(), `clientServer.${channel}.server.listen`, starting);
       }
-      await this.meshes.bind(starting, location);
+      await this.meshes.bind(starting, location, this.tracing);
       await this.fanout.bind(starting);
       // Published only once every listener is bound: a descriptor always names a live endpoint.
       await location?.publish([
@@ -225,25 +235,7 @@ export class ZLinkRuntime implements CallSubmitter {
       }
       throw new ZLinkError('NotFound', `ChannelName '${call.channel}' is not registered in this process`);
     }
-    const timeoutMs = call.options?.timeoutMs ?? this.options.requestTimeoutMs;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-      throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
-    let payload: Uint8Array;
-    try {
-      payload = encodePayload(call.message);
-    } catch (error) {
-      throw invalidArgument(
-        `${call.kind} ${call.channel}/${call.packet}`,
-        `payload cannot be encoded: ${(error as Error).message}`,
-      );
-    }
-    const submit = {
-      packet: call.packet,
-      metadata: call.metadata,
-      payload,
-      timeoutMs,
-      signal: call.options?.signal,
-    };
+    const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
     if (call.rid !== undefined) return this.meshes.submitToNode(call.kind, call.channel, call.rid, submit);
     if (mesh) {
       if (call.kind === 'send') return mesh.calls.sendToChannel(call.channel, submit);
@@ -332,6 +324,26 @@ export class ZLinkRuntime implements CallSubmitter {
       this.location,
       this.fanout,
     );
+  }
+
+  /** Counters and latency histograms per channel (and per mesh for Node direct), at this moment. */
+  metrics(): MetricsSnapshot {
+    return this.events.metrics.snapshot(this.events.counts);
+  }
+
+  /** `metrics()` in the Prometheus text format, for a `/metrics` route. */
+  prometheus(): string {
+    return toPrometheusText(this.metrics());
+  }
+
+  /** The lifecycle state: `created`, `starting`, `started`, `closing` or `closed`. */
+  get status(): RuntimeState {
+    return this.state;
+  }
+
+  /** One bounded round trip to the Location Store (see `checkZLinkHealth`); `undefined` without one. */
+  async checkStore(timeoutMs = 1000): Promise<StoreCheck | undefined> {
+    return this.location?.check(timeoutMs);
   }
 
   /** The NodeRid of this process's MeshNode on `mesh`. */

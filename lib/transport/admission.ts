@@ -6,6 +6,8 @@ export interface Submission {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  /** The encoded framework field (the caller's trace context), or `undefined`: the record has none. */
+  readonly trace: Uint8Array | undefined;
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
 }

@@ -1,8 +1,12 @@
 import {
   type ChannelHandlerRegistry,
   type DeliveryResult,
+  type HandlerMetrics,
+  LATENCY_SAMPLE_WEIGHT,
   type MessageKind,
   type RouteKind,
+  type TraceFields,
+  type TracePropagation,
   type WireError,
   type ZLinkEvents,
   type ZLinkMessageContext,
@@ -22,6 +26,8 @@ export interface InboundMessage {
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
+  /** The trace context the record carried (a framework field, never metadata). */
+  readonly trace?: TraceFields | undefined;
 }
 
 /**
@@ -48,6 +54,10 @@ export interface InboundScope<C> {
   ): C;
   /** Queues a reply (or error reply) toward `source`; replies are never refused by a queue bound. */
   reply(source: Buffer, record: Uint8Array): void;
+  /** Set when OpenTelemetry is loaded: a handler of a traced record runs inside its trace context. */
+  readonly tracing?: TracePropagation | undefined;
+  /** This scope's counters (`events.metrics.scope(...)`), taken once when the scope is built. */
+  readonly metrics: HandlerMetrics;
 }
 
 /** The scope of one ChannelName served here, over ClientServer or as a RouteMesh Server membership. */
@@ -64,6 +74,7 @@ export function channelScope(
     events,
     channel,
     mesh,
+    metrics: events.metrics.scope(route, channel, mesh).handlers,
     lookup: (kind, packet) => handlers.lookup(channel, kind, packet),
     context: (kind, packet, metadata, correlation) => ({
       channelName: channel,
@@ -116,14 +127,22 @@ export async function runInbound<C>(
     }
     const context = scope.context(kind, message.packet, metadata.metadata, correlation, source);
     let result: unknown;
+    // Sampled (see LATENCY_SAMPLE_WEIGHT): -1 means this run is not timed.
+    const started = scope.metrics.duration.sample() ? performance.now() : -1;
     try {
-      result = registration.handler(payload.value, context);
+      const { trace } = message;
+      result =
+        trace === undefined || scope.tracing === undefined
+          ? registration.handler(payload.value, context)
+          : scope.tracing.run(trace, () => registration.handler(payload.value, context));
       // A handler that answers with a plain value is answered in this same turn.
       if (isThenable(result)) result = await result;
     } catch (error) {
+      timed(scope.metrics, started);
       return failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
     }
-    if (correlation === undefined) return;
+    timed(scope.metrics, started);
+    if (correlation === undefined) return delivered(scope, undefined, message);
     let bytes: Uint8Array;
     try {
       bytes = encodeReply(correlation, encodePayload(result));
@@ -134,6 +153,7 @@ export async function runInbound<C>(
       });
     }
     scope.reply(source, bytes);
+    delivered(scope, correlation, message);
   } catch (error) {
     // Nothing above should throw; if something does, the request still ends once and the process
     // does not die of an unhandled rejection.
@@ -146,6 +166,29 @@ export async function runInbound<C>(
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function timed(metrics: HandlerMetrics, started: number): void {
+  if (started >= 0) metrics.duration.observe(performance.now() - started, LATENCY_SAMPLE_WEIGHT);
+}
+
+/** Counted always; an event only while someone listens for per-message events. */
+function delivered<C>(
+  scope: InboundScope<C>,
+  correlation: number | undefined,
+  message: InboundMessage,
+): void {
+  scope.metrics.ok++;
+  if (!scope.events.perMessage) return;
+  scope.events.emit({
+    type: 'delivery',
+    result: 'ok',
+    route: scope.route,
+    ...(scope.channel !== undefined && { channel: scope.channel }),
+    ...(scope.mesh !== undefined && { mesh: scope.mesh }),
+    kind: correlation === undefined ? 'send' : 'request',
+    packet: message.packet,
+  });
 }
 
 /** A request gets an error reply; a one-way send is dropped. Either way it is reported. */

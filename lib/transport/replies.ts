@@ -2,6 +2,8 @@ import {
   type ErrorReplyRecord,
   type PendingRequests,
   type ReplyRecord,
+  type RouteKind,
+  type ZLinkEvents,
   RecordKind,
   ZLinkError,
   decodePayload,
@@ -24,4 +26,24 @@ export function settleReply(pending: PendingRequests, record: ReplyRecord | Erro
         record.correlation,
         (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
       );
+}
+
+/**
+ * A reply no request waits for — its request already ended (timeout, cancel, lost route), or the
+ * correlation was forged — is dropped and reported as a `drop` delivery, never handed to another.
+ */
+export function dropUnmatchedReply(
+  events: ZLinkEvents,
+  route: RouteKind,
+  where: { readonly channel?: string; readonly mesh?: string; readonly sourceRid?: string },
+  correlation: number,
+): void {
+  events.emit({
+    type: 'delivery',
+    result: 'drop',
+    route,
+    ...where,
+    kind: 'request',
+    reason: `reply matches no pending request (correlation ${correlation}): it ended before the reply came`,
+  });
 }

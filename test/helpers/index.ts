@@ -9,11 +9,14 @@ import type { ZLinkError, ZLinkEvent, ZLinkEvents } from '../../lib/core/index.j
 export async function waitFor(
   predicate: () => boolean,
   timeoutMs: number,
-  what = 'condition',
+  what: string | (() => string) = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`waitFor: ${what} not reached within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const named = typeof what === 'string' ? what : what();
+      throw new Error(`waitFor: ${named} not reached within ${timeoutMs} ms`);
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
 }

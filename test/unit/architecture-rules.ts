@@ -7,7 +7,7 @@ import ts from 'typescript';
  * themselves can be tested on synthetic input.
  *
  *   lib/nest        @nestjs/*, rxjs
- *   lib/runtime
+ *   lib/runtime     @opentelemetry/* (an optional peer, loaded with a dynamic import)
  *   lib/spot | lib/transport (zeromq) | lib/store (ioredis)   — peers; never import each other
  *   lib/core        (msgpackr allowed; no zeromq, ioredis, rxjs, @nestjs)
  *
@@ -49,6 +49,8 @@ const OWNED_PACKAGES: readonly {
   { test: (p) => p === 'ioredis', name: 'ioredis', layer: 'store' },
   { test: (p) => p.startsWith('@nestjs/'), name: '@nestjs/*', layer: 'nest' },
   { test: (p) => p === 'rxjs', name: 'rxjs', layer: 'nest' },
+  // An optional peer, loaded lazily by the runtime (trace propagation); the transport sees core's interface.
+  { test: (p) => p.startsWith('@opentelemetry/'), name: '@opentelemetry/*', layer: 'runtime' },
 ];
 
 /** `lib/<layer>/...` → layer; `lib/index.ts` → the barrel; anything else under lib → undefined. */

@@ -169,6 +169,12 @@ describe('architecture checker (on synthetic input)', () => {
       ],
       ['lib/transport/x.ts', `import { Subject } from 'rxjs';`, 'rxjs may only be imported in lib/nest'],
       ['lib/index.ts', `export { Observable } from 'rxjs';`, 'rxjs may only be imported in lib/nest'],
+      [
+        'lib/transport/x.ts',
+        `const api = await import('@opentelemetry/api');`,
+        '@opentelemetry/* may only be imported in lib/runtime',
+      ],
+      ['lib/core/x.ts', `import type { Context } from '@opentelemetry/api';`, 'lib/core must not import'],
     ])('%s: %s is a violation', (path, text, rule) => {
       expect(violations(path, text).join('\n')).toContain(rule);
     });

@@ -69,6 +69,11 @@ export class MemoryLocationStore implements LocationStore {
     });
   }
 
+  /** In-process: it always answers. */
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.listeners.clear();
     return Promise.resolve();

@@ -139,6 +139,27 @@ export class RedisLocationStore implements LocationStore {
     };
   }
 
+  /** A Redis PING within `timeoutMs`; fails at once while the connection is down (ioredis would queue it). */
+  async ping(timeoutMs: number): Promise<void> {
+    const status = this.client.status;
+    if (status !== 'ready') {
+      const cause = this.lastError ? `: ${this.lastError.message}` : '';
+      throw new Error(`Redis connection is ${status}${cause}`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis PING got no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.client.ping(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
     this.subscriber?.disconnect();

@@ -1,4 +1,5 @@
 import {
+  type CallMetrics,
   type PendingRequests,
   type SelectorCandidate,
   type ServerDescriptor,
@@ -12,7 +13,9 @@ import {
   errorMessage,
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
+import { type SelectionSource, reportSelection } from '../selection.js';
 import { WakeList } from '../wake-list.js';
+import { connectionSnapshot } from './connection-snapshot.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
@@ -60,8 +63,14 @@ export class ClientChannel {
   /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
   rebuilds = 0;
 
+  private readonly metrics: CallMetrics;
+  private readonly selection: SelectionSource;
+
   constructor(private readonly config: ClientChannelConfig) {
     this.vanishing = new VanishGrace(config.vanishGraceMs);
+    const { events, channel, clientId } = config;
+    this.metrics = events.metrics.scope('client-server', channel, undefined).calls;
+    this.selection = { events, route: 'client-server', channel, mesh: undefined, sourceRid: clientId };
   }
 
   /** Adds a manual server endpoint (idempotent: one DEALER per endpoint). */
@@ -158,18 +167,7 @@ export class ClientChannel {
   }
 
   snapshot() {
-    return [...this.connections.values()].map((c) => ({
-      endpoint: c.endpoint,
-      source: this.manual.has(c.endpoint) ? ('manual' as const) : ('discovered' as const),
-      ready: c.ready,
-      unconfirmed: c.isUnconfirmed,
-      serverRid: c.state?.serverRid,
-      generation: c.state?.generation,
-      weight: c.state?.weight,
-      draining: c.state?.draining,
-      revision: c.state?.revision,
-      queued: c.pump.queued,
-    }));
+    return [...this.connections.values()].map((c) => connectionSnapshot(c, this.manual.has(c.endpoint)));
   }
 
   /** One-way send: resolves when the chosen connection's queue accepted the record. */
@@ -177,7 +175,9 @@ export class ClientChannel {
     const connection = this.selector.pick();
     // Fast path: a candidate with queue space takes the record in this very turn.
     if (connection !== undefined && this.canQueueNow(connection, call)) {
-      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload));
+      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace));
+      this.metrics.sends++;
+      if (this.config.events.perMessage) this.selected('send', connection, 'immediate');
       return Promise.resolve();
     }
     return this.sendSlow(call, connection);
@@ -187,6 +187,7 @@ export class ClientChannel {
   request(call: ChannelSubmit, describe: string): Promise<unknown> {
     const connection = this.selector.pick();
     if (connection !== undefined && this.canQueueNow(connection, call)) {
+      if (this.config.events.perMessage) this.selected('request', connection, 'immediate');
       return this.submitRequest(connection, call, describe, call.timeoutMs);
     }
     return this.requestSlow(call, describe, connection);
@@ -194,10 +195,18 @@ export class ClientChannel {
 
   private async sendSlow(call: ChannelSubmit, picked: ServerConnection | undefined): Promise<void> {
     const deadline = Date.now() + call.timeoutMs;
-    const connection = picked ?? (await this.choose(call, deadline));
-    await this.admission(connection, call, deadline, () =>
-      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload)),
-    );
+    let connection = picked;
+    try {
+      const chosen = (connection ??= await this.choose(call, deadline));
+      await this.admission(chosen, call, deadline, () =>
+        chosen.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace)),
+      );
+    } catch (error) {
+      if (this.config.events.perMessage) this.selected('send', connection, 'refused', error);
+      throw error;
+    }
+    this.metrics.sends++;
+    if (this.config.events.perMessage) this.selected('send', connection, 'after_wait');
   }
 
   private async requestSlow(
@@ -206,10 +215,31 @@ export class ClientChannel {
     picked: ServerConnection | undefined,
   ): Promise<unknown> {
     const deadline = Date.now() + call.timeoutMs;
-    const connection = picked ?? (await this.choose(call, deadline));
-    return this.admission(connection, call, deadline, () =>
-      this.submitRequest(connection, call, describe, Math.max(1, deadline - Date.now())),
-    );
+    let connection = picked;
+    let result: Promise<unknown>;
+    try {
+      const chosen = (connection ??= await this.choose(call, deadline));
+      // Wrapped so that admission resolves once the request is queued, not when its reply comes.
+      const queued = await this.admission(chosen, call, deadline, () => ({
+        reply: this.submitRequest(chosen, call, describe, Math.max(1, deadline - Date.now())),
+      }));
+      result = queued.reply;
+    } catch (error) {
+      if (this.config.events.perMessage) this.selected('request', connection, 'refused', error);
+      throw error;
+    }
+    if (this.config.events.perMessage) this.selected('request', connection, 'after_wait');
+    return result;
+  }
+
+  private selected(
+    kind: 'send' | 'request',
+    connection: ServerConnection | undefined,
+    admission: 'immediate' | 'after_wait' | 'refused',
+    error?: unknown,
+  ): void {
+    const target = connection?.state?.serverRid;
+    reportSelection(this.selection, kind, this.config.channel, target, admission, error);
   }
 
   /** Opens the pending entry and queues the record, in the turn admission allowed it. */
@@ -224,8 +254,10 @@ export class ClientChannel {
       signal: call.signal,
       route: connection,
       describe,
+      metrics: this.metrics,
     });
-    connection.pump.offer(encodeRequest(correlation, call.packet, call.metadata, call.payload));
+    this.metrics.requests++;
+    connection.pump.offer(encodeRequest(correlation, call.packet, call.metadata, call.payload, call.trace));
     return result;
   }
 

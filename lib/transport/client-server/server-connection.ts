@@ -8,7 +8,7 @@ import {
   decodeFrame,
   encodeHello,
 } from '../../core/index.js';
-import { settleReply } from '../replies.js';
+import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, hasFrames, whileReadable } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 
@@ -352,7 +352,8 @@ export class ServerConnection {
   };
 
   private unmatched(correlation: number): void {
-    this.protocolError(`reply matches no pending request (correlation ${correlation})`);
+    const { events, channel } = this.config;
+    dropUnmatchedReply(events, 'client-server', { channel, sourceRid: this.server?.serverRid }, correlation);
   }
 }
 

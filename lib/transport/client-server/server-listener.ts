@@ -6,6 +6,7 @@ import {
   type RequestRecord,
   type SendRecord,
   type ServerState,
+  type TracePropagation,
   type ZLinkEvents,
   type ZLinkMessageContext,
   DRAINING_CODE,
@@ -33,6 +34,8 @@ export interface ServerListenerConfig {
   readonly onStateChange?: (state: ServerState) => void;
   /** Drain step 4 (03 §6): releases the descriptor and lease, before the listener closes. */
   readonly release?: () => Promise<void>;
+  /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
+  readonly tracing?: TracePropagation;
 }
 
 /**
@@ -93,9 +96,12 @@ export class ServerListener {
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
     const { channel, handlers, events } = config;
-    this.scope = channelScope('client-server', events, channel, undefined, handlers, (id, record) =>
-      this.reply(id, record),
-    );
+    this.scope = {
+      ...channelScope('client-server', events, channel, undefined, handlers, (id, record) =>
+        this.reply(id, record),
+      ),
+      tracing: config.tracing,
+    };
   }
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */

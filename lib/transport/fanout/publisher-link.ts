@@ -93,6 +93,7 @@ export class PublisherLink {
       events,
       channel,
       mesh: undefined,
+      metrics: events.metrics.scope('fanout', channel, undefined).handlers,
       lookup: (_kind, packet) => handlers.lookup(channel, 'send', packet),
       context: (_kind, packet) => ({
         channelName: channel,
@@ -201,8 +202,21 @@ export class PublisherLink {
   private count(key: string, seq: number): void {
     this.counters.received++;
     const last = this.seqs.get(key);
-    if (last !== undefined && seq > last + 1) this.counters.dropped += seq - last - 1;
+    if (last !== undefined && seq > last + 1) this.dropped(seq - last - 1);
     this.seqs.set(key, seq);
+  }
+
+  private dropped(count: number): void {
+    this.counters.dropped += count;
+    this.config.events.emit({
+      type: 'delivery',
+      result: 'drop',
+      route: 'fanout',
+      channel: this.config.channel,
+      kind: 'send',
+      count,
+      reason: `a gap of ${count} in the topic's sequence: dropped at the high-water mark`,
+    });
   }
 
   /** Returns whether the beacon names another run than the last one did. */

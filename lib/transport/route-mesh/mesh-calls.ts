@@ -1,5 +1,13 @@
-import { type PendingRequests, ZLinkError, encodeMeshRequest, encodeMeshSend } from '../../core/index.js';
+import {
+  type CallMetrics,
+  type PendingRequests,
+  type ZLinkEvents,
+  ZLinkError,
+  encodeMeshRequest,
+  encodeMeshSend,
+} from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
+import { type SelectionSource, reportSelection } from '../selection.js';
 import { WakeList } from '../wake-list.js';
 import type { MeshNode } from './mesh-node.js';
 import type { Peer } from './peer-table.js';
@@ -13,18 +21,37 @@ export class MeshCalls {
   /** Node direct calls waiting for a known peer to become ready. */
   private readonly waiters = new WakeList();
 
+  /** Caller-side counters per ChannelName, and for Node direct; filled on a channel's first call. */
+  private readonly channelMetrics = new Map<string, CallMetrics>();
+  private readonly nodeMetrics: CallMetrics;
+  private readonly selection: SelectionSource;
+
   constructor(
     private readonly node: MeshNode,
     private readonly pending: PendingRequests,
-  ) {}
+    events: ZLinkEvents,
+  ) {
+    this.nodeMetrics = events.metrics.scope('route-mesh', undefined, node.mesh).calls;
+    this.selection = {
+      events,
+      route: 'route-mesh',
+      channel: undefined,
+      mesh: node.mesh,
+      get sourceRid() {
+        return node.rid;
+      },
+    };
+  }
 
   sendToChannel(channel: string, call: Submission): Promise<void> {
     const peer = this.select(channel);
     if (this.node.pump.hasSpace && !call.signal?.aborted && !this.node.isClosed) {
       this.node.pump.offer(
-        encodeMeshSend(channel, call.packet, call.metadata, call.payload),
+        encodeMeshSend(channel, call.packet, call.metadata, call.payload, call.trace),
         peer.route.pipe,
       );
+      this.metricsFor(channel).sends++;
+      if (this.selection.events.perMessage) this.selected('send', channel, peer, 'immediate');
       return Promise.resolve();
     }
     return this.sendSlow(peer, channel, call, `send ${channel}/${call.packet}`);
@@ -32,8 +59,10 @@ export class MeshCalls {
 
   requestToChannel(channel: string, call: Submission, describe: string): Promise<unknown> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !this.node.isClosed)
+    if (this.node.pump.hasSpace && !this.node.isClosed) {
+      if (this.selection.events.perMessage) this.selected('request', channel, peer, 'immediate');
       return this.submitRequest(peer, channel, call, describe, call.timeoutMs);
+    }
     return this.requestSlow(peer, channel, call, describe);
   }
 
@@ -142,16 +171,24 @@ export class MeshCalls {
     describe: string,
     deadline = Date.now() + call.timeoutMs,
   ): Promise<void> {
-    const record = encodeMeshSend(channel, call.packet, call.metadata, call.payload);
-    await admitThen(
-      this.node.pump,
-      call,
-      deadline,
-      describe,
-      () => this.blocked(peer, describe),
-      // The route read in the turn that queues: the peer's current link.
-      () => this.node.pump.offer(record, peer.route.pipe),
-    );
+    const record = encodeMeshSend(channel, call.packet, call.metadata, call.payload, call.trace);
+    const admission = this.node.pump.hasSpace ? 'immediate' : 'after_wait';
+    try {
+      await admitThen(
+        this.node.pump,
+        call,
+        deadline,
+        describe,
+        () => this.blocked(peer, describe),
+        // The route read in the turn that queues: the peer's current link.
+        () => this.node.pump.offer(record, peer.route.pipe),
+      );
+    } catch (error) {
+      if (this.selection.events.perMessage) this.selected('send', channel, peer, 'refused', error);
+      throw error;
+    }
+    this.metricsFor(channel).sends++;
+    if (this.selection.events.perMessage) this.selected('send', channel, peer, admission);
   }
 
   private async requestSlow(
@@ -161,14 +198,46 @@ export class MeshCalls {
     describe: string,
     deadline = Date.now() + call.timeoutMs,
   ): Promise<unknown> {
-    return admitThen(
-      this.node.pump,
-      call,
-      deadline,
-      describe,
-      () => this.blocked(peer, describe),
-      () => this.submitRequest(peer, channel, call, describe, Math.max(1, deadline - Date.now())),
-    );
+    const admission = this.node.pump.hasSpace ? 'immediate' : 'after_wait';
+    let queued: { reply: Promise<unknown> };
+    try {
+      // Wrapped so that admission resolves once the request is queued, not when its reply comes.
+      queued = await admitThen(
+        this.node.pump,
+        call,
+        deadline,
+        describe,
+        () => this.blocked(peer, describe),
+        () => ({
+          reply: this.submitRequest(peer, channel, call, describe, Math.max(1, deadline - Date.now())),
+        }),
+      );
+    } catch (error) {
+      if (this.selection.events.perMessage) this.selected('request', channel, peer, 'refused', error);
+      throw error;
+    }
+    if (this.selection.events.perMessage) this.selected('request', channel, peer, admission);
+    return queued.reply;
+  }
+
+  private metricsFor(channel: string | undefined): CallMetrics {
+    if (channel === undefined) return this.nodeMetrics;
+    let metrics = this.channelMetrics.get(channel);
+    if (!metrics) {
+      metrics = this.selection.events.metrics.scope('route-mesh', channel, this.node.mesh).calls;
+      this.channelMetrics.set(channel, metrics);
+    }
+    return metrics;
+  }
+
+  private selected(
+    kind: 'send' | 'request',
+    channel: string | undefined,
+    peer: Peer,
+    admission: 'immediate' | 'after_wait' | 'refused',
+    error?: unknown,
+  ): void {
+    reportSelection(this.selection, kind, channel, peer.rid, admission, error);
   }
 
   /** Opens the pending entry and queues the record in one turn, tied to the route it leaves on. */
@@ -180,9 +249,17 @@ export class MeshCalls {
     timeoutMs: number,
   ): Promise<unknown> {
     const route = peer.route;
-    const { correlation, result } = this.pending.open({ timeoutMs, signal: call.signal, route, describe });
+    const metrics = this.metricsFor(channel);
+    metrics.requests++;
+    const { correlation, result } = this.pending.open({
+      timeoutMs,
+      signal: call.signal,
+      route,
+      describe,
+      metrics,
+    });
     this.node.pump.offer(
-      encodeMeshRequest(correlation, channel, call.packet, call.metadata, call.payload),
+      encodeMeshRequest(correlation, channel, call.packet, call.metadata, call.payload, call.trace),
       route.pipe,
     );
     return result;

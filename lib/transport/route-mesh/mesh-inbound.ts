@@ -4,6 +4,7 @@ import {
   type MeshRequestRecord,
   type MeshSendRecord,
   type NodeHandlerRegistry,
+  type TracePropagation,
   type ZLinkEvents,
   type ZLinkMessageContext,
   type ZLinkNodeMessageContext,
@@ -35,6 +36,8 @@ export interface MeshInboundConfig {
   /** The NodeRid behind a pipe, for a Node direct handler's `sourceRid`. */
   readonly sourceRid: (pipe: Buffer) => string;
   readonly reply: (pipe: Buffer, record: Uint8Array) => void;
+  /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
+  readonly tracing: TracePropagation | undefined;
 }
 
 type AnyScope = InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext>;
@@ -56,18 +59,19 @@ export class MeshInbound {
   private lastRefusedAt = 0;
 
   constructor(private readonly config: MeshInboundConfig) {
-    const { mesh, events, nodeHandlers, channelHandlers, reply } = config;
+    const { mesh, events, nodeHandlers, channelHandlers, reply, tracing } = config;
     for (const channel of config.serverChannels) {
-      this.channelScopes.set(
-        channel,
-        channelScope('route-mesh', events, channel, mesh, channelHandlers, reply),
-      );
+      this.channelScopes.set(channel, {
+        ...channelScope('route-mesh', events, channel, mesh, channelHandlers, reply),
+        tracing,
+      });
     }
     this.nodeScope = {
       route: 'route-mesh',
       events,
       channel: undefined,
       mesh,
+      metrics: events.metrics.scope('route-mesh', undefined, mesh).handlers,
       lookup: (kind, packet) => nodeHandlers.lookup(mesh, kind, packet),
       context: (kind, packet, metadata, correlation, source) => ({
         meshName: mesh,
@@ -78,6 +82,7 @@ export class MeshInbound {
         correlation,
       }),
       reply,
+      tracing,
     };
   }
 

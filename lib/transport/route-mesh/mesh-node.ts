@@ -8,6 +8,7 @@ import {
   type NodeHandlerRegistry,
   type NormalizedMesh,
   type PendingRequests,
+  type TracePropagation,
   type ZLinkEvents,
   RecordKind,
   ZLinkError,
@@ -16,7 +17,7 @@ import {
   encodeMeshState,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
-import { settleReply } from '../replies.js';
+import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
@@ -46,6 +47,8 @@ export interface MeshNodeConfig {
   readonly discovery?: { readonly vanishGraceMs: number; readonly connectAnywayAfterMs: number };
   /** Every change of the node's published state (memberships): the store descriptor follows it. */
   readonly onStateChange?: (state: MeshNodeState) => void;
+  /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
+  readonly tracing?: TracePropagation;
 }
 
 /**
@@ -85,7 +88,7 @@ export class MeshNode {
     const report = (reason: string) => this.protocolError(reason);
     this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, report, ...timing });
     this.candidates = new MeshCandidates(mesh.channels.keys());
-    this.calls = new MeshCalls(this, config.pending);
+    this.calls = new MeshCalls(this, config.pending, config.events);
     this.inbound = new MeshInbound({
       mesh: mesh.mesh,
       rid,
@@ -96,6 +99,7 @@ export class MeshNode {
       events,
       sourceRid: (pipe) => this.table.routeOf(pipe)?.peer.rid ?? pipe.toString('utf8'),
       reply: (pipe, record) => this.pump.force(record, pipe),
+      tracing: config.tracing,
     });
   }
 
@@ -358,7 +362,8 @@ export class MeshNode {
   }
 
   private unmatched(correlation: number, route: PeerRoute | undefined): void {
-    this.protocolError(`reply matches no pending request (correlation ${correlation})`, route?.peer.rid);
+    const where = { mesh: this.mesh, ...(route && { sourceRid: route.peer.rid }) };
+    dropUnmatchedReply(this.config.events, 'route-mesh', where, correlation);
   }
 
   private readonly protocolError = (reason: string, peerRid?: string): void => {

@@ -11,7 +11,7 @@ import {
   encodePayload,
   encodeRequest,
 } from '../../../lib/core/index.js';
-import { Cleanup, sendWavesUntilTimeout, waitFor, within } from '../../helpers/index.js';
+import { Cleanup, EventCollector, sendWavesUntilTimeout, waitFor, within } from '../../helpers/index.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -52,6 +52,9 @@ describe('02 §3 admission: a send completes when the source-local queue accepts
       clientServer: { billing: { client: { connect: [server.endpoint('billing') as string] } } },
     });
     await waitForCandidates(client, 'billing', 1);
+    const clientEvents = cleanup.add(new EventCollector(client.events));
+    const serverEvents = cleanup.add(new EventCollector(server.events));
+    const startedAt = Date.now();
 
     const payload = 'x'.repeat(4096);
     const timeoutMs = 400;
@@ -75,8 +78,17 @@ describe('02 §3 admission: a send completes when the source-local queue accepts
     expect(seen.started).toBe(1);
     expect(server.snapshot().activeHandlers).toBe(1);
 
+    const stalledMs = Date.now() - startedAt;
     gate.open();
-    await waitFor(() => seen.finished === accepted, 30000, `all ${accepted} accepted sends handled`);
+    await waitFor(
+      () => seen.finished === accepted,
+      30000,
+      () =>
+        `all ${accepted} accepted sends handled (handled ${seen.finished} after a ${stalledMs} ms stall; ` +
+        `client events ${JSON.stringify(clientEvents.events.map((e) => e.type))}, ` +
+        `server events ${JSON.stringify(serverEvents.events.map((e) => e.type))}, ` +
+        `client ${JSON.stringify(client.snapshot().channels[0]?.client?.connections)})`,
+    );
     expect(seen.max).toBe(1);
     // Nothing beyond what was accepted arrives.
     await new Promise((r) => setTimeout(r, 100));

@@ -113,7 +113,10 @@ describe('exactly one terminal: cancel via AbortSignal mid-request → Cancelled
       .async<string>({ timeoutMs: 10000 });
     gate.open();
     await expect(second).resolves.toBe('reply to second');
-    await events.next('protocol_error', (e) => e.reason.includes('matches no pending request'));
+    await events.next(
+      'delivery',
+      (e) => e.result === 'drop' && !!e.reason?.includes('matches no pending request'),
+    );
     expect(client.snapshot().lateReplies).toBe(1);
 
     // An already-aborted signal ends the call before anything is sent.
@@ -146,7 +149,7 @@ describe('exactly one terminal: cancel via AbortSignal mid-request → Cancelled
     expect(result.ms).toBeLessThan(2000);
   });
 
-  it('timeout → Timeout at the deadline; the late reply is then discarded (counted, protocol_error, no second terminal)', async () => {
+  it('timeout → Timeout at the deadline; the late reply is then discarded (counted, a drop delivery event, no second terminal)', async () => {
     const gate = cleanup.gate();
     let finished = 0;
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
@@ -180,7 +183,10 @@ describe('exactly one terminal: cancel via AbortSignal mid-request → Cancelled
 
     gate.open();
     await waitFor(() => finished === 1, 5000, 'the handler finishing');
-    await events.next('protocol_error', (e) => e.reason.includes('matches no pending request'));
+    await events.next(
+      'delivery',
+      (e) => e.result === 'drop' && !!e.reason?.includes('matches no pending request'),
+    );
     expect(client.snapshot().lateReplies).toBe(1);
     expect(settled).toBe(1);
     expect(client.snapshot().pendingRequests).toBe(0);

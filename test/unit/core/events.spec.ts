@@ -11,17 +11,37 @@ const delivery = (result: 'ok' | 'no_handler'): ZLinkEvent => ({
 });
 
 describe('ZLinkEvents', () => {
-  it('counts per type and per delivery result', () => {
+  it('counts per type and per delivery failure; per-message events (ok, selection) are counted by metrics, not here', () => {
     const events = new ZLinkEvents();
     events.emit(delivery('ok'));
     events.emit(delivery('no_handler'));
     events.emit(delivery('no_handler'));
     events.emit({ type: 'listening', channel: 'billing', endpoint: 'tcp://127.0.0.1:1' });
-    expect(events.count('delivery')).toBe(3);
+    expect(events.count('delivery')).toBe(2);
     expect(events.count('delivery:no_handler')).toBe(2);
-    expect(events.count('delivery:ok')).toBe(1);
+    expect(events.count('delivery:ok')).toBe(0);
     expect(events.count('listening')).toBe(1);
     expect(events.count('drain')).toBe(0);
+    const scope = events.metrics.scope('client-server', 'billing', undefined);
+    expect(scope.handlers.failures.get('no_handler')).toBe(2);
+  });
+
+  it('per-message events reach only listeners that asked for them, and `perMessage` says whether anyone did', () => {
+    const events = new ZLinkEvents();
+    const lifecycle: string[] = [];
+    const everything: string[] = [];
+    expect(events.perMessage).toBe(false);
+    const offLifecycle = events.subscribe((e) => lifecycle.push(e.type), { perMessage: false });
+    expect(events.perMessage).toBe(false);
+    const offAll = events.subscribe((e) => everything.push(e.type));
+    expect(events.perMessage).toBe(true);
+    events.emit(delivery('ok'));
+    events.emit(delivery('no_handler'));
+    expect(lifecycle).toEqual(['delivery']);
+    expect(everything).toEqual(['delivery', 'delivery']);
+    offAll();
+    expect(events.perMessage).toBe(false);
+    offLifecycle();
   });
 
   it('listeners receive events in order until they unsubscribe', () => {

@@ -1,0 +1,73 @@
+import type { HistogramSnapshot, MetricsSnapshot } from './metrics.js';
+
+/**
+ * The Prometheus text exposition (format 0.0.4) of a metrics snapshot: what a `/metrics` route
+ * returns. Durations are in seconds, as Prometheus names them; labels carry route, mesh and
+ * channel only — never a packet, payload or peer identity (02 §9: no high-cardinality labels).
+ */
+export function toPrometheusText(snapshot: MetricsSnapshot, prefix = 'zlink'): string {
+  const out: string[] = [];
+  const family = (name: string, type: string, help: string): string => {
+    const full = `${prefix}_${name}`;
+    out.push(`# HELP ${full} ${help}`, `# TYPE ${full} ${type}`);
+    return full;
+  };
+
+  const calls = family('calls_total', 'counter', 'Sends and requests submitted, per channel.');
+  for (const s of snapshot.scopes) {
+    if (s.sends > 0) out.push(`${calls}{${labels(s, { kind: 'send' })}} ${s.sends}`);
+    if (s.requests > 0) out.push(`${calls}{${labels(s, { kind: 'request' })}} ${s.requests}`);
+  }
+  const ended = family('requests_ended_total', 'counter', 'Requests per terminal: reply or error code.');
+  for (const s of snapshot.scopes) {
+    for (const [outcome, n] of Object.entries(s.outcomes))
+      out.push(`${ended}{${labels(s, { outcome })}} ${n}`);
+  }
+  const latency = family('request_duration_seconds', 'histogram', 'Time from submit to terminal.');
+  for (const s of snapshot.scopes)
+    if (s.requestLatency.count > 0) histogram(out, latency, labels(s), s.requestLatency);
+
+  const deliveries = family('deliveries_total', 'counter', 'Received business records per delivery result.');
+  for (const s of snapshot.scopes) {
+    for (const [result, n] of Object.entries(s.deliveries)) {
+      if (n > 0) out.push(`${deliveries}{${labels(s, { result })}} ${n}`);
+    }
+  }
+  const handlers = family('handler_duration_seconds', 'histogram', 'Handler run time.');
+  for (const s of snapshot.scopes) {
+    if (s.handlerDuration.count > 0) histogram(out, handlers, labels(s), s.handlerDuration);
+  }
+  const events = family('events_total', 'counter', 'Observability events emitted, per type.');
+  for (const [type, n] of Object.entries(snapshot.events)) out.push(`${events}{type="${escape(type)}"} ${n}`);
+  return `${out.join('\n')}\n`;
+}
+
+function histogram(out: string[], name: string, base: string, h: HistogramSnapshot): void {
+  const sep = base.length > 0 ? ',' : '';
+  for (const b of h.buckets) {
+    const le = b.le === Infinity ? '+Inf' : String(b.le / 1000);
+    out.push(`${name}_bucket{${base}${sep}le="${le}"} ${b.count}`);
+  }
+  out.push(`${name}_sum{${base}} ${h.sumMs / 1000}`, `${name}_count{${base}} ${h.count}`);
+}
+
+function labels(
+  scope: { route: string; mesh: string | undefined; channel: string | undefined },
+  extra: Record<string, string> = {},
+): string {
+  const all: [string, string | undefined][] = [
+    ['route', scope.route],
+    ['mesh', scope.mesh],
+    ['channel', scope.channel],
+    ...Object.entries(extra),
+  ];
+  return all
+    .filter((pair): pair is [string, string] => pair[1] !== undefined)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(',');
+}
+
+/** Label values escape backslash, double quote and newline. */
+function escape(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}

@@ -1,0 +1,72 @@
+import { BaseRpcContext } from '@nestjs/microservices';
+import {
+  type MessageKind,
+  type ZLinkEvent,
+  type ZLinkEventType,
+  type ZLinkMessageContext,
+  type ZLinkMetadata,
+  invalidArgument,
+} from '../../core/index.js';
+import type { ZLinkRuntime } from '../../runtime/index.js';
+
+/**
+ * What `@Ctx()` gives a `@MessagePattern` / `@EventPattern` handler served by `ZLinkServer`: a Nest
+ * RPC context (`getArgs()`, `getPattern()`, `getMetadata()` like `TcpContext`) that is also the
+ * `ZLinkMessageContext` a `@ChannelHandler` gets, so code written for either reads it.
+ */
+export class ZLinkRpcContext extends BaseRpcContext<[ZLinkMessageContext]> implements ZLinkMessageContext {
+  constructor(message: ZLinkMessageContext) {
+    super([message]);
+  }
+
+  get channelName(): string {
+    return this.args[0].channelName;
+  }
+
+  get kind(): MessageKind {
+    return this.args[0].kind;
+  }
+
+  get packet(): string {
+    return this.args[0].packet;
+  }
+
+  /** Frozen snapshot; copy it to keep it past the handler's turn. */
+  get metadata(): ZLinkMetadata {
+    return this.args[0].metadata;
+  }
+
+  /** Request correlation; `undefined` for an event (a one-way send). */
+  get correlation(): number | undefined {
+    return this.args[0].correlation;
+  }
+
+  /** The ZLink context as the runtime passed it. */
+  getMessageContext(): ZLinkMessageContext {
+    return this.args[0];
+  }
+
+  /** The pattern the message was sent with. */
+  getPattern(): { channel: string; packet: string } {
+    return { channel: this.args[0].channelName, packet: this.args[0].packet };
+  }
+
+  /** The caller's metadata (a client's `setOnDispatchHook` sets it as `packet.metadata`). */
+  getMetadata(): ZLinkMetadata {
+    return this.args[0].metadata;
+  }
+}
+
+/** `on(type, listener)` of `ZLinkServer` and `ZLinkClientProxy`: the runtime's observability events by type. */
+export type ZLinkEventsMap = {
+  [K in ZLinkEventType]: (event: Extract<ZLinkEvent, { readonly type: K }>) => void;
+};
+
+/** Subscribes `listener` to the runtime events of one `type`; returns the unsubscribe function. */
+export function onRuntimeEvent(runtime: ZLinkRuntime, type: unknown, listener: unknown): () => void {
+  if (typeof listener !== 'function') throw invalidArgument('listener', 'must be a function');
+  const call = listener as (event: ZLinkEvent) => void;
+  return runtime.events.subscribe((event) => {
+    if (event.type === type) call(event);
+  });
+}
