@@ -9,6 +9,8 @@
  *    (../game-mesh/mesh-demo.ts).
  *  - Classic fanout: one publisher, a fast and a deliberately slow subscriber
  *    (../system-events/fanout-demo.ts).
+ *  - The Nest microservice style: a ZLinkServer with @MessagePattern handlers called through
+ *    ClientsModule + ZLinkClientProxy (../microservice/microservice-demo.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineChild } from '../demo-child.js';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
+import { microserviceDemo } from '../microservice/microservice-demo.js';
 import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
 import { fanoutDemo } from '../system-events/fanout-demo.js';
 
@@ -135,6 +138,7 @@ try {
   await billingDemo(seconds);
   await meshDemo(start);
   await fanoutDemo(start);
+  await microserviceDemo(start);
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

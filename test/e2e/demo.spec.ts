@@ -30,7 +30,7 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, then stops everything', async () => {
+  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, then stops everything', async () => {
     const { code, out } = await runDemo();
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
@@ -59,6 +59,10 @@ describe('npm run demo', () => {
     const slow = /slow subscriber: delivered (\d+), dropped (\d+)/.exec(out);
     expect(Number(slow?.[2])).toBeGreaterThan(0);
     expect(Number(slow?.[1]) + Number(slow?.[2])).toBe(Number(fanout?.[2]));
+    // The Nest microservice style: a reply, an RpcException as RemoteError, an event, a cancel.
+    expect(out).toMatch(/placed: \{"reply":\{"sku":"sku-apple","qty":3/);
+    expect(out).toContain('refused: {"code":"RemoteError","details":{"code":"OUT_OF_STOCK"');
+    expect(out).toContain('gave-up: {"after":"100 ms","pendingRequests":0}');
     expect(out).toContain('demo finished; every process it started has stopped');
   }, 70000);
 });
