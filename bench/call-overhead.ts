@@ -6,8 +6,8 @@
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/call-overhead.js [--route cs|mesh] [--n 20000] [--rounds 12]
- *     [--window 500] [--tracing auto|off] [--otel none|registered|active]
- * `--otel registered` registers the async-hooks context manager and the W3C propagator globally;
+ *     [--window 500] [--tracing auto|off] [--otel none|loaded|registered|active]
+ * `--otel loaded` only imports `@opentelemetry/api`; `registered` registers the async-hooks context manager and the W3C propagator globally;
  * `active` also makes every call inside an active span context (traced calls).
  */
 import { ZLinkRuntime } from '../lib/runtime/index.js';
@@ -19,7 +19,7 @@ interface Args {
   rounds: number;
   window: number;
   tracing: string | undefined;
-  otel: 'none' | 'registered' | 'active';
+  otel: 'none' | 'loaded' | 'registered' | 'active';
 }
 
 function parse(argv: string[]): Args {
@@ -106,7 +106,8 @@ async function round(client: ZLinkRuntime, args: Args): Promise<number> {
 async function main(): Promise<void> {
   const args = parse(process.argv.slice(2));
   let inSpan: <T>(fn: () => T) => T = (fn) => fn();
-  if (args.otel !== 'none') {
+  if (args.otel === 'loaded') await import('@opentelemetry/api');
+  else if (args.otel !== 'none') {
     const api = await import('@opentelemetry/api');
     const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
     const { W3CTraceContextPropagator } = await import('@opentelemetry/core');

@@ -104,7 +104,8 @@ export interface ZLinkOptions {
   /** How long a drain waits for accepted work before closing anyway. @default 10000 */
   drainTimeoutMs?: number;
   /**
-   * `auto`: when `@opentelemetry/api` can be loaded, calls carry the caller's active trace context
+   * `auto`: when the application registered OpenTelemetry (`@opentelemetry/api`: an SDK, a context
+   * manager or a propagator) before the runtime starts, calls carry the caller's active trace context
    * (W3C traceparent/tracestate, a framework field, never metadata) and handlers run inside it.
    * `off`: never loaded, never carried. @default 'auto'
    */

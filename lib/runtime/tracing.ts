@@ -3,22 +3,27 @@ import { type TraceFields, type TracePropagation, encodeFrameworkFields } from '
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');
 
+/** Where `@opentelemetry/api` 1.x keeps what an application registered (context manager, propagator, SDK). */
+const OPENTELEMETRY_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
 /**
- * Trace propagation over OpenTelemetry, an optional peer. `@opentelemetry/api` is loaded here,
- * once per runtime start, never when the framework is imported; without it (or with
- * `tracing: 'off'`) there is no hook, records carry no trace and handlers run as they always did.
- * Whatever the application registered globally decides the rest: with no active span context, or a
- * propagator that writes no `traceparent` (the no-op one, B3...), the call carries nothing. Only
- * W3C `traceparent` and `tracestate` travel (not baggage). No spans are created here: the contract
- * is propagation.
+ * Trace propagation over OpenTelemetry, an optional peer. `@opentelemetry/api` is loaded here, once
+ * per runtime start, never when the framework is imported — and only when the application already
+ * registered something with it (an SDK, a context manager, a propagator): installed but unused, it is
+ * not even loaded, as nothing could travel. Otherwise (or with `tracing: 'off'`) there is no hook,
+ * records carry no trace and handlers run as they always did. Whatever the application registered
+ * decides the rest: with no active span context, or a propagator that writes no `traceparent` (the
+ * no-op one, B3...), the call carries nothing. Only W3C `traceparent` and `tracestate` travel (not
+ * baggage). No spans are created here: the contract is propagation.
  */
 export async function loadTracePropagation(mode: 'auto' | 'off'): Promise<TracePropagation | undefined> {
-  if (mode === 'off') return undefined;
+  if (mode === 'off' || (globalThis as Record<symbol, unknown>)[OPENTELEMETRY_GLOBAL] === undefined)
+    return undefined;
   let api: OpenTelemetryApi;
   try {
     api = await import('@opentelemetry/api');
   } catch {
-    return undefined; // not installed: nothing changes
+    return undefined; // registered through another copy this package cannot resolve: nothing changes
   }
   return openTelemetryPropagation(api);
 }
