@@ -9,6 +9,8 @@ import {
   strBytes,
 } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
+import { countMsgpackValues } from './msgpack-scan.js';
+import { MAX_FRAME_RECORDS, MAX_FRAME_VALUES } from './wire.js';
 import * as write from './msgpack-write.js';
 
 /**
@@ -86,10 +88,18 @@ function slowEvents(
   onEvent: (seq: number, packet: string, payload: Uint8Array) => void,
   onMalformed: (reason: string) => void,
 ): void {
+  // The bounds of `decodeRecords` (wire.ts): a frame of one-byte values must not become millions of them.
+  if (frame.length > MAX_FRAME_VALUES && countMsgpackValues(frame, MAX_FRAME_VALUES) > MAX_FRAME_VALUES) {
+    onMalformed(`frame: more than ${MAX_FRAME_VALUES} msgpack values`);
+    return;
+  }
   const values: unknown[] = [];
   try {
-    packr.unpackMultiple(frame, (value: unknown) => {
+    packr.unpackMultiple(frame, (value: unknown, _start?: number, end?: number) => {
       values.push(value);
+      if (values.length < MAX_FRAME_RECORDS || (end ?? 0) >= frame.length) return true;
+      onMalformed(`frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`);
+      return false;
     });
   } catch (e) {
     onMalformed(`frame: ${(e as Error).message}`);

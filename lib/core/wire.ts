@@ -15,6 +15,7 @@ import {
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
 import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
 import { readLoneCall } from './lone-call.js';
+import { countMsgpackValues } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
@@ -218,23 +219,33 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
   return lone === undefined ? decodeRecords(frame) : { records: [lone], malformed: NO_MALFORMED };
 }
 
+/**
+ * What one frame may make the decoder do: read at most `MAX_FRAME_RECORDS` records (a sender batches
+ * at most 512 in one message) and decode at most `MAX_FRAME_VALUES` msgpack values, nested ones
+ * included. Without them, one 64 MB frame of one-byte values is 64 million records, or one record of
+ * 64 million values: seconds of blocked event loop, gigabytes of heap, and a process that aborts.
+ */
+export const MAX_FRAME_RECORDS = 4096;
+export const MAX_FRAME_VALUES = 1 << 20;
+
 /** `decodeFrame` without its fast path: every record through msgpackr. Exported for tests. */
 export function decodeRecords(frame: Uint8Array): DecodedFrame {
-  let values: unknown[];
+  // A frame holds at most one value per byte: only a large one needs counting.
+  if (frame.length > MAX_FRAME_VALUES && countMsgpackValues(frame, MAX_FRAME_VALUES) > MAX_FRAME_VALUES) {
+    return { records: [], malformed: [{ reason: `frame: more than ${MAX_FRAME_VALUES} msgpack values` }] };
+  }
+  const values: unknown[] = [];
   let broken: MalformedRecord | undefined;
   try {
-    values = packr.unpackMultiple(frame) as unknown[];
+    // On damage, `values` keeps the records before it (they may be replies someone waits for).
+    packr.unpackMultiple(frame, (value: unknown, _start?: number, end?: number) => {
+      values.push(value);
+      if (values.length < MAX_FRAME_RECORDS || (end ?? 0) >= frame.length) return true;
+      broken = { reason: `frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read` };
+      return false;
+    });
   } catch (e) {
-    // Slow path: keep the records before the damage (they may be replies someone waits for).
-    values = [];
     broken = { reason: `frame: ${(e as Error).message}` };
-    try {
-      packr.unpackMultiple(frame, (value: unknown) => {
-        values.push(value);
-      });
-    } catch {
-      // `values` holds what was readable.
-    }
   }
   const records: WireRecord[] = [];
   let malformed: MalformedRecord[] | undefined = broken && [broken];

@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
 import { Dealer } from 'zeromq';
 import {
   type PendingRequests,
@@ -367,6 +368,7 @@ function newDealer(endpoint: string): Dealer {
     // A zeromq message may carry up to 512 records, so the default HWM (1000 messages) would let
     // half a million records wait inside zeromq: keep that backlog near the source-local queue's size.
     sendHighWaterMark: SEND_HWM_MESSAGES,
+    maxMessageSize: MAX_MESSAGE_BYTES,
     heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
   });

@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
 import { Router } from 'zeromq';
 import {
   type ChannelHandlerRegistry,
@@ -45,9 +46,6 @@ export interface ServerListenerConfig {
  * of `RouteError` from a listener that closed under them.
  */
 const DRAIN_QUIET_MS = 200;
-
-/** The largest zeromq message a listener accepts (one frame may batch many records). */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;

@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
 import { Subscriber } from 'zeromq';
 import {
   BEACON_TOPIC,
@@ -84,6 +85,7 @@ export class PublisherLink {
     this.socket = new Subscriber({
       linger: 0,
       receiveHighWaterMark: config.receiveHighWaterMark,
+      maxMessageSize: MAX_MESSAGE_BYTES,
       ipv6: config.endpoint.includes('['),
     });
     for (const t of config.topics) this.forms.set(t.bytes.toString('latin1'), t.form);

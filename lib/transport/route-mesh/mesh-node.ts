@@ -30,6 +30,8 @@ import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './p
 /** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
 const PING_INTERVAL_MS = 1000;
 const SILENCE_MS = 3000;
+/** A tick this much later than its interval follows a stall of this process (see `tick`). */
+const STALL_MS = 500;
 /** How often an outbound link repeats its hello until the welcome arrives. */
 const HELLO_RETRY_MS = 250;
 
@@ -71,6 +73,7 @@ export class MeshNode {
   /** Live accepted connections (outbound ones are counted on their links). */
   private accepted = 0;
   private pingTimer: NodeJS.Timeout | undefined;
+  private lastTick = 0;
   private readonly loops: Promise<void>[] = [];
 
   constructor(private readonly config: MeshNodeConfig) {
@@ -144,6 +147,7 @@ export class MeshNode {
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
     this.loops.push(this.receiveLoop(), this.watch());
+    this.lastTick = Date.now();
     this.pingTimer = setInterval(this.tick, PING_INTERVAL_MS);
     this.config.events.emit({ type: 'listening', mesh: this.mesh, endpoint: this.endpoint });
   }
@@ -249,10 +253,18 @@ export class MeshNode {
     disconnectLink(this.router, link);
   }
 
-  /** Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive). */
+  /**
+   * Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive).
+   * Silence counts only while this process runs: after a tick that comes late (the process was
+   * stopped or paused), what the peers sent meanwhile is still unread — timers run before I/O — so
+   * the time it lost is not held against them.
+   */
   private readonly tick = (): void => {
     const now = Date.now();
+    const late = now - this.lastTick - PING_INTERVAL_MS;
+    this.lastTick = now;
     for (const peer of this.table.peers.values()) {
+      if (late > STALL_MS) peer.lastHeard = Math.min(now, peer.lastHeard + late);
       if (now - peer.lastHeard > SILENCE_MS) this.table.lose(peer, `silent for ${SILENCE_MS} ms`);
       else this.pump.force(encodeMeshPing(), peer.route.pipe);
     }

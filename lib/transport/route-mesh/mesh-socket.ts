@@ -1,10 +1,10 @@
+import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
 import { Router } from 'zeromq';
 import type { OutboundLink } from './peer-table.js';
 
 /** ZMTP heartbeats on every peer connection, so a dead TCP peer is noticed even when we are idle. */
 const HEARTBEAT_INTERVAL_MS = 1000;
 const HEARTBEAT_TIMEOUT_MS = 3000;
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** A MeshNode's one ROUTER: routing id = NodeRid, observed from before it binds. */
 export function newMeshRouter(rid: string, ipv6: boolean): Router {

@@ -172,7 +172,15 @@ export class PeerTable {
       // Both nodes connected to each other: keep the link the smaller NodeRid initiated (here, the peer's).
       const route: PeerRoute = { peer: existing, pipe: Buffer.from(pipe), key, link: undefined };
       if (compareIds(existing.id, this.ownId) < 0) this.switchRoute(existing, route);
-      else this.retire(route);
+      else {
+        this.retire(route);
+        // Ours is kept. The larger NodeRid connects to us while we are not its peer: at startup, or
+        // after it lost us (it judged us silent) while we still hold our link ready. It drops what we
+        // send on a link it does not know, so say hello on ours again: it takes our link up and
+        // retires its own, as when both nodes start at once.
+        if (existing.route.link)
+          host.send(existing.route.pipe, encodeMeshState(RecordKind.MeshHello, host.ownState()));
+      }
       return;
     }
     if (existing) this.supersede(existing);
