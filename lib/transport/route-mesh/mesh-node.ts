@@ -30,8 +30,11 @@ import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './p
 /** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
 const PING_INTERVAL_MS = 1000;
 const SILENCE_MS = 3000;
-/** A tick this much later than its interval follows a stall of this process (see `tick`). */
-const STALL_MS = 500;
+/**
+ * A tick this much later than its interval follows a stall of this process (see `tick`): longer than
+ * event-loop lag under load, shorter than the ~2 s stall that can make a live peer look silent.
+ */
+const STALL_MS = 1000;
 /** How often an outbound link repeats its hello until the welcome arrives. */
 const HELLO_RETRY_MS = 250;
 

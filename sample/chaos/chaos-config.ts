@@ -1,0 +1,41 @@
+/**
+ * What the chaos harness (`npm run chaos`) and its processes share: names, timing and the Location
+ * Store options. Every process finds the others through the private Redis (`discovery: 'auto'`).
+ */
+import type { ZLinkOptions } from '../../lib/index.js';
+
+/** The ClientServer channel every server serves and every client calls. */
+export const CS_CHANNEL = 'ledger';
+export const CS_PACKET = 'ledger.post';
+/** The RouteMesh (MeshName) and the mesh ChannelName every server is a Server member of. */
+export const MESH = 'chaos';
+export const MESH_CHANNEL = 'work';
+export const MESH_PACKET = 'work.do';
+
+/** Deadline of every request. */
+export const REQUEST_TIMEOUT_MS = 2000;
+
+/**
+ * Owner-lease timing. With the defaults (ttl 10 s) an owner is fenced 6–9 s into a Redis outage and
+ * refuses new work (`Rejected`, ServerFenced). The issue expects ready connections to keep working
+ * through a 10 s outage (guide §6.3), so the lease outlives it: the fence falls due
+ * `ttlMs − marginMs` = 29 s after the start of the last good refresh, i.e. no earlier than ~27 s into
+ * an outage. Startup rule: refreshMs + refreshTimeoutMs + marginMs (2000 + 1000 + 1000) < ttlMs.
+ * The cost: a SIGKILLed server stays listed up to 30 s, so clients keep dialling dead endpoints.
+ */
+export const LEASE = { ttlMs: 30000, refreshMs: 2000, refreshTimeoutMs: 1000, marginMs: 1000 } as const;
+
+export const KEY_PREFIX = 'chaos';
+
+export function storeOptions(redisUrl: string): NonNullable<ZLinkOptions['locationStore']> {
+  return { redis: redisUrl, keyPrefix: KEY_PREFIX, lease: LEASE, fullReadIntervalMs: 1000 };
+}
+
+/** A request id is `<client>-<seq>` (both arrangements of a client share one sequence). */
+export function requestId(client: string, seq: number): string {
+  return `${client}-${seq}`;
+}
+
+/** Terminal kinds a client records, by index (0 = no terminal yet). */
+export const NO_TERMINAL = 0;
+export const REPLY = 1;

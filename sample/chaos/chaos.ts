@@ -1,0 +1,534 @@
+/**
+ * `npm run chaos [-- --duration S] [--outage S] [--seed N] [--inflight N] [--keep]`: a bounded chaos
+ * run on loopback (issue 9). 4 server processes (ClientServer `ledger` + RouteMesh `work` Server
+ * members) and 2 client processes (each keeping --inflight requests in flight, default 256: 128 per
+ * arrangement), all with `discovery: 'auto'` through a private redis-server. Every 2 s a random
+ * healthy server is SIGKILLed (started again 1 s later: a new lifecycle generation, a new port) or
+ * SIGSTOPped for 1–4 s then SIGCONTed; at least one server stays healthy. Redis is SIGKILLed once,
+ * mid-run, for --outage seconds (default 10) and started again on the same port (empty). At the end
+ * the harness checks the invariants (chaos-report.ts), prints them and one JSON line
+ * (`{"type":"chaos-result",...}`), and exits 0 only if all are 0.
+ *
+ * Every process it starts dies with it: servers and redis-server run under a small shell guard that
+ * SIGCONTs and SIGKILLs them when the harness's pipe closes (a SIGSTOPped process cannot notice
+ * anything itself); clients, never stopped, end when their command pipe closes. The harness has a
+ * hard bound of duration + 150 s.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REQUEST_TIMEOUT_MS } from './chaos-config.js';
+import { type ClientRecord, type Fault, buildReport, describeReport } from './chaos-report.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FAULT_EVERY_MS = 2000;
+const RESTART_AFTER_MS = 1000;
+/** A server counts as healthy this long after it became ready or was resumed (clients found it again). */
+const SETTLE_MS = 3000;
+const SERVER_COUNT = 4;
+const CLIENT_COUNT = 2;
+
+function option(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const value = Number(argv[i + 1]);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} needs a number, got ${argv[i + 1]}`);
+  return value;
+}
+
+const argv = process.argv.slice(2);
+const durationS = option(argv, '--duration', 60);
+const outageS = option(argv, '--outage', 10);
+const seed = option(argv, '--seed', Math.floor(Math.random() * 2 ** 31));
+const inflight = option(argv, '--inflight', 256);
+const keep = argv.includes('--keep');
+if (durationS < outageS + 4) throw new Error(`--duration ${durationS} must be at least --outage + 4 s`);
+
+/** mulberry32: the fault schedule is reproducible from the printed seed (timing is not). */
+const random = (() => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+})();
+
+/**
+ * The guard: runs the command with stdin from /dev/null, reports its pid and exit status as JSON
+ * lines, and SIGCONTs + SIGKILLs it once its own stdin (a pipe from this harness) closes — when the
+ * harness ends, however it ends.
+ */
+const GUARD = [
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
+  'p=$!',
+  'echo "{\\"type\\":\\"pid\\",\\"pid\\":$p}"',
+  '(cat <&3 >/dev/null; kill -CONT $p; kill -KILL $p) >/dev/null 2>&1 &',
+  'exec 3<&-',
+  'wait $p 2>/dev/null',
+  'echo "{\\"type\\":\\"exit\\",\\"status\\":$?}"',
+].join('\n');
+
+/**
+ * A child process speaking JSON lines on stdout: under the guard (servers and Redis, which the harness
+ * SIGSTOPs or SIGKILLs), or directly with a command pipe on stdin (clients, never stopped: they end
+ * themselves when that pipe closes, see ../exit-with-parent.ts).
+ */
+class Proc {
+  readonly child: ChildProcess;
+  pid: number | undefined;
+  exited = false;
+  /** The harness killed it on purpose. */
+  expected = false;
+  readonly gone: Promise<void>;
+
+  constructor(
+    readonly name: string,
+    readonly guarded: boolean,
+    command: string,
+    args: string[],
+    onMessage: (message: Record<string, any>) => void,
+    onExit: (status: number) => void,
+  ) {
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    this.child = guarded
+      ? spawn('sh', ['-c', GUARD, 'zlink-chaos-guard', command, ...args], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+          env,
+        })
+      : spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+    if (!guarded) this.pid = this.child.pid;
+    all.add(this);
+    this.gone = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.child.once('exit', (code, signal) => {
+      all.delete(this);
+      if (guarded || this.exited) return;
+      this.exited = true;
+      onExit(code ?? 128 + (signal === 'SIGKILL' ? 9 : 15));
+    });
+    this.child.stdin!.on('error', () => undefined);
+    let buffer = '';
+    this.child.stdout!.setEncoding('utf8');
+    this.child.stdout!.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (!line.startsWith('{')) continue;
+        const message = JSON.parse(line) as Record<string, any>;
+        if (guarded && message.type === 'pid') this.pid = message.pid as number;
+        else if (guarded && message.type === 'exit') {
+          this.exited = true;
+          this.child.stdin!.end();
+          onExit(message.status as number);
+        } else onMessage(message);
+      }
+    });
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.pid === undefined || this.exited) return;
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** SIGKILL on purpose (a guard then exits too). */
+  kill(): void {
+    this.expected = true;
+    this.signal('SIGCONT');
+    this.signal('SIGKILL');
+    this.child.stdin!.end();
+  }
+
+  /** A command line to a direct child. */
+  send(message: object): void {
+    if (!this.exited && !this.guarded) this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+  }
+}
+
+const all = new Set<Proc>();
+
+/** Synchronous, idempotent: nothing the harness started outlives it. */
+function killEverything(): void {
+  for (const g of all) {
+    g.kill();
+    g.child.kill('SIGKILL');
+  }
+}
+process.on('exit', killEverything);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`chaos: ${signal}, stopping everything`);
+    process.exit(130);
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function pong(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+/** A promise with its settle functions (Node 20 has no Promise.withResolvers); never unhandled. */
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: Error) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+// ---------------------------------------------------------------------------------------------
+const dir = mkdtempSync(join(tmpdir(), 'zlink-chaos-'));
+let t0 = Date.now();
+const rel = (at = Date.now()) => `+${((at - t0) / 1000).toFixed(1)}s`.padStart(7);
+const unexpectedExits: string[] = [];
+const faults: Fault[] = [];
+let skippedTicks = 0;
+let restarts = 0;
+let ending = false;
+
+// Redis -------------------------------------------------------------------------------------------
+const redisPort = await freePort();
+const redisUrl = `redis://127.0.0.1:${redisPort}`;
+let redis: Proc | undefined;
+let redisDownAt: number | undefined;
+let redisUpAt: number | undefined;
+
+async function startRedis(): Promise<void> {
+  const args = ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const r = new Proc(
+    'redis',
+    true,
+    'redis-server',
+    [...args, '--loglevel', 'warning'],
+    () => undefined,
+    () => {
+      if (!r.expected) unexpectedExits.push(`redis-server exited by itself ${rel()}`);
+    },
+  );
+  redis = r;
+  const deadline = Date.now() + 10000;
+  while (!(await pong(redisPort))) {
+    if (Date.now() > deadline || r.exited) throw new Error('redis-server did not answer PING within 10 s');
+    await sleep(20);
+  }
+}
+
+// Servers -----------------------------------------------------------------------------------------
+interface Slot {
+  rid: string;
+  proc: Proc | undefined;
+  state: 'starting' | 'up' | 'stopped' | 'killed';
+  readyAt: number;
+  contAt: number;
+  starts: number;
+  timer: NodeJS.Timeout | undefined;
+  ready: Promise<void>;
+}
+
+const slots: Slot[] = Array.from({ length: SERVER_COUNT }, (_, i) => ({
+  rid: `srv-${i + 1}`,
+  proc: undefined,
+  state: 'killed',
+  readyAt: 0,
+  contAt: 0,
+  starts: 0,
+  timer: undefined,
+  ready: Promise.resolve(),
+}));
+
+function startServer(slot: Slot): void {
+  slot.state = 'starting';
+  const n = slot.starts++;
+  const log = join(dir, `${slot.rid}.${n}.log`);
+  const ready = deferred<void>();
+  slot.ready = ready.promise;
+  const proc: Proc = new Proc(
+    slot.rid,
+    true,
+    process.execPath,
+    [join(here, 'chaos-server.js'), slot.rid, redisUrl, log],
+    (message) => {
+      if (message.type === 'ready' && slot.proc === proc) {
+        slot.state = 'up';
+        slot.readyAt = Date.now();
+        if (n > 0)
+          console.log(`${rel()}  ${slot.rid} is back: pid ${message.pid}, generation ${message.generation}`);
+        ready.resolve();
+      } else if (message.type === 'fatal') {
+        ready.reject(new Error(`${slot.rid}: ${String(message.message)}`));
+      }
+    },
+    (status) => {
+      if (!proc.expected) {
+        unexpectedExits.push(`${slot.rid} (start ${n}) exited with status ${status} ${rel()}`);
+        console.log(`${rel()}  ${slot.rid} EXITED BY ITSELF (status ${status})`);
+        ready.reject(new Error(`${slot.rid} exited with status ${status}`));
+        if (slot.proc === proc && !ending) {
+          slot.state = 'killed';
+          slot.timer = setTimeout(() => restart(slot), RESTART_AFTER_MS);
+        }
+      }
+    },
+  );
+  slot.proc = proc;
+}
+
+function restart(slot: Slot): void {
+  if (ending) return;
+  restarts++;
+  startServer(slot);
+}
+
+/**
+ * Up and settled: SETTLE_MS since it became ready or was resumed (a resumed one reconnects by itself,
+ * Redis or not). A new process must also have been found by the clients: one that came up while Redis
+ * was down (or just before) is found only after Redis is back.
+ */
+function healthy(slot: Slot, now: number): boolean {
+  if (slot.state !== 'up') return false;
+  if (now < Math.max(slot.readyAt, slot.contAt) + SETTLE_MS) return false;
+  if (redisDownAt !== undefined && slot.readyAt + SETTLE_MS > redisDownAt) {
+    if (redisUpAt === undefined || now < redisUpAt + SETTLE_MS) return false;
+  }
+  return true;
+}
+
+function faultTick(): void {
+  if (ending) return;
+  const now = Date.now();
+  const candidates = slots.filter((s) => healthy(s, now));
+  // At least one healthy server must remain after this fault.
+  if (candidates.length < 2) {
+    skippedTicks++;
+    return;
+  }
+  const slot = candidates[Math.floor(random() * candidates.length)]!;
+  const proc = slot.proc!;
+  if (random() < 0.5) {
+    proc.kill();
+    slot.state = 'killed';
+    faults.push({ kind: 'kill', rid: slot.rid, at: now, until: now });
+    console.log(
+      `${rel(now)}  SIGKILL ${slot.rid} (pid ${proc.pid}); a new process in ${RESTART_AFTER_MS} ms`,
+    );
+    slot.timer = setTimeout(() => restart(slot), RESTART_AFTER_MS);
+  } else {
+    const forMs = Math.round(1000 + random() * 3000);
+    proc.signal('SIGSTOP');
+    slot.state = 'stopped';
+    const fault: Fault = { kind: 'stop', rid: slot.rid, at: now, until: now + forMs };
+    faults.push(fault);
+    console.log(`${rel(now)}  SIGSTOP ${slot.rid} (pid ${proc.pid}) for ${(forMs / 1000).toFixed(1)} s`);
+    slot.timer = setTimeout(() => resume(slot, fault), forMs);
+  }
+}
+
+function resume(slot: Slot, fault: Fault): void {
+  if (slot.state !== 'stopped') return;
+  slot.proc?.signal('SIGCONT');
+  slot.state = 'up';
+  slot.contAt = Date.now();
+  fault.until = slot.contAt;
+  if (!ending) console.log(`${rel()}  SIGCONT ${slot.rid}`);
+}
+
+// Clients -----------------------------------------------------------------------------------------
+interface ClientState {
+  proc: Proc;
+  ready: Promise<void>;
+  done: Promise<string>;
+  tick: { started: number; inFlight: number; counts: Record<string, number> };
+}
+
+function startClient(name: string): ClientState {
+  const ready = deferred<void>();
+  const done = deferred<string>();
+  const fail = (error: Error) => {
+    ready.reject(error);
+    done.reject(error);
+  };
+  const state: ClientState = {
+    proc: undefined as unknown as Proc,
+    ready: ready.promise,
+    done: done.promise,
+    tick: { started: 0, inFlight: 0, counts: {} },
+  };
+  state.proc = new Proc(
+    name,
+    false,
+    process.execPath,
+    [join(here, 'chaos-client.js'), name, redisUrl, dir, String(inflight)],
+    (message) => {
+      if (message.type === 'ready') ready.resolve();
+      else if (message.type === 'tick') state.tick = message as ClientState['tick'];
+      else if (message.type === 'done') done.resolve(message.file as string);
+      else if (message.type === 'fatal') fail(new Error(`${name}: ${String(message.message)}`));
+    },
+    (status) => {
+      if (!state.proc.expected) {
+        unexpectedExits.push(`${name} exited with status ${status} ${rel()}`);
+        fail(new Error(`${name} exited with status ${status}`));
+      }
+    },
+  );
+  return state;
+}
+
+// -------------------------------------------------------------------------------------------------
+async function main(): Promise<number> {
+  const hardBound = setTimeout(
+    () => {
+      console.error(`chaos: hard bound of ${durationS + 150} s reached; stopping everything`);
+      process.exit(2);
+    },
+    (durationS + 150) * 1000,
+  );
+  hardBound.unref();
+
+  await startRedis();
+  console.log(`Location Store: a private redis-server at ${redisUrl} (keyPrefix 'chaos'); logs in ${dir}`);
+  for (const slot of slots) startServer(slot);
+  await within(Promise.all(slots.map((s) => s.ready)), 60000, 'the 4 servers becoming ready');
+  const clients = Array.from({ length: CLIENT_COUNT }, (_, i) => startClient(`c${i + 1}`));
+  await within(Promise.all(clients.map((c) => c.ready)), 60000, 'the clients finding all 4 servers');
+  console.log(
+    `4 servers (ClientServer 'ledger' + RouteMesh 'work', discovery: 'auto'), 2 clients × ${inflight} in flight; ${durationS} s, seed ${seed}`,
+  );
+
+  t0 = Date.now();
+  for (const c of clients) c.proc.send({ type: 'run' });
+  const outageAt = ((durationS - outageS) / 2) * 1000;
+  const timers: NodeJS.Timeout[] = [];
+  for (let at = FAULT_EVERY_MS; at < durationS * 1000 - 500; at += FAULT_EVERY_MS) {
+    timers.push(setTimeout(faultTick, t0 + at - Date.now()));
+  }
+  const outage = (async () => {
+    await sleep(t0 + outageAt - Date.now());
+    redis!.kill();
+    redisDownAt = Date.now();
+    console.log(`${rel(redisDownAt)}  SIGKILL redis-server: the Location Store is gone for ${outageS} s`);
+    await redis!.gone;
+    await sleep(redisDownAt + outageS * 1000 - Date.now());
+    await startRedis();
+    redisUpAt = Date.now();
+    console.log(`${rel(redisUpAt)}  redis-server is back on the same port (empty)`);
+  })();
+  const progress = setInterval(() => {
+    const started = clients.reduce((n, c) => n + c.tick.started, 0);
+    const inFlight = clients.reduce((n, c) => n + c.tick.inFlight, 0);
+    const counts: Record<string, number> = {};
+    for (const c of clients)
+      for (const [k, v] of Object.entries(c.tick.counts)) counts[k] = (counts[k] ?? 0) + v;
+    const servers = slots.map((s) => `${s.rid} ${s.state}`).join(', ');
+    const store = redisDownAt !== undefined && redisUpAt === undefined ? 'DOWN' : 'up';
+    console.log(
+      `${rel()}  started ${started}, in flight ${inFlight}, ${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} | ${servers} | redis ${store}`,
+    );
+  }, 5000);
+
+  await sleep(t0 + durationS * 1000 - Date.now());
+  await outage;
+  ending = true;
+  clearInterval(progress);
+  for (const t of timers) clearTimeout(t);
+  for (const slot of slots) {
+    clearTimeout(slot.timer);
+    const open = faults.find((f) => f.rid === slot.rid && f.kind === 'stop' && f.until > Date.now());
+    if (slot.state === 'stopped' && open) resume(slot, open);
+  }
+  console.log(`${rel()}  traffic stops; in-flight requests get one timeout (+1 s) to end`);
+  for (const c of clients) c.proc.send({ type: 'stop' });
+  const files = await within(
+    Promise.all(clients.map((c) => c.done)),
+    REQUEST_TIMEOUT_MS + 30000,
+    'the clients reporting',
+  );
+  // Every server log is complete once its process is gone (one synchronous write per execution).
+  for (const slot of slots) slot.proc?.kill();
+  for (const c of clients) c.proc.kill();
+  const stopping = [...slots.map((s) => s.proc), ...clients.map((c) => c.proc)];
+  await within(Promise.all(stopping.map((p) => p?.gone)), 10000, 'the servers and clients exiting');
+
+  const records = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as ClientRecord);
+  const report = buildReport(
+    {
+      dir,
+      t0,
+      durationS,
+      inflightPerClient: inflight,
+      faults,
+      skippedTicks,
+      restarts,
+      redisDownAt,
+      redisUpAt,
+      unexpectedExits,
+      seed,
+    },
+    records,
+  );
+  redis?.kill();
+  console.log(describeReport(report));
+  console.log(JSON.stringify(report));
+  if (keep || !report.ok) console.log(`logs and client records kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`chaos: ${String((error as Error)?.stack ?? error)}`);
+    console.error(`logs kept in ${dir}`);
+    process.exit(2);
+  },
+);
