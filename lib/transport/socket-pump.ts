@@ -3,7 +3,21 @@ import { ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/ind
 /** The part of a zeromq socket the pump writes to. */
 export interface SendableSocket {
   send(message: Uint8Array | (Uint8Array | Buffer)[]): Promise<void>;
+  /**
+   * Whether a failed write went nowhere and may be written again to the same peer: a send that
+   * timed out at the high-water mark (`sendTimeout`, see `SEND_RECHECK_MS`). Absent: never.
+   */
+  mayRetry?(error: unknown): boolean;
 }
+
+/**
+ * zeromq.js can miss the wake-up of a send blocked at the high-water mark: seen under load, a DEALER
+ * whose server had drained everything stayed blocked for good, with four records in its queue. A
+ * socket that blocks sets this as its `sendTimeout`, so a blocked send ends EAGAIN after this long
+ * and the pump writes it again, which looks at the socket afresh. Under ordinary backpressure that
+ * is one extra wake-up per interval; nothing is given up.
+ */
+export const SEND_RECHECK_MS = 200;
 
 const RESOLVED = Promise.resolve();
 
@@ -170,13 +184,18 @@ export class SocketPump {
           this.dests = dests.slice(take);
         }
         this.wakeWaiters();
-        try {
-          await this.write(batch, batchDests);
-        } catch (error) {
-          // A lone destination's failure comes here (see `write`). Otherwise zeromq refuses a write
-          // only when the socket closed under us (shutdown, or a lost connection's DEALER): those
-          // records were already given up, and their requests ended.
-          this.unreachable(error, batchDests[0]);
+        for (;;) {
+          try {
+            await this.write(batch, batchDests);
+          } catch (error) {
+            // A send that timed out went nowhere (zeromq writes all of a message or none): again.
+            if (!this.closed && this.socket.mayRetry?.(error) === true) continue;
+            // A lone destination's failure comes here (see `write`). Otherwise zeromq refuses a
+            // write only when the socket closed under us (shutdown, or a lost connection's DEALER):
+            // those records were already given up, and their requests ended.
+            this.unreachable(error, batchDests[0]);
+          }
+          break;
         }
       }
     } finally {

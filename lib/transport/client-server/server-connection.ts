@@ -11,7 +11,7 @@ import {
 } from '../../core/index.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, hasFrames, whileReadable } from '../receive.js';
-import { type SendableSocket, SocketPump } from '../socket-pump.js';
+import { SEND_RECHECK_MS, type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
@@ -73,8 +73,14 @@ export class ServerConnection {
 
   constructor(private readonly config: ServerConnectionConfig) {
     this.dealer = newDealer(config.endpoint);
-    // The pump writes through whichever DEALER is current.
-    const socket: SendableSocket = { send: (message) => this.dealer.send(message) };
+    // The pump writes through whichever DEALER is current; a timed-out write (see SEND_RECHECK_MS)
+    // is retried only on the DEALER it was meant for — a replaced one belongs to a lost connection.
+    let writing = this.dealer;
+    const socket: SendableSocket = {
+      send: (message) => (writing = this.dealer).send(message),
+      mayRetry: (error) =>
+        (error as { code?: unknown }).code === 'EAGAIN' && writing === this.dealer && !writing.closed,
+    };
     this.pump = new SocketPump(
       socket,
       config.sendQueueLimit,
@@ -368,6 +374,7 @@ function newDealer(endpoint: string): Dealer {
     // A zeromq message may carry up to 512 records, so the default HWM (1000 messages) would let
     // half a million records wait inside zeromq: keep that backlog near the source-local queue's size.
     sendHighWaterMark: SEND_HWM_MESSAGES,
+    sendTimeout: SEND_RECHECK_MS,
     maxMessageSize: MAX_MESSAGE_BYTES,
     heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
