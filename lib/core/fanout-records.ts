@@ -68,9 +68,14 @@ export function readFanoutEvents(
   onMalformed: (reason: string) => void,
 ): void {
   let at = 0;
+  let read = 0;
   while (at < frame.length) {
     if (frame[at] !== 0x95 || frame[at + 1] !== WIRE_VERSION || frame[at + 2] !== RecordKind.FanoutEvent)
       break;
+    if (read++ === MAX_FRAME_RECORDS) {
+      onMalformed(`frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`);
+      return;
+    }
     const r = reader.reset(frame, at + 3);
     const seq = r.uint();
     const packet = seq === undefined ? undefined : r.asciiFixstr();
@@ -119,7 +124,11 @@ function slowEvents(
   }
 }
 
+/** A beacon is three short strings; anything much longer is not one, and is not decoded. */
+const MAX_BEACON_BYTES = 4096;
+
 export function decodeFanoutBeacon(frame: Uint8Array): FanoutBeaconRecord | string {
+  if (frame.length > MAX_BEACON_BYTES) return `beacon of ${frame.length} bytes (at most ${MAX_BEACON_BYTES})`;
   const v = unpack(frame);
   if (typeof v === 'string') return v;
   const [, kind, channel, rid, generation] = v;

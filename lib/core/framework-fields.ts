@@ -36,17 +36,17 @@ export function encodeFrameworkFields(
 }
 
 /**
- * Reads the framework field of a received record: the trace it carries, `undefined` for a valid
- * field without one, `false` for a malformed field (not a plain map, or a known key with a value
- * of the wrong type or size) — the record is then malformed.
+ * Reads the framework field of a received record: the trace it carries, or `undefined` when it
+ * carries none this side can use (no `tp`, or a `tp`/`ts` of another type or size — a trace must
+ * never cost the business message); `false` only when the field is not a plain map, which makes
+ * the record malformed.
  */
 export function readFrameworkFields(value: unknown): TraceFields | undefined | false {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
     return false;
   const { tp, ts } = value as { tp?: unknown; ts?: unknown };
-  if (tp === undefined) return ts === undefined ? undefined : false;
-  if (!isTraceparent(tp) || !(ts === undefined || isTracestate(ts))) return false;
-  return { traceparent: tp, tracestate: ts };
+  if (!isTraceparent(tp)) return undefined;
+  return { traceparent: tp, tracestate: isTracestate(ts) ? ts : undefined };
 }
 
 /**

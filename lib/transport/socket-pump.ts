@@ -1,4 +1,5 @@
 import { ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/index.js';
+import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 
 /** The part of a zeromq socket the pump writes to. */
 export interface SendableSocket {
@@ -23,6 +24,12 @@ const RESOLVED = Promise.resolve();
 
 /** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */
 const MAX_BATCH = 512;
+/**
+ * Bytes one batch stops growing at: half of what a receiver accepts (`MAX_MESSAGE_BYTES`), so 512
+ * large records never make a message the peer must refuse (zeromq drops the connection then). A
+ * record alone may still be larger.
+ */
+const MAX_BATCH_BYTES = MAX_MESSAGE_BYTES / 2;
 
 interface Waiter {
   readonly resolve: () => void;
@@ -173,7 +180,7 @@ export class SocketPump {
       while (this.records.length > 0 && !this.closed) {
         const records = this.records;
         const dests = this.dests;
-        const take = Math.min(records.length, MAX_BATCH);
+        const take = batchSize(records);
         const batch = take === records.length ? records : records.slice(0, take);
         const batchDests = take === dests.length ? dests : dests.slice(0, take);
         if (take === records.length) {
@@ -261,4 +268,15 @@ export class SocketPump {
     clearTimeout(w.timer);
     if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
   }
+}
+
+/** How many of the queued records leave in the next message: at most MAX_BATCH, and MAX_BATCH_BYTES. */
+function batchSize(records: readonly Uint8Array[]): number {
+  const most = Math.min(records.length, MAX_BATCH);
+  let bytes = 0;
+  for (let i = 0; i < most; i++) {
+    bytes += (records[i] as Uint8Array).length;
+    if (bytes > MAX_BATCH_BYTES) return Math.max(i, 1);
+  }
+  return most;
 }

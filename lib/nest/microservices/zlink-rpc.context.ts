@@ -66,7 +66,12 @@ export type ZLinkEventsMap = {
 export function onRuntimeEvent(runtime: ZLinkRuntime, type: unknown, listener: unknown): () => void {
   if (typeof listener !== 'function') throw invalidArgument('listener', 'must be a function');
   const call = listener as (event: ZLinkEvent) => void;
-  return runtime.events.subscribe((event) => {
-    if (event.type === type) call(event);
-  });
+  // Only the per-message types make the message path build events for this listener.
+  const perMessage = type === 'selection' || type === 'delivery';
+  return runtime.events.subscribe(
+    (event) => {
+      if (event.type === type) call(event);
+    },
+    { perMessage },
+  );
 }

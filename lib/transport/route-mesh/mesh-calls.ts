@@ -59,7 +59,7 @@ export class MeshCalls {
 
   requestToChannel(channel: string, call: Submission, describe: string): Promise<unknown> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !this.node.isClosed) {
+    if (this.node.pump.hasSpace && !this.node.isClosed && !call.signal?.aborted) {
       if (this.selection.events.perMessage) this.selected('request', channel, peer, 'immediate');
       return this.submitRequest(peer, channel, call, describe, call.timeoutMs);
     }
@@ -250,7 +250,6 @@ export class MeshCalls {
   ): Promise<unknown> {
     const route = peer.route;
     const metrics = this.metricsFor(channel);
-    metrics.requests++;
     const { correlation, result } = this.pending.open({
       timeoutMs,
       signal: call.signal,
@@ -258,6 +257,7 @@ export class MeshCalls {
       describe,
       metrics,
     });
+    metrics.requests++;
     this.node.pump.offer(
       encodeMeshRequest(correlation, channel, call.packet, call.metadata, call.payload, call.trace),
       route.pipe,

@@ -7,6 +7,10 @@ import {
   decodeFrame,
   encodePayload,
   encodeReply,
+  MAX_PAYLOAD_VALUES,
+  WIRE_VERSION,
+  decodeFanoutBeacon,
+  decodePayload,
   encodeRequest,
   readFanoutEvents,
 } from '../../../lib/core/index.js';
@@ -127,5 +131,35 @@ describe('a fanout frame has the same bounds (readFanoutEvents)', () => {
     expect(events).toBe(0);
     expect(reasons).toHaveLength(MAX_FRAME_RECORDS + 1);
     expect(reasons[0]).toBe(`frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`);
+  });
+});
+
+describe('what lies inside one record is bounded too', () => {
+  it('a payload of millions of one-byte values is a decode failure, not millions of objects', () => {
+    const n = MAX_PAYLOAD_VALUES + 8;
+    const payload = Buffer.alloc(5 + n, 0x90);
+    payload[0] = 0xdd; // array 32 of n empty arrays
+    payload.writeUInt32BE(n, 1);
+    expect(decodePayload(payload)).toEqual({
+      ok: false,
+      reason: `payload: more than ${MAX_PAYLOAD_VALUES} msgpack values`,
+    });
+    // A large payload of few values (bytes, a long string) decodes as before.
+    const blob = decodePayload(packr.pack({ blob: Buffer.alloc(MAX_PAYLOAD_VALUES + 8, 0x90) }));
+    expect(blob.ok).toBe(true);
+  });
+
+  it('the fanout fast reader stops after the record cap; a beacon frame over 4 KiB is not decoded', () => {
+    const one = Buffer.from(packr.pack([WIRE_VERSION, RecordKind.FanoutEvent, 1, 'p', Buffer.alloc(0)]));
+    let events = 0;
+    const reasons: string[] = [];
+    readFanoutEvents(
+      Buffer.concat(Array.from({ length: MAX_FRAME_RECORDS + 5 }, () => one)),
+      () => events++,
+      (r) => reasons.push(r),
+    );
+    expect(events).toBe(MAX_FRAME_RECORDS);
+    expect(reasons).toEqual([`frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`]);
+    expect(decodeFanoutBeacon(Buffer.alloc(64 * 1024, 0x90))).toBe('beacon of 65536 bytes (at most 4096)');
   });
 });

@@ -159,12 +159,6 @@ describe('a malformed framework field makes a malformed record', () => {
     ['nil', null],
     ['a number', 7],
     ['bytes', new Uint8Array(3)],
-    ['tp as a number', { tp: 5 }],
-    ['tp empty', { tp: '' }],
-    ['tp too long', { tp: 'a'.repeat(MAX_TRACEPARENT_LENGTH + 1) }],
-    ['ts without tp', { ts: 'k=v' }],
-    ['ts as bytes', { tp: TP, ts: new Uint8Array(1) }],
-    ['ts too long', { tp: TP, ts: 'a'.repeat(MAX_TRACESTATE_LENGTH + 1) }],
   ])('%s: a request keeps its correlation (so it gets an error reply), a send is dropped', (_n, field) => {
     const request = decodeFrame(pack([WIRE_VERSION, RecordKind.Request, 77, 'p', null, body, field]));
     expect(request.records).toEqual([]);
@@ -176,6 +170,25 @@ describe('a malformed framework field makes a malformed record', () => {
     expect(send.malformed).toEqual([{ reason: 'malformed send record' }]);
     const meshSend = decodeFrame(pack([WIRE_VERSION, RecordKind.MeshSend, null, 'p', null, body, field]));
     expect(meshSend.malformed).toEqual([{ reason: 'malformed mesh send record' }]);
+  });
+
+  it.each([
+    ['tp as a number', { tp: 5 }, undefined],
+    ['tp empty', { tp: '' }, undefined],
+    ['tp too long', { tp: 'a'.repeat(MAX_TRACEPARENT_LENGTH + 1) }, undefined],
+    ['ts without tp', { ts: 'k=v' }, undefined],
+    ['ts as bytes', { tp: TP, ts: new Uint8Array(1) }, { traceparent: TP, tracestate: undefined }],
+    [
+      'ts too long',
+      { tp: TP, ts: 'a'.repeat(MAX_TRACESTATE_LENGTH + 1) },
+      { traceparent: TP, tracestate: undefined },
+    ],
+  ])('a map whose %s is unusable loses (part of) its trace, never the message', (_n, field, trace) => {
+    const request = decodeFrame(pack([WIRE_VERSION, RecordKind.Request, 77, 'p', null, body, field]));
+    expect(request.malformed).toEqual([]);
+    expect(request.records).toHaveLength(1);
+    const read = request.records[0] as { trace?: { traceparent: string; tracestate?: string } };
+    expect(read.trace === undefined ? undefined : { ...read.trace }).toEqual(trace);
   });
 
   it('two trailing items (length N+2) are malformed too', () => {
