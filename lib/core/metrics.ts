@@ -1,3 +1,4 @@
+import { isZLinkError } from './errors.js';
 import type { DeliveryResult, RouteKind } from './events.js';
 
 /**
@@ -55,6 +56,16 @@ export class CallMetrics {
   replies = 0;
   /** Requests that ended otherwise, per `ZLinkError` code (`Timeout`, `RemoteError`, ...). */
   readonly failures = new Map<string, number>();
+  /**
+   * Sends and requests that ended before they were queued, per code: no candidate (`NotFound`,
+   * `Unavailable`), the source-local queue stayed full (`Timeout`), `Cancelled`, a lost route.
+   */
+  readonly refused = new Map<string, number>();
+
+  refuse(error: unknown): void {
+    const code = isZLinkError(error) ? error.code : 'Error';
+    this.refused.set(code, (this.refused.get(code) ?? 0) + 1);
+  }
   /** Time from submit to the terminal: sampled replies, every failure. */
   readonly latency = new LatencyHistogram();
 }
@@ -90,6 +101,7 @@ export interface MetricsSnapshot {
     readonly sends: number;
     readonly requests: number;
     readonly outcomes: Readonly<Record<string, number>>;
+    readonly refused: Readonly<Record<string, number>>;
     readonly requestLatency: HistogramSnapshot;
     readonly deliveries: Readonly<Record<string, number>>;
     readonly handlerDuration: HistogramSnapshot;
@@ -129,6 +141,7 @@ export class ZLinkMetrics {
         sends: s.calls.sends,
         requests: s.calls.requests,
         outcomes: outcomes(s.calls),
+        refused: Object.fromEntries(s.calls.refused),
         requestLatency: histogramSnapshot(s.calls.latency),
         deliveries: { ok: s.handlers.ok, ...Object.fromEntries(s.handlers.failures) },
         handlerDuration: histogramSnapshot(s.handlers.duration),

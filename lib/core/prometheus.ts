@@ -23,6 +23,10 @@ export function toPrometheusText(snapshot: MetricsSnapshot, prefix = 'zlink'): s
     for (const [outcome, n] of Object.entries(s.outcomes))
       out.push(`${ended}{${labels(s, { outcome })}} ${n}`);
   }
+  const refused = family('calls_refused_total', 'counter', 'Calls ended before they were queued, per code.');
+  for (const s of snapshot.scopes) {
+    for (const [code, n] of Object.entries(s.refused)) out.push(`${refused}{${labels(s, { code })}} ${n}`);
+  }
   const latency = family('request_duration_seconds', 'histogram', 'Time from submit to terminal.');
   for (const s of snapshot.scopes)
     if (s.requestLatency.count > 0) histogram(out, latency, labels(s), s.requestLatency);

@@ -202,6 +202,7 @@ export class ClientChannel {
         chosen.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace)),
       );
     } catch (error) {
+      this.metrics.refuse(error);
       if (this.config.events.perMessage) this.selected('send', connection, 'refused', error);
       throw error;
     }
@@ -225,6 +226,7 @@ export class ClientChannel {
       }));
       result = queued.reply;
     } catch (error) {
+      this.metrics.refuse(error);
       if (this.config.events.perMessage) this.selected('request', connection, 'refused', error);
       throw error;
     }

@@ -94,16 +94,18 @@ export class MeshCalls {
     const peer = candidates?.selector.pick();
     if (peer) return peer;
     const mesh = this.node.mesh;
-    if (candidates && candidates.members > 0) {
-      throw new ZLinkError(
-        'Unavailable',
-        `every Server of '${channel}' on mesh '${mesh}' has weight 0 or is draining`,
-      );
-    }
-    throw new ZLinkError(
-      'NotFound',
-      `no peer of mesh '${mesh}' serves '${channel}' (this node is never its own candidate)`,
-    );
+    const error =
+      candidates && candidates.members > 0
+        ? new ZLinkError(
+            'Unavailable',
+            `every Server of '${channel}' on mesh '${mesh}' has weight 0 or is draining`,
+          )
+        : new ZLinkError(
+            'NotFound',
+            `no peer of mesh '${mesh}' serves '${channel}' (this node is never its own candidate)`,
+          );
+    this.metricsFor(channel).refuse(error);
+    throw error;
   }
 
   /**
@@ -184,6 +186,7 @@ export class MeshCalls {
         () => this.node.pump.offer(record, peer.route.pipe),
       );
     } catch (error) {
+      this.metricsFor(channel).refuse(error);
       if (this.selection.events.perMessage) this.selected('send', channel, peer, 'refused', error);
       throw error;
     }
@@ -213,6 +216,7 @@ export class MeshCalls {
         }),
       );
     } catch (error) {
+      this.metricsFor(channel).refuse(error);
       if (this.selection.events.perMessage) this.selected('request', channel, peer, 'refused', error);
       throw error;
     }

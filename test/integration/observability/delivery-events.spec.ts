@@ -223,3 +223,42 @@ describe('02 §9 selection: source, target and admission are observed per call',
     expect(client.metrics().scopes.find((s) => s.channel === 'billing')?.outcomes.reply).toBe(20);
   });
 });
+
+describe('metrics: calls that end before they are queued are counted per code', () => {
+  it('ClientServer with no ready server (NotFound) and RouteMesh with no member (NotFound, Unavailable)', async () => {
+    const client = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: ['tcp://127.0.0.1:1'] } } },
+    });
+    const failed = await outcome(
+      client.routeClient.requestToChannel('billing', 'echo', 1).async({ timeoutMs: 100 }),
+    );
+    expect(failed).toMatchObject({ ok: false, code: 'NotFound' });
+    await outcome(client.routeClient.sendToChannel('billing', 'note', 1).async({ timeoutMs: 100 }));
+    const billing = client.metrics().scopes.find((s) => s.channel === 'billing');
+    expect(billing).toMatchObject({ sends: 0, requests: 0, refused: { NotFound: 2 } });
+    expect(client.prometheus()).toContain(
+      'zlink_calls_refused_total{route="client-server",channel="billing",code="NotFound"} 2',
+    );
+
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      channels: { match: { role: 'server', weight: 0 } },
+      handlers: [['match', 'request', 'who', who('node-b')]],
+    });
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [endpointOf(b)],
+      channels: { match: { role: 'client' }, other: { role: 'client' } },
+    });
+    await a.waitForPeers('game', 1);
+    expect(await outcome(a.routeClient.requestToChannel('match', 'who', null).async())).toMatchObject({
+      code: 'Unavailable',
+    });
+    expect(await outcome(a.routeClient.sendToChannel('other', 'x', null).async())).toMatchObject({
+      code: 'NotFound',
+    });
+    const scopes = a.metrics().scopes;
+    expect(scopes.find((s) => s.channel === 'match')?.refused).toEqual({ Unavailable: 1 });
+    expect(scopes.find((s) => s.channel === 'other')?.refused).toEqual({ NotFound: 1 });
+  });
+});
