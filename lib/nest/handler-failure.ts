@@ -1,5 +1,24 @@
 import { HttpException } from '@nestjs/common';
+import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import { ZLinkError } from '../core/index.js';
+
+/**
+ * Runs a handler wrapped by Nest (its pipeline included) to the one result a ZLink handler gives: a
+ * returned Observable answers with its last value (one reply per request), none meaning "no reply
+ * value"; what the pipeline threw goes through `toHandlerFailure`. @internal
+ */
+export async function oneResult(run: () => unknown): Promise<unknown> {
+  try {
+    const result: unknown = await run();
+    // An exception filter's answer comes back unconverted, usually `throwError(...)`.
+    return isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;
+  } catch (error) {
+    // Nest's rpc context turns a returned Observable into its last value and throws EmptyError when
+    // there is none: for a handler, completing without a value means "no reply value", not a failure.
+    if (error instanceof EmptyError) return undefined;
+    throw toHandlerFailure(error);
+  }
+}
 
 /**
  * A failure whose payload travels to the caller as the error reply's `details` (the runtime sends

@@ -7,11 +7,10 @@ import {
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
 import { type HandlerFn, configurationError } from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
 import { directCall } from './direct-call.js';
-import { toHandlerFailure } from './handler-failure.js';
+import { oneResult } from './handler-failure.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 import { ZLinkParamsFactory } from './zlink-params.factory.js';
 
@@ -116,17 +115,6 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
       { guards: true, interceptors: true, filters: true },
       'rpc',
     );
-    return async (payload, context) => {
-      try {
-        const result: unknown = await callable(payload, context);
-        // An exception filter's answer comes back unconverted, usually `throwError(...)`.
-        return isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;
-      } catch (error) {
-        // Nest turns a returned Observable into its last value and throws EmptyError when there is
-        // none: for a handler, completing without a value means "no reply value", not a failure.
-        if (error instanceof EmptyError) return undefined;
-        throw toHandlerFailure(error);
-      }
-    };
+    return (payload, context) => oneResult(() => callable(payload, context));
   }
 }

@@ -14,10 +14,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineChild } from '../demo-child.js';
+import { freePort } from '../loopback.js';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
 import { microserviceDemo } from '../microservice/microservice-demo.js';
 import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
@@ -41,15 +41,6 @@ function start(script: string, args: string[]): ChildProcess {
   });
   children.push(child);
   return child;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 const fmt = (counts: Record<string, number>) =>

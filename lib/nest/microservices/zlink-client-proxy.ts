@@ -1,3 +1,4 @@
+import { runtimeFrom } from './runtime-option.js';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { Observable, from } from 'rxjs';
 import { type ZLinkOptions, ZLinkError, configurationError, invalidArgument } from '../../core/index.js';
@@ -44,28 +45,21 @@ export class ZLinkClientProxy extends ClientProxy<ZLinkEventsMap> {
   /** Validates the options at once (`Configuration` naming the field). */
   constructor(options: ZLinkClientProxyOptions) {
     super();
-    const shared = (options as { runtime?: unknown } | undefined)?.runtime;
-    if (shared instanceof ZLinkRuntime) {
-      const { requestTimeoutMs } = options as { requestTimeoutMs?: unknown };
-      if (
-        requestTimeoutMs !== undefined &&
-        (typeof requestTimeoutMs !== 'number' || !Number.isFinite(requestTimeoutMs) || requestTimeoutMs <= 0)
-      ) {
-        throw configurationError(
-          'ZLinkClientProxy requestTimeoutMs',
-          `must be a positive number, got ${String(requestTimeoutMs)}`,
-        );
-      }
-      this.runtime = shared;
-      this.ownsRuntime = false;
-      this.timeoutMs = requestTimeoutMs;
-    } else {
-      if (shared !== undefined)
-        throw configurationError('ZLinkClientProxy runtime', 'must be a ZLinkRuntime instance');
-      this.runtime = new ZLinkRuntime(options as ZLinkOptions);
-      this.ownsRuntime = true;
-      this.timeoutMs = undefined; // the runtime's own requestTimeoutMs applies
+    const { runtime, owned } = runtimeFrom(options, 'ZLinkClientProxy');
+    this.runtime = runtime;
+    this.ownsRuntime = owned;
+    // An owned runtime applies its own requestTimeoutMs; a shared one may get a tighter one here.
+    const { requestTimeoutMs } = owned ? {} : (options as { requestTimeoutMs?: unknown });
+    if (
+      requestTimeoutMs !== undefined &&
+      (typeof requestTimeoutMs !== 'number' || !Number.isFinite(requestTimeoutMs) || requestTimeoutMs <= 0)
+    ) {
+      throw configurationError(
+        'ZLinkClientProxy requestTimeoutMs',
+        `must be a positive number, got ${String(requestTimeoutMs)}`,
+      );
     }
+    this.timeoutMs = requestTimeoutMs;
   }
 
   /** Starts an owned runtime (binds, connects); idempotent. A shared runtime is its owner's to start. */

@@ -1,6 +1,6 @@
+import { runtimeFrom } from './runtime-option.js';
 import type { InjectionToken } from '@nestjs/common';
 import { type CustomStrategy, type MessageHandler, type MsPattern, Server } from '@nestjs/microservices';
-import { isObservable, lastValueFrom } from 'rxjs';
 import {
   type ChannelHandlerFn,
   type MessageKind,
@@ -9,7 +9,7 @@ import {
   configurationError,
 } from '../../core/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
-import { toHandlerFailure } from '../handler-failure.js';
+import { oneResult } from '../handler-failure.js';
 import { type ZLinkPattern, describePattern, readPattern } from './patterns.js';
 import { type ZLinkEventsMap, ZLinkRpcContext, onRuntimeEvent } from './zlink-rpc.context.js';
 
@@ -61,16 +61,9 @@ export class ZLinkServer extends Server<ZLinkEventsMap, ZLinkServerStatus> {
   /** Validates `ZLinkOptions` at once (`Configuration` naming the field). */
   constructor(options: ZLinkServerOptions) {
     super();
-    const shared = (options as { runtime?: unknown } | undefined)?.runtime;
-    if (shared instanceof ZLinkRuntime) {
-      this.runtime = shared;
-      this.ownsRuntime = false;
-    } else {
-      if (shared !== undefined)
-        throw configurationError('ZLinkServer runtime', 'must be a ZLinkRuntime instance');
-      this.runtime = new ZLinkRuntime(options as ZLinkOptions);
-      this.ownsRuntime = true;
-    }
+    const { runtime, owned } = runtimeFrom(options, 'ZLinkServer');
+    this.runtime = runtime;
+    this.ownsRuntime = owned;
   }
 
   /**
@@ -205,16 +198,10 @@ export class ZLinkServer extends Server<ZLinkEventsMap, ZLinkServerStatus> {
 }
 
 /**
- * Runs Nest's handler (its pipeline included) to one result. A request answers with the last value
- * of a returned Observable (ZLink has one reply per request); what the pipeline's exception filter
- * throws — `RpcException`'s payload, `{ status: 'error', message }` — travels as the error reply's
- * details.
+ * Runs Nest's handler (its pipeline included) to one result (see `oneResult`): what the pipeline's
+ * exception filter throws — `RpcException`'s payload, `{ status: 'error', message }` — travels as
+ * the error reply's details.
  */
-async function invoke(handler: MessageHandler, payload: unknown, context: ZLinkRpcContext): Promise<unknown> {
-  try {
-    const result: unknown = await handler(payload, context);
-    return isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;
-  } catch (error) {
-    throw toHandlerFailure(error);
-  }
+function invoke(handler: MessageHandler, payload: unknown, context: ZLinkRpcContext): Promise<unknown> {
+  return oneResult(() => handler(payload, context));
 }
