@@ -57,8 +57,8 @@ describe('npm run chaos (15 s, as CI runs it)', () => {
     if (!report.ok || code !== 0) console.log(out);
     else {
       const f = report.faults;
-      console.log(
-        `chaos 15 s: ${report.started} requests, ${JSON.stringify(report.terminals)}, p99 ${report.timeToTerminalMs.p99} ms / max ${report.timeToTerminalMs.max} ms, ${f.kills} kills, ${f.stops} stops, Redis down +${f.redisOutage?.downAtS}s…+${f.redisOutage?.upAtS}s, outage window: ${report.outage.startedInWindow} requests started, ${report.outage.failuresStartedInWindow} failed, ${report.outage.excusedByServerFault} of those on a faulted server`,
+      process.stdout.write(
+        `chaos 15 s: ${report.started} requests, ${JSON.stringify(report.terminals)}, p99 ${report.timeToTerminalMs.p99} ms / max ${report.timeToTerminalMs.max} ms, ${f.kills} kills, ${f.stops} stops, Redis down +${f.redisOutage?.downAtS}s…+${f.redisOutage?.upAtS}s, outage window: ${report.outage.startedInWindow} requests started, ${report.outage.failuresStartedInWindow} failed, ${report.outage.excusedByServerFault} of those on a faulted server\n`,
       );
     }
     expect(report.invariants).toEqual({

@@ -58,7 +58,7 @@ const escaped: string[] = [];
 const onRejection = (reason: unknown) => escaped.push(`unhandledRejection: ${String(reason)}`);
 const onException = (error: unknown) => escaped.push(`uncaughtException: ${String(error)}`);
 beforeAll(() => {
-  console.log(`fuzz: seed ${SEED} (ZLINK_FUZZ_SEED=${SEED} replays it), ${TOTAL} inputs`);
+  process.stdout.write(`fuzz: seed ${SEED} (ZLINK_FUZZ_SEED=${SEED} replays it), ${TOTAL} inputs\n`);
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
 });
@@ -72,10 +72,10 @@ function report(target: string, r: FeedReport, before: number, after: number, co
   const kinds = Object.entries(r.labels)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  console.log(
+  process.stdout.write(
     `fuzz ${target}: ${r.inputs} inputs (${r.frames} frames, ${mb(r.bytes)} MB) in ${r.ms} ms (${rate}/s); ` +
       `events counted ${r.counted} ≥ expected ${r.expected}; ${r.tolerated} tolerated by design; ` +
-      `heap after GC ${mb(before)} → ${mb(after)} MB; seed ${SEED}; inputs: ${kinds}; counted: ${counted}`,
+      `heap after GC ${mb(before)} → ${mb(after)} MB; seed ${SEED}; inputs: ${kinds}; counted: ${counted}\n`,
   );
 }
 

@@ -139,14 +139,8 @@ export class FakePeerSocket {
 
   /** Connects and says hello until the connection is up (a mandatory ROUTER refuses an unknown pipe). */
   async connect(endpoint: string, timeoutMs = 5000): Promise<this> {
-    // zeromq.js warns that a connect option waits for the next connect, which is this one (as in mesh-socket.ts).
-    const emitWarning = process.emitWarning;
-    process.emitWarning = () => undefined;
-    try {
-      this.router.connect(endpoint, { routingId: FakePeerSocket.NODE });
-    } finally {
-      process.emitWarning = emitWarning;
-    }
+    // Named before this socket's first endpoint, so zeromq.js has no option-after-bind warning to give.
+    this.router.connect(endpoint, { routingId: FakePeerSocket.NODE });
     this.loop = drain(this.router, () => this.received++);
     const hello = Buffer.from(encodeMeshState(RecordKind.MeshHello, this.state));
     const deadline = Date.now() + timeoutMs;

@@ -99,12 +99,12 @@ describe('soak: one ClientServer client/server pair', () => {
       const first = curve[0] as number;
       const last = curve.at(-1) as number;
       const growth = (last - first) / first;
-      console.log(
+      process.stdout.write(
         `soak: ${TOTAL} requests (+${WARMUP} warm-up), ${WINDOW} in flight, in ${ms} ms ` +
           `(${Math.round(((TOTAL + WARMUP) / ms) * 1000)} req/s); heap after GC (MB) at 0` +
           marks.map((m, k) => ` | ${m}: ${mb(curve[k + 1] as number)}`).join('') +
           ` (start ${mb(first)}); growth ${(growth * 100).toFixed(2)}% ` +
-          `(${Math.round((last - first) / TOTAL)} B/request); replies ${tally.replies}, wrong ${tally.wrong}, errors ${tally.errors}`,
+          `(${Math.round((last - first) / TOTAL)} B/request); replies ${tally.replies}, wrong ${tally.wrong}, errors ${tally.errors}\n`,
       );
 
       expect(tally.firstError).toBeUndefined();

@@ -36,7 +36,6 @@ describe('03 §3.2: a client with discovery: auto finds servers through the stor
       await events.next('server_ready', (e) => e.serverRid === rid, 5000);
       latencies.push(Date.now() - t0);
     }
-    console.log(`discovery latency, notification path: ${latencies.join(' ms, ')} ms`);
     for (const ms of latencies) expect(ms).toBeLessThan(1000);
 
     const counts = await countReplies(client, 'billing', 400);
@@ -66,9 +65,6 @@ describe('03 §3.2: a client with discovery: auto finds servers through the stor
       await events.next('server_ready', (e) => e.serverRid === rid, 10000);
       latencies.push(Date.now() - t0);
     }
-    console.log(
-      `discovery latency, full-read path (interval ${intervalMs} ms): ${latencies.join(' ms, ')} ms`,
-    );
     // One interval, plus the connection's own handshake.
     for (const ms of latencies) expect(ms).toBeLessThan(intervalMs + 1000);
   });

@@ -119,9 +119,6 @@ describe('guide §6.3, 03 §8: while the store is down', () => {
     await traffic.stop();
 
     const failed = traffic.outcomes.filter((o) => !o.result.ok);
-    console.log(
-      `store outage: ${traffic.outcomes.length} requests, ${failed.length} failed; a served ${served.a}, b ${served.b}`,
-    );
     expect(failed).toEqual([]);
     expect(events.of('server_lost')).toEqual([]);
   });
@@ -164,8 +161,5 @@ describe('guide §6.2: a server whose lease refresh is blocked is fenced by its 
     await serverEvents.next('lease', (e) => e.state === 'held', 10000);
     await client.waitForCandidates('billing', 1, 2000);
     expect(await within(request('after'), 5000)).toMatchObject({ ok: true, value: 'ok' });
-    console.log(
-      `fenced ${fencedAfter} ms after the pause began (deadline ttl - margin = ${lease.ttlMs - lease.marginMs} ms)`,
-    );
   });
 });

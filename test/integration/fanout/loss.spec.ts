@@ -55,9 +55,6 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
     const withSlow = [await round(), await round(), await round()];
 
     const best = (rates: number[]) => Math.max(...rates);
-    console.log(
-      `fanout publish rate: alone ${alone.map(Math.round).join(', ')}/s; next to a stalled subscriber ${withSlow.map(Math.round).join(', ')}/s`,
-    );
     expect(best(withSlow)).toBeGreaterThanOrEqual(0.8 * best(alone));
     expect(links(fastSub, 'ticks')[0]).toMatchObject({ received: 6 * N, dropped: 0 });
     // The stalled one lost most of its share. A gap is seen when the next event of the topic arrives:
@@ -69,7 +66,6 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       await new Promise((r) => setTimeout(r, 100));
     }
     const slow = links(slowSub, 'ticks')[0];
-    console.log(`stalled subscriber: received ${slow?.received}, dropped ${slow?.dropped} of ${3 * N}`);
     expect(slow?.dropped).toBeGreaterThan(0);
     expect(slowGot).toBe(slow?.received);
     expect(slowGot).toBeLessThan(3 * N);
@@ -113,7 +109,6 @@ describe('guide §5.2: noDrop waits instead of dropping', () => {
     }
     expect(last).toMatchObject({ ok: false, code: 'Timeout' });
     expect((last as { ms: number }).ms).toBeGreaterThanOrEqual(290);
-    console.log(`noDrop: ${admitted} events admitted before the publish that timed out`);
     stall.open();
     await waitFor(() => got === admitted, 20000, `all ${admitted} admitted events delivered`);
     expect(links(sub, 'orders')[0]).toMatchObject({ received: admitted, dropped: 0 });
