@@ -1,6 +1,6 @@
 /** Jest in ESM mode: Nest 12 ships ESM only. Run through `npm run jest` (sets --experimental-vm-modules). */
 export default {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/environment.mjs',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
