@@ -30,7 +30,12 @@ class OrdersController {
       throw new RpcException({ code: 'OUT_OF_STOCK', sku: order.sku });
     }
     stock[order.sku] = (stock[order.sku] ?? 0) - order.qty;
-    return { sku: order.sku, qty: order.qty, left: stock[order.sku], tenant: ctx.getMetadata()['tenant-id'] };
+    return {
+      sku: order.sku,
+      qty: order.qty,
+      left: stock[order.sku],
+      tenant: ctx.getMetadata()?.['tenant-id'],
+    };
   }
 
   @MessagePattern({ channel: 'orders', packet: 'orders.report' })

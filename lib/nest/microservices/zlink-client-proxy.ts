@@ -1,6 +1,7 @@
 import { runtimeFrom } from './runtime-option.js';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
-import { Observable, from } from 'rxjs';
+import { InvalidMessageException } from '@nestjs/microservices/errors/invalid-message.exception.js';
+import { Observable, from, throwError } from 'rxjs';
 import { type ZLinkOptions, ZLinkError, configurationError, invalidArgument } from '../../core/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
 import { describePattern, readPattern } from './patterns.js';
@@ -10,15 +11,13 @@ import { type ZLinkEventsMap, onRuntimeEvent } from './zlink-rpc.context.js';
  * `ZLinkOptions`: the proxy creates its own runtime, starts it on `connect()` (or the first call)
  * and closes it in `close()`. `{ runtime }`: it calls through that runtime (e.g. `ZLinkModule`'s,
  * via `ClientsModule.registerAsync({ inject: [ZLinkRuntime], ... })`) and never starts or closes
- * it. `requestTimeoutMs` is the deadline of each `send()`; it defaults to the runtime's.
+ * it. `requestTimeoutMs` is the deadline of each `send()`; it defaults to the runtime's. Nest's
+ * `serializer` / `deserializer` options, in either form: `Configuration` (see `ZLinkClientProxy`).
  */
 export type ZLinkClientProxyOptions =
   ZLinkOptions | { readonly runtime: ZLinkRuntime; readonly requestTimeoutMs?: number };
 
 type CallKind = 'send' | 'request';
-
-/** A packet Nest already built went through the dispatch hook once; it must not run again. */
-const HOOK_DONE: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * A Nest `ClientProxy` over ZLink channels, for
@@ -29,9 +28,13 @@ const HOOK_DONE: Readonly<Record<string, string>> = Object.freeze({});
  * reply cancels the request (it ends `Cancelled` on this side; nothing stays pending).
  * `emit({ channel, packet }, data)` sends one-way at once, like Nest's own clients, and completes when
  * the local queue accepted it. Failures reach subscribers as `ZLinkError` (`Timeout`, `RemoteError`
- * with the server's `details`, `NotFound`, `InvalidArgument` for a bad pattern, ...). Metadata set by
- * `setOnDispatchHook` (`packet.metadata`) travels as ZLink metadata. `status` emits `connected` once
- * `connect()` resolved and `disconnected` after `close()`.
+ * with the server's `details`, `NotFound`, `InvalidArgument` for a bad pattern, ...). As on Nest's own
+ * transports, a subclass may override `serializeResponse()` (each `send()` reply) and
+ * `serializeError()` (each `send()` failure), and `null`/`undefined` data is refused with Nest's
+ * `InvalidMessageException`. Metadata set by `setOnDispatchHook` (`packet.metadata`) travels as ZLink
+ * metadata. `status` emits `connected` once `connect()` resolved and `disconnected` after `close()`.
+ * Nest's `serializer` / `deserializer` options are refused (`Configuration`): the payload encoding is
+ * ZLink's own wire, shared with `@ChannelHandler` and `ZLinkRouteClient`.
  */
 export class ZLinkClientProxy extends ClientProxy<ZLinkEventsMap> {
   private readonly runtime: ZLinkRuntime;
@@ -91,83 +94,167 @@ export class ZLinkClientProxy extends ClientProxy<ZLinkEventsMap> {
     return this.runtime as T;
   }
 
+  /**
+   * A cold Observable: each subscription connects if needed, runs the dispatch hook, and makes one
+   * request to one Server of the channel (select-one by weight), as Nest's `ClientProxy.send()` does
+   * through `createObserver()`: the reply goes through `serializeResponse()` and is emitted once, then
+   * the Observable completes; a reply of `undefined` (a handler that returned nothing) completes without
+   * a value, as on Nest's transports. A failure of the request — a pattern other than
+   * `{ channel, packet }` (`InvalidArgument`), `Timeout`, `RemoteError`, `NotFound`, `Shutdown`, ... —
+   * goes through `serializeError()` and reaches the subscriber as what it returns. A failed `connect()`
+   * or a throwing dispatch hook reaches it as thrown, not serialized (Nest's order); so does what a
+   * throwing `serializeResponse()` / `serializeError()` threw. `null` or `undefined` pattern or data:
+   * Nest's `InvalidMessageException` as the error notification, nothing sent. Unsubscribing before the
+   * reply cancels the request (`Cancelled` on this side, nothing stays pending, no hook runs).
+   */
   override send<TResult = unknown, TInput = unknown>(pattern: unknown, data: TInput): Observable<TResult> {
+    if (isNil(pattern) || isNil(data)) return throwError(() => new InvalidMessageException());
     return new Observable<TResult>((subscriber) => {
-      const abort = new AbortController();
-      let settled = false;
-      this.dispatch('request', pattern, data, abort.signal).then(
-        (reply) => {
-          settled = true;
-          subscriber.next(reply as TResult);
-          subscriber.complete();
-        },
-        (error: unknown) => {
-          settled = true;
-          subscriber.error(error);
-        },
-      );
+      let teardown: (() => void) | undefined;
+      let closed = false;
+      const start = (): void => {
+        if (closed) return;
+        const metadata = this.hookMetadata(pattern, data);
+        teardown = this.request(pattern, data, metadata, this.createObserver(subscriber), subscriber);
+      };
+      if (this.connected) start();
+      else
+        this.connect().then(
+          () => {
+            try {
+              start();
+            } catch (error) {
+              subscriber.error(error);
+            }
+          },
+          (error: unknown) => subscriber.error(error),
+        );
       return () => {
-        if (!settled) abort.abort(new ZLinkError('Cancelled', 'the subscriber unsubscribed'));
+        closed = true;
+        teardown?.();
       };
     });
   }
 
+  /**
+   * Sends one-way at once, whether or not anyone subscribes (Nest's contract; a failure nobody observes
+   * is not an unhandled rejection). The Observable emits `undefined` and completes when the local queue
+   * accepted the message — not when the server handled it — or errors with the `ZLinkError` of the send
+   * (`NotFound`, `InvalidArgument` for a bad pattern, `Timeout` for a queue that stayed full, ...), not
+   * passed through `serializeError()` (Nest's `emit()` does not either). `null` or `undefined` pattern
+   * or data: Nest's `InvalidMessageException` as the error notification, nothing sent.
+   */
   override emit<TResult = unknown, TInput = unknown>(pattern: unknown, data: TInput): Observable<TResult> {
-    const sent = this.dispatch('send', pattern, data, undefined);
-    // Sent whether or not anyone subscribes (Nest's contract); unobserved, a failure must not be an
-    // unhandled rejection.
+    if (isNil(pattern) || isNil(data)) return throwError(() => new InvalidMessageException());
+    const sent = this.connected
+      ? this.sendEvent(pattern, data)
+      : this.connect().then(() => this.sendEvent(pattern, data));
     sent.catch(() => undefined);
     return from(sent) as Observable<TResult>;
   }
 
-  /** Nest's low-level request path, for code that calls it directly; `send()` does not use it. */
+  /**
+   * Nest's low-level request path, for code that calls it directly (`send()` does not): one request
+   * with `packet.metadata` as built (the dispatch hook is not run again); `callback` gets
+   * `{ response, isDisposed: true }` or `{ err }` once, raw (serializing is `createObserver()`'s part).
+   * The returned teardown cancels the request; after it, `callback` is not called.
+   */
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    const abort = new AbortController();
-    this.dispatch('request', packet.pattern, packet.data, abort.signal, packet.metadata ?? HOOK_DONE).then(
-      (response) => callback({ response, isDisposed: true }),
-      (err: unknown) => callback({ err }),
-    );
-    return () => abort.abort();
+    let teardown: (() => void) | undefined;
+    let closed = false;
+    const start = (): void => {
+      if (!closed) teardown = this.request(packet.pattern, packet.data, packet.metadata, callback, undefined);
+    };
+    if (this.connected) start();
+    else
+      this.connect().then(start, (err: unknown) => {
+        if (!closed) callback({ err });
+      });
+    return () => {
+      closed = true;
+      teardown?.();
+    };
   }
 
-  /** Nest's low-level event path; `emit()` does not use it. */
+  /** Nest's low-level event path (`emit()` does not use it): one send with `packet.metadata` as built. */
   protected dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    return this.dispatch(
-      'send',
-      packet.pattern,
-      packet.data,
-      undefined,
-      packet.metadata ?? HOOK_DONE,
-    ) as Promise<T>;
+    const send = (): Promise<unknown> =>
+      this.call('send', packet.pattern, packet.data, undefined, packet.metadata);
+    return (this.connected ? send() : this.connect().then(send)) as Promise<T>;
   }
 
-  private dispatch(
+  /** What the dispatch hook sets as `packet.metadata` (Nest 12's out-of-band values: trace id, tenant). */
+  private hookMetadata(pattern: unknown, data: unknown): Readonly<Record<string, string>> | undefined {
+    return this.onDispatchHook ? this.createPacket(pattern, data).metadata : undefined;
+  }
+
+  private sendEvent(pattern: unknown, data: unknown): Promise<unknown> {
+    let metadata: Readonly<Record<string, string>> | undefined;
+    try {
+      metadata = this.hookMetadata(pattern, data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.call('send', pattern, data, undefined, metadata);
+  }
+
+  /**
+   * One request whose outcome goes to `callback` once, unless the returned teardown ran first (it
+   * aborts the call). A `callback` that throws (a `serializeResponse()` that throws) hands what it
+   * threw to `fallback.error`, or else to `callback` as `{ err }` once more.
+   */
+  private request(
+    pattern: unknown,
+    data: unknown,
+    metadata: Readonly<Record<string, string>> | undefined,
+    callback: (packet: WritePacket) => void,
+    fallback: { error(error: unknown): void } | undefined,
+  ): () => void {
+    const abort = new AbortController();
+    let live = true;
+    const settle = (packet: WritePacket): void => {
+      if (!live) return;
+      live = false;
+      try {
+        callback(packet);
+      } catch (thrown) {
+        if (fallback) fallback.error(thrown);
+        else if (packet.err === undefined) callback({ err: thrown });
+      }
+    };
+    this.call('request', pattern, data, abort.signal, metadata).then(
+      (response) => settle({ response, isDisposed: true }),
+      (err: unknown) => settle({ err }),
+    );
+    return () => {
+      if (!live) return;
+      live = false;
+      abort.abort(new ZLinkError('Cancelled', 'the subscriber unsubscribed'));
+    };
+  }
+
+  private call(
     kind: CallKind,
     pattern: unknown,
     data: unknown,
     signal: AbortSignal | undefined,
-    presetMetadata?: Readonly<Record<string, string>>,
+    metadata: Readonly<Record<string, string>> | undefined,
   ): Promise<unknown> {
     const target = readPattern(pattern);
     if (typeof target === 'string')
       return Promise.reject(invalidArgument(`pattern ${describePattern(pattern)}`, target));
-    let metadata = presetMetadata;
-    try {
-      // The dispatch hook may set `packet.metadata` (Nest 12's out-of-band values: trace id, tenant).
-      if (this.onDispatchHook && metadata === undefined) metadata = this.createPacket(pattern, data).metadata;
-    } catch (error) {
-      return Promise.reject(error);
-    }
     const route = this.runtime.routeClient;
     const options = { timeoutMs: this.timeoutMs, signal };
-    const call = (): Promise<unknown> => {
-      if (kind === 'send') {
-        const send = route.sendToChannel(target.channel, target.packet, data);
-        return (metadata ? send.metadata(metadata) : send).async(options);
-      }
-      const request = route.requestToChannel(target.channel, target.packet, data);
-      return (metadata ? request.metadata(metadata) : request).async(options);
-    };
-    return this.connected ? call() : this.connect().then(call);
+    if (kind === 'send') {
+      const send = route.sendToChannel(target.channel, target.packet, data);
+      return (metadata ? send.metadata(metadata) : send).async(options);
+    }
+    const request = route.requestToChannel(target.channel, target.packet, data);
+    return (metadata ? request.metadata(metadata) : request).async(options);
   }
+}
+
+/** Nest's `isNil`: what `ClientProxy.send()` / `emit()` refuse as pattern or data. */
+function isNil(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
 }

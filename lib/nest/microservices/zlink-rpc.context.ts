@@ -12,7 +12,10 @@ import type { ZLinkRuntime } from '../../runtime/index.js';
 /**
  * What `@Ctx()` gives a `@MessagePattern` / `@EventPattern` handler served by `ZLinkServer`: a Nest
  * RPC context (`getArgs()`, `getPattern()`, `getMetadata()` like `TcpContext`) that is also the
- * `ZLinkMessageContext` a `@ChannelHandler` gets, so code written for either reads it.
+ * `ZLinkMessageContext` a `@ChannelHandler` gets, so code written for either reads it. The two
+ * metadata readers keep their own contracts: `metadata` (ZLink's) is always a frozen snapshot, empty
+ * when the caller set none; `getMetadata()` (Nest's) is `undefined` then, as on `TcpContext` and
+ * `RedisContext`, and otherwise that same snapshot.
  */
 export class ZLinkRpcContext extends BaseRpcContext<[ZLinkMessageContext]> implements ZLinkMessageContext {
   constructor(message: ZLinkMessageContext) {
@@ -51,9 +54,16 @@ export class ZLinkRpcContext extends BaseRpcContext<[ZLinkMessageContext]> imple
     return { channel: this.args[0].channelName, packet: this.args[0].packet };
   }
 
-  /** The caller's metadata (a client's `setOnDispatchHook` sets it as `packet.metadata`). */
-  getMetadata(): ZLinkMetadata {
-    return this.args[0].metadata;
+  /**
+   * The caller's metadata (a Nest client's `setOnDispatchHook` sets it as `packet.metadata`; a
+   * `ZLinkRouteClient` caller with `.metadata()`), as Nest's contexts return it: `undefined` when the
+   * message carried none (an empty record travels as none), otherwise the frozen snapshot `metadata` is.
+   */
+  getMetadata(): ZLinkMetadata | undefined {
+    const metadata = this.args[0].metadata;
+    // One key is enough to tell; no array of keys per call.
+    for (const _key in metadata) return metadata;
+    return undefined;
   }
 }
 

@@ -19,7 +19,7 @@ export const ZLINK_TRANSPORT = Symbol('ZLINK_TRANSPORT');
 /**
  * `ZLinkOptions`: the server creates its own runtime, starts it in `listen()` and drains and closes
  * it in `close()`. `{ runtime }`: it serves through that runtime (e.g. `ZLinkModule`'s) and leaves
- * starting and closing it to its owner.
+ * starting and closing it to its owner. Nest's `serializer` / `deserializer` options: `Configuration`.
  */
 export type ZLinkServerOptions = ZLinkOptions | { readonly runtime: ZLinkRuntime };
 
@@ -46,6 +46,11 @@ export interface ZLinkServerAsyncOptions {
  * ```
  *
  * With `ZLinkModule` in the application, share its runtime: `ZLinkServer.fromModule()`.
+ *
+ * Unlike Nest's own transports it has no `serializer` / `deserializer` (the options are refused with
+ * `Configuration`): requests arrive as ZLink records, routed by channel and packet and decoded from
+ * msgpack by the runtime, and replies leave the same way, so `@ChannelHandler` and `ZLinkRouteClient`
+ * share the wire. Shape payloads with pipes and results with interceptors.
  */
 export class ZLinkServer extends Server<ZLinkEventsMap, ZLinkServerStatus> {
   override transportId = ZLINK_TRANSPORT;

@@ -13,8 +13,16 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from '@nestjs/microservices';
-import { firstValueFrom, lastValueFrom } from 'rxjs';
+import {
+  ClientsModule,
+  Ctx,
+  EventPattern,
+  MessagePattern,
+  Payload,
+  RpcException,
+} from '@nestjs/microservices';
+import { InvalidMessageException } from '@nestjs/microservices/errors/invalid-message.exception.js';
+import { EmptyError, firstValueFrom, lastValueFrom } from 'rxjs';
 import { ZLinkError, ZLinkRuntime } from '../../../lib/index.js';
 import {
   ZLINK_TRANSPORT,
@@ -65,6 +73,24 @@ class OrdersController {
     };
   }
 
+  @MessagePattern({ channel: ORDERS, packet: 'orders.context' })
+  context(@Ctx() ctx: ZLinkRpcContext) {
+    const nest = ctx.getMetadata();
+    return {
+      getMetadataIsUndefined: nest === undefined,
+      getMetadata: nest === undefined ? null : { ...nest },
+      sameSnapshot: nest === undefined || nest === ctx.metadata,
+      metadata: { ...ctx.metadata },
+      metadataFrozen: Object.isFrozen(ctx.metadata),
+      messageContextMetadataFrozen: Object.isFrozen(ctx.getMessageContext().metadata),
+    };
+  }
+
+  @MessagePattern({ channel: ORDERS, packet: 'orders.nothing' })
+  nothing(): void {
+    seen.placed++;
+  }
+
   @MessagePattern({ channel: ORDERS, packet: 'orders.reject' })
   reject(@Payload() req: { as: 'object' | 'string' }): never {
     if (req.as === 'string') throw new RpcException('out of stock');
@@ -94,6 +120,28 @@ class OrdersController {
   shipped(@Payload() payload: unknown, @Ctx() ctx: ZLinkRpcContext): void {
     seen.events.push({ payload, ctx });
     seen.eventArrived.resolve();
+  }
+}
+
+/**
+ * A Nest user's subclass of the proxy using Nest's documented hook points: every `send()` reply goes
+ * through `serializeResponse()`, every `send()` failure through `serializeError()`.
+ */
+class ShapingProxy extends ZLinkClientProxy {
+  readonly responses: unknown[] = [];
+  readonly errors: unknown[] = [];
+  failShaping = false;
+
+  protected override serializeResponse(response: unknown): unknown {
+    this.responses.push(response);
+    if (this.failShaping) throw new Error('cannot shape this reply');
+    return { shaped: response };
+  }
+
+  protected override serializeError(err: unknown): unknown {
+    this.errors.push(err);
+    const { code, details } = err as ZLinkError;
+    return new RpcException({ code, details });
   }
 }
 
@@ -302,6 +350,160 @@ describe('ZLinkServer + ZLinkClientProxy (one process, real sockets)', () => {
     expect(emitted).toMatchObject({ code: 'InvalidArgument' });
   });
 
+  describe('a subclass overriding serializeResponse() / serializeError(), through ClientsModule', () => {
+    let shaping: ShapingProxy;
+
+    beforeAll(async () => {
+      const app = await NestFactory.createApplicationContext(
+        moduleOf({
+          imports: [
+            ClientsModule.register([
+              {
+                name: 'SHAPED',
+                customClass: ShapingProxy,
+                options: { runtime: client.unwrap<ZLinkRuntime>() },
+              },
+            ]),
+          ],
+        }),
+        { logger: false, abortOnError: false },
+      );
+      suite.add(app);
+      shaping = app.get<ShapingProxy>('SHAPED');
+    });
+
+    afterEach(() => {
+      shaping.responses.length = 0;
+      shaping.errors.length = 0;
+      shaping.failShaping = false;
+    });
+
+    it('send() emits what serializeResponse() made of the reply', async () => {
+      const reply = await firstValueFrom(
+        shaping.send({ channel: ORDERS, packet: 'orders.place' }, { id: 's-1', qty: 2 }),
+      );
+      expect(reply).toMatchObject({ shaped: { accepted: 's-1', total: 20 } });
+      expect(shaping.responses).toEqual([expect.objectContaining({ accepted: 's-1' })]);
+      expect(shaping.errors).toEqual([]);
+    });
+
+    it('send() fails with what serializeError() made of the failure: a RemoteError, a bad pattern', async () => {
+      const remote = await rejectionOf(() =>
+        firstValueFrom(shaping.send({ channel: ORDERS, packet: 'orders.reject' }, { as: 'object' })),
+      );
+      expect(remote).toBeInstanceOf(RpcException);
+      expect((remote as RpcException).getError()).toEqual({
+        code: 'RemoteError',
+        details: { code: 'E_STOCK', message: 'out of stock', sku: 'A-1' },
+      });
+      expect(shaping.errors).toEqual([expect.objectContaining({ code: 'RemoteError' })]);
+
+      const badPattern = await rejectionOf(() => firstValueFrom(shaping.send({ channel: ORDERS }, {})));
+      expect(badPattern).toBeInstanceOf(RpcException);
+      expect((badPattern as RpcException).getError()).toMatchObject({ code: 'InvalidArgument' });
+      expect(shaping.responses).toEqual([]);
+    });
+
+    it('a reply of undefined completes send() without a value and without serializeResponse(), as on Nest transports', async () => {
+      const before = seen.placed;
+      await expect(
+        lastValueFrom(shaping.send({ channel: ORDERS, packet: 'orders.nothing' }, {}), {
+          defaultValue: 'no value',
+        }),
+      ).resolves.toBe('no value');
+      expect(seen.placed).toBe(before + 1);
+      expect(shaping.responses).toEqual([]);
+      await expect(
+        firstValueFrom(client.send({ channel: ORDERS, packet: 'orders.nothing' }, {})),
+      ).rejects.toBeInstanceOf(EmptyError);
+    });
+
+    it('a serializeResponse() that throws fails send() with what it threw', async () => {
+      shaping.failShaping = true;
+      const error = await rejectionOf(() =>
+        firstValueFrom(shaping.send({ channel: ORDERS, packet: 'orders.place' }, { id: 's-2', qty: 1 })),
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe('cannot shape this reply');
+      expect(shaping.errors).toEqual([]);
+    });
+
+    it("emit() failures and the null-data refusal are not serialized (Nest's emit() and nil check skip it)", async () => {
+      const emitted = await rejectionOf(() => lastValueFrom(shaping.emit({ channel: ORDERS }, {})));
+      expect(emitted).toBeInstanceOf(ZLinkError);
+      expect(emitted).toMatchObject({ code: 'InvalidArgument' });
+      const refused = await rejectionOf(() =>
+        firstValueFrom(shaping.send({ channel: ORDERS, packet: 'orders.place' }, null)),
+      );
+      expect(refused).toBeInstanceOf(InvalidMessageException);
+      expect(shaping.errors).toEqual([]);
+    });
+  });
+
+  it.each([
+    ['null data', { channel: ORDERS, packet: 'orders.place' }, null],
+    ['undefined data', { channel: ORDERS, packet: 'orders.place' }, undefined],
+    ['a null pattern', null, { id: 'n', qty: 1 }],
+    ['an undefined pattern', undefined, { id: 'n', qty: 1 }],
+  ])(
+    "send()/emit() with %s → Nest's InvalidMessageException as the error notification, nothing sent",
+    async (_name, pattern, data) => {
+      const placedBefore = seen.placed;
+      // Like Nest's ClientProxy: no synchronous throw; the Observable errors when subscribed.
+      const sent$ = client.send(pattern, data);
+      const emitted$ = client.emit(pattern, data);
+      await expect(firstValueFrom(sent$)).rejects.toBeInstanceOf(InvalidMessageException);
+      await expect(lastValueFrom(emitted$)).rejects.toBeInstanceOf(InvalidMessageException);
+      // A request sent after them is answered; had they gone out, the handler would have run first.
+      await firstValueFrom(client.send({ channel: ORDERS, packet: 'orders.place' }, { id: 'probe', qty: 1 }));
+      expect(seen.placed).toBe(placedBefore + 1);
+      expect(seen.events).toEqual([]);
+    },
+  );
+
+  it("ctx.getMetadata() is undefined when the caller set none, like Nest's contexts; ctx.metadata stays a frozen snapshot", async () => {
+    const context = { channel: ORDERS, packet: 'orders.context' };
+    await expect(firstValueFrom(client.send(context, {}))).resolves.toEqual({
+      getMetadataIsUndefined: true,
+      getMetadata: null,
+      sameSnapshot: true,
+      metadata: {},
+      metadataFrozen: true,
+      messageContextMetadataFrozen: true,
+    });
+
+    // An empty record travels as none.
+    client.setOnDispatchHook((packet) => {
+      packet.metadata = {};
+    });
+    try {
+      await expect(firstValueFrom(client.send(context, {}))).resolves.toMatchObject({
+        getMetadataIsUndefined: true,
+      });
+      client.setOnDispatchHook((packet) => {
+        packet.metadata = { 'tenant-id': 't-1' };
+      });
+      await expect(firstValueFrom(client.send(context, {}))).resolves.toEqual({
+        getMetadataIsUndefined: false,
+        getMetadata: { 'tenant-id': 't-1' },
+        sameSnapshot: true,
+        metadata: { 'tenant-id': 't-1' },
+        metadataFrozen: true,
+        messageContextMetadataFrozen: true,
+      });
+    } finally {
+      client.setOnDispatchHook(() => undefined);
+    }
+
+    // A ZLinkRouteClient caller's metadata reads the same way.
+    const viaRoute = await client
+      .unwrap<ZLinkRuntime>()
+      .routeClient.requestToChannel(ORDERS, 'orders.context', {})
+      .metadata('tenant-id', 't-2')
+      .async<{ getMetadata: unknown }>();
+    expect(viaRoute.getMetadata).toEqual({ 'tenant-id': 't-2' });
+  });
+
   it("Nest's processing hooks, once set, wrap each message: start before the handler, end after it, with the ZLinkRpcContext", async () => {
     const hooks: string[] = [];
     server.setOnProcessingStartHook((transportId, context, done) => {
@@ -380,6 +582,32 @@ describe('ZLinkServer startup and shutdown', () => {
     expect((error as Error).message).toContain(
       '@EventPattern({"channel":"billing","packet":"billing.charge"})',
     );
+  });
+
+  it("Nest's serializer / deserializer options are refused with Configuration naming the option, in either form", () => {
+    const codec = { serialize: (value: unknown) => value, deserialize: (value: unknown) => value };
+    const refusals = [
+      () => new ZLinkServer({ ...serverOptions, serializer: codec } as never),
+      () => new ZLinkServer({ runtime: new ZLinkRuntime(), deserializer: codec } as never),
+      () =>
+        new ZLinkClientProxy({ ...clientOptions(ORDERS, 'tcp://127.0.0.1:1'), deserializer: codec } as never),
+      () => new ZLinkClientProxy({ runtime: new ZLinkRuntime(), serializer: codec } as never),
+    ];
+    const messages = refusals.map((construct) => {
+      try {
+        construct();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ZLinkError);
+        expect(error).toMatchObject({ code: 'Configuration' });
+        return (error as Error).message;
+      }
+      throw new Error('expected Configuration');
+    });
+    expect(messages[0]).toMatch(/^ZLinkServer serializer: is not supported/);
+    expect(messages[1]).toMatch(/^ZLinkServer deserializer: is not supported/);
+    expect(messages[2]).toMatch(/^ZLinkClientProxy deserializer: is not supported/);
+    expect(messages[3]).toMatch(/^ZLinkClientProxy serializer: is not supported/);
+    expect(messages[0]).toContain('serializeResponse()/serializeError()');
   });
 
   it('bad ZLinkOptions throw Configuration when the server is constructed', () => {
