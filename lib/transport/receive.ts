@@ -38,17 +38,40 @@ export function hasFrames(message: Buffer[], frames: number, onMalformed: (reaso
 export const LOSS_READ_GRACE_MS = 100;
 
 /**
- * Resolves once `socket` has nothing left to read (its receive loop took it all), or after `maxMs`.
+ * What a receive loop has taken, for `afterQueuedReads`: the loop counts every message it takes and
+ * says while it is parked in `receive()` (not busy with a message, not held back by a full job queue).
+ */
+export class ReadProgress {
+  taken = 0;
+  parked = false;
+}
+
+const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves once the receive loop behind `reads` took what `socket` already holds — it went a full
+ * event-loop turn, I/O poll included, parked and without taking anything — or after `maxMs`.
  * zeromq reports a lost connection on its monitor, which a process may read before the replies that
  * arrived just ahead of the loss; those replies are still in the socket and must settle their
  * requests first, rather than the loss ending them `RouteError`.
+ *
+ * It never asks the socket itself: `socket.readable` reads ZMQ_EVENTS, which takes zeromq's
+ * edge-triggered wake-up from the loop's pending `receive()`; zeromq.js looks again only after its
+ * own send or receive on that socket, so a message that arrived just then went unread — on a
+ * MeshNode with no peer left to ping, for good (decisions: "A lost route never asks the socket whether it is readable").
  */
-export async function whileReadable(
-  socket: { readonly readable: boolean; readonly closed: boolean },
+export async function afterQueuedReads(
+  reads: ReadProgress,
+  socket: { readonly closed: boolean },
   maxMs: number,
 ): Promise<void> {
   const deadline = Date.now() + maxMs;
-  do {
-    await new Promise((resolve) => setImmediate(resolve));
-  } while (!socket.closed && socket.readable && Date.now() < deadline);
+  for (;;) {
+    const taken = reads.taken;
+    // Two check phases have a poll phase between them: a message whose wake-up came before the
+    // first has been taken by the second.
+    await nextImmediate();
+    await nextImmediate();
+    if (socket.closed || Date.now() >= deadline || (reads.parked && reads.taken === taken)) return;
+  }
 }

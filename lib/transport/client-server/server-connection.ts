@@ -10,7 +10,7 @@ import {
   encodeHello,
 } from '../../core/index.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, hasFrames, whileReadable } from '../receive.js';
+import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { SEND_RECHECK_MS, type SendableSocket, SocketPump } from '../socket-pump.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
@@ -55,6 +55,8 @@ export interface ServerConnectionConfig {
 export class ServerConnection {
   /** The current DEALER; replaced after every lost connection (see `onDisconnected`). */
   private dealer: Dealer;
+  /** What the current DEALER's receive loop has taken. */
+  private reads = new ReadProgress();
   readonly pump: SocketPump;
   private server: ServerState | undefined;
   private connected = false;
@@ -178,7 +180,8 @@ export class ServerConnection {
     const watch = this.watch(dealer).finally(() => this.loops.delete(watch));
     this.loops.add(watch);
     dealer.connect(this.config.endpoint);
-    const loop = this.receiveLoop(dealer).finally(() => this.loops.delete(loop));
+    this.reads = new ReadProgress();
+    const loop = this.receiveLoop(dealer, this.reads).finally(() => this.loops.delete(loop));
     this.loops.add(loop);
   }
 
@@ -233,13 +236,13 @@ export class ServerConnection {
     // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7);
     // until then the old one stops reconnecting. Replies that arrived before the loss are read first.
     const { channel, endpoint } = this.config;
-    const dealer = this.dealer;
+    const { dealer, reads } = this;
     try {
       dealer.disconnect(endpoint);
     } catch {
       // Already disconnected.
     }
-    void whileReadable(dealer, LOSS_READ_GRACE_MS).then(() => {
+    void afterQueuedReads(reads, dealer, LOSS_READ_GRACE_MS).then(() => {
       if (!dealer.closed) dealer.close();
       this.config.pending.failRoute(
         this,
@@ -313,15 +316,18 @@ export class ServerConnection {
     this.config.onChange();
   }
 
-  private async receiveLoop(dealer: Dealer): Promise<void> {
+  private async receiveLoop(dealer: Dealer, reads: ReadProgress): Promise<void> {
     const { pending } = this.config;
     for (;;) {
       let message: Buffer[];
+      reads.parked = true;
       try {
         message = await dealer.receive();
       } catch {
         return; // closed
       }
+      reads.parked = false;
+      reads.taken++;
       if (!hasFrames(message, 1, this.protocolError)) continue;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {

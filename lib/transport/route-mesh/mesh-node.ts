@@ -18,7 +18,7 @@ import {
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, nextMessage, whileReadable } from '../receive.js';
+import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
@@ -78,6 +78,7 @@ export class MeshNode {
   private pingTimer: NodeJS.Timeout | undefined;
   private lastTick = 0;
   private readonly loops: Promise<void>[] = [];
+  private readonly reads = new ReadProgress();
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
@@ -228,8 +229,8 @@ export class MeshNode {
       send: (pipe, record) => this.pump.force(record, pipe),
       routeGone: (route, reason) => {
         this.pump.purgeDest(route.pipe);
-        // Replies that arrived before the loss was reported are read first (see `whileReadable`).
-        void whileReadable(this.router, LOSS_READ_GRACE_MS).then(() =>
+        // Replies that arrived before the loss was reported are read first (see `afterQueuedReads`).
+        void afterQueuedReads(this.reads, this.router, LOSS_READ_GRACE_MS).then(() =>
           this.config.pending.failRoute(
             route,
             (d) => new ZLinkError('RouteError', `${d}: peer '${route.peer.rid}': ${reason}`),
@@ -326,9 +327,13 @@ export class MeshNode {
 
   private async receiveLoop(): Promise<void> {
     const { pending } = this.config;
+    const { reads } = this;
     for (;;) {
+      reads.parked = true;
       const message = await nextMessage(this.router, 2, this.protocolError);
+      reads.parked = false;
       if (!message) return;
+      reads.taken++;
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer);
       const route = this.table.routeOf(id);

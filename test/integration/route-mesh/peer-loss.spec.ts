@@ -114,6 +114,29 @@ describe('peer loss', () => {
     await new Promise((r) => setTimeout(r, 3500));
     expect(a.snapshot().meshes[0]?.peers.map((p) => p.rid)).toEqual(['awake']);
   });
+
+  it('a hello that arrives while a loss is settled is read, though the node has no peer left to ping', async () => {
+    // The loss lets the receive loop take what the socket holds before it ends the route's requests;
+    // asking the socket (ZMQ_EVENTS) took the loop's wake-up, and a node that sends nothing stayed deaf.
+    // That depended on where zeromq's I/O thread was: a few rounds, each with this thread held (as on a
+    // loaded machine) while the next hello arrives.
+    const a = await startNode(cleanup, { rid: 'node-a' });
+    const events = new EventCollector(a.events);
+    let current = cleanup.add(new FakePeer(fakeState('peer-0')));
+    await current.connect(endpointOf(a));
+    await a.waitForPeers('game', 1);
+    for (let round = 1; round <= 6; round++) {
+      const gone = current.state.rid;
+      const lost = events.next('peer_lost', (e) => e.rid === gone, 6000);
+      await current.close();
+      await lost;
+      current = cleanup.add(new FakePeer(fakeState(`peer-${round}`)));
+      await current.connect(endpointOf(a));
+      const until = Date.now() + 50;
+      while (Date.now() < until);
+      await a.waitForPeers('game', 1);
+    }
+  });
 });
 
 describe('drain over RouteMesh', () => {
