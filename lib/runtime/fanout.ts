@@ -131,7 +131,10 @@ export class RuntimeFanout {
         `event cannot be encoded: ${(error as Error).message}`,
       );
     }
-    if (!call.signal?.aborted && publisher.offer(topic, key, call.packet, payload)) return RESOLVED;
+    if (!call.signal?.aborted) {
+      if (publisher.offer(topic, key, call.packet, payload)) return RESOLVED;
+      publisher.waited++;
+    }
     const deadline = Date.now() + call.timeoutMs;
     const submission = {
       packet: call.packet,

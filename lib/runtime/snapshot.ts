@@ -35,6 +35,7 @@ export interface ZLinkSnapshot {
       readonly rid: string;
       readonly published: number;
       readonly queued: number;
+      readonly waited: number;
     };
     readonly subscriber?: { readonly publishers: ReturnType<FanoutSubscriber['snapshot']> };
   }[];
@@ -154,7 +155,13 @@ export function buildSnapshot(
       return {
         channel,
         ...(p && {
-          publisher: { endpoint: p.endpoint, rid: p.rid, published: p.published, queued: p.pump.queued },
+          publisher: {
+            endpoint: p.endpoint,
+            rid: p.rid,
+            published: p.published,
+            queued: p.pump.queued,
+            waited: p.waited,
+          },
         }),
         ...(s && { subscriber: { publishers: s.snapshot() } }),
       };

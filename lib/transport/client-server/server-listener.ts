@@ -22,6 +22,9 @@ import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '..
 import { hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 
+/** How often a server PINGs each client connection (see the ROUTER's options). */
+const HEARTBEAT_INTERVAL_MS = 1000;
+
 export interface ServerListenerConfig {
   readonly channel: string;
   readonly rid: string;
@@ -90,6 +93,13 @@ export class ServerListener {
       linger: 0,
       ipv6: config.listen.bindHost.includes(':'),
       maxMessageSize: MAX_MESSAGE_BYTES,
+      // ZMTP PINGs to every client, from zeromq's I/O thread: a client drops a connection that brings
+      // nothing for 3 s (see ServerConnection), and a server whose handlers are all busy stops reading,
+      // so a client's PINGs wait unanswered behind the records this server has not taken yet. Its own
+      // PINGs tell the client it is alive. No timeout here: a server that does not read cannot judge
+      // its client's silence.
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      heartbeatTimeout: 0,
     });
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));

@@ -49,6 +49,11 @@ export class FanoutPublisher {
   private port = 0;
   /** Events admitted (the publisher's own count; what subscribers received they count themselves). */
   published = 0;
+  /**
+   * Publishes that found the local queue full and waited for space: with `noDrop`, a slow subscriber's
+   * backpressure; in drop mode only a burst larger than `sendQueueLimit` (a subscriber never makes it wait).
+   */
+  waited = 0;
 
   constructor(private readonly config: FanoutPublisherConfig) {
     // An XPUB, to see each subscriber's subscriptions: its beacon subscription is answered with a

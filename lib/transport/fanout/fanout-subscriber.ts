@@ -125,7 +125,7 @@ export class FanoutSubscriber {
   private readonly checkSilence = (): void => {
     const now = Date.now();
     for (const [endpoint, link] of this.links) {
-      if (link.state !== 'alive' || now - link.lastHeard <= this.config.silenceTimeoutMs) continue;
+      if (link.state !== 'alive' || !link.silentAt(now, this.config.silenceTimeoutMs)) continue;
       link.silent();
       // Kept only because it was alive; its descriptor is gone, so now it goes too.
       if (this.vanishing.forget(link)) {

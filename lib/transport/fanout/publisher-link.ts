@@ -78,6 +78,8 @@ export class PublisherLink {
   beacon: FanoutBeaconRecord | undefined;
   private confirmed: boolean;
   lastHeard = 0;
+  /** Since when the link waits for job permits, reading nothing (see `silentAt`). */
+  private waitingSince: number | undefined;
   state: 'connecting' | 'alive' | 'silent' = 'connecting';
 
   constructor(private readonly config: PublisherLinkConfig) {
@@ -148,13 +150,33 @@ export class PublisherLink {
         else this.onEvents(topic, body);
       }
       if (!wasAlive || newRun) this.announce('alive');
-      // In order: once one event waits for a permit, the rest of the frame waits behind it.
+      if (this.deferred.length > 0) await this.runDeferred();
+    }
+  }
+
+  /**
+   * Whether the publisher has been silent for longer than `limitMs`. Silence counts only while the
+   * link reads: what the publisher sent while the link waited for job permits is still unread.
+   */
+  silentAt(now: number, limitMs: number): boolean {
+    return this.waitingSince === undefined && now - this.lastHeard > limitMs;
+  }
+
+  /** In order: once one event waits for a permit, the rest of the frame waits behind it. */
+  private async runDeferred(): Promise<void> {
+    const since = Date.now();
+    this.waitingSince = since;
+    try {
       for (const d of this.deferred) {
         await this.config.jobs.acquire();
         this.run(d.topic, d.form, d.packet, d.payload);
       }
-      this.deferred.length = 0;
+    } finally {
+      const now = Date.now();
+      this.lastHeard = Math.min(now, this.lastHeard + (now - since));
+      this.waitingSince = undefined;
     }
+    this.deferred.length = 0;
   }
 
   private onEvents(topic: Buffer, body: Buffer): void {

@@ -18,7 +18,7 @@ import {
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
+import { LOSS_READ_GRACE_MS, ReadProgress, UnreadTime, afterQueuedReads, nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { MeshCalls } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
@@ -77,6 +77,7 @@ export class MeshNode {
   private accepted = 0;
   private pingTimer: NodeJS.Timeout | undefined;
   private lastTick = 0;
+  private readonly unread = new UnreadTime();
   private readonly loops: Promise<void>[] = [];
   private readonly reads = new ReadProgress();
 
@@ -259,16 +260,17 @@ export class MeshNode {
 
   /**
    * Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive).
-   * Silence counts only while this process runs: after a tick that comes late (the process was
-   * stopped or paused), what the peers sent meanwhile is still unread — timers run before I/O — so
-   * the time it lost is not held against them.
+   * Silence counts only while this node reads: not after a tick that comes late (the process was
+   * stopped or paused; timers run before I/O), nor while the receive loop waits for a job permit
+   * (`UnreadTime`). What the peers sent then is still unread, so that time is not held against them.
    */
   private readonly tick = (): void => {
     const now = Date.now();
     const late = now - this.lastTick - PING_INTERVAL_MS;
+    const unread = Math.min(now - this.lastTick, this.unread.take(now) + (late > STALL_MS ? late : 0));
     this.lastTick = now;
     for (const peer of this.table.peers.values()) {
-      if (late > STALL_MS) peer.lastHeard = Math.min(now, peer.lastHeard + late);
+      peer.lastHeard = Math.min(now, peer.lastHeard + unread);
       if (now - peer.lastHeard > SILENCE_MS) this.table.lose(peer, `silent for ${SILENCE_MS} ms`);
       else this.pump.force(encodeMeshPing(), peer.route.pipe);
     }
@@ -371,7 +373,7 @@ export class MeshNode {
               break;
             }
             const stalled = this.inbound.deliver(id, record);
-            if (stalled) await stalled;
+            if (stalled) await this.unread.during(stalled);
             break;
           }
           default:

@@ -4,7 +4,7 @@
  * `Timeout` at its deadline, losing nothing before it.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Cleanup, type Outcome, outcome, waitFor } from '../../helpers/index.js';
+import { Cleanup, EventCollector, type Outcome, outcome, waitFor } from '../../helpers/index.js';
 import { links, publishMany, startPublisher, startSubscriber, subscribed } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -15,7 +15,7 @@ const N = 100000;
 const event = (i: number) => ({ i, body: 'x'.repeat(100) });
 
 describe('guide §5.2: a slow subscriber loses its share; nobody else notices', () => {
-  it('next to a stalled subscriber (HWM 100) the fast one gets 100% of 100 000 events and the publisher keeps ≥ 80% of its rate', async () => {
+  it('next to a stalled subscriber (HWM 100) the fast one gets 100% of 300 000 events and no publish waits: the publisher does not stall', async () => {
     const pub = await startPublisher(cleanup, 'ticks', { sendHighWaterMark: 100 });
     const endpoint = pub.endpoint('ticks') as string;
     let fast = 0;
@@ -26,15 +26,6 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       { tick: () => void fast++ },
     );
     await subscribed(fastSub, 'ticks');
-
-    const round = async (): Promise<number> => {
-      const before = fast;
-      const ms = await publishMany(pub, 'ticks', 'tick', N, event);
-      await waitFor(() => fast - before === N, 20000, `the fast subscriber got all ${N}`);
-      return N / (ms / 1000);
-    };
-    // Best of three on each side: a noisy machine slows single rounds, not the best one.
-    const alone = [await round(), await round(), await round()];
 
     // One handler permit, held forever: the slow subscriber stops reading after its first event.
     const stall = cleanup.gate();
@@ -52,12 +43,21 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
       { handlerConcurrency: 1 },
     );
     await subscribed(slowSub, 'ticks');
-    const withSlow = [await round(), await round(), await round()];
+    const slowEvents = cleanup.add(new EventCollector(slowSub.events));
 
-    const best = (rates: number[]) => Math.max(...rates);
-    expect(best(withSlow)).toBeGreaterThanOrEqual(0.8 * best(alone));
-    expect(links(fastSub, 'ticks')[0]).toMatchObject({ received: 6 * N, dropped: 0 });
-    // The stalled one lost most of its share. A gap is seen when the next event of the topic arrives:
+    for (let round = 1; round <= 3; round++) {
+      const before = fast;
+      await publishMany(pub, 'ticks', 'tick', N, event);
+      await waitFor(() => fast - before === N, 20000, `the fast subscriber got all ${N} of round ${round}`);
+    }
+    expect(links(fastSub, 'ticks')[0]).toMatchObject({ received: 3 * N, dropped: 0 });
+    // In drop mode zeromq discards a full subscriber's share, and the publisher does nothing per
+    // subscriber: all a stalled one could do to it is make it wait — its socket write blocked, its
+    // queue full, publishes waiting for space. The publisher counts those waits; none. (Not a rate:
+    // on a loaded machine identical rounds ran at 36 000 to 76 000 events/s within one run, so a
+    // rate comparison measured the load. The noDrop test below shows the same count climbing.)
+    expect(pub.snapshot().fanout[0]?.publisher).toMatchObject({ published: 3 * N, waited: 0 });
+    // The stalled one lost part of its share. A gap is seen when the next event of the topic arrives:
     // publish one at a time until one gets through the drained queue.
     stall.open();
     const deadline = Date.now() + 10000;
@@ -69,6 +69,8 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
     expect(slow?.dropped).toBeGreaterThan(0);
     expect(slowGot).toBe(slow?.received);
     expect(slowGot).toBeLessThan(3 * N);
+    // It read nothing while it stalled: that was no silence of the publisher.
+    expect(slowEvents.of('fanout_publisher').filter((e) => e.state === 'silent')).toEqual([]);
   });
 });
 
@@ -109,6 +111,7 @@ describe('guide §5.2: noDrop waits instead of dropping', () => {
     }
     expect(last).toMatchObject({ ok: false, code: 'Timeout' });
     expect((last as { ms: number }).ms).toBeGreaterThanOrEqual(290);
+    expect(pub.snapshot().fanout[0]?.publisher?.waited).toBeGreaterThan(0);
     stall.open();
     await waitFor(() => got === admitted, 20000, `all ${admitted} admitted events delivered`);
     expect(links(sub, 'orders')[0]).toMatchObject({ received: admitted, dropped: 0 });

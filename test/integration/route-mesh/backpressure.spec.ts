@@ -1,18 +1,18 @@
 /**
  * Admission over RouteMesh (02 §3): a send completes when the MeshNode's source-local queue accepts
  * it; a queue that stays full ends sends `Timeout` at their deadline; every accepted send is
- * delivered once, and a node whose handlers are all busy still reads the replies its own handlers
- * wait for.
+ * delivered once, however long the receiving node stopped reading, and a node whose handlers are all
+ * busy still reads the replies its own handlers wait for.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Cleanup, Gate, sendWavesUntilTimeout, waitFor } from '../../helpers/index.js';
+import { Cleanup, EventCollector, Gate, sendWavesUntilTimeout, waitFor } from '../../helpers/index.js';
 import { endpointOf, startNode } from './harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
 describe('RouteMesh admission and backpressure', () => {
-  it('a stalled Server: sends end Timeout once the queue stays full, and every accepted send is handled exactly once after', async () => {
+  it('a stalled Server: sends end Timeout once the queue stays full; stalled past the 3 s silence limit it loses no peer, and every accepted send is handled exactly once after', async () => {
     const gate = new Gate();
     let started = 0;
     let finished = 0;
@@ -40,6 +40,8 @@ describe('RouteMesh admission and backpressure', () => {
       extra: { sendQueueLimit: 4 },
     });
     await a.waitForCandidates('match', 1);
+    const eventsA = cleanup.add(new EventCollector(a.events));
+    const eventsB = cleanup.add(new EventCollector(b.events));
     const payload = 'x'.repeat(4096);
     const { accepted, timedOut, others } = await sendWavesUntilTimeout(
       () => a.routeClient.sendToChannel('match', 'note', payload).async({ timeoutMs: 400 }),
@@ -50,8 +52,12 @@ describe('RouteMesh admission and backpressure', () => {
     // The bound holds business records; control records (a ping a second to the stalled peer) skip it.
     expect(a.snapshot().meshes[0]?.queued).toBeLessThanOrEqual(4 + 8);
     expect(started).toBe(1);
+    // B has stopped reading (its waiting list is full), so A's pings wait unread in B's socket, and so
+    // do the answers to B's ZMTP PINGs. Held past the 3 s silence limit, that is no peer's silence.
+    await new Promise((r) => setTimeout(r, 4000));
     gate.open();
     await waitFor(() => finished === accepted, 30000, `all ${accepted} accepted sends handled`);
+    expect([...eventsA.of('peer_lost'), ...eventsB.of('peer_lost')]).toEqual([]);
     await new Promise((r) => setTimeout(r, 100));
     expect(started).toBe(accepted);
   }, 60000);
