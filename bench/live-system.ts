@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { BenchChild } from './children.js';
 import type { BenchOptions, SystemName } from './options.js';
 import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
-import { SYSTEM_LABELS, type SystemRuns } from './report.js';
+import { type SystemRuns, systemKey, systemLabel } from './report.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
@@ -68,17 +68,22 @@ export class LiveSystem {
   /** Workloads warmed up in the current processes. */
   private readonly warmed = new Set<WorkloadName>();
 
+  /**
+   * `scriptDir` holds the compiled bench/systems scripts to run; `baseline` is the short revision
+   * they were built from when they are a `--baseline` build (bench/baseline.ts).
+   */
   constructor(
     readonly name: SystemName,
     private readonly options: BenchOptions,
     private readonly profileDir: string,
     private readonly scriptDir: string,
+    baseline?: string,
   ) {
-    this.runs = { name, runs: {}, failures: [] };
+    this.runs = { name, ...(baseline === undefined ? {} : { baseline }), runs: {}, failures: [] };
   }
 
   private get label(): string {
-    return SYSTEM_LABELS[this.name];
+    return systemLabel(this.runs);
   }
 
   /** Starts the server, then the client against the endpoint the server reported. */
@@ -122,7 +127,8 @@ export class LiveSystem {
       if (profile) await this.both(() => ({ type: 'profile-start' }), 'profiling');
       const result = await this.measure(workload, repMs);
       if (profile) {
-        const file = (role: string) => join(this.profileDir, `${this.name}-${workload}-${role}.cpuprofile`);
+        const file = (role: string) =>
+          join(this.profileDir, `${systemKey(this.runs)}-${workload}-${role}.cpuprofile`);
         await this.both((role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
       }
       (this.runs.runs[workload] ??= []).push(result);
@@ -155,7 +161,10 @@ export class LiveSystem {
 
   private spawn(role: 'server' | 'client', env: Record<string, string> = {}): BenchChild {
     const { script, args } = SPECS[this.name][role];
-    return new BenchChild(`${this.name} ${role}`, join(this.scriptDir, `${script}.js`), { args, env });
+    return new BenchChild(`${systemKey(this.runs)} ${role}`, join(this.scriptDir, `${script}.js`), {
+      args,
+      env,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SystemName } from './options.js';
-import { type BenchReport, type Cell, METRICS, SYSTEM_LABELS } from './report.js';
+import { type BenchReport, type Cell, METRICS, SYSTEM_LABELS, systemKey } from './report.js';
 
 function num(value: number | undefined, digits: number): string {
   if (value === undefined || !Number.isFinite(value)) return '–';
@@ -18,6 +18,11 @@ function showCell(c: Cell | undefined, digits: number, reps: number): string {
 const ratio = (r: number | undefined, digits = 2): string =>
   r === undefined || !Number.isFinite(r) ? '–' : `${r.toFixed(digits)}×`;
 
+/** `HEAD~3 (1a2b3c4)`, or just the short commit when that is what was given. */
+function baselineName(base: NonNullable<BenchReport['baseline']>): string {
+  return base.commit.startsWith(base.rev) ? base.short : `${base.rev} (${base.short})`;
+}
+
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
@@ -26,11 +31,16 @@ function table(header: string[], rows: string[][]): string {
 /** The report as markdown: the comparison table, the selector table, the targets, the load. */
 export function renderMarkdown(report: BenchReport): string {
   const { machine, settings } = report;
-  const names = Object.keys(report.systems) as SystemName[];
-  const others = names.includes('zlink') ? names.filter((n) => n !== 'zlink') : [];
+  const names = Object.keys(report.systems);
+  const current = names.filter((n) => report.systems[n]?.baseline === undefined) as SystemName[];
+  const others = current.includes('zlink') ? current.filter((n) => n !== 'zlink') : [];
+  const base = report.baseline;
+  const compared = base
+    ? current.filter((n) => report.systems[systemKey({ name: n, baseline: base.short })])
+    : [];
   const out: string[] = [];
   out.push(
-    `## nestjs-zlink bench — ${machine.date}`,
+    `## nestjs-zlink bench — ${machine.date}${base ? ` — baseline ${baselineName(base)}` : ''}`,
     '',
     `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}; ` +
       `zeromq ${machine.versions.zeromq}, msgpackr ${machine.versions.msgpackr}, @nestjs/microservices ${machine.versions['@nestjs/microservices']}` +
@@ -48,15 +58,23 @@ export function renderMarkdown(report: BenchReport): string {
   );
   const header = [
     'metric',
-    ...names.map((n) => SYSTEM_LABELS[n]),
+    ...names.map((n) => report.systems[n]?.label ?? n),
     ...others.map((n) => `ZLink ÷ ${SYSTEM_LABELS[n]}`),
+    ...compared.map((n) => `${SYSTEM_LABELS[n]} ÷ @${base?.short}`),
   ];
   const rows = METRICS.filter((m) => settings.workloads.includes(m.workload)).map((m) => [
     `${m.label} (${m.better} is better)`,
     ...names.map((n) => showCell(report.systems[n]?.medians[m.key], m.digits, settings.reps)),
     ...others.map((n) => ratio(report.ratios[m.key]?.[n])),
+    ...compared.map((n) => ratio(base?.ratios[m.key]?.[n])),
   ]);
   out.push(table(header, rows), '');
+  if (base)
+    out.push(
+      `\`@${base.short}\`: the same system built from the baseline, ${baselineName(base)}, run interleaved with ` +
+        `the current build; \`÷ @${base.short}\` is current ÷ baseline.`,
+      '',
+    );
   const lost = Object.entries(report.oneWayLoss).filter(([, n]) => n !== 0);
   if (lost.length > 0)
     out.push(`**One-way loss** (sent − received): ${lost.map(([s, n]) => `${s} ${n}`).join(', ')}`, '');

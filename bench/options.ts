@@ -23,17 +23,29 @@ export interface BenchOptions {
   readonly depth: number;
   /** One-way sends started per event-loop turn. */
   readonly burst: number;
+  /**
+   * A git revision whose `lib` + `bench` also run, as extra systems next to the ZLink ones
+   * (bench/baseline.ts); absent without `--baseline`.
+   */
+  readonly baseline?: string;
 }
+
+/** The systems `--baseline` runs a second time from the baseline build: the ones built on lib/. */
+export const BASELINE_SYSTEMS: readonly SystemName[] = ['zlink', 'mesh', 'mesh-node'];
 
 export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
                        [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof]
+                       [--baseline REV]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
   --only LIST    systems to run (default: all, the selector and fanout)
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
-                 profiles in bench/results/profiles/, top 10 self time printed at the end`;
+                 profiles in bench/results/profiles/, top 10 self time printed at the end
+  --baseline REV also build REV's lib and bench (a git revision: HEAD~3, main, a commit) and run
+                 its ${BASELINE_SYSTEMS.join(', ')} (those --only selects) interleaved with the
+                 current ones; the table adds a column current ÷ baseline for each`;
 
 function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
   const items = (value ?? '').split(',').filter((s) => s.length > 0);
@@ -51,6 +63,13 @@ function positive(flag: string, value: string | undefined): number {
   return n;
 }
 
+/** A revision for git; one that begins with '-' would be read by git as an option. */
+function revision(flag: string, value: string | undefined): string {
+  if (value === undefined || value.length === 0 || value.startsWith('-'))
+    throw new Error(`${flag} needs a git revision (e.g. HEAD~3, main or a commit), got ${String(value)}`);
+  return value;
+}
+
 /** Parses the command line; throws with a message naming the flag. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
   let duration: number | undefined;
@@ -59,6 +78,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let workloads: WorkloadName[] = [...WORKLOADS];
   let quick = false;
   let cpuProf = false;
+  let baseline: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const [name, inline] = flag.includes('=') ? flag.split('=', 2) : [flag, undefined];
@@ -82,6 +102,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--cpu-prof':
         cpuProf = true;
         break;
+      case '--baseline':
+        baseline = revision(name, value());
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -89,11 +112,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         throw new Error(`unknown option ${flag}\n${USAGE}`);
     }
   }
+  const systems = SYSTEM_NAMES.filter((s) => only.includes(s));
+  if (baseline !== undefined && !systems.some((s) => BASELINE_SYSTEMS.includes(s)))
+    throw new Error(`--baseline: --only selects none of ${BASELINE_SYSTEMS.join(', ')}, nothing to compare`);
   return {
     durationMs: (duration ?? (quick ? 1 : 3)) * 1000,
     reps: reps ?? (quick ? 1 : 3),
     warmupMs: quick ? 200 : 500,
-    systems: SYSTEM_NAMES.filter((s) => only.includes(s)),
+    systems,
     selector: only.includes('selector'),
     fanout: only.includes('fanout'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
@@ -101,5 +127,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     cpuProf,
     depth: 256,
     burst: 256,
+    // Only when given, so that latest.json without --baseline stays as it was.
+    ...(baseline === undefined ? {} : { baseline }),
   };
 }

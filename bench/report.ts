@@ -15,6 +15,16 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   'nest-tcp': 'Nest TCP',
 };
 
+/** The key of a system in the report: its name, and `@<short rev>` for a `--baseline` build of it. */
+export function systemKey(runs: Pick<SystemRuns, 'name' | 'baseline'>): string {
+  return runs.baseline === undefined ? runs.name : `${runs.name}@${runs.baseline}`;
+}
+
+export function systemLabel(runs: Pick<SystemRuns, 'name' | 'baseline'>): string {
+  const label = SYSTEM_LABELS[runs.name];
+  return runs.baseline === undefined ? label : `${label} @${runs.baseline}`;
+}
+
 /** A run that did not finish (its processes were replaced for the next run). */
 export interface RunFailure {
   readonly rep: number;
@@ -25,6 +35,8 @@ export interface RunFailure {
 /** What one system produced: every repetition of every workload, failed runs, or why it could not start. */
 export interface SystemRuns {
   readonly name: SystemName;
+  /** The short revision of a `--baseline` build; absent for the current build. */
+  readonly baseline?: string;
   readonly runs: Partial<Record<WorkloadName, WorkloadResult[]>>;
   readonly failures: RunFailure[];
   error?: string;
@@ -105,6 +117,16 @@ export interface Target {
   readonly note?: string;
 }
 
+/** `--baseline`: the revision the `@short` systems were built from, and how the current build compares. */
+export interface BaselineSummary {
+  /** As given on the command line. */
+  readonly rev: string;
+  readonly commit: string;
+  readonly short: string;
+  /** Metric key → system name → current median ÷ the baseline's median. */
+  readonly ratios: Record<string, Partial<Record<SystemName, number>>>;
+}
+
 export interface BenchReport {
   readonly machine: MachineInfo;
   readonly settings: BenchOptions & { repMs: number; payloadBytes: { msgpack: number; json: number } };
@@ -112,12 +134,15 @@ export interface BenchReport {
     string,
     {
       label: string;
+      /** The short revision of a `--baseline` build. */
+      baseline?: string;
       error?: string;
       failures: RunFailure[];
       runs: SystemRuns['runs'];
       medians: Record<string, Cell>;
     }
   >;
+  /** Metric key → other system → ZLink ClientServer ÷ other (current build only). */
   readonly ratios: Record<string, Record<string, number>>;
   readonly selector: SelectorRow[] | { error: string } | undefined;
   readonly fanout: FanoutRow[] | { error: string } | undefined;
@@ -125,6 +150,8 @@ export interface BenchReport {
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;
   cpuLoad?: CpuLoad;
+  /** Only with `--baseline`. */
+  readonly baseline?: BaselineSummary;
 }
 
 function cell(runs: SystemRuns, metric: Metric): Cell | undefined {
@@ -140,22 +167,24 @@ export function buildReport(
   systems: SystemRuns[],
   selector: BenchReport['selector'],
   fanout: BenchReport['fanout'] = undefined,
+  baseline: Omit<BaselineSummary, 'ratios'> | undefined = undefined,
 ): BenchReport {
-  const medians = new Map<SystemName, Record<string, Cell>>();
+  const medians = new Map<string, Record<string, Cell>>();
   for (const s of systems) {
     const m: Record<string, Cell> = {};
     for (const metric of METRICS) {
       const c = cell(s, metric);
       if (c) m[metric.key] = c;
     }
-    medians.set(s.name, m);
+    medians.set(systemKey(s), m);
   }
+  const current = systems.filter((s) => s.baseline === undefined);
   const zlink = medians.get('zlink');
   const ratios: Record<string, Record<string, number>> = {};
   for (const metric of METRICS) {
     const z = zlink?.[metric.key]?.median;
     if (z === undefined) continue;
-    for (const s of systems) {
+    for (const s of current) {
       const other = medians.get(s.name)?.[metric.key]?.median;
       if (s.name === 'zlink' || other === undefined) continue;
       (ratios[metric.key] ??= {})[s.name] = z / other;
@@ -164,20 +193,21 @@ export function buildReport(
   const oneWayLoss: Record<string, number> = {};
   for (const s of systems) {
     const runs = (s.runs.oneway ?? []) as OneWayResult[];
-    if (runs.length > 0) oneWayLoss[s.name] = runs.reduce((sum, r) => sum + (r.sent - r.received), 0);
+    if (runs.length > 0) oneWayLoss[systemKey(s)] = runs.reduce((sum, r) => sum + (r.sent - r.received), 0);
   }
   return {
     machine,
     settings,
     systems: Object.fromEntries(
       systems.map((s) => [
-        s.name,
+        systemKey(s),
         {
-          label: SYSTEM_LABELS[s.name],
+          label: systemLabel(s),
+          ...(s.baseline === undefined ? {} : { baseline: s.baseline }),
           error: s.error,
           failures: s.failures,
           runs: s.runs,
-          medians: medians.get(s.name) ?? {},
+          medians: medians.get(systemKey(s)) ?? {},
         },
       ]),
     ),
@@ -187,7 +217,26 @@ export function buildReport(
     targets: [...targets(ratios, selector), fanoutTarget(fanout)],
     oneWayLoss,
     wallTimeMs: 0,
+    ...(baseline === undefined
+      ? {}
+      : { baseline: { ...baseline, ratios: baselineRatios(systems, medians) } }),
   };
+}
+
+/** Current ÷ baseline for each system that ran in both builds, per metric both have. */
+function baselineRatios(
+  systems: readonly SystemRuns[],
+  medians: ReadonlyMap<string, Record<string, Cell>>,
+): BaselineSummary['ratios'] {
+  const ratios: BaselineSummary['ratios'] = {};
+  for (const base of systems.filter((s) => s.baseline !== undefined)) {
+    for (const metric of METRICS) {
+      const now = medians.get(base.name)?.[metric.key]?.median;
+      const then = medians.get(systemKey(base))?.[metric.key]?.median;
+      if (now !== undefined && then !== undefined) (ratios[metric.key] ??= {})[base.name] = now / then;
+    }
+  }
+  return ratios;
 }
 
 function target(

@@ -11,7 +11,8 @@ import { BenchChild, killChildrenOnExit } from './children.js';
 import { LiveSystem, log } from './live-system.js';
 import { measureCpuLoad } from './cpu-load.js';
 import { machineInfo } from './machine.js';
-import { type BenchOptions, parseOptions } from './options.js';
+import { BASELINE_SYSTEMS, type BenchOptions, parseOptions } from './options.js';
+import { type BaselineBuild, buildBaseline } from './baseline.js';
 import { payloadSize } from './payload.js';
 import { renderTop, topSelfTime } from './profile-top.js';
 import { renderMarkdown } from './markdown.js';
@@ -20,7 +21,8 @@ import type { SelectorRow } from './selector.js';
 import { runFanout } from './fanout.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
-const RESULTS = join(HERE, '..', '..', 'bench', 'results');
+const ROOT = join(HERE, '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results');
 const PROFILES = join(RESULTS, 'profiles');
 
 const STOP_GRACE_MS = 5_000;
@@ -51,6 +53,18 @@ function profileSummary(since: number): string {
     .join('\n');
 }
 
+/**
+ * Each system, and right after each ZLink one its `--baseline` build: the rotation then mostly runs
+ * the two back to back, so a drift in the machine's load reaches both alike.
+ */
+function liveSystems(options: BenchOptions, baseline: BaselineBuild | undefined): LiveSystem[] {
+  return options.systems.flatMap((name) => {
+    const live = new LiveSystem(name, options, PROFILES, join(HERE, 'systems'));
+    if (!baseline || !BASELINE_SYSTEMS.includes(name)) return [live];
+    return [live, new LiveSystem(name, options, PROFILES, baseline.scriptDir, baseline.short)];
+  });
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   let options: BenchOptions;
@@ -60,6 +74,28 @@ async function main(): Promise<number> {
     log((error as Error).message);
     return 2;
   }
+  let baseline: BaselineBuild | undefined;
+  if (options.baseline !== undefined) {
+    try {
+      // Before the CPU load is measured: compiling is not the bench.
+      baseline = await buildBaseline(options.baseline, ROOT, log);
+    } catch (error) {
+      log(`baseline FAILED: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  try {
+    return await runBench(started, options, baseline);
+  } finally {
+    baseline?.remove();
+  }
+}
+
+async function runBench(
+  started: number,
+  options: BenchOptions,
+  baseline: BaselineBuild | undefined,
+): Promise<number> {
   const cpuLoad = measureCpuLoad();
   const payloadBytes = payloadSize();
   const machine = machineInfo();
@@ -70,9 +106,7 @@ async function main(): Promise<number> {
   if (options.cpuProf) mkdirSync(PROFILES, { recursive: true });
 
   // Start every system first (one at a time), then interleave them run by run.
-  const systems = options.systems.map(
-    (name) => new LiveSystem(name, options, PROFILES, join(HERE, 'systems')),
-  );
+  const systems = liveSystems(options, baseline);
   for (const live of systems) await live.start();
   for (let rep = 0; rep < options.reps; rep++) {
     for (const workload of options.workloads) {
@@ -94,6 +128,7 @@ async function main(): Promise<number> {
     systems.map((s) => s.runs),
     selector,
     fanout,
+    baseline && { rev: baseline.rev, commit: baseline.commit, short: baseline.short },
   );
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
