@@ -14,3 +14,6 @@ export * from './ports.js';
 export * from './lease.js';
 export * from './fanout-records.js';
 export * from './framework-fields.js';
+export * from './mesh-link.js';
+export * from './object-stores.js';
+export * from './object-records.js';
