@@ -1,4 +1,4 @@
-import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import {
   type DescriptorKind,
   type LocationDescriptor,
@@ -6,20 +6,14 @@ import {
   type PutResult,
   parseDescriptor,
 } from '../../core/index.js';
+import { type RedisConnectionOptions, createRedisClient } from './client.js';
 import { StoreKeys } from './keys.js';
 import { LIST, PUT, REFRESH, REMOVE } from './scripts.js';
 
-export interface RedisLocationStoreOptions {
-  /** A `redis://` URL or ioredis options (Sentinel: `sentinels` and `name`), passed through. */
-  readonly redis?: string | RedisOptions;
-  /** A Redis Cluster instead: its seed nodes and ioredis cluster options, passed through. */
-  readonly cluster?: { readonly nodes: ClusterNode[]; readonly options?: ClusterOptions };
+export interface RedisLocationStoreOptions extends RedisConnectionOptions {
   /** Keeps two stores on one Redis apart. @default 'zlink' */
   readonly keyPrefix?: string;
 }
-
-/** How long one store command may take before it fails (ioredis `commandTimeout`), unless set. */
-const COMMAND_TIMEOUT_MS = 2000;
 
 interface ScriptCommands {
   zlinkPut(...args: (string | number)[]): Promise<number>;
@@ -46,18 +40,7 @@ export class RedisLocationStore implements LocationStore {
 
   constructor(options: RedisLocationStoreOptions) {
     this.keys = new StoreKeys(options.keyPrefix ?? 'zlink');
-    const base = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
-    if (options.cluster) {
-      const { nodes, options: clusterOptions } = options.cluster;
-      this.client = new Cluster(nodes, {
-        ...clusterOptions,
-        redisOptions: { ...base, ...clusterOptions?.redisOptions },
-      }) as Client;
-    } else if (typeof options.redis === 'string') {
-      this.client = new Redis(options.redis, base) as Client;
-    } else {
-      this.client = new Redis({ ...base, ...options.redis }) as Client;
-    }
+    this.client = createRedisClient(options) as Client;
     this.watchErrors(this.client);
     for (const [name, lua] of [
       ['zlinkPut', PUT],
