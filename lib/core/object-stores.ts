@@ -65,7 +65,7 @@ export interface VersionedStore<R> {
   compareAndSet(key: ObjectKey, expected: StoreVersion | 'absent', next: R): Promise<CasResult<R>>;
   /** Removes the record of `key` if and only if its version is `expected`; otherwise as `compareAndSet`. */
   delete(key: ObjectKey, expected: StoreVersion): Promise<DeleteResult<R>>;
-  /** Lets go of the connection; calls after it fail. */
+  /** Lets go of this handle's connection; the records stay (they are the store's, not the handle's). */
   close(): Promise<void>;
 }
 

@@ -4,3 +4,6 @@
 export { MemoryLocationStore } from './memory/memory-location-store.js';
 export type { RedisLocationStoreOptions } from './redis/redis-location-store.js';
 export { createLocationStore } from './create-store.js';
+export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-object-stores.js';
+export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
+export { createRedisAuthorityStore, createRedisRelocationStore } from './create-object-stores.js';

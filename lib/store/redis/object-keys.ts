@@ -1,0 +1,57 @@
+import type { ObjectKey } from '../../core/index.js';
+
+/** Names are URI-encoded inside keys: a `{`, `}` or `:` in a MeshName or id must not change the layout. */
+const enc = encodeURIComponent;
+
+/**
+ * Key layout of one object store under `prefix`, one hash slot per (store, mesh):
+ * - `<prefix>:{<store>:<mesh>}:r:<kind>:<id>` — a record (hash: version, body, writtenAt, index);
+ * - `<prefix>:{<store>:<mesh>}:v` — the mesh's version counter (never removed: versions are not reused);
+ * - `<prefix>:{<store>:<mesh>}:x:<rid>` — the index of one NodeRid (set of `<kind>:<id>`).
+ *
+ * One slot per mesh keeps a record, the counter and the indexes it is listed in within one Lua
+ * script, so a compare-and-swap and its index update are one atomic step in a Cluster too. The
+ * price: all objects of one mesh live on one Cluster shard. `<store>` (`authority`, `relocation`)
+ * also keeps these keys apart from the Location Store's `{<descriptor kind>:<scope>}` slots when two
+ * stores share a prefix.
+ */
+export class ObjectStoreKeys {
+  constructor(
+    private readonly prefix: string,
+    private readonly store: string,
+  ) {}
+
+  slot(mesh: string): string {
+    return `${this.prefix}:{${this.store}:${enc(mesh)}}`;
+  }
+
+  /** The record and counter keys of `key`, and its member name in an index. */
+  forRecord(key: ObjectKey) {
+    const slot = this.slot(key.mesh);
+    const member = `${enc(key.kind)}:${enc(key.id)}`;
+    return { record: `${slot}:r:${member}`, counter: `${slot}:v`, indexPrefix: `${slot}:x:`, member };
+  }
+
+  /** The index of NodeRid `rid` in `mesh`, and the prefix its members name records under. */
+  forIndex(mesh: string, rid: string) {
+    const slot = this.slot(mesh);
+    return { index: `${slot}:x:${enc(rid)}`, recordPrefix: `${slot}:r:` };
+  }
+
+  /** The name a NodeRid has inside keys (an index suffix). */
+  indexName(rid: string): string {
+    return enc(rid);
+  }
+
+  /** The key an index member names, `undefined` when the member is not one of ours. */
+  keyOfMember(mesh: string, member: string): ObjectKey | undefined {
+    const parts = member.split(':');
+    if (parts.length !== 2) return undefined;
+    try {
+      const [kind, id] = parts.map((p) => decodeURIComponent(p));
+      return kind === 'spot' || kind === 'actor' ? { mesh, kind, id } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}

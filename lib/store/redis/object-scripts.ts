@@ -1,0 +1,65 @@
+/**
+ * The Lua scripts of the Redis object stores (Authority, Relocation). Every key of one (store, mesh)
+ * shares a hash slot (see `object-keys.ts`), so each script touches one slot and runs in a Cluster
+ * too. Time comes from the Redis server (`TIME`), so every process reads one clock.
+ */
+
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: record. Returns {now} when absent, else {now, version, body, writtenAt}. */
+export const OBJECT_GET = `
+${NOW}
+local cur = redis.call('HMGET', KEYS[1], 'version', 'body', 'writtenAt')
+if not cur[1] then return {now} end
+return {now, cur[1], cur[2], cur[3]}`;
+
+/**
+ * The one compare-and-swap of both stores; a delete is a swap to nothing (empty body).
+ * KEYS: record, version counter. ARGV: expected version or 'absent', body ('' deletes), index key
+ * prefix, member, then the index names the new record is listed under.
+ * Returns {1, now, version} when written, {1, now} when deleted, {0, now[, version, body, writtenAt]}
+ * when the stored version was not the expected one (with what is stored, if anything).
+ *
+ * The version comes from the mesh's counter, not from the record, so it keeps growing across a
+ * delete and re-create: a reader holding an old record's version never matches a new record.
+ */
+export const OBJECT_CAS = `
+${NOW}
+local cur = redis.call('HMGET', KEYS[1], 'version', 'body', 'writtenAt', 'index')
+local matches
+if ARGV[1] == 'absent' then matches = not cur[1] else matches = cur[1] == ARGV[1] end
+if not matches then
+  if cur[1] then return {0, now, cur[1], cur[2], cur[3]} end
+  return {0, now}
+end
+if cur[4] then
+  for name in string.gmatch(cur[4], '%S+') do redis.call('SREM', ARGV[3] .. name, ARGV[4]) end
+end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+  return {1, now}
+end
+local version = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'version', version, 'body', ARGV[2], 'writtenAt', now,
+  'index', table.concat(ARGV, ' ', 5))
+for i = 5, #ARGV do redis.call('SADD', ARGV[3] .. ARGV[i], ARGV[4]) end
+return {1, now, version}`;
+
+/**
+ * KEYS: one NodeRid's index. ARGV: the record key prefix of that slot. Returns {now, then member,
+ * version, body, writtenAt for every listed record}: one point in time.
+ */
+export const OBJECT_LIST = `
+${NOW}
+local out = {now}
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local cur = redis.call('HMGET', ARGV[1] .. member, 'version', 'body', 'writtenAt')
+  if cur[1] then
+    out[#out + 1] = member
+    out[#out + 1] = cur[1]
+    out[#out + 1] = cur[2]
+    out[#out + 1] = cur[3]
+  end
+end
+return out`;

@@ -1,0 +1,95 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { ObjectKey, StoreVersion } from '../../core/index.js';
+import type { RawCasResult, RawObjectRecords, RawRecord } from '../object-store.js';
+import { type RedisConnectionOptions, createRedisClient } from './client.js';
+import { ObjectStoreKeys } from './object-keys.js';
+import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from './object-scripts.js';
+
+export interface RedisObjectStoreOptions extends RedisConnectionOptions {
+  /** Keeps two stores on one Redis apart; see each store for its default. */
+  readonly keyPrefix?: string;
+}
+
+type Reply = (string | number | null)[];
+
+interface ScriptCommands {
+  zlinkObjectGet(...args: (string | number)[]): Promise<Reply>;
+  zlinkObjectCas(...args: (string | number)[]): Promise<Reply>;
+  zlinkObjectList(...args: (string | number)[]): Promise<Reply>;
+}
+
+type Client = (Redis | Cluster) & ScriptCommands;
+
+/** The stored part of a script reply from `at`: version, body, writtenAt (as Redis returns them). */
+function rawAt(reply: Reply, at: number): RawRecord {
+  return { version: Number(reply[at]), body: String(reply[at + 1]), writtenAt: Number(reply[at + 2]) };
+}
+
+/**
+ * An object store's records on Redis (standalone, Sentinel or Cluster): each step is one Lua script
+ * on one hash slot, so a compare-and-swap, the version it assigns and the index entries it moves are
+ * one atomic step; records carry no TTL.
+ */
+export class RedisObjectRecords implements RawObjectRecords {
+  private readonly client: Client;
+  private readonly keys: ObjectStoreKeys;
+  /** The last connection error ioredis reported (it reconnects by itself). */
+  lastError: Error | undefined;
+
+  constructor(options: RedisObjectStoreOptions, store: string, defaultPrefix: string) {
+    this.keys = new ObjectStoreKeys(options.keyPrefix ?? defaultPrefix, store);
+    this.client = createRedisClient(options) as Client;
+    // ioredis reconnects by itself; an unheard 'error' event would only be logged by it.
+    this.client.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    this.client.defineCommand('zlinkObjectGet', { numberOfKeys: 1, lua: OBJECT_GET });
+    this.client.defineCommand('zlinkObjectCas', { numberOfKeys: 2, lua: OBJECT_CAS });
+    this.client.defineCommand('zlinkObjectList', { numberOfKeys: 1, lua: OBJECT_LIST });
+  }
+
+  async get(key: ObjectKey): Promise<{ now: number; stored: RawRecord | undefined }> {
+    const reply = await this.client.zlinkObjectGet(this.keys.forRecord(key).record);
+    return { now: Number(reply[0]), stored: reply.length > 1 ? rawAt(reply, 1) : undefined };
+  }
+
+  async cas(
+    key: ObjectKey,
+    expected: StoreVersion | 'absent',
+    body: string | undefined,
+    indexRids: readonly string[],
+  ): Promise<RawCasResult> {
+    const k = this.keys.forRecord(key);
+    const reply = await this.client.zlinkObjectCas(
+      k.record,
+      k.counter,
+      String(expected),
+      body ?? '',
+      k.indexPrefix,
+      k.member,
+      ...indexRids.map((rid) => this.keys.indexName(rid)),
+    );
+    const now = Number(reply[1]);
+    if (reply[0] === 1) return { ok: true, now, version: reply.length > 2 ? Number(reply[2]) : undefined };
+    return { ok: false, now, stored: reply.length > 2 ? rawAt(reply, 2) : undefined };
+  }
+
+  async list(
+    mesh: string,
+    rid: string,
+  ): Promise<{ now: number; entries: { key: ObjectKey; stored: RawRecord }[] }> {
+    const k = this.keys.forIndex(mesh, rid);
+    const reply = await this.client.zlinkObjectList(k.index, k.recordPrefix);
+    const entries: { key: ObjectKey; stored: RawRecord }[] = [];
+    for (let at = 1; at + 3 < reply.length; at += 4) {
+      const key = this.keys.keyOfMember(mesh, String(reply[at]));
+      if (key) entries.push({ key, stored: rawAt(reply, at + 1) });
+    }
+    return { now: Number(reply[0]), entries };
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+    await Promise.resolve();
+  }
+}
