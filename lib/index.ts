@@ -16,6 +16,7 @@ export {
 export { METADATA_MAX_BYTES, type ZLinkMetadata } from './core/index.js';
 export type {
   MessageKind,
+  ZLinkTargetKind,
   ZLinkMessageContext,
   ZLinkNodeMessageContext,
   ZLinkFanoutContext,

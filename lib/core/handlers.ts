@@ -3,8 +3,17 @@ import type { ZLinkMetadata } from './metadata.js';
 
 export type MessageKind = 'send' | 'request';
 
+/**
+ * What kind of target a handler serves: a ChannelName (`'channel'`) or a MeshNode's Node direct
+ * namespace (`'node'`). The object layer adds `'spot'` and `'actor'`; code that switches on it
+ * should keep a default branch.
+ */
+export type ZLinkTargetKind = 'channel' | 'node';
+
 /** What a channel handler learns about the message besides its payload (02 §6). */
 export interface ZLinkMessageContext {
+  /** The kind of target the handler serves: always `'channel'` here. */
+  readonly target: 'channel';
   readonly channelName: string;
   readonly kind: MessageKind;
   readonly packet: string;
@@ -18,7 +27,9 @@ export interface ZLinkMessageContext {
  * What a Node direct handler learns: the channel context's message fields plus the physical route
  * (02 §6): which mesh, and which node sent it. There is no ChannelName: none was called.
  */
-export interface ZLinkNodeMessageContext extends Omit<ZLinkMessageContext, 'channelName'> {
+export interface ZLinkNodeMessageContext extends Omit<ZLinkMessageContext, 'channelName' | 'target'> {
+  /** The kind of target the handler serves: always `'node'` here. */
+  readonly target: 'node';
   readonly meshName: string;
   readonly sourceRid: string;
 }

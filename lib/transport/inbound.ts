@@ -4,6 +4,7 @@ import {
   type HandlerMetrics,
   LATENCY_SAMPLE_WEIGHT,
   type MessageKind,
+  type NodeHandlerRegistry,
   type RouteKind,
   type TraceFields,
   type TracePropagation,
@@ -11,6 +12,7 @@ import {
   type ZLinkEvents,
   type ZLinkMessageContext,
   type ZLinkMetadata,
+  type ZLinkNodeMessageContext,
   REMOTE_CODES,
   decodeMetadata,
   decodePayload,
@@ -35,7 +37,7 @@ export interface InboundMessage {
  * channel membership, or a MeshNode's Node direct namespace. One long-lived object per scope, so
  * running a message allocates nothing for it.
  */
-export interface InboundScope<C> {
+export interface InboundScope<C, M extends InboundMessage = InboundMessage> {
   readonly route: RouteKind;
   readonly events: ZLinkEvents;
   /** Names the scope in events and messages. */
@@ -51,6 +53,7 @@ export interface InboundScope<C> {
     metadata: ZLinkMetadata,
     correlation: number | undefined,
     source: Buffer,
+    message: M,
   ): C;
   /** Queues a reply (or error reply) toward `source`; replies are never refused by a queue bound. */
   reply(source: Buffer, record: Uint8Array): void;
@@ -77,7 +80,39 @@ export function channelScope(
     metrics: events.metrics.scope(route, channel, mesh).handlers,
     lookup: (kind, packet) => handlers.lookup(channel, kind, packet),
     context: (kind, packet, metadata, correlation) => ({
+      target: 'channel',
       channelName: channel,
+      kind,
+      packet,
+      metadata,
+      correlation,
+    }),
+    reply,
+  };
+}
+
+/**
+ * The scope of a MeshNode's Node direct namespace: no ChannelName (none was called); the context
+ * names the mesh and the node that sent the record (`sourceRid` finds it behind the pipe).
+ */
+export function nodeScope(
+  events: ZLinkEvents,
+  mesh: string,
+  handlers: NodeHandlerRegistry,
+  sourceRid: (source: Buffer) => string,
+  reply: (source: Buffer, record: Uint8Array) => void,
+): InboundScope<ZLinkNodeMessageContext> {
+  return {
+    route: 'route-mesh',
+    events,
+    channel: undefined,
+    mesh,
+    metrics: events.metrics.scope('route-mesh', undefined, mesh).handlers,
+    lookup: (kind, packet) => handlers.lookup(mesh, kind, packet),
+    context: (kind, packet, metadata, correlation, source) => ({
+      target: 'node',
+      meshName: mesh,
+      sourceRid: sourceRid(source),
       kind,
       packet,
       metadata,
@@ -95,11 +130,11 @@ type Failure = Exclude<DeliveryResult, 'ok' | 'drop'>;
  * payload, a thrown error or an unencodable result. A failed send is reported, never answered.
  * Never rejects; the caller releases the job permit when it settles.
  */
-export async function runInbound<C>(
-  scope: InboundScope<C>,
+export async function runInbound<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
   source: Buffer,
   correlation: number | undefined,
-  message: InboundMessage,
+  message: M,
 ): Promise<void> {
   try {
     const metadata = decodeMetadata(message.metadata);
@@ -125,7 +160,7 @@ export async function runInbound<C>(
         message: payload.reason,
       });
     }
-    const context = scope.context(kind, message.packet, metadata.metadata, correlation, source);
+    const context = scope.context(kind, message.packet, metadata.metadata, correlation, source, message);
     let result: unknown;
     // Sampled (see LATENCY_SAMPLE_WEIGHT): -1 means this run is not timed.
     const started = scope.metrics.duration.sample() ? performance.now() : -1;
@@ -173,8 +208,8 @@ function timed(metrics: HandlerMetrics, started: number): void {
 }
 
 /** Counted always; an event only while someone listens for per-message events. */
-function delivered<C>(
-  scope: InboundScope<C>,
+function delivered<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
   correlation: number | undefined,
   message: InboundMessage,
 ): void {
@@ -192,8 +227,8 @@ function delivered<C>(
 }
 
 /** A request gets an error reply; a one-way send is dropped. Either way it is reported. */
-export function failInbound<C>(
-  scope: InboundScope<C>,
+export function failInbound<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
   source: Buffer,
   correlation: number | undefined,
   message: { readonly packet: string },

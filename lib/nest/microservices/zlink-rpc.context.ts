@@ -22,6 +22,11 @@ export class ZLinkRpcContext extends BaseRpcContext<[ZLinkMessageContext]> imple
     super([message]);
   }
 
+  /** The kind of target the handler serves: `'channel'`. */
+  get target(): 'channel' {
+    return this.args[0].target;
+  }
+
   get channelName(): string {
     return this.args[0].channelName;
   }

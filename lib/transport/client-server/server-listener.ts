@@ -4,20 +4,17 @@ import {
   type ChannelHandlerRegistry,
   type JobQueue,
   type NormalizedListen,
-  type RequestRecord,
-  type SendRecord,
   type ServerState,
   type TracePropagation,
   type ZLinkEvents,
   type ZLinkMessageContext,
-  DRAINING_CODE,
-  FENCED_CODE,
   REMOTE_CODES,
   RecordKind,
   decodeFrame,
   encodeServerState,
 } from '../../core/index.js';
-import { type InboundScope, channelScope, failInbound, runInbound } from '../inbound.js';
+import { type InboundScope, channelScope, failInbound } from '../inbound.js';
+import { InboundGate } from '../inbound-gate.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
@@ -42,14 +39,6 @@ export interface ServerListenerConfig {
   readonly tracing?: TracePropagation;
 }
 
-/**
- * After its accepted work is done, a draining listener keeps answering `Rejected` until no business
- * record has arrived for this long (within the drain deadline). Requests a client submitted before
- * it learned of the drain are already on the wire; they end `Rejected` (not executed, 03 §6) instead
- * of `RouteError` from a listener that closed under them.
- */
-const DRAIN_QUIET_MS = 200;
-
 /** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;
 
@@ -64,20 +53,15 @@ export class ServerListener {
   private readonly pump: SocketPump;
   private readonly clients = new Map<string, Buffer>();
   private state: ServerState;
-  private admitting = false;
-  /** The owner lease is fenced (guide §6.2): new business records are refused until it is held again. */
-  private fenced = false;
   private drainRequested = false;
-  private inFlight = 0;
   private loop: Promise<void> | undefined;
   private port = 0;
   private closed = false;
-  /** Resolves on `close()`, so a receive loop waiting for a job permit lets go. */
-  private readonly closing: Promise<false>;
-  private signalClosing!: (value: false) => void;
-  /** When a draining listener last refused a business record. */
-  private lastRefusedAt = 0;
+  /** Aborts on `close()`, so a receive loop waiting for a job permit lets go. */
+  private readonly closing = new AbortController();
   private readonly scope: InboundScope<ZLinkMessageContext>;
+  /** Refuses business records while draining or fenced; runs the others under job permits. */
+  private readonly gate: InboundGate;
 
   constructor(private readonly config: ServerListenerConfig) {
     this.state = {
@@ -102,7 +86,6 @@ export class ServerListener {
       heartbeatTimeout: 0,
     });
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
-    this.closing = new Promise<false>((resolve) => (this.signalClosing = resolve));
     const { channel, handlers, events } = config;
     this.scope = {
       ...channelScope('client-server', events, channel, undefined, handlers, (id, record) =>
@@ -110,6 +93,14 @@ export class ServerListener {
       ),
       tracing: config.tracing,
     };
+    this.gate = new InboundGate({
+      jobs: config.jobs,
+      refusals: { who: `server of '${channel}'`, drainNamesChannel: false, precedence: 'draining' },
+      // One socket per channel with nothing else on it: the loop waits for each permit itself.
+      backlog: 0,
+      recheck: true,
+      signal: this.closing.signal,
+    });
   }
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
@@ -117,7 +108,6 @@ export class ServerListener {
     const { bindHost, port } = this.config.listen;
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
-    this.admitting = true;
     this.loop = this.receiveLoop();
     this.config.events.emit({ type: 'listening', channel: this.config.channel, endpoint: this.endpoint });
   }
@@ -137,7 +127,7 @@ export class ServerListener {
   }
 
   get activeHandlers(): number {
-    return this.inFlight;
+    return this.gate.inFlight;
   }
 
   /**
@@ -145,8 +135,8 @@ export class ServerListener {
    * clients it is out of selection (draining, with a larger revision); held admits again.
    */
   setFenced(fenced: boolean): void {
-    if (this.fenced === fenced || this.closed) return;
-    this.fenced = fenced;
+    if (this.gate.fenced === fenced || this.closed) return;
+    this.gate.fenced = fenced;
     this.publish({
       ...this.state,
       draining: this.drainRequested || fenced,
@@ -166,17 +156,13 @@ export class ServerListener {
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
     if (this.closed || this.drainRequested) return 'completed';
     this.drainRequested = true;
-    this.admitting = false;
     this.publish({ ...this.state, draining: true, revision: this.state.revision + 1 });
     this.config.events.emit({ type: 'drain', channel: this.config.channel, phase: 'started' });
-    const started = Date.now();
-    const deadline = started + deadlineMs;
-    while (!this.closed && Date.now() < deadline) {
-      const busy = this.inFlight > 0 || this.pump.queued > 0;
-      if (!busy && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const phase = this.inFlight > 0 ? 'deadline' : 'completed';
+    const phase = await this.gate.drain(
+      deadlineMs,
+      () => this.closed,
+      () => this.pump.queued > 0,
+    );
     this.config.events.emit({ type: 'drain', channel: this.config.channel, phase });
     // Give zeromq a moment to put the last replies on the wire before the socket goes. A close()
     // that ran meanwhile (application shutdown during a drain) already took the socket.
@@ -188,8 +174,9 @@ export class ServerListener {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.signalClosing(false);
-    this.admitting = false;
+    this.closing.abort();
+    // Records still on their way are refused as a drain refuses them.
+    this.gate.draining = true;
     this.pump.close();
     if (!this.router.closed) this.router.close();
     await this.loop;
@@ -205,7 +192,7 @@ export class ServerListener {
   }
 
   private async receiveLoop(): Promise<void> {
-    const { jobs } = this.config;
+    const { gate } = this;
     for (;;) {
       let message: Buffer[];
       try {
@@ -233,36 +220,24 @@ export class ServerListener {
             break;
           case RecordKind.Request:
           case RecordKind.Send:
-            if (!this.admitting || this.fenced) {
-              this.refuse(id, record);
-              break;
-            }
+            gate.deliver(
+              this.scope,
+              id,
+              record.kind === RecordKind.Request ? record.correlation : undefined,
+              record,
+              true,
+            );
             // A full job queue stops this loop from reading: zeromq's HWM then pushes back on clients.
-            if (!jobs.tryAcquire() && !(await this.acquireUnlessClosed())) return;
-            if (!this.admitting || this.fenced) {
-              jobs.release();
-              this.refuse(id, record);
-              break;
+            if (gate.behind) {
+              await gate.caughtUp();
+              if (this.closed) return;
             }
-            this.inFlight++;
-            void this.run(id, record);
             break;
           default:
             this.protocolError(`a server does not accept record kind ${record.kind}`);
         }
       }
     }
-  }
-
-  /**
-   * Waits for a job permit; `false` when the listener closes first (handlers that never finish
-   * must not keep `close()` waiting). A permit granted after that is handed straight back.
-   */
-  private async acquireUnlessClosed(): Promise<boolean> {
-    const permit = this.config.jobs.acquire();
-    const got = await Promise.race([permit.then(() => true), this.closing]);
-    if (!got) void permit.then(() => this.config.jobs.release());
-    return got;
   }
 
   /** A record this listener cannot use (unreadable, of a kind a server never takes): reported, dropped. */
@@ -292,37 +267,6 @@ export class ServerListener {
     }
     this.clients.set(key, known ?? Buffer.from(id));
     this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
-  }
-
-  private refuse(id: Buffer, record: RequestRecord | SendRecord): void {
-    const correlation = record.kind === RecordKind.Request ? record.correlation : undefined;
-    const { channel } = this.config;
-    if (this.admitting) {
-      failInbound(this.scope, id, correlation, record, 'rejected', {
-        code: FENCED_CODE,
-        message: `server of '${channel}' is fenced: its owner lease was not refreshed in time`,
-      });
-      return;
-    }
-    this.lastRefusedAt = Date.now();
-    failInbound(this.scope, id, correlation, record, 'rejected', {
-      code: DRAINING_CODE,
-      message: `server of '${channel}' is draining`,
-    });
-  }
-
-  private async run(id: Buffer, record: RequestRecord | SendRecord): Promise<void> {
-    try {
-      await runInbound(
-        this.scope,
-        id,
-        record.kind === RecordKind.Request ? record.correlation : undefined,
-        record,
-      );
-    } finally {
-      this.inFlight--;
-      this.config.jobs.release();
-    }
   }
 
   /** Replies take no job permit and are never refused by the queue bound (they are bounded by permits). */

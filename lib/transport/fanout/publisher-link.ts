@@ -12,7 +12,8 @@ import {
   isBeaconTopic,
   readFanoutEvents,
 } from '../../core/index.js';
-import { type InboundScope, runInbound } from '../inbound.js';
+import type { InboundMessage, InboundScope } from '../inbound.js';
+import { InboundGate } from '../inbound-gate.js';
 import { hasFrames } from '../receive.js';
 
 export interface PublisherLinkConfig {
@@ -45,11 +46,10 @@ export interface PublisherLinkCounters {
 /** A topic as handlers see it: the string or bytes the subscription was given as. */
 type TopicForm = string | Buffer;
 
-interface Deferred {
-  readonly topic: Buffer;
+/** One event of a received frame, with the form of the topic it came on (its handler's `topic`). */
+interface FanoutEvent extends InboundMessage {
+  readonly metadata: undefined;
   readonly form: TopicForm;
-  readonly packet: string;
-  readonly payload: Uint8Array;
 }
 
 /**
@@ -63,14 +63,12 @@ export class PublisherLink {
   private readonly socket: Subscriber;
   private readonly forms = new Map<string, TopicForm>();
   private readonly seqs = new Map<string, number>();
-  private readonly scope: InboundScope<ZLinkFanoutContext>;
+  private readonly scope: InboundScope<ZLinkFanoutContext, FanoutEvent>;
+  /** Runs events under job permits; a fanout link never refuses (no drain, no fence, no replies). */
+  private readonly gate: InboundGate;
   private loop: Promise<void> | undefined;
-  /** The topic and its form of the event being delivered (read by the scope's context builder). */
-  private currentForm: TopicForm = '';
   private frameTopic: Buffer = Buffer.alloc(0);
   private frameForm: TopicForm = '';
-  /** Events of the frame being read that wait for a job permit, in order. */
-  private readonly deferred: Deferred[] = [];
   private lastTopic: Buffer = Buffer.alloc(0);
   private lastKey = '';
   readonly counters: PublisherLinkCounters = { received: 0, dropped: 0, filtered: 0, unconfirmed: 0 };
@@ -99,14 +97,17 @@ export class PublisherLink {
       mesh: undefined,
       metrics: events.metrics.scope('fanout', channel, undefined).handlers,
       lookup: (_kind, packet) => handlers.lookup(channel, 'send', packet),
-      context: (_kind, packet) => ({
+      context: (_kind, packet, _metadata, _correlation, _source, event) => ({
         channelName: channel,
         packet,
-        topic: this.currentForm,
+        topic: event.form,
         publisherRid: this.beacon?.rid,
       }),
       reply: () => undefined,
     };
+    // backlog 0: once one event waits for a permit, the rest of the frame waits behind it (in order),
+    // and the link reads nothing more until they all ran.
+    this.gate = new InboundGate({ jobs: config.jobs, backlog: 0, recheck: false });
   }
 
   get endpoint(): string {
@@ -150,7 +151,7 @@ export class PublisherLink {
         else this.onEvents(topic, body);
       }
       if (!wasAlive || newRun) this.announce('alive');
-      if (this.deferred.length > 0) await this.runDeferred();
+      if (this.gate.behind) await this.waitForPermits();
     }
   }
 
@@ -162,21 +163,17 @@ export class PublisherLink {
     return this.waitingSince === undefined && now - this.lastHeard > limitMs;
   }
 
-  /** In order: once one event waits for a permit, the rest of the frame waits behind it. */
-  private async runDeferred(): Promise<void> {
+  /** Reads nothing until the events of the last frame that waited for a permit have all run. */
+  private async waitForPermits(): Promise<void> {
     const since = Date.now();
     this.waitingSince = since;
     try {
-      for (const d of this.deferred) {
-        await this.config.jobs.acquire();
-        this.run(d.topic, d.form, d.packet, d.payload);
-      }
+      await this.gate.caughtUp();
     } finally {
       const now = Date.now();
       this.lastHeard = Math.min(now, this.lastHeard + (now - since));
       this.waitingSince = undefined;
     }
-    this.deferred.length = 0;
   }
 
   private onEvents(topic: Buffer, body: Buffer): void {
@@ -196,22 +193,13 @@ export class PublisherLink {
 
   private readonly onEvent = (seq: number, packet: string, payload: Uint8Array): void => {
     this.count(this.lastKey, seq);
-    const topic = this.frameTopic;
-    const form = this.frameForm;
-    if (this.deferred.length === 0 && this.config.jobs.tryAcquire()) this.run(topic, form, packet, payload);
-    else this.deferred.push({ topic, form, packet, payload });
+    const event: FanoutEvent = { packet, metadata: undefined, payload, form: this.frameForm };
+    this.gate.deliver(this.scope, this.frameTopic, undefined, event, false);
   };
 
   private readonly discard = (): void => {
     this.counters.unconfirmed++;
   };
-
-  private run(topic: Buffer, form: TopicForm, packet: string, payload: Uint8Array): void {
-    this.currentForm = form;
-    void runInbound(this.scope, topic, undefined, { packet, metadata: undefined, payload }).finally(() =>
-      this.config.jobs.release(),
-    );
-  }
 
   /** The form of a subscribed topic matched exactly; the last one is remembered (topics repeat). */
   private formOf(topic: Buffer): TopicForm | undefined {

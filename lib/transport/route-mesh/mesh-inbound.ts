@@ -8,15 +8,12 @@ import {
   type ZLinkEvents,
   type ZLinkMessageContext,
   type ZLinkNodeMessageContext,
-  DRAINING_CODE,
-  FENCED_CODE,
   REMOTE_CODES,
   RecordKind,
 } from '../../core/index.js';
-import { type InboundScope, channelScope, failInbound, runInbound } from '../inbound.js';
+import { type InboundScope, channelScope, failInbound, nodeScope } from '../inbound.js';
+import { InboundGate } from '../inbound-gate.js';
 
-/** See `ServerListener`: a draining node answers `Rejected` until this long without channel traffic. */
-const DRAIN_QUIET_MS = 200;
 /**
  * Received business records waiting for a job permit before the receive loop stops reading. The
  * loop must keep reading as long as it can: replies to this node's own requests arrive on the same
@@ -40,23 +37,17 @@ export interface MeshInboundConfig {
   readonly tracing: TracePropagation | undefined;
 }
 
-type AnyScope = InboundScope<ZLinkMessageContext> | InboundScope<ZLinkNodeMessageContext>;
-
 /**
  * The receiving half of a MeshNode: finds the handler scope of a business record — the Node direct
- * namespace of the mesh (no ChannelName) or one of the node's Server memberships — runs it under a
- * job permit, and refuses channel records while the node drains (Node direct goes on: the caller
- * named this node, 02 §8).
+ * namespace of the mesh (no ChannelName) or one of the node's Server memberships — and hands it to
+ * the inbound gate, which runs it under a job permit, refuses every record while the owner lease is
+ * fenced, and refuses channel records while the node drains (Node direct goes on: the caller named
+ * this node, 02 §8).
  */
 export class MeshInbound {
   private readonly channelScopes = new Map<string, InboundScope<ZLinkMessageContext>>();
   private readonly nodeScope: InboundScope<ZLinkNodeMessageContext>;
-  private admitting = true;
-  /** The owner lease is fenced (guide §6.2): every new business record is refused until it is held. */
-  fenced = false;
-  private inFlight = 0;
-  private waitingJobs = 0;
-  private lastRefusedAt = 0;
+  private readonly gate: InboundGate;
 
   constructor(private readonly config: MeshInboundConfig) {
     const { mesh, events, nodeHandlers, channelHandlers, reply, tracing } = config;
@@ -66,28 +57,27 @@ export class MeshInbound {
         tracing,
       });
     }
-    this.nodeScope = {
-      route: 'route-mesh',
-      events,
-      channel: undefined,
-      mesh,
-      metrics: events.metrics.scope('route-mesh', undefined, mesh).handlers,
-      lookup: (kind, packet) => nodeHandlers.lookup(mesh, kind, packet),
-      context: (kind, packet, metadata, correlation, source) => ({
-        meshName: mesh,
-        sourceRid: config.sourceRid(source),
-        kind,
-        packet,
-        metadata,
-        correlation,
-      }),
-      reply,
-      tracing,
-    };
+    this.nodeScope = { ...nodeScope(events, mesh, nodeHandlers, config.sourceRid, reply), tracing };
+    this.gate = new InboundGate({
+      jobs: config.jobs,
+      refusals: { who: `node '${config.rid}'`, drainNamesChannel: true, precedence: 'fenced' },
+      backlog: MAX_WAITING_JOBS,
+      // A record that waited for its permit runs even if the node began draining meanwhile.
+      recheck: false,
+    });
+  }
+
+  /** The owner lease is fenced (guide §6.2): every new business record is refused until it is held. */
+  get fenced(): boolean {
+    return this.gate.fenced;
+  }
+
+  set fenced(fenced: boolean) {
+    this.gate.fenced = fenced;
   }
 
   get activeHandlers(): number {
-    return this.inFlight;
+    return this.gate.inFlight;
   }
 
   /**
@@ -95,20 +85,22 @@ export class MeshInbound {
    * wait for a job permit before reading on (the waiting list is full).
    */
   deliver(id: Buffer, record: MeshSendRecord | MeshRequestRecord): Promise<void> | undefined {
-    const scope = this.scopeFor(id, record);
-    if (!scope) return undefined;
-    const { jobs } = this.config;
-    if (jobs.tryAcquire()) {
-      this.run(scope, id, record);
+    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
+    const { channel } = record;
+    const scope = channel === undefined ? this.nodeScope : this.channelScopes.get(channel);
+    if (!scope) {
+      // A fenced node refuses even a record for a channel it has no membership for.
+      if (this.gate.fenced) this.gate.refuse(this.nodeScope, id, correlation, record, 'fenced');
+      else {
+        failInbound(this.nodeScope, id, correlation, record, 'no_handler', {
+          code: REMOTE_CODES.noHandler,
+          message: `node '${this.config.rid}' has no Server membership for '${String(channel)}'`,
+        });
+      }
       return undefined;
     }
-    if (this.waitingJobs >= MAX_WAITING_JOBS) return jobs.acquire().then(() => this.run(scope, id, record));
-    this.waitingJobs++;
-    void jobs.acquire().then(() => {
-      this.waitingJobs--;
-      this.run(scope, id, record);
-    });
-    return undefined;
+    this.gate.deliver(scope as InboundScope<unknown>, id, correlation, record, channel !== undefined);
+    return this.gate.behind ? this.gate.caughtUp() : undefined;
   }
 
   /** An undecodable request with a legible correlation gets its error reply. */
@@ -120,53 +112,7 @@ export class MeshInbound {
   }
 
   /** Stops admitting channel records and resolves when accepted work is done (or at the deadline). */
-  async drain(deadlineMs: number, closed: () => boolean): Promise<'completed' | 'deadline'> {
-    this.admitting = false;
-    const started = Date.now();
-    const deadline = started + deadlineMs;
-    while (!closed() && Date.now() < deadline) {
-      if (this.inFlight === 0 && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return this.inFlight > 0 ? 'deadline' : 'completed';
-  }
-
-  private scopeFor(id: Buffer, record: MeshSendRecord | MeshRequestRecord): AnyScope | undefined {
-    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
-    if (this.fenced) {
-      const scope = record.channel === undefined ? undefined : this.channelScopes.get(record.channel);
-      failInbound((scope ?? this.nodeScope) as InboundScope<unknown>, id, correlation, record, 'rejected', {
-        code: FENCED_CODE,
-        message: `node '${this.config.rid}' is fenced: its owner lease was not refreshed in time`,
-      });
-      return undefined;
-    }
-    if (record.channel === undefined) return this.nodeScope;
-    const scope = this.channelScopes.get(record.channel);
-    if (!scope) {
-      failInbound(this.nodeScope, id, correlation, record, 'no_handler', {
-        code: REMOTE_CODES.noHandler,
-        message: `node '${this.config.rid}' has no Server membership for '${record.channel}'`,
-      });
-      return undefined;
-    }
-    if (!this.admitting) {
-      this.lastRefusedAt = Date.now();
-      failInbound(scope, id, correlation, record, 'rejected', {
-        code: DRAINING_CODE,
-        message: `node '${this.config.rid}' is draining '${record.channel}'`,
-      });
-      return undefined;
-    }
-    return scope;
-  }
-
-  private run(scope: AnyScope, id: Buffer, record: MeshSendRecord | MeshRequestRecord): void {
-    this.inFlight++;
-    const correlation = record.kind === RecordKind.MeshRequest ? record.correlation : undefined;
-    void runInbound(scope as InboundScope<unknown>, id, correlation, record).finally(() => {
-      this.inFlight--;
-      this.config.jobs.release();
-    });
+  drain(deadlineMs: number, closed: () => boolean): Promise<'completed' | 'deadline'> {
+    return this.gate.drain(deadlineMs, closed);
   }
 }

@@ -22,6 +22,7 @@ import {
   type ZLinkMessageContext,
   type ZLinkNodeMessageContext,
   type ZLinkOptions,
+  type ZLinkTargetKind,
 } from '../../../lib/index.js';
 import { bootApp, rejectionOf } from './nest-app.js';
 
@@ -53,8 +54,32 @@ class GameNode {
   }
 }
 
+const seen: { handler: string; target: ZLinkTargetKind }[] = [];
+
+@Injectable()
+class Targets {
+  @ChannelHandler('billing', 'where')
+  billing(_payload: unknown, @ZLinkContext() ctx: ZLinkMessageContext): string {
+    seen.push({ handler: 'billing', target: ctx.target });
+    return ctx.target;
+  }
+
+  @ChannelHandler('match', 'where')
+  match(_payload: unknown, @ZLinkContext() ctx: ZLinkMessageContext): string {
+    seen.push({ handler: 'match', target: ctx.target });
+    return ctx.target;
+  }
+
+  @NodeHandler('game', 'where')
+  node(_payload: unknown, @ZLinkContext() ctx: ZLinkNodeMessageContext): string {
+    seen.push({ handler: 'node', target: ctx.target });
+    return ctx.target;
+  }
+}
+
 const apps: INestApplicationContext[] = [];
 afterEach(async () => {
+  seen.length = 0;
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
@@ -102,5 +127,33 @@ describe('RouteMesh through Nest', () => {
     expect(error).toMatchObject({ code: 'Configuration' });
     expect(String(error.message)).toContain('GameNode.status');
     expect(String(error.message)).toContain("MeshName 'game'");
+  });
+
+  it("ClientServer and mesh channel handlers see target 'channel'; a Node direct handler sees 'node'", async () => {
+    const server = await boot(
+      {
+        clientServer: { billing: { server: { listen }, client: {} } },
+        meshes: { game: { rid: 'srv', listen, channels: { match: { role: 'server' } } } },
+        requestTimeoutMs: 5000,
+      },
+      [Targets],
+    );
+    const serverRuntime = server.get(ZLinkRuntime);
+    const endpoint = serverRuntime.meshEndpoint('game') as string;
+    const client = await boot({
+      meshes: { game: { rid: 'cli', listen, peers: [endpoint], channels: { match: { role: 'client' } } } },
+      requestTimeoutMs: 5000,
+    });
+    const runtime = client.get(ZLinkRuntime);
+    await runtime.waitForCandidates('match', 1);
+
+    expect(await serverRuntime.routeClient.requestToChannel('billing', 'where', {}).async()).toBe('channel');
+    expect(await runtime.routeClient.requestToChannel('match', 'where', {}).async()).toBe('channel');
+    expect(await runtime.routeClient.requestToNode('game', 'srv', 'where', {}).async()).toBe('node');
+    expect(seen).toEqual([
+      { handler: 'billing', target: 'channel' },
+      { handler: 'match', target: 'channel' },
+      { handler: 'node', target: 'node' },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { JobQueue } from '../../../lib/core/index.js';
+import { JobQueue, ZLinkError } from '../../../lib/core/index.js';
 
 /** The bounded application job queue: at most `limit` handlers at once; a release hands its permit on. */
 
@@ -89,6 +89,101 @@ describe('JobQueue release without a permit', () => {
     q.release();
     expect(q.active).toBe(0);
     expect(q.tryAcquire()).toBe(true);
+    expect(q.tryAcquire()).toBe(false);
+  });
+});
+
+describe('JobQueue acquire(signal)', () => {
+  it('a signal aborted before the call rejects Cancelled at once and takes no permit', async () => {
+    const q = new JobQueue(1);
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    const error = await q.acquire(controller.signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ZLinkError);
+    expect((error as ZLinkError).code).toBe('Cancelled');
+    expect((error as ZLinkError).cause).toEqual(new Error('gone'));
+    expect(q.active).toBe(0);
+  });
+
+  it('an abort while waiting leaves the queue: Cancelled, no permit, and the next waiter is served', async () => {
+    const q = new JobQueue(1);
+    expect(q.tryAcquire()).toBe(true);
+    const controller = new AbortController();
+    const aborted = q.acquire(controller.signal).catch((e: unknown) => e);
+    const next = track(q.acquire());
+    controller.abort();
+    expect(((await aborted) as ZLinkError).code).toBe('Cancelled');
+    // The one permit goes to the waiter behind the aborted one, not to nobody.
+    q.release();
+    await flush();
+    expect(next.done).toBe(true);
+    expect(q.active).toBe(1);
+    q.release();
+    expect(q.active).toBe(0);
+  });
+
+  it('an abort after the grant has no effect: the permit stays held until released', async () => {
+    const q = new JobQueue(1);
+    expect(q.tryAcquire()).toBe(true);
+    const controller = new AbortController();
+    const granted = q.acquire(controller.signal);
+    q.release();
+    await granted;
+    controller.abort();
+    await flush();
+    expect(q.active).toBe(1);
+    expect(q.tryAcquire()).toBe(false);
+    q.release();
+    expect(q.active).toBe(0);
+  });
+
+  it('a free permit is granted at once even with a signal, and a later abort changes nothing', async () => {
+    const q = new JobQueue(2);
+    const controller = new AbortController();
+    await q.acquire(controller.signal);
+    controller.abort();
+    expect(q.active).toBe(1);
+    q.release();
+    expect(q.active).toBe(0);
+  });
+
+  it('many waiters aborted while permits are released: no permit is lost, every free permit comes back', async () => {
+    const limit = 4;
+    const q = new JobQueue(limit);
+    for (let i = 0; i < limit; i++) expect(q.tryAcquire()).toBe(true);
+    const waiters = Array.from({ length: 200 }, (_, i) => {
+      const controller = new AbortController();
+      const state = { granted: false, cancelled: false };
+      q.acquire(controller.signal).then(
+        () => (state.granted = true),
+        () => (state.cancelled = true),
+      );
+      return { i, controller, state };
+    });
+    // Interleave: every third waiter aborts, and a permit is released (and handed on) in between.
+    let held = limit;
+    for (const w of waiters) {
+      if (w.i % 3 === 0) w.controller.abort();
+      if (w.i % 5 === 0 && held > 0) {
+        q.release();
+        held--;
+      }
+      // Aborting a waiter that already holds its permit changes nothing.
+      if (w.i % 7 === 0) waiters[Math.max(0, w.i - 7)]?.controller.abort();
+    }
+    await flush();
+    // Release every permit held by a granted waiter, and the ones still held from the start; each
+    // release hands the permit to the next live waiter until none is left.
+    for (let round = 0; round < 1000 && q.active > 0; round++) {
+      q.release();
+      await flush();
+    }
+    expect(q.active).toBe(0);
+    for (const w of waiters) expect(w.state.granted !== w.state.cancelled).toBe(true);
+    expect(waiters.filter((w) => w.state.cancelled).length).toBeGreaterThan(50);
+    expect(waiters.filter((w) => w.state.granted).length).toBeGreaterThan(50);
+    // Free count equals capacity: `limit` permits are taken again at once, and no more.
+    for (let i = 0; i < limit; i++) expect(q.tryAcquire()).toBe(true);
     expect(q.tryAcquire()).toBe(false);
   });
 });
