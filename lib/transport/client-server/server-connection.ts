@@ -1,5 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
-import { Dealer } from 'zeromq';
+import type { Dealer } from 'zeromq';
 import {
   type PendingRequests,
   type ServerState,
@@ -11,21 +10,14 @@ import {
 } from '../../core/index.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
-import { SEND_RECHECK_MS, type SendableSocket, SocketPump } from '../socket-pump.js';
+import { type SendableSocket, SocketPump } from '../socket-pump.js';
+import { clientDealer } from '../sockets.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
 /** Wait before replacing a lost connection's DEALER: doubles per failure, back to the start on a welcome. */
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
-/**
- * ZMTP heartbeats: a server that stops answering (hung, SIGSTOPped, cut off) is declared lost after
- * this silence, so its requests end `RouteError` instead of each waiting out its own timeout.
- */
-const HEARTBEAT_INTERVAL_MS = 1000;
-/** zeromq messages a DEALER holds for its server before the pump waits. */
-const SEND_HWM_MESSAGES = 32;
-const HEARTBEAT_TIMEOUT_MS = 3000;
 /** How often a retiring connection looks whether its last request has ended. */
 const RETIRE_POLL_MS = 50;
 
@@ -74,7 +66,7 @@ export class ServerConnection {
   private unconfirmed = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
-    this.dealer = newDealer(config.endpoint);
+    this.dealer = clientDealer(config.endpoint);
     // The pump writes through whichever DEALER is current; a timed-out write (see SEND_RECHECK_MS)
     // is retried only on the DEALER it was meant for — a replaced one belongs to a lost connection.
     let writing = this.dealer;
@@ -254,7 +246,7 @@ export class ServerConnection {
       this.reconnectTimer = setTimeout(() => {
         this.reconnectTimer = undefined;
         if (this.closed) return;
-        this.dealer = newDealer(endpoint);
+        this.dealer = clientDealer(endpoint);
         this.attach(this.dealer);
       }, this.reconnectDelay);
       this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
@@ -368,23 +360,6 @@ export class ServerConnection {
     const { events, channel } = this.config;
     dropUnmatchedReply(events, 'client-server', { channel, sourceRid: this.server?.serverRid }, correlation);
   }
-}
-
-function newDealer(endpoint: string): Dealer {
-  // linger 0 and immediate: records are queued only to a completed connection, so they never wait
-  // in zeromq for a server that is not there, to be delivered later to whoever comes back.
-  return new Dealer({
-    linger: 0,
-    immediate: true,
-    ipv6: endpoint.includes('['),
-    // A zeromq message may carry up to 512 records, so the default HWM (1000 messages) would let
-    // half a million records wait inside zeromq: keep that backlog near the source-local queue's size.
-    sendHighWaterMark: SEND_HWM_MESSAGES,
-    sendTimeout: SEND_RECHECK_MS,
-    maxMessageSize: MAX_MESSAGE_BYTES,
-    heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-  });
 }
 
 function pickState(s: ServerState) {

@@ -1,5 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
-import { Router } from 'zeromq';
+import type { Router } from 'zeromq';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
@@ -18,9 +17,7 @@ import { InboundGate } from '../inbound-gate.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
-
-/** How often a server PINGs each client connection (see the ROUTER's options). */
-const HEARTBEAT_INTERVAL_MS = 1000;
+import { listenerRouter } from '../sockets.js';
 
 export interface ServerListenerConfig {
   readonly channel: string;
@@ -72,19 +69,7 @@ export class ServerListener {
       draining: false,
       revision: 1,
     };
-    // maxMessageSize: a peer cannot make this process buffer an arbitrarily large frame.
-    this.router = new Router({
-      linger: 0,
-      ipv6: config.listen.bindHost.includes(':'),
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      // ZMTP PINGs to every client, from zeromq's I/O thread: a client drops a connection that brings
-      // nothing for 3 s (see ServerConnection), and a server whose handlers are all busy stops reading,
-      // so a client's PINGs wait unanswered behind the records this server has not taken yet. Its own
-      // PINGs tell the client it is alive. No timeout here: a server that does not read cannot judge
-      // its client's silence.
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-      heartbeatTimeout: 0,
-    });
+    this.router = listenerRouter(config.listen.bindHost.includes(':'));
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     const { channel, handlers, events } = config;
     this.scope = {

@@ -1,4 +1,4 @@
-import { XPublisher } from 'zeromq';
+import type { XPublisher } from 'zeromq';
 import {
   BEACON_TOPIC,
   type NormalizedListen,
@@ -10,6 +10,7 @@ import {
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
+import { publisherSocket } from '../sockets.js';
 
 export interface FanoutPublisherConfig {
   readonly channel: string;
@@ -58,13 +59,11 @@ export class FanoutPublisher {
   constructor(private readonly config: FanoutPublisherConfig) {
     // An XPUB, to see each subscriber's subscriptions: its beacon subscription is answered with a
     // beacon at once, so a new subscriber confirms who publishes without waiting for the interval.
-    this.socket = new XPublisher({
-      linger: 0,
+    this.socket = publisherSocket({
       noDrop: config.noDrop,
       sendHighWaterMark: config.sendHighWaterMark,
       ipv6: config.listen.bindHost.includes(':'),
     });
-    this.socket.verbosity = 'allSubs';
     // zeromq refuses an XPUB write at a full subscriber queue under noDrop (EAGAIN) and has no
     // writable signal for it (an XPUB always polls writable): the write is retried until it goes.
     const socket = config.noDrop ? { send: (m: Buffer[]) => this.sendWhenRoom(m) } : this.socket;

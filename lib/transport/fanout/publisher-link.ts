@@ -1,5 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../socket-limits.js';
-import { Subscriber } from 'zeromq';
+import type { Subscriber } from 'zeromq';
 import {
   BEACON_TOPIC,
   type FanoutBeaconRecord,
@@ -14,6 +13,7 @@ import {
 } from '../../core/index.js';
 import type { InboundMessage, InboundScope } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
+import { subscriberSocket } from '../sockets.js';
 import { hasFrames } from '../receive.js';
 
 export interface PublisherLinkConfig {
@@ -82,12 +82,7 @@ export class PublisherLink {
 
   constructor(private readonly config: PublisherLinkConfig) {
     this.confirmed = !config.needsConfirmation;
-    this.socket = new Subscriber({
-      linger: 0,
-      receiveHighWaterMark: config.receiveHighWaterMark,
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      ipv6: config.endpoint.includes('['),
-    });
+    this.socket = subscriberSocket(config.endpoint, config.receiveHighWaterMark);
     for (const t of config.topics) this.forms.set(t.bytes.toString('latin1'), t.form);
     const { channel, handlers, events } = config;
     this.scope = {

@@ -1,0 +1,137 @@
+import { Dealer, Router, Subscriber, XPublisher } from 'zeromq';
+import { MAX_MESSAGE_BYTES } from './socket-limits.js';
+import { SEND_RECHECK_MS } from './socket-pump.js';
+
+/**
+ * Every zeromq socket ZLink opens is made here, one function per role, so an option that concerns
+ * them all (CURVE next) is set in one place: `secured`. Each function takes only what varies per
+ * socket; every other value is fixed here with the reason it has.
+ */
+
+/** The roles of ZLink's sockets: which side of a connection each one is decides its security options. */
+export type SocketRole = 'mesh-router' | 'listener-router' | 'client-dealer' | 'publisher' | 'subscriber';
+
+/**
+ * The one place for security options (CURVE: a server key pair on the sockets that accept, the
+ * server's public key on those that connect; a MeshNode's ROUTER does both). Not implemented:
+ * every ZLink socket is plain ZMTP today, so nothing is added. When it is, note that zeromq.js
+ * warns about a socket option set after bind (see `connectLink`), and a key must be in place before
+ * the socket binds or connects.
+ */
+function secured<O extends object>(_role: SocketRole, options: O): O {
+  return options;
+}
+
+/**
+ * ZMTP heartbeat interval on every ROUTER and DEALER. A MeshNode and a listener set no zeromq
+ * timeout: a socket whose handlers are busy stops reading, so its peer's answers to its PINGs wait
+ * unread, and a zeromq timeout would cut a healthy peer with every record still on the way. A
+ * MeshNode judges a silent peer by its pings itself (see `MeshNode.tick`); a server that does not
+ * read cannot judge its client's silence; TCP ends a connection to a host that is gone.
+ */
+const HEARTBEAT_INTERVAL_MS = 1000;
+/**
+ * A client drops a server connection that brings nothing for this long: a server that stops
+ * answering (hung, SIGSTOPped, cut off) is lost, and its requests end `RouteError` instead of each
+ * waiting out its own timeout. The server's PINGs say it is alive
+ * even while its handlers are all busy and it reads nothing.
+ */
+const CLIENT_HEARTBEAT_TIMEOUT_MS = 3000;
+/**
+ * zeromq messages a client DEALER holds for its server before the pump waits. A zeromq message may
+ * carry up to 512 records, so the default HWM (1000 messages) would let half a million records wait
+ * inside zeromq: keep that backlog near the source-local queue's size.
+ */
+const CLIENT_SEND_HWM_MESSAGES = 32;
+
+/**
+ * A MeshNode's one ROUTER: routing id = NodeRid; it binds and connects to its peers. Every socket
+ * here refuses a zeromq message over `MAX_MESSAGE_BYTES` (the XPUB publisher receives only
+ * subscriptions and keeps zeromq's default), and has linger 0: nothing waits in zeromq after close.
+ */
+export function meshRouter(rid: string, ipv6: boolean): Router {
+  return new Router(
+    secured('mesh-router', {
+      routingId: rid,
+      // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
+      mandatory: true,
+      // A peer that reconnects under its NodeRid takes its name over at once.
+      handover: true,
+      linger: 0,
+      ipv6,
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      heartbeatTimeout: 0,
+    }),
+  );
+}
+
+/** The ROUTER listener of one ClientServer Server channel: PINGs every client, judges none. */
+export function listenerRouter(ipv6: boolean): Router {
+  return new Router(
+    secured('listener-router', {
+      linger: 0,
+      ipv6,
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      heartbeatTimeout: 0,
+    }),
+  );
+}
+
+/**
+ * A Client's DEALER toward one ClientServer server endpoint. `immediate`: records are queued only
+ * to a completed connection, so they never wait in zeromq for a server that is not there, to be
+ * delivered later to whoever comes back. A write that finds the HWM reached times out after
+ * `SEND_RECHECK_MS`, so the pump can look again whether the connection still stands.
+ */
+export function clientDealer(endpoint: string): Dealer {
+  return new Dealer(
+    secured('client-dealer', {
+      linger: 0,
+      immediate: true,
+      ipv6: endpoint.includes('['),
+      sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
+      sendTimeout: SEND_RECHECK_MS,
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
+    }),
+  );
+}
+
+export interface PublisherSocketOptions {
+  /** Wait at a full subscriber queue instead of dropping that subscriber's share. */
+  readonly noDrop: boolean;
+  readonly sendHighWaterMark: number;
+  readonly ipv6: boolean;
+}
+
+/**
+ * A fanout publisher: an XPUB, to see each subscriber's subscriptions (every one, repeats too:
+ * a new subscriber's beacon subscription is answered with a beacon at once).
+ */
+export function publisherSocket(options: PublisherSocketOptions): XPublisher {
+  const socket = new XPublisher(
+    secured('publisher', {
+      linger: 0,
+      noDrop: options.noDrop,
+      sendHighWaterMark: options.sendHighWaterMark,
+      ipv6: options.ipv6,
+    }),
+  );
+  socket.verbosity = 'allSubs';
+  return socket;
+}
+
+/** A fanout subscriber's SUB toward one publisher endpoint. */
+export function subscriberSocket(endpoint: string, receiveHighWaterMark: number): Subscriber {
+  return new Subscriber(
+    secured('subscriber', {
+      linger: 0,
+      receiveHighWaterMark,
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      ipv6: endpoint.includes('['),
+    }),
+  );
+}

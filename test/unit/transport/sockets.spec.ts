@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Socket } from 'zeromq';
+import { MAX_MESSAGE_BYTES } from '../../../lib/transport/socket-limits.js';
+import { SEND_RECHECK_MS } from '../../../lib/transport/socket-pump.js';
+import {
+  clientDealer,
+  listenerRouter,
+  meshRouter,
+  publisherSocket,
+  subscriberSocket,
+} from '../../../lib/transport/sockets.js';
+
+/** The one socket factory: every role's options, and no zeromq socket made anywhere else in lib/. */
+
+const opened: Socket[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
+function open<S extends Socket>(socket: S): S {
+  opened.push(socket);
+  return socket;
+}
+
+describe('socket factory', () => {
+  it('mesh router: NodeRid routing id, heartbeats without a zeromq timeout', () => {
+    const s = open(meshRouter('node-a', true));
+    expect(s.routingId).toBe('node-a');
+    expect(s).toMatchObject({ linger: 0, ipv6: true, maxMessageSize: MAX_MESSAGE_BYTES });
+    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 0 });
+  });
+
+  it('listener router: heartbeats without a zeromq timeout', () => {
+    const s = open(listenerRouter(false));
+    expect(s).toMatchObject({ linger: 0, ipv6: false, maxMessageSize: MAX_MESSAGE_BYTES });
+    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 0 });
+  });
+
+  it('client dealer: immediate, a small send HWM, the pump recheck as send timeout, a 3 s heartbeat timeout', () => {
+    const s = open(clientDealer('tcp://[::1]:5555'));
+    expect(s).toMatchObject({ linger: 0, immediate: true, ipv6: true, maxMessageSize: MAX_MESSAGE_BYTES });
+    expect(s).toMatchObject({ sendHighWaterMark: 32, sendTimeout: SEND_RECHECK_MS });
+    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 3000 });
+    expect(open(clientDealer('tcp://127.0.0.1:5555')).ipv6).toBe(false);
+  });
+
+  it('publisher: an XPUB with the channel HWM (noDrop and verbosity are write-only in libzmq)', () => {
+    const s = open(publisherSocket({ noDrop: true, sendHighWaterMark: 77, ipv6: false }));
+    expect(s).toMatchObject({ linger: 0, sendHighWaterMark: 77, ipv6: false });
+  });
+
+  it('subscriber: the channel receive HWM and the message size bound', () => {
+    const s = open(subscriberSocket('tcp://127.0.0.1:5555', 123));
+    expect(s).toMatchObject({ linger: 0, receiveHighWaterMark: 123, maxMessageSize: MAX_MESSAGE_BYTES });
+  });
+
+  it('no file in lib/ but transport/sockets.ts constructs a zeromq socket', () => {
+    const root = join(process.cwd(), 'lib');
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) files.push(path);
+      }
+    };
+    walk(root);
+    const constructing = files
+      .filter((f) =>
+        /new\s+(zmq\.)?(Router|Dealer|Publisher|XPublisher|Subscriber|XSubscriber|Pair|Push|Pull|Request|Reply|Stream)\s*\(/.test(
+          readFileSync(f, 'utf8'),
+        ),
+      )
+      .map((f) => relative(root, f));
+    expect(constructing).toEqual(['transport/sockets.ts']);
+  });
+});
