@@ -74,32 +74,28 @@ const listenerRules = {
 const nodeRules = { who: "node 'node-a'", drainNamesChannel: true, precedence: 'fenced' } as const;
 
 describe('InboundGate refusals', () => {
-  it('draining and fenced refuse with the codes and messages of each receiver; precedence decides when both hold', () => {
-    const listener = harness({ refusals: listenerRules, backlog: 0, recheck: true });
-    listener.gate.fenced = true;
-    listener.gate.deliver(listener.scope, source, 1, request(1), true);
-    listener.gate.draining = true;
-    listener.gate.deliver(listener.scope, source, 2, request(2), true);
-    expect(listener.replies).toEqual([
-      {
-        code: FENCED_CODE,
-        message: "server of 'billing' is fenced: its owner lease was not refreshed in time",
-      },
-      { code: DRAINING_CODE, message: "server of 'billing' is draining" },
-    ]);
-
-    const node = harness({ refusals: nodeRules, backlog: 10, recheck: false });
-    node.gate.draining = true;
-    node.gate.deliver(node.scope, source, 1, request(1), true);
-    node.gate.fenced = true;
-    node.gate.deliver(node.scope, source, 2, request(2), true);
-    expect(node.replies).toEqual([
-      { code: DRAINING_CODE, message: "node 'node-a' is draining 'billing'" },
-      { code: FENCED_CODE, message: "node 'node-a' is fenced: its owner lease was not refreshed in time" },
-    ]);
-    expect(listener.ran).toEqual([]);
-    expect(node.ran).toEqual([]);
-  });
+  const fencedBy = (who: string) => `${who} is fenced: its owner lease was not refreshed in time`;
+  it.each([
+    // The listener says draining while both hold; the node says fenced.
+    ['a ClientServer listener', listenerRules, 'fenced', "server of 'billing' is draining", DRAINING_CODE],
+    ['a MeshNode', nodeRules, 'draining', fencedBy("node 'node-a'"), FENCED_CODE],
+  ] as const)(
+    '%s refuses with its own codes and messages; precedence decides when both hold',
+    (_title, refusals, first, both, bothCode) => {
+      const h = harness({ refusals, backlog: 0, recheck: false });
+      h.gate[first] = true;
+      h.gate.deliver(h.scope, source, 1, request(1), true);
+      h.gate.draining = true;
+      h.gate.fenced = true;
+      h.gate.deliver(h.scope, source, 2, request(2), true);
+      const alone =
+        first === 'fenced'
+          ? { code: FENCED_CODE, message: fencedBy(refusals.who) }
+          : { code: DRAINING_CODE, message: "node 'node-a' is draining 'billing'" };
+      expect(h.replies).toEqual([alone, { code: bothCode, message: both }]);
+      expect(h.ran).toEqual([]);
+    },
+  );
 
   it('a drain spares records it does not apply to (Node direct); a fence stops them too', () => {
     const node = harness({ refusals: nodeRules, backlog: 10, recheck: false });
