@@ -86,13 +86,22 @@ let buffer = '';
 process.stdin.on('data', (chunk: string) => {
   buffer += chunk;
   for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-    const command = JSON.parse(buffer.slice(0, nl)) as { type: string; n?: number; tail?: number };
+    const command = JSON.parse(buffer.slice(0, nl)) as Command;
     buffer = buffer.slice(nl + 1);
     void run(command).catch((error: unknown) => say({ type: 'error', message: String(error) }));
   }
 });
 
-async function run(command: { type: string; n?: number; tail?: number }): Promise<void> {
+interface Command {
+  type: string;
+  n?: number;
+  tail?: number;
+  /** report: answer once handled + dropped reaches this, or after `withinMs`. */
+  until?: number;
+  withinMs?: number;
+}
+
+async function run(command: Command): Promise<void> {
   if (command.type === 'publish') {
     const fanout = app.get(ZLinkFanoutClient);
     let seq = 0;
@@ -108,7 +117,12 @@ async function run(command: { type: string; n?: number; tail?: number }): Promis
     }
     say({ type: 'published', count: seq });
   } else if (command.type === 'report') {
-    const link = runtime.snapshot().fanout[0]?.subscriber?.publishers[0];
-    say({ type: 'report', name, handled, received: link?.received, dropped: link?.dropped });
+    const link = () => runtime.snapshot().fanout[0]?.subscriber?.publishers[0];
+    const deadline = Date.now() + (command.withinMs ?? 0);
+    while (handled + (link()?.dropped ?? 0) < (command.until ?? 0) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { received, dropped } = link() ?? {};
+    say({ type: 'report', name, handled, received, dropped });
   }
 }
