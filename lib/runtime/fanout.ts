@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import {
   type FanoutHandlerRegistry,
   type JobQueue,
+  type LocationDescriptor,
   type NormalizedOptions,
   type PublisherDescriptor,
   type ZLinkEvents,
@@ -15,6 +16,7 @@ import { FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index
 import { bindListener } from './bind.js';
 import type { PublishCall } from './fanout-client.js';
 import type { RuntimeLocation } from './location.js';
+import type { BindContext, Topology } from './topology.js';
 
 export interface FanoutConfig {
   readonly options: NormalizedOptions;
@@ -32,7 +34,7 @@ export type PublishSubmission = PublishCall & { readonly timeoutMs: number };
 const TOPIC_CACHE_LIMIT = 1024;
 
 /** The runtime's classic fanout channels: a publisher and/or a subscriber per ChannelName. */
-export class RuntimeFanout {
+export class RuntimeFanout implements Topology {
   readonly publishers = new Map<string, FanoutPublisher>();
   readonly subscribers = new Map<string, FanoutSubscriber>();
   private readonly topics = new Map<string, [Buffer, string]>();
@@ -40,7 +42,7 @@ export class RuntimeFanout {
   constructor(private readonly config: FanoutConfig) {}
 
   /** Binds every publisher; a bind failure is `Configuration` naming the listen option. */
-  async bind(stillStarting: () => boolean): Promise<void> {
+  async bind({ stillStarting }: BindContext): Promise<void> {
     const { options, generation, processTag, events } = this.config;
     for (const [channel, f] of options.fanout) {
       if (!f.publisher) continue;
@@ -60,10 +62,12 @@ export class RuntimeFanout {
     }
   }
 
-  /** Opens every subscriber: manual endpoints now, discovered ones through `location`. */
-  subscribe(location: RuntimeLocation | undefined): Promise<unknown>[] {
+  /**
+   * Opens every subscriber and connects its manual endpoints. `Configuration` for a subscriber with
+   * nothing to subscribe to.
+   */
+  connect(): void {
     const { options, handlers, jobs, events } = this.config;
-    const reads: Promise<unknown>[] = [];
     for (const [channel, f] of options.fanout) {
       const s = f.subscriber;
       if (!s) continue;
@@ -85,18 +89,25 @@ export class RuntimeFanout {
       });
       this.subscribers.set(channel, subscriber);
       for (const endpoint of s.connect) subscriber.connect(endpoint);
-      if (location && s.discovery === 'auto') {
-        reads.push(
-          location.discover('publisher', channel, (list) =>
-            subscriber.setDiscovered(list as PublisherDescriptor[]),
-          ),
-        );
-      }
+    }
+  }
+
+  /** Publisher descriptors for every subscriber with `discovery: 'auto'`. */
+  discover(location: RuntimeLocation): Promise<unknown>[] {
+    const reads: Promise<unknown>[] = [];
+    for (const [channel, f] of this.config.options.fanout) {
+      const subscriber = this.subscribers.get(channel);
+      if (!subscriber || f.subscriber?.discovery !== 'auto') continue;
+      reads.push(
+        location.discover('publisher', channel, (list) =>
+          subscriber.setDiscovered(list as PublisherDescriptor[]),
+        ),
+      );
     }
     return reads;
   }
 
-  descriptors(): PublisherDescriptor[] {
+  descriptors(): LocationDescriptor[] {
     return [...this.publishers.values()].map((p) => ({
       kind: 'publisher',
       channel: p.channel,
@@ -178,6 +189,11 @@ export class RuntimeFanout {
     const bytes = topicBytes(topic);
     if (typeof bytes === 'string') throw invalidArgument('topic', bytes);
     return bytes;
+  }
+
+  /** A publisher has nothing to drain: publishing is done on local admission (guide §7). */
+  drain(): Promise<void> {
+    return RESOLVED;
   }
 
   async close(): Promise<void> {

@@ -2,17 +2,18 @@ import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
+  type LocationDescriptor,
   type MeshNodeDescriptor,
   type NodeHandlerRegistry,
   type NormalizedOptions,
   type PendingRequests,
-  type TracePropagation,
   type ZLinkEvents,
   ZLinkError,
 } from '../core/index.js';
 import { MeshNode, type Submission } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import { type RuntimeLocation, meshNodeDescriptor } from './location.js';
+import type { BindContext, Topology } from './topology.js';
 
 export interface MeshesConfig {
   readonly options: NormalizedOptions;
@@ -27,7 +28,7 @@ export interface MeshesConfig {
 }
 
 /** The runtime's MeshNodes: one per MeshName, and which node each mesh ChannelName belongs to. */
-export class RuntimeMeshes {
+export class RuntimeMeshes implements Topology {
   readonly nodes = new Map<string, MeshNode>();
   private readonly byChannel = new Map<string, MeshNode>();
 
@@ -46,11 +47,7 @@ export class RuntimeMeshes {
    * Binds every MeshNode's ROUTER; a bind failure is `Configuration` naming the listen option. With
    * a Location Store, each node's descriptor follows its state and its admission follows the lease.
    */
-  async bind(
-    stillStarting: () => boolean,
-    location: RuntimeLocation | undefined,
-    tracing: TracePropagation | undefined,
-  ): Promise<void> {
+  async bind({ stillStarting, location, tracing }: BindContext): Promise<void> {
     const { options, generation, processTag, events, jobs, pending, channelHandlers, nodeHandlers } =
       this.config;
     const store = options.locationStore;
@@ -79,13 +76,13 @@ export class RuntimeMeshes {
     }
   }
 
-  /** Starts the outbound peer links, once every node is bound. */
+  /** Starts the outbound peer links to the manual peers, once every node is bound. */
   connect(): void {
     for (const node of this.nodes.values()) node.connectPeers();
   }
 
   /** What this process's MeshNodes publish in the Location Store. */
-  descriptors(): MeshNodeDescriptor[] {
+  descriptors(): LocationDescriptor[] {
     return [...this.nodes.values()].map(meshNodeDescriptor);
   }
 

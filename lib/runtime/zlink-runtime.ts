@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistration,
   type FanoutHandlerRegistration,
@@ -8,7 +7,6 @@ import {
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
   type NormalizedOptions,
-  type ServerDescriptor,
   type ZLinkOptions,
   CANDIDATE_WAIT_CAP_MS,
   ChannelHandlerRegistry,
@@ -25,14 +23,15 @@ import {
   WEIGHT_MAX,
   WEIGHT_MIN,
 } from '../core/index.js';
-import { ClientChannel, ServerListener } from '../transport/index.js';
+import type { ClientChannel } from '../transport/index.js';
 import { type CallSubmission, type CallSubmitter, toSubmission } from './calls.js';
-import { bindListener } from './bind.js';
+import { RuntimeClientServer } from './client-server.js';
 import { checkHandlers } from './handler-checks.js';
 import { checkLateChannelHandler } from './late-handlers.js';
-import { RuntimeLocation, type StoreCheck, serverDescriptor } from './location.js';
+import { RuntimeLocation, type StoreCheck } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
 import { RuntimeFanout } from './fanout.js';
+import type { Topology } from './topology.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
 import { ZLinkRouteClient } from './route-client.js';
 import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
@@ -63,11 +62,12 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly generation = randomBytes(8).toString('hex');
   private readonly pending = new PendingRequests();
   private readonly jobs: JobQueue;
-  private readonly servers = new Map<string, ServerListener>();
-  private readonly clients = new Map<string, ClientChannel>();
   private readonly clientId = randomBytes(6).toString('hex');
+  private readonly clientServer: RuntimeClientServer;
   private readonly meshes: RuntimeMeshes;
   private readonly fanout: RuntimeFanout;
+  /** Walked in this order by every phase of `start()` and by `close()` (see `Topology`). */
+  private readonly topologies: readonly Topology[];
   /** The Location Store, its owner lease and discovery; set on start when `locationStore` is given. */
   private location: RuntimeLocation | undefined;
   private state: RuntimeState = 'created';
@@ -81,6 +81,15 @@ export class ZLinkRuntime implements CallSubmitter {
     this.jobs = new JobQueue(this.options.handlerConcurrency);
     this.routeClient = new ZLinkRouteClient(this);
     this.fanoutClient = new ZLinkFanoutClient(this);
+    this.clientServer = new RuntimeClientServer({
+      options: this.options,
+      generation: this.generation,
+      processTag: this.clientId,
+      handlers: this.handlers,
+      jobs: this.jobs,
+      events: this.events,
+      pending: this.pending,
+    });
     this.fanout = new RuntimeFanout({
       options: this.options,
       generation: this.generation,
@@ -99,6 +108,7 @@ export class ZLinkRuntime implements CallSubmitter {
       events: this.events,
       pending: this.pending,
     });
+    this.topologies = [this.clientServer, this.meshes, this.fanout];
   }
 
   /** Before `start()`, or after it on a channel served here (late-handlers.ts); else `Configuration`. */
@@ -149,62 +159,14 @@ export class ZLinkRuntime implements CallSubmitter {
       this.tracing = await loadTracePropagation(this.options.tracing);
       const location = storeOptions ? await RuntimeLocation.create(storeOptions, this.events) : undefined;
       this.location = location;
-      for (const [channel, cs] of this.options.clientServer) {
-        if (!cs.server) continue;
-        const listener: ServerListener = new ServerListener({
-          channel,
-          rid: cs.server.rid ?? `${hostname()}-${process.pid}-${this.clientId}`,
-          generation: this.generation,
-          listen: cs.server.listen,
-          weight: cs.server.weight,
-          handlers: this.handlers,
-          jobs: this.jobs,
-          events: this.events,
-          onStateChange: location && (() => location.update(serverDescriptor(listener))),
-          release: location && (() => location.release(serverDescriptor(listener))),
-          tracing: this.tracing,
-        });
-        location?.onFence((fenced) => listener.setFenced(fenced));
-        this.servers.set(channel, listener);
-        await bindListener(() => listener.bind(), `clientServer.${channel}.server.listen`, starting);
-      }
-      await this.meshes.bind(starting, location, this.tracing);
-      await this.fanout.bind(starting);
+      const context = { stillStarting: starting, location, tracing: this.tracing };
+      for (const topology of this.topologies) await topology.bind(context);
       // Published only once every listener is bound: a descriptor always names a live endpoint.
-      await location?.publish([
-        ...[...this.servers.values()].map(serverDescriptor),
-        ...this.meshes.descriptors(),
-        ...this.fanout.descriptors(),
-      ]);
+      await location?.publish(this.topologies.flatMap((t) => t.descriptors()));
       if (this.state !== 'starting')
         throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
-      const discoveries: Promise<unknown>[] = [];
-      for (const [channel, cs] of this.options.clientServer) {
-        if (!cs.client) continue;
-        const client = new ClientChannel({
-          channel,
-          clientId: this.clientId,
-          pending: this.pending,
-          events: this.events,
-          sendQueueLimit: this.options.sendQueueLimit,
-          vanishGraceMs: storeOptions?.lease.ttlMs ?? 0,
-          retireWaitMs: this.options.requestTimeoutMs,
-        });
-        this.clients.set(channel, client);
-        // The local server is a candidate like any other, reached over the real transport (03 §4.1).
-        const local = this.servers.get(channel);
-        if (local) client.connect(local.localEndpoint);
-        for (const endpoint of cs.client.connect) client.connect(endpoint);
-        if (location && cs.client.discovery === 'auto') {
-          discoveries.push(
-            location.discover('server', channel, (list) => client.setDiscovered(list as ServerDescriptor[])),
-          );
-        }
-      }
-      this.meshes.connect();
-      discoveries.push(...this.fanout.subscribe(location));
-      if (location) discoveries.push(...this.meshes.discover(location));
-      await Promise.all(discoveries);
+      for (const topology of this.topologies) topology.connect();
+      await Promise.all(location ? this.topologies.flatMap((t) => t.discover(location)) : []);
       if (this.state !== 'starting')
         throw new ZLinkError('Shutdown', 'the runtime was closed while starting');
     } catch (error) {
@@ -227,7 +189,7 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   private submitStarted(call: CallSubmission): Promise<unknown> {
-    const client = this.clients.get(call.channel);
+    const client = this.clientServer.client(call.channel);
     const mesh = call.rid === undefined ? this.meshes.forChannel(call.channel) : undefined;
     if (!client && !mesh && call.rid === undefined) {
       if (this.options.clientServer.has(call.channel)) {
@@ -285,8 +247,7 @@ export class ZLinkRuntime implements CallSubmitter {
         `must be an integer ${WEIGHT_MIN}..${WEIGHT_MAX}, got ${String(weight)}`,
       );
     }
-    const server = this.servers.get(channel);
-    if (server) return server.setWeight(weight);
+    if (this.clientServer.setWeight(channel, weight)) return;
     if (this.meshes.forChannel(channel)?.setWeight(channel, weight)) return;
     throw new ZLinkError('NotFound', `channel '${channel}' has no started Server role in this process`);
   }
@@ -297,27 +258,24 @@ export class ZLinkRuntime implements CallSubmitter {
    */
   async drain(): Promise<void> {
     if (this.state !== 'started') return;
-    await Promise.all([
-      ...[...this.servers.values()].map((s) => s.drain(this.options.drainTimeoutMs)),
-      this.meshes.drain(this.options.drainTimeoutMs),
-    ]);
+    await Promise.all(this.topologies.map((t) => t.drain(this.options.drainTimeoutMs)));
   }
 
   /** The advertised endpoint of a local Server listener or fanout publisher, once bound. */
   endpoint(channel: string): string | undefined {
-    return this.servers.get(channel)?.endpoint ?? this.fanout.publishers.get(channel)?.endpoint;
+    return this.clientServer.endpoint(channel) ?? this.fanout.publishers.get(channel)?.endpoint;
   }
 
   /** The endpoint this process uses for its own listener (loopback for a wildcard bind). */
   localEndpoint(channel: string): string | undefined {
-    return this.servers.get(channel)?.localEndpoint ?? this.fanout.publishers.get(channel)?.localEndpoint;
+    return this.clientServer.localEndpoint(channel) ?? this.fanout.publishers.get(channel)?.localEndpoint;
   }
 
   snapshot(): ZLinkSnapshot {
     return buildSnapshot(
       this.options,
-      this.servers,
-      this.clients,
+      this.clientServer.servers,
+      this.clientServer.clients,
       this.meshes.nodes,
       this.pending,
       this.jobs,
@@ -364,7 +322,7 @@ export class ZLinkRuntime implements CallSubmitter {
   /** Resolves when `channel` has at least `count` selectable candidates (or rejects `Timeout`). */
   async waitForCandidates(channel: string, count = 1, timeoutMs = CANDIDATE_WAIT_CAP_MS): Promise<void> {
     if (this.meshes.forChannel(channel)) return this.meshes.waitForCandidates(channel, count, timeoutMs);
-    const client = this.clients.get(channel);
+    const client = this.clientServer.client(channel);
     if (!client)
       throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
     await client.waitForCandidates(count, timeoutMs);
@@ -380,15 +338,12 @@ export class ZLinkRuntime implements CallSubmitter {
     this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
     // Descriptors go first, so others stop finding this process before its sockets close.
     await this.location?.close();
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
-    await Promise.all([...this.servers.values()].map((s) => s.close()));
-    await this.meshes.close();
-    await this.fanout.close();
+    for (const topology of this.topologies) await topology.close();
     this.state = 'closed';
   }
 
   /** @internal for tests and snapshots */
   clientChannel(channel: string): ClientChannel | undefined {
-    return this.clients.get(channel);
+    return this.clientServer.client(channel);
   }
 }

@@ -1,0 +1,130 @@
+import { hostname } from 'node:os';
+import type {
+  ChannelHandlerRegistry,
+  JobQueue,
+  LocationDescriptor,
+  NormalizedOptions,
+  PendingRequests,
+  ServerDescriptor,
+  ZLinkEvents,
+} from '../core/index.js';
+import { ClientChannel, ServerListener } from '../transport/index.js';
+import { bindListener } from './bind.js';
+import { type RuntimeLocation, serverDescriptor } from './location.js';
+import type { BindContext, Topology } from './topology.js';
+
+export interface ClientServerConfig {
+  readonly options: NormalizedOptions;
+  readonly generation: string;
+  /** Distinguishes default Server RIDs of this process; also its client id towards servers. */
+  readonly processTag: string;
+  readonly handlers: ChannelHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly pending: PendingRequests;
+}
+
+/** The runtime's ClientServer channels: a Server listener and/or a Client per ChannelName (03 §1). */
+export class RuntimeClientServer implements Topology {
+  readonly servers = new Map<string, ServerListener>();
+  readonly clients = new Map<string, ClientChannel>();
+
+  constructor(private readonly config: ClientServerConfig) {}
+
+  /**
+   * Binds every Server listener; a bind failure is `Configuration` naming the listen option. With a
+   * Location Store, each descriptor follows its listener's state and admission follows the lease.
+   */
+  async bind({ stillStarting, location, tracing }: BindContext): Promise<void> {
+    const { options, generation, processTag, handlers, jobs, events } = this.config;
+    for (const [channel, cs] of options.clientServer) {
+      if (!cs.server) continue;
+      const listener: ServerListener = new ServerListener({
+        channel,
+        rid: cs.server.rid ?? `${hostname()}-${process.pid}-${processTag}`,
+        generation,
+        listen: cs.server.listen,
+        weight: cs.server.weight,
+        handlers,
+        jobs,
+        events,
+        onStateChange: location && (() => location.update(serverDescriptor(listener))),
+        release: location && (() => location.release(serverDescriptor(listener))),
+        tracing,
+      });
+      location?.onFence((fenced) => listener.setFenced(fenced));
+      this.servers.set(channel, listener);
+      await bindListener(() => listener.bind(), `clientServer.${channel}.server.listen`, stillStarting);
+    }
+  }
+
+  descriptors(): LocationDescriptor[] {
+    return [...this.servers.values()].map(serverDescriptor);
+  }
+
+  /** Opens every Client: towards the local Server (if any) and the manual endpoints. */
+  connect(): void {
+    const { options, processTag, pending, events } = this.config;
+    for (const [channel, cs] of options.clientServer) {
+      if (!cs.client) continue;
+      const client = new ClientChannel({
+        channel,
+        clientId: processTag,
+        pending,
+        events,
+        sendQueueLimit: options.sendQueueLimit,
+        vanishGraceMs: options.locationStore?.lease.ttlMs ?? 0,
+        retireWaitMs: options.requestTimeoutMs,
+      });
+      this.clients.set(channel, client);
+      // The local server is a candidate like any other, reached over the real transport (03 §4.1).
+      const local = this.servers.get(channel);
+      if (local) client.connect(local.localEndpoint);
+      for (const endpoint of cs.client.connect) client.connect(endpoint);
+    }
+  }
+
+  /** Server descriptors for every Client with `discovery: 'auto'`. */
+  discover(location: RuntimeLocation): Promise<unknown>[] {
+    const reads: Promise<unknown>[] = [];
+    for (const [channel, cs] of this.config.options.clientServer) {
+      const client = this.clients.get(channel);
+      if (!client || cs.client?.discovery !== 'auto') continue;
+      reads.push(
+        location.discover('server', channel, (list) => client.setDiscovered(list as ServerDescriptor[])),
+      );
+    }
+    return reads;
+  }
+
+  /** The Client role of `channel`, once connected. */
+  client(channel: string): ClientChannel | undefined {
+    return this.clients.get(channel);
+  }
+
+  /** The local Server's weight; false when this process does not serve `channel` here. */
+  setWeight(channel: string, weight: number): boolean {
+    const server = this.servers.get(channel);
+    if (!server) return false;
+    server.setWeight(weight);
+    return true;
+  }
+
+  endpoint(channel: string): string | undefined {
+    return this.servers.get(channel)?.endpoint;
+  }
+
+  localEndpoint(channel: string): string | undefined {
+    return this.servers.get(channel)?.localEndpoint;
+  }
+
+  async drain(deadlineMs: number): Promise<void> {
+    await Promise.all([...this.servers.values()].map((s) => s.drain(deadlineMs)));
+  }
+
+  /** Closes the Clients, then the Server listeners. */
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((c) => c.close()));
+    await Promise.all([...this.servers.values()].map((s) => s.close()));
+  }
+}
