@@ -9,13 +9,23 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Where a call goes: one Server of a ChannelName, chosen by weight (02 §3), or exactly the MeshNode
+ * `rid` of mesh `mesh` (Node direct, 02 §2). Spot objects will be a third kind.
+ */
+export type CallTarget =
+  | { readonly kind: 'channel'; readonly channel: string }
+  | { readonly kind: 'node'; readonly mesh: string; readonly rid: string };
+
+/** The name a call's messages use for its target: the ChannelName, or the MeshName of a Node direct call. */
+export function targetName(target: CallTarget): string {
+  return target.kind === 'channel' ? target.channel : target.mesh;
+}
+
 /** What a call hands to the runtime when `.async()` runs. Metadata is already encoded, once. */
 export interface CallSubmission {
   readonly kind: 'send' | 'request';
-  /** The ChannelName; for a Node direct call (`rid` set), the MeshName. */
-  readonly channel: string;
-  /** Node direct: the target NodeRid. */
-  readonly rid: string | undefined;
+  readonly target: CallTarget;
   readonly packet: string;
   readonly message: unknown;
   readonly metadata: Uint8Array | undefined;
@@ -45,7 +55,7 @@ export function toSubmission(
     payload = encodePayload(call.message);
   } catch (error) {
     throw invalidArgument(
-      `${call.kind} ${call.channel}/${call.packet}`,
+      `${call.kind} ${targetName(call.target)}/${call.packet}`,
       `payload cannot be encoded: ${(error as Error).message}`,
     );
   }
@@ -65,10 +75,9 @@ abstract class MetadataCall<TSelf> {
 
   constructor(
     protected readonly submitter: CallSubmitter,
-    protected readonly channel: string,
+    protected readonly target: CallTarget,
     protected readonly packet: string,
     protected readonly message: unknown,
-    protected readonly rid?: string,
   ) {}
 
   /** Adds one metadata pair; setting a key again replaces its value (the last value wins). */
@@ -85,13 +94,18 @@ abstract class MetadataCall<TSelf> {
   protected run(kind: 'send' | 'request', options: CallOptions | undefined): Promise<unknown> {
     let metadata: Uint8Array | undefined;
     try {
-      const nodeCall = this.rid !== undefined;
-      if (typeof this.channel !== 'string' || this.channel.length === 0) {
-        const what = nodeCall ? 'mesh' : 'channel';
-        throw invalidArgument(what, `must be a non-empty string, got ${String(this.channel)}`);
+      const { target } = this;
+      const name: unknown = targetName(target);
+      if (typeof name !== 'string' || name.length === 0) {
+        throw invalidArgument(
+          target.kind === 'node' ? 'mesh' : 'channel',
+          `must be a non-empty string, got ${String(name)}`,
+        );
       }
-      if (nodeCall && (typeof this.rid !== 'string' || this.rid.length === 0)) {
-        throw invalidArgument('rid', `must be a non-empty NodeRid, got ${String(this.rid)}`);
+      const rid: unknown = target.kind === 'node' ? target.rid : undefined;
+      if (target.kind === 'node' && (typeof rid !== 'string' || rid.length === 0)) {
+        // From JavaScript, a missing NodeRid is refused here (it used to turn the call into a channel call).
+        throw invalidArgument('rid', `must be a non-empty NodeRid, got ${String(rid)}`);
       }
       if (typeof this.packet !== 'string' || this.packet.length === 0) {
         throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
@@ -103,8 +117,7 @@ abstract class MetadataCall<TSelf> {
     }
     return this.submitter.submit({
       kind,
-      channel: this.channel,
-      rid: this.rid,
+      target: this.target,
       packet: this.packet,
       message: this.message,
       metadata,

@@ -4,6 +4,7 @@ export {
   type CallOptions,
   type CallSubmission,
   type CallSubmitter,
+  type CallTarget,
 } from './calls.js';
 export { ZLinkRouteClient } from './route-client.js';
 export { ZLinkRuntime } from './zlink-runtime.js';

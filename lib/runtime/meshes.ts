@@ -104,7 +104,7 @@ export class RuntimeMeshes implements Topology {
     return this.byChannel.get(channel);
   }
 
-  /** A Node direct call. `channel` holds the MeshName. */
+  /** A Node direct call to NodeRid `rid` of MeshName `mesh`; `NotFound` when this process has no such mesh. */
   submitToNode(kind: 'send' | 'request', mesh: string, rid: string, call: Submission): Promise<unknown> {
     const node = this.nodes.get(mesh);
     if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);

@@ -9,11 +9,11 @@ export class ZLinkRouteClient {
   constructor(private readonly submitter: CallSubmitter) {}
 
   sendToChannel(channel: string, packet: string, message: unknown): ZLinkSendCall {
-    return new ZLinkSendCall(this.submitter, channel, packet, message);
+    return new ZLinkSendCall(this.submitter, { kind: 'channel', channel }, packet, message);
   }
 
   requestToChannel(channel: string, packet: string, request: unknown): ZLinkRequestCall {
-    return new ZLinkRequestCall(this.submitter, channel, packet, request);
+    return new ZLinkRequestCall(this.submitter, { kind: 'channel', channel }, packet, request);
   }
 
   /**
@@ -22,10 +22,10 @@ export class ZLinkRouteClient {
    * is known but not ready by the deadline, `RouteError` when its link is lost.
    */
   sendToNode(mesh: string, rid: string, packet: string, message: unknown): ZLinkSendCall {
-    return new ZLinkSendCall(this.submitter, mesh, packet, message, rid);
+    return new ZLinkSendCall(this.submitter, { kind: 'node', mesh, rid }, packet, message);
   }
 
   requestToNode(mesh: string, rid: string, packet: string, request: unknown): ZLinkRequestCall {
-    return new ZLinkRequestCall(this.submitter, mesh, packet, request, rid);
+    return new ZLinkRequestCall(this.submitter, { kind: 'node', mesh, rid }, packet, request);
   }
 }

@@ -24,7 +24,7 @@ import {
   WEIGHT_MIN,
 } from '../core/index.js';
 import type { ClientChannel } from '../transport/index.js';
-import { type CallSubmission, type CallSubmitter, toSubmission } from './calls.js';
+import { type CallSubmission, type CallSubmitter, targetName, toSubmission } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';
 import { checkHandlers } from './handler-checks.js';
 import { checkLateChannelHandler } from './late-handlers.js';
@@ -180,7 +180,9 @@ export class ZLinkRuntime implements CallSubmitter {
   submit(call: CallSubmission): Promise<unknown> {
     // Not an async function: a started runtime submits in the caller's turn with no extra promise.
     if (this.state !== 'started')
-      return this.untilStarted(`${call.kind} ${call.channel}/${call.packet}`).then(() => this.submit(call));
+      return this.untilStarted(`${call.kind} ${targetName(call.target)}/${call.packet}`).then(() =>
+        this.submit(call),
+      );
     try {
       return this.submitStarted(call);
     } catch (error) {
@@ -189,23 +191,28 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   private submitStarted(call: CallSubmission): Promise<unknown> {
-    const client = this.clientServer.client(call.channel);
-    const mesh = call.rid === undefined ? this.meshes.forChannel(call.channel) : undefined;
-    if (!client && !mesh && call.rid === undefined) {
-      if (this.options.clientServer.has(call.channel)) {
-        throw new ZLinkError('NotConfigured', `channel '${call.channel}' has no Client role in this process`);
+    const { target } = call;
+    if (target.kind === 'node') {
+      const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
+      return this.meshes.submitToNode(call.kind, target.mesh, target.rid, submit);
+    }
+    const { channel } = target;
+    const client = this.clientServer.client(channel);
+    const mesh = this.meshes.forChannel(channel);
+    if (!client && !mesh) {
+      if (this.options.clientServer.has(channel)) {
+        throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
       }
-      throw new ZLinkError('NotFound', `ChannelName '${call.channel}' is not registered in this process`);
+      throw new ZLinkError('NotFound', `ChannelName '${channel}' is not registered in this process`);
     }
     const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
-    if (call.rid !== undefined) return this.meshes.submitToNode(call.kind, call.channel, call.rid, submit);
     if (mesh) {
-      if (call.kind === 'send') return mesh.calls.sendToChannel(call.channel, submit);
-      return mesh.calls.requestToChannel(call.channel, submit, `request ${call.channel}/${call.packet}`);
+      if (call.kind === 'send') return mesh.calls.sendToChannel(channel, submit);
+      return mesh.calls.requestToChannel(channel, submit, `request ${channel}/${call.packet}`);
     }
     const cs = client as ClientChannel;
     if (call.kind === 'send') return cs.send(submit);
-    return cs.request(submit, `request ${call.channel}/${call.packet}`);
+    return cs.request(submit, `request ${channel}/${call.packet}`);
   }
 
   /** `FanoutSubmitter`: publishes land here (guide §7: done on local admission). */
