@@ -58,6 +58,7 @@ export {
   type ZLinkEventListener,
   type ZLinkEventType,
 } from './core/index.js';
+export type { MeshChannelSnapshot, MeshLinkSnapshot, MeshPeerSnapshot, MeshSnapshot } from './core/index.js';
 export type {
   DescriptorKind,
   LeaseTiming,

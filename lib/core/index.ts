@@ -17,3 +17,4 @@ export * from './framework-fields.js';
 export * from './mesh-link.js';
 export * from './object-stores.js';
 export * from './object-records.js';
+export * from './snapshots.js';

@@ -124,37 +124,12 @@ export class RuntimeMeshes implements Topology {
   async waitForPeers(mesh: string, count: number, timeoutMs: number): Promise<void> {
     const node = this.nodes.get(mesh);
     if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);
-    await waitUntil(
-      () => node.table.peers.size >= count,
-      timeoutMs,
-      () => `mesh '${mesh}' did not reach ${count} ready peer(s) in ${timeoutMs} ms`,
-      node,
-    );
+    await node.waitFor({ peers: count }, timeoutMs);
   }
 
   /** Resolves once the mesh ChannelName has `count` selectable candidates. */
   async waitForCandidates(channel: string, count: number, timeoutMs: number): Promise<void> {
     const node = this.byChannel.get(channel) as MeshNode;
-    await waitUntil(
-      () => (node.candidates.get(channel)?.selector.size ?? 0) >= count,
-      timeoutMs,
-      () => `'${channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
-      node,
-    );
-  }
-}
-
-/** Waits on peer-change wake-ups of `node` (no polling) until `done()`. */
-async function waitUntil(
-  done: () => boolean,
-  timeoutMs: number,
-  message: () => string,
-  node: MeshNode,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    const left = deadline - Date.now();
-    if (left <= 0 || node.isClosed) throw new ZLinkError('Timeout', message());
-    await node.calls.changed(left);
+    await node.waitFor({ channel, candidates: count }, timeoutMs);
   }
 }

@@ -1,5 +1,4 @@
-import type { JobQueue, NormalizedOptions, PendingRequests } from '../core/index.js';
-import type { MeshMembership, ObjectRole } from '../core/index.js';
+import type { JobQueue, MeshSnapshot, NormalizedOptions, PendingRequests } from '../core/index.js';
 import type { ClientChannel, FanoutSubscriber, MeshNode, ServerListener } from '../transport/index.js';
 import type { RuntimeFanout } from './fanout.js';
 import type { LocationSnapshot, RuntimeLocation } from './location.js';
@@ -46,82 +45,6 @@ export interface ZLinkSnapshot {
   readonly activeHandlers: number;
 }
 
-/** One MeshNode: its one listener, its links and peers, and the select-one state of its channels. */
-export interface MeshSnapshot {
-  readonly mesh: string;
-  readonly rid: string;
-  readonly generation: string;
-  readonly endpoint: string;
-  /** Sockets the node owns: always one ROUTER, however many channels it registers. */
-  readonly sockets: 1;
-  /** Live zeromq connections of that ROUTER, inbound and outbound. */
-  readonly connections: number;
-  readonly links: readonly {
-    readonly endpoint: string;
-    readonly status: string;
-    readonly peerRid?: string;
-  }[];
-  readonly peers: readonly {
-    readonly rid: string;
-    readonly generation: string;
-    readonly objectRole: ObjectRole;
-    readonly memberships: readonly MeshMembership[];
-    readonly revision: number;
-    /** `outbound`: over our link to its endpoint; `inbound`: over the link it made to us. */
-    readonly via: 'outbound' | 'inbound';
-  }[];
-  readonly channels: readonly {
-    readonly channel: string;
-    readonly role: 'server' | 'client';
-    readonly weight?: number;
-    readonly draining?: boolean;
-    readonly candidates: number;
-    readonly members: number;
-  }[];
-  readonly revision: number;
-  readonly activeHandlers: number;
-  readonly queued: number;
-}
-
-function meshSnapshot(node: MeshNode): MeshSnapshot {
-  const own = node.state;
-  return {
-    mesh: node.mesh,
-    rid: node.rid,
-    generation: own.generation,
-    endpoint: node.endpoint,
-    sockets: 1,
-    connections: node.liveConnections,
-    links: [...node.table.links.values()].map((l) => ({
-      endpoint: l.endpoint,
-      status: l.status,
-      ...(l.peerRid !== undefined && { peerRid: l.peerRid }),
-    })),
-    peers: [...node.table.peers.values()].map((p) => ({
-      rid: p.rid,
-      generation: p.state.generation,
-      objectRole: p.state.objectRole,
-      memberships: p.state.memberships,
-      revision: p.state.revision,
-      via: p.route.link ? ('outbound' as const) : ('inbound' as const),
-    })),
-    channels: [...node.candidates.channelNames()].map((channel) => {
-      const membership = own.memberships.find((m) => m.channel === channel);
-      const c = node.candidates.get(channel);
-      return {
-        channel,
-        role: membership ? ('server' as const) : ('client' as const),
-        ...(membership && { weight: membership.weight, draining: membership.draining }),
-        candidates: c?.selector.size ?? 0,
-        members: c?.members ?? 0,
-      };
-    }),
-    revision: own.revision,
-    activeHandlers: node.activeHandlers,
-    queued: node.pump.queued,
-  };
-}
-
 export function buildSnapshot(
   options: NormalizedOptions,
   servers: ReadonlyMap<string, ServerListener>,
@@ -148,7 +71,7 @@ export function buildSnapshot(
   });
   return {
     channels,
-    meshes: [...meshes.values()].map(meshSnapshot),
+    meshes: [...meshes.values()].map((node) => node.snapshot()),
     fanout: [...options.fanout.keys()].map((channel) => {
       const p = fanout.publishers.get(channel);
       const s = fanout.subscribers.get(channel);

@@ -8,9 +8,28 @@ import {
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
 import { type SelectionSource, reportSelection } from '../selection.js';
+import type { SocketPump } from '../socket-pump.js';
 import { WakeList } from '../wake-list.js';
-import type { MeshNode } from './mesh-node.js';
-import type { Peer } from './peer-table.js';
+import type { MeshChannelCandidates } from './mesh-candidates.js';
+import type { OutboundLink, Peer } from './peer-table.js';
+
+/** What the calls of a MeshNode need from it: its send queue, who can be reached, and whether it closed. */
+export interface MeshCallHost {
+  readonly mesh: string;
+  readonly rid: string;
+  /** The ROUTER's send queue: every call's record goes through it. */
+  readonly pump: SocketPump;
+  isClosed(): boolean;
+  /** The ready peers, by NodeRid. */
+  readonly peers: ReadonlyMap<string, Peer>;
+  /** The outbound links, by endpoint (a Node direct target may be known only from one). */
+  readonly links: ReadonlyMap<string, OutboundLink>;
+  /** The select-one state of a ChannelName of this mesh. */
+  candidates(channel: string): MeshChannelCandidates | undefined;
+}
+
+/** What `MeshNode.waitFor` can wait for: ready peers, or selectable candidates of one ChannelName. */
+export type MeshWait = { readonly peers: number } | { readonly channel: string; readonly candidates: number };
 
 /**
  * The calls of one MeshNode: Node direct (the caller names the NodeRid; the framework never picks
@@ -27,7 +46,7 @@ export class MeshCalls {
   private readonly selection: SelectionSource;
 
   constructor(
-    private readonly node: MeshNode,
+    private readonly node: MeshCallHost,
     private readonly pending: PendingRequests,
     events: ZLinkEvents,
   ) {
@@ -45,7 +64,7 @@ export class MeshCalls {
 
   sendToChannel(channel: string, call: Submission): Promise<void> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !call.signal?.aborted && !this.node.isClosed) {
+    if (this.node.pump.hasSpace && !call.signal?.aborted && !this.node.isClosed()) {
       this.node.pump.offer(
         encodeMeshSend(channel, call.packet, call.metadata, call.payload, call.trace),
         peer.route.pipe,
@@ -59,7 +78,7 @@ export class MeshCalls {
 
   requestToChannel(channel: string, call: Submission, describe: string): Promise<unknown> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !this.node.isClosed && !call.signal?.aborted) {
+    if (this.node.pump.hasSpace && !this.node.isClosed() && !call.signal?.aborted) {
       if (this.selection.events.perMessage) this.selected('request', channel, peer, 'immediate');
       return this.submitRequest(peer, channel, call, describe, call.timeoutMs);
     }
@@ -90,7 +109,7 @@ export class MeshCalls {
 
   /** Throws `NotFound` (no member) or `Unavailable` (members, none selectable) at once: no waiting (02 §3). */
   private select(channel: string): Peer {
-    const candidates = this.node.candidates.get(channel);
+    const candidates = this.node.candidates(channel);
     const peer = candidates?.selector.pick();
     if (peer) return peer;
     const mesh = this.node.mesh;
@@ -120,7 +139,7 @@ export class MeshCalls {
         `node '${rid}' is this node; a MeshNode is not its own peer on '${mesh}'`,
       );
     }
-    const peer = this.node.table.peers.get(rid);
+    const peer = this.node.peers.get(rid);
     if (peer) {
       if (peer.state.objectRole === 'client') {
         throw new ZLinkError(
@@ -137,7 +156,7 @@ export class MeshCalls {
 
   /** Configured with that NodeRid, or seen on one of our links: it may become ready. */
   private isKnown(rid: string): boolean {
-    for (const link of this.node.table.links.values()) {
+    for (const link of this.node.links.values()) {
       if ((link.expectedRid === rid || link.peerRid === rid) && link.status !== 'refused') return true;
     }
     return false;
@@ -150,7 +169,7 @@ export class MeshCalls {
     describe: string,
   ): Promise<Peer> {
     for (;;) {
-      if (this.node.isClosed) throw new ZLinkError('Shutdown', `${describe}: the node is closing`);
+      if (this.node.isClosed()) throw new ZLinkError('Shutdown', `${describe}: the node is closing`);
       const peer = this.target(rid);
       if (peer) return peer;
       const left = deadline - Date.now();
@@ -162,8 +181,28 @@ export class MeshCalls {
   }
 
   /** Resolves at the next peer change, or after `ms`; `Cancelled` on abort. */
-  changed(ms: number, signal?: AbortSignal, describe = 'wait for a peer change'): Promise<void> {
+  private changed(ms: number, signal?: AbortSignal, describe = 'wait for a peer change'): Promise<void> {
     return this.waiters.wait(ms, signal, describe);
+  }
+
+  /** See `MeshNode.waitFor`. */
+  async waitFor(what: MeshWait, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const done =
+      'peers' in what
+        ? () => this.node.peers.size >= what.peers
+        : () => (this.node.candidates(what.channel)?.selector.size ?? 0) >= what.candidates;
+    while (!done()) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.node.isClosed()) {
+        const message =
+          'peers' in what
+            ? `mesh '${this.node.mesh}' did not reach ${what.peers} ready peer(s) in ${timeoutMs} ms`
+            : `'${what.channel}' did not reach ${what.candidates} candidate(s) in ${timeoutMs} ms`;
+        throw new ZLinkError('Timeout', message);
+      }
+      await this.changed(left);
+    }
   }
 
   private async sendSlow(
@@ -270,8 +309,8 @@ export class MeshCalls {
   }
 
   private blocked(peer: Peer, describe: string): ZLinkError | undefined {
-    if (this.node.isClosed) return new ZLinkError('Shutdown', `${describe}: the node is closing`);
-    if (this.node.table.peers.get(peer.rid) !== peer) {
+    if (this.node.isClosed()) return new ZLinkError('Shutdown', `${describe}: the node is closing`);
+    if (this.node.peers.get(peer.rid) !== peer) {
       return new ZLinkError('RouteError', `${describe}: peer '${peer.rid}' was lost before submit`);
     }
     return undefined;

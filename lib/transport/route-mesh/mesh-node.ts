@@ -5,6 +5,7 @@ import {
   type MeshMembership,
   type MeshNodeDescriptor,
   type MeshNodeState,
+  type MeshSnapshot,
   type NodeHandlerRegistry,
   type NormalizedMesh,
   type PendingRequests,
@@ -13,28 +14,21 @@ import {
   RecordKind,
   ZLinkError,
   decodeFrame,
-  encodeMeshPing,
   encodeMeshState,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, ReadProgress, UnreadTime, afterQueuedReads, nextMessage } from '../receive.js';
+import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
-import { MeshCalls } from './mesh-calls.js';
+import { type MeshCallHost, MeshCalls, type MeshWait } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
 import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
+import { MeshLiveness } from './mesh-liveness.js';
+import { meshSnapshot } from './mesh-snapshot.js';
 import { connectLink, disconnectLink, newMeshRouter } from './mesh-socket.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
-/** Liveness: every peer hears from us this often; one silent for `SILENCE_MS` is dropped. */
-const PING_INTERVAL_MS = 1000;
-const SILENCE_MS = 3000;
-/**
- * A tick this much later than its interval follows a stall of this process (see `tick`): longer than
- * event-loop lag under load, shorter than the ~2 s stall that can make a live peer look silent.
- */
-const STALL_MS = 1000;
 /** How often an outbound link repeats its hello until the welcome arrives. */
 const HELLO_RETRY_MS = 250;
 
@@ -62,11 +56,14 @@ export interface MeshNodeConfig {
  * registering a channel adds no socket and no connection (guide §2.1).
  */
 export class MeshNode {
-  readonly router: Router;
-  readonly pump: SocketPump;
-  readonly table: PeerTable;
-  readonly candidates: MeshCandidates;
+  /** Node direct and ChannelName calls from this node (the runtime submits them here). */
   readonly calls: MeshCalls;
+  /** @internal the peers and links; read through `snapshot()` and `waitFor()` (a test drops a peer here). */
+  readonly table: PeerTable;
+  private readonly router: Router;
+  private readonly pump: SocketPump;
+  private readonly candidates: MeshCandidates;
+  private readonly liveness: MeshLiveness;
   private readonly inbound: MeshInbound;
   private readonly discovered: DiscoveredPeers;
   private own: MeshNodeState;
@@ -75,9 +72,6 @@ export class MeshNode {
   private drained = false;
   /** Live accepted connections (outbound ones are counted on their links). */
   private accepted = 0;
-  private pingTimer: NodeJS.Timeout | undefined;
-  private lastTick = 0;
-  private readonly unread = new UnreadTime();
   private readonly loops: Promise<void>[] = [];
   private readonly reads = new ReadProgress();
 
@@ -91,12 +85,13 @@ export class MeshNode {
     }
     this.own = { mesh: mesh.mesh, rid, generation, objectRole: mesh.objectRole, memberships, revision: 1 };
     this.table = new PeerTable(this.peerHost());
+    this.liveness = new MeshLiveness(this.table, this.pump);
     const connect = (link: OutboundLink) => this.connectLink(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
     const report = (reason: string) => this.protocolError(reason);
     this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, report, ...timing });
     this.candidates = new MeshCandidates(mesh.channels.keys());
-    this.calls = new MeshCalls(this, config.pending, config.events);
+    this.calls = new MeshCalls(this.callHost(), config.pending, config.events);
     this.inbound = new MeshInbound({
       mesh: mesh.mesh,
       rid,
@@ -136,14 +131,21 @@ export class MeshNode {
     return loopbackEndpoint(this.config.mesh.listen.bindHost, this.port);
   }
 
-  get activeHandlers(): number {
-    return this.inbound.activeHandlers;
+  /** Its identity, links, peers and channels' select-one state, at this moment. */
+  snapshot(): MeshSnapshot {
+    const { own, endpoint, accepted, table, candidates } = this;
+    const queued = this.pump.queued;
+    const activeHandlers = this.inbound.activeHandlers;
+    return meshSnapshot({ own, endpoint, accepted, activeHandlers, queued, table, candidates });
   }
 
-  get liveConnections(): number {
-    let outbound = 0;
-    for (const link of this.table.links.values()) if (link.connected) outbound++;
-    return this.accepted + outbound;
+  /**
+   * Resolves once `count` peers are ready (`{ peers: count }`) or the ChannelName has `count`
+   * selectable candidates (`{ channel, candidates: count }`); looks again at every peer change, never
+   * polls. Ends `Timeout` past `timeoutMs`, or at once when the node has closed.
+   */
+  waitFor(what: MeshWait, timeoutMs: number): Promise<void> {
+    return this.calls.waitFor(what, timeoutMs);
   }
 
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
@@ -152,8 +154,7 @@ export class MeshNode {
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
     this.loops.push(this.receiveLoop(), this.watch());
-    this.lastTick = Date.now();
-    this.pingTimer = setInterval(this.tick, PING_INTERVAL_MS);
+    this.liveness.start();
     this.config.events.emit({ type: 'listening', mesh: this.mesh, endpoint: this.endpoint });
   }
 
@@ -202,7 +203,7 @@ export class MeshNode {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.liveness.stop();
     this.table.close();
     this.calls.close();
     this.pump.close();
@@ -254,27 +255,16 @@ export class MeshNode {
     };
   }
 
+  private callHost(): MeshCallHost {
+    const { mesh, rid, pump, table } = this;
+    const candidates = (channel: string) => this.candidates.get(channel);
+    const isClosed = () => this.closed;
+    return { mesh, rid, pump, isClosed, peers: table.peers, links: table.links, candidates };
+  }
+
   private disconnectLink(link: OutboundLink): void {
     disconnectLink(this.router, link);
   }
-
-  /**
-   * Pings every peer; drops the ones silent past the limit (a stuck process keeps its TCP alive).
-   * Silence counts only while this node reads: not after a tick that comes late (the process was
-   * stopped or paused; timers run before I/O), nor while the receive loop waits for a job permit
-   * (`UnreadTime`). What the peers sent then is still unread, so that time is not held against them.
-   */
-  private readonly tick = (): void => {
-    const now = Date.now();
-    const late = now - this.lastTick - PING_INTERVAL_MS;
-    const unread = Math.min(now - this.lastTick, this.unread.take(now) + (late > STALL_MS ? late : 0));
-    this.lastTick = now;
-    for (const peer of this.table.peers.values()) {
-      peer.lastHeard = Math.min(now, peer.lastHeard + unread);
-      if (now - peer.lastHeard > SILENCE_MS) this.table.lose(peer, `silent for ${SILENCE_MS} ms`);
-      else this.pump.force(encodeMeshPing(), peer.route.pipe);
-    }
-  };
 
   /** A pipe zeromq no longer routes to: its peer (or a retiring route) is gone. */
   private readonly unreachable = (dest: Buffer): void => {
@@ -311,7 +301,7 @@ export class MeshNode {
             this.accepted = Math.max(0, this.accepted - 1);
             // An accepted connection is reported by our own address: ping everyone, and the pipe
             // that is gone answers EHOSTUNREACH.
-            for (const peer of this.table.peers.values()) this.pump.force(encodeMeshPing(), peer.route.pipe);
+            this.liveness.pingAll();
           }
         }
       }
@@ -373,7 +363,7 @@ export class MeshNode {
               break;
             }
             const stalled = this.inbound.deliver(id, record);
-            if (stalled) await this.unread.during(stalled);
+            if (stalled) await this.liveness.unread.during(stalled);
             break;
           }
           default:

@@ -1,0 +1,54 @@
+import type { MeshMembership } from './mesh-records.js';
+import type { ObjectRole } from './mesh-options.js';
+
+/*
+ * The public shapes of `ZLinkRuntime.snapshot()` that the transport fills in. Declared here, not
+ * inferred from the transport's classes, so the published `.d.ts` names no transport internals and a
+ * transport change that alters what users see fails to compile instead of changing the API quietly.
+ */
+
+/** One outbound link of a MeshNode, to an endpoint (manual or discovered). */
+export interface MeshLinkSnapshot {
+  readonly endpoint: string;
+  readonly status: string;
+  readonly peerRid?: string;
+}
+
+/** One ready peer of a MeshNode. */
+export interface MeshPeerSnapshot {
+  readonly rid: string;
+  readonly generation: string;
+  readonly objectRole: ObjectRole;
+  readonly memberships: readonly MeshMembership[];
+  readonly revision: number;
+  /** `outbound`: over our link to its endpoint; `inbound`: over the link it made to us. */
+  readonly via: 'outbound' | 'inbound';
+}
+
+/** The select-one state of one ChannelName on a MeshNode. */
+export interface MeshChannelSnapshot {
+  readonly channel: string;
+  readonly role: 'server' | 'client';
+  readonly weight?: number;
+  readonly draining?: boolean;
+  readonly candidates: number;
+  readonly members: number;
+}
+
+/** One MeshNode: its one listener, its links and peers, and the select-one state of its channels. */
+export interface MeshSnapshot {
+  readonly mesh: string;
+  readonly rid: string;
+  readonly generation: string;
+  readonly endpoint: string;
+  /** Sockets the node owns: always one ROUTER, however many channels it registers. */
+  readonly sockets: 1;
+  /** Live zeromq connections of that ROUTER, inbound and outbound. */
+  readonly connections: number;
+  readonly links: readonly MeshLinkSnapshot[];
+  readonly peers: readonly MeshPeerSnapshot[];
+  readonly channels: readonly MeshChannelSnapshot[];
+  readonly revision: number;
+  readonly activeHandlers: number;
+  readonly queued: number;
+}
