@@ -58,7 +58,14 @@ export {
   type ZLinkEventListener,
   type ZLinkEventType,
 } from './core/index.js';
-export type { MeshChannelSnapshot, MeshLinkSnapshot, MeshPeerSnapshot, MeshSnapshot } from './core/index.js';
+export type {
+  ClientConnectionSnapshot,
+  FanoutLinkSnapshot,
+  MeshChannelSnapshot,
+  MeshLinkSnapshot,
+  MeshPeerSnapshot,
+  MeshSnapshot,
+} from './core/index.js';
 export type {
   DescriptorKind,
   LeaseTiming,

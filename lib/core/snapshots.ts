@@ -7,6 +7,24 @@ import type { ObjectRole } from './mesh-options.js';
  * transport change that alters what users see fails to compile instead of changing the API quietly.
  */
 
+/** One ClientServer Client connection: where it goes, where it came from, what the server confirmed. */
+export interface ClientConnectionSnapshot {
+  readonly endpoint: string;
+  readonly source: 'manual' | 'discovered';
+  /** Handshake done: a candidate, unless its weight is 0 or it drains. */
+  readonly ready: boolean;
+  /** Connected and answering, but with an identity discovery does not list (yet). */
+  readonly unconfirmed: boolean;
+  /** From the server's welcome; `undefined` until it arrived. */
+  readonly serverRid: string | undefined;
+  readonly generation: string | undefined;
+  readonly weight: number | undefined;
+  readonly draining: boolean | undefined;
+  readonly revision: number | undefined;
+  /** Records waiting in the connection's source-local send queue. */
+  readonly queued: number;
+}
+
 /** One outbound link of a MeshNode, to an endpoint (manual or discovered). */
 export interface MeshLinkSnapshot {
   readonly endpoint: string;
@@ -51,4 +69,19 @@ export interface MeshSnapshot {
   readonly revision: number;
   readonly activeHandlers: number;
   readonly queued: number;
+}
+
+/** One fanout subscriber link, to one publisher endpoint. */
+export interface FanoutLinkSnapshot {
+  readonly endpoint: string;
+  readonly state: 'connecting' | 'alive' | 'silent';
+  /** From the publisher's last beacon; `undefined` until one arrived. */
+  readonly rid: string | undefined;
+  readonly generation: string | undefined;
+  readonly received: number;
+  readonly dropped: number;
+  /** zeromq matches subscriptions by prefix; a topic that is only a prefix match is not ours. */
+  readonly filtered: number;
+  /** Events that arrived before the publisher was confirmed, or from the wrong channel. */
+  readonly unconfirmed: number;
 }

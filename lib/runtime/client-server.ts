@@ -10,7 +10,8 @@ import type {
 } from '../core/index.js';
 import { ClientChannel, ServerListener } from '../transport/index.js';
 import { bindListener } from './bind.js';
-import { type RuntimeLocation, serverDescriptor } from './location.js';
+import type { RuntimeLocation } from './location.js';
+import type { ChannelRole, ClientServerChannelSnapshot } from './snapshot.js';
 import type { BindContext, Topology } from './topology.js';
 
 export interface ClientServerConfig {
@@ -122,9 +123,43 @@ export class RuntimeClientServer implements Topology {
     await Promise.all([...this.servers.values()].map((s) => s.drain(deadlineMs)));
   }
 
+  /** Every configured ChannelName, with what its Server and Client show now. */
+  snapshot(): ClientServerChannelSnapshot[] {
+    return [...this.config.options.clientServer.values()].map((cs) => {
+      const server = this.servers.get(cs.channel);
+      const client = this.clients.get(cs.channel);
+      const role: ChannelRole =
+        cs.client && cs.server ? 'client_and_server' : cs.server ? 'server' : 'client';
+      return {
+        channel: cs.channel,
+        arrangement: 'client-server' as const,
+        role,
+        ...(server && {
+          server: { endpoint: server.endpoint, ...server.serverState, activeHandlers: server.activeHandlers },
+        }),
+        ...(client && { client: { candidates: client.candidateCount, connections: client.snapshot() } }),
+      };
+    });
+  }
+
   /** Closes the Clients, then the Server listeners. */
   async close(): Promise<void> {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }
+}
+
+/** What a Server listener publishes in the Location Store (03 §3.2). */
+function serverDescriptor(listener: ServerListener): ServerDescriptor {
+  const s = listener.serverState;
+  return {
+    kind: 'server',
+    channel: s.channel,
+    rid: s.serverRid,
+    generation: s.generation,
+    endpoint: listener.endpoint,
+    weight: s.weight,
+    draining: s.draining,
+    revision: s.revision,
+  };
 }

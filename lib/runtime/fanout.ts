@@ -16,6 +16,7 @@ import { FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index
 import { bindListener } from './bind.js';
 import type { PublishCall } from './fanout-client.js';
 import type { RuntimeLocation } from './location.js';
+import type { FanoutChannelSnapshot } from './snapshot.js';
 import type { BindContext, Topology } from './topology.js';
 
 export interface FanoutConfig {
@@ -189,6 +190,27 @@ export class RuntimeFanout implements Topology {
     const bytes = topicBytes(topic);
     if (typeof bytes === 'string') throw invalidArgument('topic', bytes);
     return bytes;
+  }
+
+  /** Every configured fanout ChannelName, with what its publisher and subscriber show now. */
+  snapshot(): FanoutChannelSnapshot[] {
+    return [...this.config.options.fanout.keys()].map((channel) => {
+      const p = this.publishers.get(channel);
+      const s = this.subscribers.get(channel);
+      return {
+        channel,
+        ...(p && {
+          publisher: {
+            endpoint: p.endpoint,
+            rid: p.rid,
+            published: p.published,
+            queued: p.pump.queued,
+            waited: p.waited,
+          },
+        }),
+        ...(s && { subscriber: { publishers: s.snapshot() } }),
+      };
+    });
   }
 
   /** A publisher has nothing to drain: publishing is done on local admission (guide §7). */

@@ -8,7 +8,12 @@ export {
 } from './calls.js';
 export { ZLinkRouteClient } from './route-client.js';
 export { ZLinkRuntime } from './zlink-runtime.js';
-export type { ChannelRole, ZLinkSnapshot } from './snapshot.js';
+export type {
+  ChannelRole,
+  ClientServerChannelSnapshot,
+  FanoutChannelSnapshot,
+  ZLinkSnapshot,
+} from './snapshot.js';
 export {
   ZLinkFanoutClient,
   ZLinkFanoutPublishCall,

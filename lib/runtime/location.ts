@@ -1,7 +1,5 @@
 import {
   type DescriptorKind,
-  type MeshNodeDescriptor,
-  type ServerDescriptor,
   type LocationDescriptor,
   type LocationStore,
   type NormalizedLocationStore,
@@ -9,7 +7,6 @@ import {
   OwnerLease,
 } from '../core/index.js';
 import { createLocationStore } from '../store/index.js';
-import type { MeshNode, ServerListener } from '../transport/index.js';
 import { DescriptorDiscovery } from './discovery.js';
 
 export interface LocationSnapshot {
@@ -152,34 +149,4 @@ export class RuntimeLocation {
     await this.lease.stop();
     if (this.owned) await this.store.close();
   }
-}
-
-/** What a Server listener publishes in the Location Store (03 §3.2). */
-export function serverDescriptor(listener: ServerListener): ServerDescriptor {
-  const s = listener.serverState;
-  return {
-    kind: 'server',
-    channel: s.channel,
-    rid: s.serverRid,
-    generation: s.generation,
-    endpoint: listener.endpoint,
-    weight: s.weight,
-    draining: s.draining,
-    revision: s.revision,
-  };
-}
-
-/** What a MeshNode publishes in the Location Store (guide §6.1). */
-export function meshNodeDescriptor(node: MeshNode): MeshNodeDescriptor {
-  const s = node.state;
-  return {
-    kind: 'mesh-node',
-    mesh: s.mesh,
-    rid: s.rid,
-    generation: s.generation,
-    endpoint: node.endpoint,
-    objectRole: s.objectRole,
-    memberships: s.memberships,
-    revision: s.revision,
-  };
 }

@@ -4,6 +4,7 @@ import {
   type JobQueue,
   type LocationDescriptor,
   type MeshNodeDescriptor,
+  type MeshSnapshot,
   type NodeHandlerRegistry,
   type NormalizedOptions,
   type PendingRequests,
@@ -12,7 +13,7 @@ import {
 } from '../core/index.js';
 import { MeshNode, type Submission } from '../transport/index.js';
 import { bindListener } from './bind.js';
-import { type RuntimeLocation, meshNodeDescriptor } from './location.js';
+import type { RuntimeLocation } from './location.js';
 import type { BindContext, Topology } from './topology.js';
 
 export interface MeshesConfig {
@@ -99,6 +100,10 @@ export class RuntimeMeshes implements Topology {
     return reads;
   }
 
+  snapshot(): MeshSnapshot[] {
+    return [...this.nodes.values()].map((node) => node.snapshot());
+  }
+
   /** The MeshNode a ChannelName is registered on, if it is a RouteMesh channel. */
   forChannel(channel: string): MeshNode | undefined {
     return this.byChannel.get(channel);
@@ -132,4 +137,19 @@ export class RuntimeMeshes implements Topology {
     const node = this.byChannel.get(channel) as MeshNode;
     await node.waitFor({ channel, candidates: count }, timeoutMs);
   }
+}
+
+/** What a MeshNode publishes in the Location Store (guide §6.1). */
+function meshNodeDescriptor(node: MeshNode): MeshNodeDescriptor {
+  const s = node.state;
+  return {
+    kind: 'mesh-node',
+    mesh: s.mesh,
+    rid: s.rid,
+    generation: s.generation,
+    endpoint: node.endpoint,
+    objectRole: s.objectRole,
+    memberships: s.memberships,
+    revision: s.revision,
+  };
 }

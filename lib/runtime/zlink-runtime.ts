@@ -24,17 +24,18 @@ import {
   WEIGHT_MIN,
 } from '../core/index.js';
 import type { ClientChannel } from '../transport/index.js';
-import { type CallSubmission, type CallSubmitter, targetName, toSubmission } from './calls.js';
+import { type CallSubmission, type CallSubmitter, targetName } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';
 import { checkHandlers } from './handler-checks.js';
 import { checkLateChannelHandler } from './late-handlers.js';
 import { RuntimeLocation, type StoreCheck } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
+import { toSubmission } from './submission.js';
 import { RuntimeFanout } from './fanout.js';
 import type { Topology } from './topology.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
 import { ZLinkRouteClient } from './route-client.js';
-import { type ZLinkSnapshot, buildSnapshot } from './snapshot.js';
+import type { ZLinkSnapshot } from './snapshot.js';
 import { loadTracePropagation } from './tracing.js';
 
 export type RuntimeState = 'created' | 'starting' | 'started' | 'closing' | 'closed';
@@ -278,17 +279,17 @@ export class ZLinkRuntime implements CallSubmitter {
     return this.clientServer.localEndpoint(channel) ?? this.fanout.publishers.get(channel)?.localEndpoint;
   }
 
+  /** Roles, peers, candidates, readiness and generations of every topology, at this moment. */
   snapshot(): ZLinkSnapshot {
-    return buildSnapshot(
-      this.options,
-      this.clientServer.servers,
-      this.clientServer.clients,
-      this.meshes.nodes,
-      this.pending,
-      this.jobs,
-      this.location,
-      this.fanout,
-    );
+    return {
+      channels: this.clientServer.snapshot(),
+      meshes: this.meshes.snapshot(),
+      fanout: this.fanout.snapshot(),
+      ...(this.location && { locationStore: this.location.snapshot() }),
+      pendingRequests: this.pending.size,
+      lateReplies: this.pending.counters.late,
+      activeHandlers: this.jobs.active,
+    };
   }
 
   /** Counters and latency histograms per channel (and per mesh for Node direct), at this moment. */
@@ -349,8 +350,8 @@ export class ZLinkRuntime implements CallSubmitter {
     this.state = 'closed';
   }
 
-  /** @internal for tests and snapshots */
-  clientChannel(channel: string): ClientChannel | undefined {
+  /** @internal for tests: how often a Client's candidate list was rebuilt (a call never rebuilds it). */
+  clientChannel(channel: string): { readonly rebuilds: number } | undefined {
     return this.clientServer.client(channel);
   }
 }

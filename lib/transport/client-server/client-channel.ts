@@ -1,5 +1,6 @@
 import {
   type CallMetrics,
+  type ClientConnectionSnapshot,
   type PendingRequests,
   type SelectorCandidate,
   type ServerDescriptor,
@@ -166,7 +167,7 @@ export class ClientChannel {
     return this.selector.size;
   }
 
-  snapshot() {
+  snapshot(): ClientConnectionSnapshot[] {
     return [...this.connections.values()].map((c) => connectionSnapshot(c, this.manual.has(c.endpoint)));
   }
 
