@@ -151,6 +151,53 @@ export function checkArchitecture(files: readonly SourceFile[]): Violation[] {
   return out;
 }
 
+/**
+ * Every import cycle among `files` (relative imports, `import type` included: a cycle of types is
+ * still two modules that cannot be read apart). Each cycle is one strongly connected group of
+ * files, its paths sorted, joined with " <-> ".
+ */
+export function importCycles(files: readonly SourceFile[]): string[] {
+  const paths = new Set(files.map((f) => f.path));
+  const edges = new Map<string, string[]>();
+  for (const { path, text } of files) {
+    const targets = importsOf(text)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => resolveRelative(path, s))
+      .filter((t) => paths.has(t));
+    edges.set(path, targets);
+  }
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    const selfImport = (edges.get(v) ?? []).includes(v);
+    if (group.length > 1 || selfImport) cycles.push(group.sort().join(' <-> '));
+  };
+  for (const path of edges.keys()) if (!index.has(path)) visit(path);
+  return cycles.sort();
+}
+
 /** All `.ts` files under `<root>/lib`, as repository-relative paths. */
 export function readLibFiles(root: string): SourceFile[] {
   const files: SourceFile[] = [];

@@ -5,6 +5,7 @@ import {
   type SourceFile,
   checkArchitecture,
   formatViolations,
+  importCycles,
   importsOf,
   readLibFiles,
 } from './architecture-rules.js';
@@ -29,6 +30,15 @@ describe('architecture of lib/', () => {
   it('lib/** obeys the layering rules (forbidden packages, upward or sideways imports, deep imports, file length)', () => {
     // An empty string when clean; otherwise one "file: import 'x': rule" line per offence.
     expect(formatViolations(checkArchitecture(files))).toBe('');
+  });
+
+  it('lib/** has no import cycles (beyond the two lib/core ones issue 15 removes)', () => {
+    // Issue 15 (wire step) breaks these two; once it has, this list is empty and must stay so.
+    const removing = [
+      'lib/core/events.ts <-> lib/core/metrics.ts',
+      'lib/core/lone-call.ts <-> lib/core/wire.ts',
+    ];
+    expect(importCycles(files).filter((c) => !removing.includes(c))).toEqual([]);
   });
 });
 
@@ -177,6 +187,80 @@ describe('architecture checker (on synthetic input)', () => {
       ['lib/core/x.ts', `import type { Context } from '@opentelemetry/api';`, 'lib/core must not import'],
     ])('%s: %s is a violation', (path, text, rule) => {
       expect(violations(path, text).join('\n')).toContain(rule);
+    });
+  });
+
+  describe('(f) lib/spot imports lib/core only (through its index), like transport and store', () => {
+    it.each([
+      [`import { ClientChannel } from '../transport/index.js';`, 'lib/spot and lib/transport are peers'],
+      [`import { createLocationStore } from '../store/index.js';`, 'lib/spot and lib/store are peers'],
+      [
+        `import { ZLinkRuntime } from '../runtime/index.js';`,
+        'lib/spot imports lib/runtime, a layer above it',
+      ],
+      [`import { ZLinkModule } from '../nest/index.js';`, 'lib/spot imports lib/nest, a layer above it'],
+      [`import { Router } from 'zeromq';`, 'zeromq may only be imported in lib/transport'],
+      [`import Redis from 'ioredis';`, 'ioredis may only be imported in lib/store'],
+      [`import { ZLinkError } from '../core/errors.js';`, 'go through lib/core/index.js'],
+    ])('lib/spot/resolver.ts: %s is a violation', (text, rule) => {
+      expect(violations('lib/spot/resolver.ts', text).join('\n')).toContain(rule);
+    });
+
+    it('a spot file importing only core (and its own folder) passes', () => {
+      const text = `import { type MeshLink, ZLinkError } from '../core/index.js';\nimport { RouteCache } from './route-cache.js';`;
+      expect(violations('lib/spot/resolver.ts', text)).toEqual([]);
+    });
+
+    it('the runtime may import spot; transport and store may not', () => {
+      expect(violations('lib/runtime/x.ts', `import { Spots } from '../spot/index.js';`)).toEqual([]);
+      expect(
+        violations('lib/transport/x.ts', `import { Spots } from '../spot/index.js';`).join('\n'),
+      ).toContain('peers');
+      expect(violations('lib/store/x.ts', `import { Spots } from '../spot/index.js';`).join('\n')).toContain(
+        'peers',
+      );
+    });
+  });
+
+  describe('(g) import cycles', () => {
+    const file = (path: string, ...imports: string[]): SourceFile => ({
+      path,
+      text: imports.map((i) => `import { x } from '${i}';`).join('\n'),
+    });
+
+    it('two files importing each other are one cycle', () => {
+      expect(
+        importCycles([
+          file('lib/core/a.ts', './b.js'),
+          file('lib/core/b.ts', './a.js'),
+          file('lib/core/c.ts', './a.js'),
+        ]),
+      ).toEqual(['lib/core/a.ts <-> lib/core/b.ts']);
+    });
+
+    it('a longer loop, across folders, is one cycle; type-only imports count', () => {
+      const files = [
+        file('lib/transport/route-mesh/mesh-node.ts', './mesh-calls.js'),
+        file('lib/transport/route-mesh/mesh-calls.ts', '../wake-list.js'),
+        {
+          path: 'lib/transport/wake-list.ts',
+          text: `import type { MeshNode } from './route-mesh/mesh-node.js';`,
+        },
+      ];
+      expect(importCycles(files)).toEqual([
+        'lib/transport/route-mesh/mesh-calls.ts <-> lib/transport/route-mesh/mesh-node.ts <-> lib/transport/wake-list.ts',
+      ]);
+    });
+
+    it('a chain, a diamond and imports of files outside the set are no cycle', () => {
+      expect(
+        importCycles([
+          file('lib/core/a.ts', './b.js', './c.js'),
+          file('lib/core/b.ts', './d.js'),
+          file('lib/core/c.ts', './d.js', './missing.js'),
+          file('lib/core/d.ts', 'msgpackr'),
+        ]),
+      ).toEqual([]);
     });
   });
 
