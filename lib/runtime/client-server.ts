@@ -27,8 +27,8 @@ export interface ClientServerConfig {
 
 /** The runtime's ClientServer channels: a Server listener and/or a Client per ChannelName (03 §1). */
 export class RuntimeClientServer implements Topology {
-  readonly servers = new Map<string, ServerListener>();
-  readonly clients = new Map<string, ClientChannel>();
+  private readonly servers = new Map<string, ServerListener>();
+  private readonly clients = new Map<string, ClientChannel>();
 
   constructor(private readonly config: ClientServerConfig) {}
 
