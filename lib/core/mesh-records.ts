@@ -160,11 +160,12 @@ function writeCall(
   if (fields !== undefined) out.set(fields, end);
 }
 
+/** Entries may grow like the record holding them: a later version's fields after `draining` are ignored. */
 function readMemberships(value: unknown): MeshMembership[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const out: MeshMembership[] = [];
   for (const m of value as unknown[]) {
-    if (!Array.isArray(m) || m.length !== 3) return undefined;
+    if (!Array.isArray(m) || m.length < 3) return undefined;
     const [channel, weight, draining] = m as unknown[];
     if (!isStr(channel) || !isValidWeight(weight) || typeof draining !== 'boolean') return undefined;
     out.push({ channel, weight, draining });
@@ -229,8 +230,9 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
     case RecordKind.MeshState: {
       const [, kind, mesh, rid, generation, objectRole, memberships, revision] = v;
       const list = readMemberships(memberships);
+      // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's, ignored.
       if (
-        v.length !== 8 ||
+        v.length < 8 ||
         !isStr(mesh) ||
         !isStr(rid) ||
         rid.length === 0 ||

@@ -337,16 +337,18 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
           : { code: body[0], message: body[1] };
       return { kind: RecordKind.ErrorReply, correlation, error };
     }
+    // Handshake and state records may grow: a reader takes the fields it knows and ignores any after
+    // them, so a later version can add one without breaking older peers. Missing fields still fail.
     case RecordKind.Hello: {
       const [, , channel, clientId] = v;
-      if (v.length !== 4 || !isStr(channel) || !isStr(clientId)) return { reason: 'malformed hello record' };
+      if (v.length < 4 || !isStr(channel) || !isStr(clientId)) return { reason: 'malformed hello record' };
       return { kind: RecordKind.Hello, channel, clientId };
     }
     case RecordKind.Welcome:
     case RecordKind.State: {
       const [, kind, channel, serverRid, generation, weight, draining, revision] = v;
       if (
-        v.length !== 8 ||
+        v.length < 8 ||
         !isStr(channel) ||
         !isStr(serverRid) ||
         !isStr(generation) ||
