@@ -1,7 +1,14 @@
+import {
+  type CallLayout,
+  MESH_REQUEST_LAYOUT,
+  REQUEST_LAYOUT,
+  type RequestRecord,
+  callRecord,
+} from './call-records.js';
+import type { MeshRequestRecord } from './call-records.js';
 import { RecordKind, WIRE_VERSION } from './codec.js';
-import type { MeshRequestRecord } from './mesh-records.js';
 import { MsgpackReader } from './msgpack-read.js';
-import type { ReplyRecord, RequestRecord } from './wire.js';
+import type { ReplyRecord } from './wire.js';
 
 const reader = new MsgpackReader();
 
@@ -20,39 +27,35 @@ export function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | M
     if (payload === undefined || !r.atEnd) return undefined;
     return { kind: RecordKind.Reply, correlation: correlation as number, payload };
   }
-  if (frame[0] === 0x96 && frame[2] === RecordKind.Request) {
-    const r = reader.reset(frame, 3);
-    const correlation = r.uint();
-    const packet = correlation ? r.asciiFixstr() : undefined;
-    const metadata = packet === undefined ? undefined : r.nilOrBin();
-    const payload = metadata === undefined ? undefined : r.bin();
-    if (payload === undefined || !r.atEnd) return undefined;
-    return {
-      kind: RecordKind.Request,
-      correlation: correlation as number,
-      packet: packet as string,
-      metadata: metadata ?? undefined,
-      payload,
-      trace: undefined,
-    };
-  }
-  if (frame[0] === 0x97 && frame[2] === RecordKind.MeshRequest) {
-    const r = reader.reset(frame, 3);
-    const correlation = r.uint();
-    const channel = correlation ? r.nilOrAsciiFixstr() : undefined;
-    const packet = channel === undefined ? undefined : r.asciiFixstr();
-    const metadata = packet === undefined ? undefined : r.nilOrBin();
-    const payload = metadata === undefined ? undefined : r.bin();
-    if (payload === undefined || !r.atEnd) return undefined;
-    return {
-      kind: RecordKind.MeshRequest,
-      correlation: correlation as number,
-      channel: channel ?? undefined,
-      packet: packet as string,
-      metadata: metadata ?? undefined,
-      payload,
-      trace: undefined,
-    };
-  }
+  if (isLone(frame, REQUEST_LAYOUT)) return readRequest(frame, REQUEST_LAYOUT);
+  if (isLone(frame, MESH_REQUEST_LAYOUT)) return readRequest(frame, MESH_REQUEST_LAYOUT);
   return undefined;
+}
+
+/** The header of a record of `l` without a framework field. */
+const isLone = (frame: Uint8Array, l: CallLayout): boolean =>
+  frame[0] === (0x90 | l.length) && frame[2] === l.kind;
+
+/** A request of `l`, slot by slot as `readCall` (call-records.ts) reads it; `undefined` hands it to msgpackr. */
+function readRequest<R extends RequestRecord | MeshRequestRecord>(
+  frame: Uint8Array,
+  l: CallLayout<R>,
+): R | undefined {
+  const r = reader.reset(frame, 3);
+  const correlation = r.uint();
+  const channel = !correlation ? undefined : l.scoped ? r.nilOrAsciiFixstr() : null;
+  const packet = channel === undefined ? undefined : r.asciiFixstr();
+  const metadata = packet === undefined ? undefined : r.nilOrBin();
+  const payload = metadata === undefined ? undefined : r.bin();
+  if (payload === undefined || !r.atEnd) return undefined;
+  const id = correlation as number;
+  return callRecord(
+    l.kind,
+    id,
+    channel ?? undefined,
+    packet as string,
+    metadata ?? undefined,
+    payload,
+    undefined,
+  ) as R;
 }

@@ -1,20 +1,28 @@
 import {
+  MESH_REQUEST_LAYOUT,
+  MESH_SEND_LAYOUT,
+  type MeshRequestRecord,
+  type MeshSendRecord,
+  readCall,
+} from './call-records.js';
+import {
   type MalformedRecord,
   RecordKind,
   WIRE_VERSION,
   describeValue,
-  isBytes,
-  isCorrelation,
   isRevision,
   isStr,
-  MAX_UINT32,
   packr,
-  strBytes,
 } from './codec.js';
-import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
-import * as write from './msgpack-write.js';
 import type { ObjectRole } from './mesh-options.js';
 import { isValidWeight } from './option-checks.js';
+
+export {
+  type MeshRequestRecord,
+  type MeshSendRecord,
+  encodeMeshRequest,
+  encodeMeshSend,
+} from './call-records.js';
 
 /**
  * RouteMesh records: the handshake that makes a peer ready, its control records, and the business
@@ -53,28 +61,6 @@ export interface MeshPingRecord {
   readonly kind: typeof RecordKind.MeshPing;
 }
 
-/** `channel` names a ChannelName; `undefined` is Node direct (the target is the receiving node). */
-export interface MeshSendRecord {
-  readonly kind: typeof RecordKind.MeshSend;
-  readonly channel: string | undefined;
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
-  readonly trace?: TraceFields | undefined;
-}
-
-export interface MeshRequestRecord {
-  readonly kind: typeof RecordKind.MeshRequest;
-  readonly correlation: number;
-  readonly channel: string | undefined;
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
-  readonly trace?: TraceFields | undefined;
-}
-
 export type MeshRecord = MeshStateRecord | MeshPingRecord | MeshSendRecord | MeshRequestRecord;
 
 const OBJECT_ROLES: readonly ObjectRole[] = ['none', 'client', 'server'];
@@ -98,68 +84,6 @@ export function encodeMeshPing(): Uint8Array {
   return PING;
 }
 
-/** A Node direct record has no ChannelName: msgpack nil. */
-const NIL = Uint8Array.of(0xc0);
-
-/*
- * Sends and requests are written by hand like their ClientServer counterparts (see `encodeRequest`
- * in wire.ts): the payload is copied once. The bytes are exactly those of
- * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it); `fields`, the
- * encoded framework field, is one more trailing item when present.
- */
-export function encodeMeshSend(
-  channel: string | undefined,
-  packet: string,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields?: Uint8Array,
-): Uint8Array {
-  const scope = channel === undefined ? NIL : strBytes(channel);
-  const name = strBytes(packet);
-  const size = 3 + scope.length + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
-  const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
-  const at = write.head(out, fields === undefined ? 6 : 7, WIRE_VERSION, RecordKind.MeshSend);
-  writeCall(out, at, scope, name, metadata, payload, fields);
-  return out;
-}
-
-export function encodeMeshRequest(
-  correlation: number,
-  channel: string | undefined,
-  packet: string,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields?: Uint8Array,
-): Uint8Array {
-  if (correlation > MAX_UINT32) {
-    const items = [correlation, channel ?? null, packet, metadata ?? null, payload];
-    return withFrameworkFields(packr.pack([WIRE_VERSION, RecordKind.MeshRequest, ...items]), fields);
-  }
-  const scope = channel === undefined ? NIL : strBytes(channel);
-  const name = strBytes(packet);
-  const size = write.uintSize(correlation) + scope.length + name.length + write.optionalBinSize(metadata);
-  const extra = fields === undefined ? 0 : fields.length;
-  const out = Buffer.allocUnsafe(3 + size + write.binSize(payload) + extra);
-  const head = write.head(out, fields === undefined ? 7 : 8, WIRE_VERSION, RecordKind.MeshRequest);
-  writeCall(out, write.uint(out, head, correlation), scope, name, metadata, payload, fields);
-  return out;
-}
-
-function writeCall(
-  out: Buffer,
-  at: number,
-  scope: Uint8Array,
-  name: Uint8Array,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields: Uint8Array | undefined,
-): void {
-  out.set(scope, at);
-  out.set(name, at + scope.length);
-  const end = write.bin(out, write.optionalBin(out, at + scope.length + name.length, metadata), payload);
-  if (fields !== undefined) out.set(fields, end);
-}
-
 /** Entries may grow like the record holding them: a later version's fields after `draining` are ignored. */
 function readMemberships(value: unknown): MeshMembership[] | undefined {
   if (!Array.isArray(value)) return undefined;
@@ -173,56 +97,13 @@ function readMemberships(value: unknown): MeshMembership[] | undefined {
   return out;
 }
 
-const isChannel = (v: unknown): v is string | null => v === null || isStr(v);
-const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
-
 /** Reads a version-checked record array of a RouteMesh kind; never throws. */
 export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
   switch (v[1]) {
-    case RecordKind.MeshRequest: {
-      const [, , correlation, channel, packet, metadata, payload] = v;
-      if (!isCorrelation(correlation)) return { reason: 'mesh request without a valid correlation' };
-      const trace = trailingTrace(v, 7);
-      if (
-        trace === false ||
-        !isChannel(channel) ||
-        !isStr(packet) ||
-        !isMetadata(metadata) ||
-        !isBytes(payload)
-      ) {
-        return { reason: 'malformed mesh request record', correlation };
-      }
-      return {
-        kind: RecordKind.MeshRequest,
-        correlation,
-        channel: channel ?? undefined,
-        packet,
-        metadata: metadata ?? undefined,
-        payload,
-        trace,
-      };
-    }
-    case RecordKind.MeshSend: {
-      const [, , channel, packet, metadata, payload] = v;
-      const trace = trailingTrace(v, 6);
-      if (
-        trace === false ||
-        !isChannel(channel) ||
-        !isStr(packet) ||
-        !isMetadata(metadata) ||
-        !isBytes(payload)
-      ) {
-        return { reason: 'malformed mesh send record' };
-      }
-      return {
-        kind: RecordKind.MeshSend,
-        channel: channel ?? undefined,
-        packet,
-        metadata: metadata ?? undefined,
-        payload,
-        trace,
-      };
-    }
+    case RecordKind.MeshRequest:
+      return readCall(MESH_REQUEST_LAYOUT, v);
+    case RecordKind.MeshSend:
+      return readCall(MESH_SEND_LAYOUT, v);
     case RecordKind.MeshPing:
       return v.length === 2 ? { kind: RecordKind.MeshPing } : { reason: 'malformed mesh ping record' };
     case RecordKind.MeshHello:

@@ -10,16 +10,22 @@ import {
   isStr,
   MAX_UINT32,
   packr,
-  strBytes,
 } from './codec.js';
+import {
+  REQUEST_LAYOUT,
+  type RequestRecord,
+  SEND_LAYOUT,
+  type SendRecord,
+  readCall,
+} from './call-records.js';
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
-import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
 import { readLoneCall } from './lone-call.js';
 import { countMsgpackValues } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
 export { RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
+export { type RequestRecord, type SendRecord, encodeRequest, encodeSend } from './call-records.js';
 
 /**
  * Wire records. Every record is one msgpack array `[version, kind, ...fields]`; a zeromq message
@@ -55,24 +61,6 @@ export interface WelcomeRecord extends ServerState {
 /** Server → client control record: a weight or drain change (03 §6, manual clients learn it here). */
 export interface StateRecord extends ServerState {
   readonly kind: typeof RecordKind.State;
-}
-
-export interface SendRecord {
-  readonly kind: typeof RecordKind.Send;
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
-  readonly trace?: TraceFields | undefined;
-}
-
-export interface RequestRecord {
-  readonly kind: typeof RecordKind.Request;
-  readonly correlation: number;
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  readonly trace?: TraceFields | undefined;
 }
 
 export interface ReplyRecord {
@@ -129,51 +117,9 @@ export function encodeServerState(
 }
 
 /*
- * Send, Request and Reply carry an already encoded payload: written by hand, it is copied once
- * instead of msgpackr packing it again as a bin. The bytes are exactly those of
- * `packr.pack([WIRE_VERSION, kind, ...fields])` (a property test holds them to it). `fields`, the
- * encoded framework field (`encodeFrameworkFields`), is one more trailing item when present.
+ * Reply carries an already encoded payload: written by hand like the call records
+ * (call-records.ts), it is copied once. The bytes are exactly those of `packr.pack(...)`.
  */
-export function encodeSend(
-  packet: string,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields?: Uint8Array,
-): Uint8Array {
-  const name = strBytes(packet);
-  const size = 3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
-  const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
-  let at = write.head(out, fields === undefined ? 5 : 6, WIRE_VERSION, RecordKind.Send);
-  out.set(name, at);
-  at = write.optionalBin(out, at + name.length, metadata);
-  at = write.bin(out, at, payload);
-  if (fields !== undefined) out.set(fields, at);
-  return out;
-}
-
-export function encodeRequest(
-  correlation: number,
-  packet: string,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields?: Uint8Array,
-): Uint8Array {
-  if (correlation > MAX_UINT32) {
-    const items = [correlation, packet, metadata ?? null, payload];
-    return withFrameworkFields(packr.pack([WIRE_VERSION, RecordKind.Request, ...items]), fields);
-  }
-  const name = strBytes(packet);
-  const size = 3 + write.uintSize(correlation) + name.length + write.optionalBinSize(metadata);
-  const out = Buffer.allocUnsafe(size + write.binSize(payload) + (fields === undefined ? 0 : fields.length));
-  let at = write.head(out, fields === undefined ? 6 : 7, WIRE_VERSION, RecordKind.Request);
-  at = write.uint(out, at, correlation);
-  out.set(name, at);
-  at = write.optionalBin(out, at + name.length, metadata);
-  at = write.bin(out, at, payload);
-  if (fields !== undefined) out.set(fields, at);
-  return out;
-}
-
 export function encodeReply(correlation: number, payload: Uint8Array): Uint8Array {
   if (correlation > MAX_UINT32) return packr.pack([WIRE_VERSION, RecordKind.Reply, correlation, payload]);
   const out = Buffer.allocUnsafe(3 + write.uintSize(correlation) + write.binSize(payload));
@@ -280,40 +226,10 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
   if (value[0] !== WIRE_VERSION) return { reason: `unsupported wire version ${describeValue(value[0])}` };
   const v = value as unknown[];
   switch (v[1]) {
-    case RecordKind.Request: {
-      const [, , correlation, packet, metadata, payload] = v;
-      if (!isCorrelation(correlation)) return { reason: 'request without a valid correlation' };
-      const trace = trailingTrace(v, 6);
-      if (
-        trace === false ||
-        !isStr(packet) ||
-        !(metadata === null || isBytes(metadata)) ||
-        !isBytes(payload)
-      ) {
-        return { reason: 'malformed request record', correlation };
-      }
-      return {
-        kind: RecordKind.Request,
-        correlation,
-        packet,
-        metadata: metadata ?? undefined,
-        payload,
-        trace,
-      };
-    }
-    case RecordKind.Send: {
-      const [, , packet, metadata, payload] = v;
-      const trace = trailingTrace(v, 5);
-      if (
-        trace === false ||
-        !isStr(packet) ||
-        !(metadata === null || isBytes(metadata)) ||
-        !isBytes(payload)
-      ) {
-        return { reason: 'malformed send record' };
-      }
-      return { kind: RecordKind.Send, packet, metadata: metadata ?? undefined, payload, trace };
-    }
+    case RecordKind.Request:
+      return readCall(REQUEST_LAYOUT, v);
+    case RecordKind.Send:
+      return readCall(SEND_LAYOUT, v);
     case RecordKind.Reply: {
       const [, , correlation, payload] = v;
       if (v.length !== 4 || !isCorrelation(correlation) || !isBytes(payload))

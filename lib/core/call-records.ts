@@ -1,0 +1,234 @@
+import {
+  type MalformedRecord,
+  RecordKind,
+  WIRE_VERSION,
+  isBytes,
+  isCorrelation,
+  isStr,
+  MAX_UINT32,
+  packr,
+  strBytes,
+} from './codec.js';
+import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
+import * as write from './msgpack-write.js';
+
+/**
+ * Call records: the sends and requests of every topology, written and read by one implementation.
+ * They share one shape, a topology only choosing which of the optional slots its kind has:
+ *
+ *     [WIRE_VERSION, kind, correlation?, scope?, packet, metadata | nil, payload, framework field?]
+ *
+ * `correlation` is a request's; `scope` is RouteMesh's ChannelName, nil for Node direct. Payload and
+ * metadata are already encoded (`bin`), so relays never re-encode them. Replies are in wire.ts.
+ */
+
+export interface SendRecord {
+  readonly kind: typeof RecordKind.Send;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
+}
+
+export interface RequestRecord {
+  readonly kind: typeof RecordKind.Request;
+  readonly correlation: number;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  readonly trace?: TraceFields | undefined;
+}
+
+/** `channel` names a ChannelName; `undefined` is Node direct (the target is the receiving node). */
+export interface MeshSendRecord {
+  readonly kind: typeof RecordKind.MeshSend;
+  readonly channel: string | undefined;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
+}
+
+export interface MeshRequestRecord {
+  readonly kind: typeof RecordKind.MeshRequest;
+  readonly correlation: number;
+  readonly channel: string | undefined;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  /** The framework field's trace context (see framework-fields.ts); decoders always set the key. */
+  readonly trace?: TraceFields | undefined;
+}
+
+export type CallRecord = SendRecord | RequestRecord | MeshSendRecord | MeshRequestRecord;
+
+/** Which slots a call record kind has; one constant per kind, so the hot path allocates nothing for it. */
+export interface CallLayout<R extends CallRecord = CallRecord> {
+  readonly kind: R['kind'];
+  /** Names the record in a malformed record's reason. */
+  readonly name: string;
+  readonly correlated: boolean;
+  readonly scoped: boolean;
+  /** Items before the framework field, version and kind included: the array header without it. */
+  readonly length: number;
+}
+
+function layout<R extends CallRecord>(
+  kind: R['kind'],
+  name: string,
+  correlated: boolean,
+  scoped: boolean,
+): CallLayout<R> {
+  return { kind, name, correlated, scoped, length: 5 + Number(correlated) + Number(scoped) };
+}
+
+export const SEND_LAYOUT = layout<SendRecord>(RecordKind.Send, 'send', false, false);
+export const REQUEST_LAYOUT = layout<RequestRecord>(RecordKind.Request, 'request', true, false);
+export const MESH_SEND_LAYOUT = layout<MeshSendRecord>(RecordKind.MeshSend, 'mesh send', false, true);
+export const MESH_REQUEST_LAYOUT = layout<MeshRequestRecord>(
+  RecordKind.MeshRequest,
+  'mesh request',
+  true,
+  true,
+);
+
+// --- encoding -------------------------------------------------------------------------------
+
+/** A Node direct record has no ChannelName: msgpack nil. */
+const NIL = Uint8Array.of(0xc0);
+
+/**
+ * Writes one call record by hand: the payload is copied once instead of msgpackr packing it again
+ * as a bin. The bytes are exactly those of `packr.pack([WIRE_VERSION, kind, ...slots])` (property
+ * tests hold them to it); `fields`, the encoded framework field (`encodeFrameworkFields`), is one
+ * more trailing item when present. `correlation` is read only for a correlated layout, `channel`
+ * only for a scoped one. Never throws for a valid layout.
+ */
+export function encodeCall(
+  l: CallLayout,
+  correlation: number,
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields: Uint8Array | undefined,
+): Uint8Array {
+  if (l.correlated && correlation > MAX_UINT32) {
+    // msgpackr writes integers past 32 bits as float64; such rare records are left to it.
+    const items: unknown[] = [WIRE_VERSION, l.kind, correlation];
+    if (l.scoped) items.push(channel ?? null);
+    items.push(packet, metadata ?? null, payload);
+    return withFrameworkFields(packr.pack(items), fields);
+  }
+  const scope = l.scoped ? (channel === undefined ? NIL : strBytes(channel)) : undefined;
+  const name = strBytes(packet);
+  let size = 3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
+  if (l.correlated) size += write.uintSize(correlation);
+  if (scope !== undefined) size += scope.length;
+  const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
+  let at = write.head(out, fields === undefined ? l.length : l.length + 1, WIRE_VERSION, l.kind);
+  if (l.correlated) at = write.uint(out, at, correlation);
+  if (scope !== undefined) {
+    out.set(scope, at);
+    at += scope.length;
+  }
+  out.set(name, at);
+  at = write.bin(out, write.optionalBin(out, at + name.length, metadata), payload);
+  if (fields !== undefined) out.set(fields, at);
+  return out;
+}
+
+export function encodeSend(
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeCall(SEND_LAYOUT, 0, undefined, packet, metadata, payload, fields);
+}
+
+export function encodeRequest(
+  correlation: number,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeCall(REQUEST_LAYOUT, correlation, undefined, packet, metadata, payload, fields);
+}
+
+export function encodeMeshSend(
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeCall(MESH_SEND_LAYOUT, 0, channel, packet, metadata, payload, fields);
+}
+
+export function encodeMeshRequest(
+  correlation: number,
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeCall(MESH_REQUEST_LAYOUT, correlation, channel, packet, metadata, payload, fields);
+}
+
+// --- decoding -------------------------------------------------------------------------------
+
+const isScope = (v: unknown): v is string | null => v === null || isStr(v);
+const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
+
+/**
+ * Reads a version-checked record array of `l`'s kind (decoded by msgpackr); never throws. A
+ * request whose correlation is legible but whose other fields are not comes back malformed with
+ * its correlation, so the receiver can answer it with a decode error.
+ */
+export function readCall<R extends CallRecord>(l: CallLayout<R>, v: readonly unknown[]): R | MalformedRecord {
+  let at = 2;
+  const correlation = l.correlated ? v[at++] : 0;
+  if (l.correlated && !isCorrelation(correlation)) return { reason: `${l.name} without a valid correlation` };
+  const scope = l.scoped ? v[at++] : null;
+  const packet = v[at];
+  const metadata = v[at + 1];
+  const payload = v[at + 2];
+  const trace = trailingTrace(v, l.length);
+  if (trace === false || !isScope(scope) || !isStr(packet) || !isMetadata(metadata) || !isBytes(payload)) {
+    const reason = `malformed ${l.name} record`;
+    return l.correlated ? { reason, correlation: correlation as number } : { reason };
+  }
+  const id = correlation as number;
+  return callRecord(l.kind, id, scope ?? undefined, packet, metadata ?? undefined, payload, trace) as R;
+}
+
+/**
+ * The record of `kind` from its read slots: the one place each record's shape is built, for the
+ * msgpackr path (`readCall`) and the fast path (lone-call.ts) alike.
+ */
+export function callRecord(
+  kind: CallRecord['kind'],
+  correlation: number,
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  trace: TraceFields | undefined,
+): CallRecord {
+  // Keys in the order the decoders have always written them: one hidden class per kind.
+  switch (kind) {
+    case RecordKind.Send:
+      return { kind, packet, metadata, payload, trace };
+    case RecordKind.Request:
+      return { kind, correlation, packet, metadata, payload, trace };
+    case RecordKind.MeshSend:
+      return { kind, channel, packet, metadata, payload, trace };
+    case RecordKind.MeshRequest:
+      return { kind, correlation, channel, packet, metadata, payload, trace };
+  }
+}
