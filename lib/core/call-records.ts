@@ -16,9 +16,11 @@ import * as write from './msgpack-write.js';
  * Call records: the sends and requests of every topology, written and read by one implementation.
  * They share one shape, a topology only choosing which of the optional slots its kind has:
  *
- *     [WIRE_VERSION, kind, correlation?, scope?, packet, metadata | nil, payload, framework field?]
+ *     [WIRE_VERSION, kind, correlation?, origin?, scope?, packet, metadata | nil, payload, framework field?]
  *
- * `correlation` is a request's; `scope` is RouteMesh's ChannelName, nil for Node direct. Payload and
+ * `correlation` is a request's; `origin` the NodeRid its reply goes to when that need not be the
+ * previous hop (a relayed request: correlation and origin together are its reply route); `scope`
+ * is RouteMesh's ChannelName, nil for Node direct. Payload and
  * metadata are already encoded (`bin`), so relays never re-encode them. Replies are in wire.ts.
  */
 
@@ -62,7 +64,25 @@ export interface MeshRequestRecord {
   readonly trace?: TraceFields | undefined;
 }
 
-export type CallRecord = SendRecord | RequestRecord | MeshSendRecord | MeshRequestRecord;
+/**
+ * A mesh request with its reply route: `correlation` is the origin's own, and the reply (a plain
+ * `Reply` / `ErrorReply`) goes to the node `origin` names, however many hops the request took.
+ * Relays forward the record as it is. No MeshNode accepts it yet (dropped as `protocol_error`).
+ */
+export interface MeshRoutedRequestRecord {
+  readonly kind: typeof RecordKind.MeshRoutedRequest;
+  readonly correlation: number;
+  /** The NodeRid of the node that sent the request and waits for its reply. */
+  readonly origin: string;
+  readonly channel: string | undefined;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  readonly trace?: TraceFields | undefined;
+}
+
+export type CallRecord =
+  SendRecord | RequestRecord | MeshSendRecord | MeshRequestRecord | MeshRoutedRequestRecord;
 
 /** Which slots a call record kind has; one constant per kind, so the hot path allocates nothing for it. */
 export interface CallLayout<R extends CallRecord = CallRecord> {
@@ -70,6 +90,7 @@ export interface CallLayout<R extends CallRecord = CallRecord> {
   /** Names the record in a malformed record's reason. */
   readonly name: string;
   readonly correlated: boolean;
+  readonly routed: boolean;
   readonly scoped: boolean;
   /** Items before the framework field, version and kind included: the array header without it. */
   readonly length: number;
@@ -79,17 +100,27 @@ function layout<R extends CallRecord>(
   kind: R['kind'],
   name: string,
   correlated: boolean,
+  routed: boolean,
   scoped: boolean,
 ): CallLayout<R> {
-  return { kind, name, correlated, scoped, length: 5 + Number(correlated) + Number(scoped) };
+  const length = 5 + Number(correlated) + Number(routed) + Number(scoped);
+  return { kind, name, correlated, routed, scoped, length };
 }
 
-export const SEND_LAYOUT = layout<SendRecord>(RecordKind.Send, 'send', false, false);
-export const REQUEST_LAYOUT = layout<RequestRecord>(RecordKind.Request, 'request', true, false);
-export const MESH_SEND_LAYOUT = layout<MeshSendRecord>(RecordKind.MeshSend, 'mesh send', false, true);
+export const SEND_LAYOUT = layout<SendRecord>(RecordKind.Send, 'send', false, false, false);
+export const REQUEST_LAYOUT = layout<RequestRecord>(RecordKind.Request, 'request', true, false, false);
+export const MESH_SEND_LAYOUT = layout<MeshSendRecord>(RecordKind.MeshSend, 'mesh send', false, false, true);
 export const MESH_REQUEST_LAYOUT = layout<MeshRequestRecord>(
   RecordKind.MeshRequest,
   'mesh request',
+  true,
+  false,
+  true,
+);
+export const MESH_ROUTED_REQUEST_LAYOUT = layout<MeshRoutedRequestRecord>(
+  RecordKind.MeshRoutedRequest,
+  'mesh routed request',
+  true,
   true,
   true,
 );
@@ -103,12 +134,13 @@ const NIL = Uint8Array.of(0xc0);
  * Writes one call record by hand: the payload is copied once instead of msgpackr packing it again
  * as a bin. The bytes are exactly those of `packr.pack([WIRE_VERSION, kind, ...slots])` (property
  * tests hold them to it); `fields`, the encoded framework field (`encodeFrameworkFields`), is one
- * more trailing item when present. `correlation` is read only for a correlated layout, `channel`
- * only for a scoped one. Never throws for a valid layout.
+ * more trailing item when present. `correlation` is read only for a correlated layout, `origin`
+ * only for a routed one, `channel` only for a scoped one. Never throws for a valid layout.
  */
 export function encodeCall(
   l: CallLayout,
   correlation: number,
+  origin: string | undefined,
   channel: string | undefined,
   packet: string,
   metadata: Uint8Array | undefined,
@@ -118,26 +150,32 @@ export function encodeCall(
   if (l.correlated && correlation > MAX_UINT32) {
     // msgpackr writes integers past 32 bits as float64; such rare records are left to it.
     const items: unknown[] = [WIRE_VERSION, l.kind, correlation];
+    if (l.routed) items.push(origin);
     if (l.scoped) items.push(channel ?? null);
     items.push(packet, metadata ?? null, payload);
     return withFrameworkFields(packr.pack(items), fields);
   }
+  const from = l.routed ? strBytes(origin as string) : undefined;
   const scope = l.scoped ? (channel === undefined ? NIL : strBytes(channel)) : undefined;
   const name = strBytes(packet);
   let size = 3 + name.length + write.optionalBinSize(metadata) + write.binSize(payload);
   if (l.correlated) size += write.uintSize(correlation);
+  if (from !== undefined) size += from.length;
   if (scope !== undefined) size += scope.length;
   const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
   let at = write.head(out, fields === undefined ? l.length : l.length + 1, WIRE_VERSION, l.kind);
   if (l.correlated) at = write.uint(out, at, correlation);
-  if (scope !== undefined) {
-    out.set(scope, at);
-    at += scope.length;
-  }
+  if (from !== undefined) at = put(out, at, from);
+  if (scope !== undefined) at = put(out, at, scope);
   out.set(name, at);
   at = write.bin(out, write.optionalBin(out, at + name.length, metadata), payload);
   if (fields !== undefined) out.set(fields, at);
   return out;
+}
+
+function put(out: Buffer, at: number, bytes: Uint8Array): number {
+  out.set(bytes, at);
+  return at + bytes.length;
 }
 
 export function encodeSend(
@@ -146,7 +184,7 @@ export function encodeSend(
   payload: Uint8Array,
   fields?: Uint8Array,
 ): Uint8Array {
-  return encodeCall(SEND_LAYOUT, 0, undefined, packet, metadata, payload, fields);
+  return encodeCall(SEND_LAYOUT, 0, undefined, undefined, packet, metadata, payload, fields);
 }
 
 export function encodeRequest(
@@ -156,7 +194,7 @@ export function encodeRequest(
   payload: Uint8Array,
   fields?: Uint8Array,
 ): Uint8Array {
-  return encodeCall(REQUEST_LAYOUT, correlation, undefined, packet, metadata, payload, fields);
+  return encodeCall(REQUEST_LAYOUT, correlation, undefined, undefined, packet, metadata, payload, fields);
 }
 
 export function encodeMeshSend(
@@ -166,7 +204,7 @@ export function encodeMeshSend(
   payload: Uint8Array,
   fields?: Uint8Array,
 ): Uint8Array {
-  return encodeCall(MESH_SEND_LAYOUT, 0, channel, packet, metadata, payload, fields);
+  return encodeCall(MESH_SEND_LAYOUT, 0, undefined, channel, packet, metadata, payload, fields);
 }
 
 export function encodeMeshRequest(
@@ -177,7 +215,32 @@ export function encodeMeshRequest(
   payload: Uint8Array,
   fields?: Uint8Array,
 ): Uint8Array {
-  return encodeCall(MESH_REQUEST_LAYOUT, correlation, channel, packet, metadata, payload, fields);
+  return encodeCall(MESH_REQUEST_LAYOUT, correlation, undefined, channel, packet, metadata, payload, fields);
+}
+
+/**
+ * A mesh request whose reply goes to `origin` (this node's NodeRid when it starts the call) under
+ * `correlation`, wherever the request is relayed; see `MeshRoutedRequestRecord`.
+ */
+export function encodeMeshRoutedRequest(
+  correlation: number,
+  origin: string,
+  channel: string | undefined,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeCall(
+    MESH_ROUTED_REQUEST_LAYOUT,
+    correlation,
+    origin,
+    channel,
+    packet,
+    metadata,
+    payload,
+    fields,
+  );
 }
 
 // --- decoding -------------------------------------------------------------------------------
@@ -194,17 +257,29 @@ export function readCall<R extends CallRecord>(l: CallLayout<R>, v: readonly unk
   let at = 2;
   const correlation = l.correlated ? v[at++] : 0;
   if (l.correlated && !isCorrelation(correlation)) return { reason: `${l.name} without a valid correlation` };
+  const origin = l.routed ? v[at++] : '';
   const scope = l.scoped ? v[at++] : null;
   const packet = v[at];
   const metadata = v[at + 1];
   const payload = v[at + 2];
   const trace = trailingTrace(v, l.length);
-  if (trace === false || !isScope(scope) || !isStr(packet) || !isMetadata(metadata) || !isBytes(payload)) {
+  if (
+    trace === false ||
+    !isStr(origin) ||
+    !isScope(scope) ||
+    !isStr(packet) ||
+    !isMetadata(metadata) ||
+    !isBytes(payload)
+  ) {
     const reason = `malformed ${l.name} record`;
-    return l.correlated ? { reason, correlation: correlation as number } : { reason };
+    // A routed request's correlation is its origin's, and the previous hop is not the origin: a
+    // decode error sent back there could settle an unrelated call of the relay's own.
+    return l.correlated && !l.routed ? { reason, correlation: correlation as number } : { reason };
   }
+  if (l.routed && origin.length === 0) return { reason: `${l.name} without an origin` };
   const id = correlation as number;
-  return callRecord(l.kind, id, scope ?? undefined, packet, metadata ?? undefined, payload, trace) as R;
+  const md = metadata ?? undefined;
+  return callRecord(l.kind, id, origin, scope ?? undefined, packet, md, payload, trace) as R;
 }
 
 /**
@@ -214,6 +289,7 @@ export function readCall<R extends CallRecord>(l: CallLayout<R>, v: readonly unk
 export function callRecord(
   kind: CallRecord['kind'],
   correlation: number,
+  origin: string,
   channel: string | undefined,
   packet: string,
   metadata: Uint8Array | undefined,
@@ -230,5 +306,7 @@ export function callRecord(
       return { kind, channel, packet, metadata, payload, trace };
     case RecordKind.MeshRequest:
       return { kind, correlation, channel, packet, metadata, payload, trace };
+    case RecordKind.MeshRoutedRequest:
+      return { kind, correlation, origin, channel, packet, metadata, payload, trace };
   }
 }

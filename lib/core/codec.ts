@@ -21,6 +21,8 @@ export const RecordKind = {
   MeshPing: 23,
   MeshSend: 24,
   MeshRequest: 25,
+  /** A MeshRequest that carries its reply route: the answer goes to `origin`, not the previous hop. */
+  MeshRoutedRequest: 27,
   FanoutEvent: 30,
   FanoutBeacon: 31,
 } as const;

@@ -36,7 +36,10 @@ export function readLoneCall(frame: Uint8Array): RequestRecord | ReplyRecord | M
 const isLone = (frame: Uint8Array, l: CallLayout): boolean =>
   frame[0] === (0x90 | l.length) && frame[2] === l.kind;
 
-/** A request of `l`, slot by slot as `readCall` (call-records.ts) reads it; `undefined` hands it to msgpackr. */
+/**
+ * A request of `l`, slot by slot as `readCall` (call-records.ts) reads it; `undefined` hands it to
+ * msgpackr. Routed requests stay on that path: their origin would evict the reader's last string.
+ */
 function readRequest<R extends RequestRecord | MeshRequestRecord>(
   frame: Uint8Array,
   l: CallLayout<R>,
@@ -52,6 +55,7 @@ function readRequest<R extends RequestRecord | MeshRequestRecord>(
   return callRecord(
     l.kind,
     id,
+    '',
     channel ?? undefined,
     packet as string,
     metadata ?? undefined,

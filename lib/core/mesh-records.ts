@@ -1,7 +1,9 @@
 import {
   MESH_REQUEST_LAYOUT,
+  MESH_ROUTED_REQUEST_LAYOUT,
   MESH_SEND_LAYOUT,
   type MeshRequestRecord,
+  type MeshRoutedRequestRecord,
   type MeshSendRecord,
   readCall,
 } from './call-records.js';
@@ -19,8 +21,10 @@ import { isValidWeight } from './option-checks.js';
 
 export {
   type MeshRequestRecord,
+  type MeshRoutedRequestRecord,
   type MeshSendRecord,
   encodeMeshRequest,
+  encodeMeshRoutedRequest,
   encodeMeshSend,
 } from './call-records.js';
 
@@ -61,7 +65,8 @@ export interface MeshPingRecord {
   readonly kind: typeof RecordKind.MeshPing;
 }
 
-export type MeshRecord = MeshStateRecord | MeshPingRecord | MeshSendRecord | MeshRequestRecord;
+export type MeshRecord =
+  MeshStateRecord | MeshPingRecord | MeshSendRecord | MeshRequestRecord | MeshRoutedRequestRecord;
 
 const OBJECT_ROLES: readonly ObjectRole[] = ['none', 'client', 'server'];
 
@@ -104,6 +109,8 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
       return readCall(MESH_REQUEST_LAYOUT, v);
     case RecordKind.MeshSend:
       return readCall(MESH_SEND_LAYOUT, v);
+    case RecordKind.MeshRoutedRequest:
+      return readCall(MESH_ROUTED_REQUEST_LAYOUT, v);
     case RecordKind.MeshPing:
       return v.length === 2 ? { kind: RecordKind.MeshPing } : { reason: 'malformed mesh ping record' };
     case RecordKind.MeshHello:

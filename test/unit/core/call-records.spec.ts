@@ -3,17 +3,21 @@ import fc from 'fast-check';
 import {
   type CallLayout,
   MESH_REQUEST_LAYOUT,
+  MESH_ROUTED_REQUEST_LAYOUT,
   MESH_SEND_LAYOUT,
   REQUEST_LAYOUT,
   SEND_LAYOUT,
   encodeCall,
 } from '../../../lib/core/call-records.js';
 import {
+  RecordKind,
   WIRE_VERSION,
   decodeFrame,
   decodeRecords,
   encodeFrameworkFields,
+  encodeMeshRoutedRequest,
   encodePayload,
+  joinRecords,
 } from '../../../lib/core/index.js';
 
 /**
@@ -27,6 +31,7 @@ const LAYOUTS: [string, CallLayout][] = [
   ['Request', REQUEST_LAYOUT],
   ['MeshSend', MESH_SEND_LAYOUT],
   ['MeshRequest', MESH_REQUEST_LAYOUT],
+  ['MeshRoutedRequest', MESH_ROUTED_REQUEST_LAYOUT],
 ];
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -45,6 +50,15 @@ const correlation = fc.oneof(
 );
 const trace = encodeFrameworkFields('00-' + 'a'.repeat(32) + '-' + 'b'.repeat(16) + '-01', 'k=v');
 
+/** The record array `l` stands for, up to the packet. */
+function head(l: CallLayout, id: number, channel: string | undefined): unknown[] {
+  const items: unknown[] = [WIRE_VERSION, l.kind];
+  if (l.correlated) items.push(id);
+  if (l.routed) items.push('node-origin');
+  if (l.scoped) items.push(channel ?? null);
+  return items;
+}
+
 describe.each(LAYOUTS)('%s through encodeCall', (_name, l) => {
   it('is byte for byte the msgpackr record array, and reads back alike on both paths (property)', () => {
     fc.assert(
@@ -57,11 +71,8 @@ describe.each(LAYOUTS)('%s through encodeCall', (_name, l) => {
         fc.boolean(),
         (id, channel, packet, metadata, payload, traced) => {
           const fields = traced ? trace : undefined;
-          const record = encodeCall(l, id, channel, packet, metadata, payload, fields);
-          const items: unknown[] = [WIRE_VERSION, l.kind];
-          if (l.correlated) items.push(id);
-          if (l.scoped) items.push(channel ?? null);
-          items.push(packet, metadata ?? null, payload);
+          const record = encodeCall(l, id, 'node-origin', channel, packet, metadata, payload, fields);
+          const items = [...head(l, id, channel), packet, metadata ?? null, payload];
           if (fields) items.push({ tp: '00-' + 'a'.repeat(32) + '-' + 'b'.repeat(16) + '-01', ts: 'k=v' });
           expect(hex(record)).toBe(hex(encodePayload(items)));
           const fast = decodeFrame(record);
@@ -70,6 +81,7 @@ describe.each(LAYOUTS)('%s through encodeCall', (_name, l) => {
           expect(slow.malformed).toEqual([]);
           expect(slow.records[0]).toMatchObject({ kind: l.kind, packet, metadata, payload });
           if (l.correlated) expect(slow.records[0]).toMatchObject({ correlation: id });
+          if (l.routed) expect(slow.records[0]).toMatchObject({ origin: 'node-origin' });
           if (l.scoped) expect(slow.records[0]).toMatchObject({ channel });
           else expect(slow.records[0]).not.toHaveProperty('channel');
         },
@@ -81,30 +93,55 @@ describe.each(LAYOUTS)('%s through encodeCall', (_name, l) => {
   it('payloads of every bin header size are the msgpackr bytes', () => {
     for (const size of [0, 0xff, 0x100, 0xffff, 0x10000]) {
       const payload = new Uint8Array(size).fill(7);
-      const record = encodeCall(l, 5, 'ch', 'p', payload, payload, undefined);
-      const items = [WIRE_VERSION, l.kind, ...(l.correlated ? [5] : []), ...(l.scoped ? ['ch'] : []), 'p'];
-      expect(hex(record)).toBe(hex(encodePayload([...items, payload, payload])));
+      const record = encodeCall(l, 5, 'node-origin', 'ch', 'p', payload, payload, undefined);
+      expect(hex(record)).toBe(hex(encodePayload([...head(l, 5, 'ch'), 'p', payload, payload])));
       expect(decodeFrame(record).records[0]).toMatchObject({ packet: 'p' });
     }
   });
 
-  it('a record short of its payload is refused, keeping a request correlation', () => {
-    const record = encodeCall(l, 9, 'ch', 'p', undefined, Uint8Array.of(1), undefined);
-    const items = [
-      WIRE_VERSION,
-      l.kind,
-      ...(l.correlated ? [9] : []),
-      ...(l.scoped ? ['ch'] : []),
-      'p',
-      null,
-    ];
-    const decoded = decodeFrame(encodePayload(items));
+  it('a record short of its payload is refused, keeping the correlation of a request answered to the previous hop', () => {
+    const decoded = decodeFrame(encodePayload([...head(l, 9, 'ch'), 'p', null]));
     expect(decoded.records).toEqual([]);
-    expect(decoded.malformed).toEqual([
-      l.correlated
-        ? { reason: expect.stringMatching(/malformed/), correlation: 9 }
-        : { reason: expect.stringMatching(/malformed/) },
+    const reason = expect.stringMatching(/malformed/);
+    // A routed request's correlation is its origin's: no decode error goes to the previous hop.
+    const expected = l.correlated && !l.routed ? { reason, correlation: 9 } : { reason };
+    expect(decoded.malformed).toEqual([expected]);
+  });
+});
+
+describe('a routed request (its reply route travels with it)', () => {
+  const payload = encodePayload({ n: 1 });
+
+  it('round-trips origin and correlation, through a batch too', () => {
+    const frame = joinRecords([
+      encodeMeshRoutedRequest(41, 'node-a', 'match', 'm.join', Uint8Array.of(1), payload, trace),
+      encodeMeshRoutedRequest(2 ** 40, 'node-b', undefined, 'cmd', undefined, payload),
     ]);
-    expect(decodeFrame(record).malformed).toEqual([]);
+    const { records, malformed } = decodeFrame(frame);
+    expect(malformed).toEqual([]);
+    expect(records).toEqual([
+      {
+        kind: RecordKind.MeshRoutedRequest,
+        correlation: 41,
+        origin: 'node-a',
+        channel: 'match',
+        packet: 'm.join',
+        metadata: Buffer.of(1),
+        payload: Buffer.from(payload),
+        trace: { traceparent: expect.any(String), tracestate: 'k=v' },
+      },
+      expect.objectContaining({ correlation: 2 ** 40, origin: 'node-b', channel: undefined, packet: 'cmd' }),
+    ]);
+  });
+
+  it.each<[string, unknown]>([
+    ['an empty origin', ''],
+    ['a numeric origin', 7],
+    ['a nil origin', null],
+  ])('with %s is refused, without a correlation to answer', (_what, origin) => {
+    const record = [WIRE_VERSION, RecordKind.MeshRoutedRequest, 3, origin, null, 'p', null, payload];
+    const decoded = decodeFrame(encodePayload(record));
+    expect(decoded.records).toEqual([]);
+    expect(decoded.malformed).toEqual([{ reason: expect.stringMatching(/routed request/) }]);
   });
 });
