@@ -25,7 +25,45 @@ export const RecordKind = {
   MeshRoutedRequest: 27,
   FanoutEvent: 30,
   FanoutBeacon: 31,
+  // Reserved for the object layer (DESIGN §7 "Wire"; docs/decisions.md): numbered after the spec's
+  // commands where it numbers them. No reader exists yet: see RESERVED_KINDS.
+  SessionRelocationSeal: 42,
+  SessionRelocationSealReply: 43,
+  SessionRelocationRoute: 44,
+  MessageFollow: 50,
+  ObjectSend: 60,
+  ObjectRequest: 61,
+  ObjectReply: 62,
+  ObjectErrorReply: 63,
 } as const;
+
+/**
+ * Kinds whose number is taken but which this version cannot read. A record of one is dropped and
+ * counted like any unknown kind (never handed to a channel handler: an object message must not
+ * reach code written for channel records); its reason names it, so a mixed-version mesh says why.
+ */
+export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
+  (
+    [
+      'SessionRelocationSeal',
+      'SessionRelocationSealReply',
+      'SessionRelocationRoute',
+      'MessageFollow',
+      'ObjectSend',
+      'ObjectRequest',
+      'ObjectReply',
+      'ObjectErrorReply',
+    ] as const
+  ).map((name) => [RecordKind[name], name]),
+);
+
+/** The malformed record for a kind no reader here takes. */
+export function unreadableKind(kind: unknown): MalformedRecord {
+  const reserved = typeof kind === 'number' ? RESERVED_KINDS.get(kind) : undefined;
+  return reserved === undefined
+    ? { reason: `unknown record kind ${describeValue(kind)}` }
+    : { reason: `record kind ${kind as number} (${reserved}) is reserved; this version does not read it` };
+}
 
 export const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
 

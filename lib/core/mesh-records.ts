@@ -11,10 +11,10 @@ import {
   type MalformedRecord,
   RecordKind,
   WIRE_VERSION,
-  describeValue,
   isRevision,
   isStr,
   packr,
+  unreadableKind,
 } from './codec.js';
 import type { ObjectRole } from './mesh-options.js';
 import { isValidWeight } from './option-checks.js';
@@ -142,6 +142,6 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
       };
     }
     default:
-      return { reason: `unknown record kind ${describeValue(v[1])}` };
+      return unreadableKind(v[1]);
   }
 }

@@ -24,7 +24,7 @@ import { countMsgpackValues } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
-export { RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
+export { RESERVED_KINDS, RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
 export { type RequestRecord, type SendRecord, encodeRequest, encodeSend } from './call-records.js';
 
 /**
