@@ -10,6 +10,7 @@ import {
   strBytes,
 } from './codec.js';
 import { type TraceFields, trailingTrace, withFrameworkFields } from './framework-fields.js';
+import type { WireError } from './errors.js';
 import * as write from './msgpack-write.js';
 
 /**
@@ -21,7 +22,8 @@ import * as write from './msgpack-write.js';
  * `correlation` is a request's; `origin` the NodeRid its reply goes to when that need not be the
  * previous hop (a relayed request: correlation and origin together are its reply route); `scope`
  * is RouteMesh's ChannelName, nil for Node direct. Payload and
- * metadata are already encoded (`bin`), so relays never re-encode them. Replies are in wire.ts.
+ * metadata are already encoded (`bin`), so relays never re-encode them. The replies that end a
+ * request are declared here too (the lone-call fast path reads them); wire.ts writes and reads them.
  */
 
 export interface SendRecord {
@@ -83,6 +85,18 @@ export interface MeshRoutedRequestRecord {
 
 export type CallRecord =
   SendRecord | RequestRecord | MeshSendRecord | MeshRequestRecord | MeshRoutedRequestRecord;
+
+export interface ReplyRecord {
+  readonly kind: typeof RecordKind.Reply;
+  readonly correlation: number;
+  readonly payload: Uint8Array;
+}
+
+export interface ErrorReplyRecord {
+  readonly kind: typeof RecordKind.ErrorReply;
+  readonly correlation: number;
+  readonly error: WireError;
+}
 
 /** Which slots a call record kind has; one constant per kind, so the hot path allocates nothing for it. */
 export interface CallLayout<R extends CallRecord = CallRecord> {

@@ -1,4 +1,7 @@
+import type { DeliveryResult, RouteKind } from './outcomes.js';
 import { ZLinkMetrics } from './metrics.js';
+
+export type { DeliveryResult, RouteKind } from './outcomes.js';
 
 /**
  * Observability events: the one place where every event kind is defined and counted.
@@ -6,19 +9,6 @@ import { ZLinkMetrics } from './metrics.js';
  * built only while a listener asked for them (`perMessage`), so they cost a branch otherwise;
  * their counts live in `ZLinkMetrics`, bumped where the work happens.
  */
-export type RouteKind = 'client-server' | 'route-mesh' | 'fanout';
-
-/** What happened to a received business record (02 §9 "handler delivery result"). */
-export type DeliveryResult =
-  | 'ok'
-  | 'no_handler'
-  | 'decode_error'
-  | 'handler_error'
-  | 'reply_error'
-  | 'drop'
-  | 'rejected'
-  | 'protocol_error';
-
 export type ZLinkEvent =
   | {
       readonly type: 'delivery';

@@ -1,14 +1,14 @@
 import {
   type CallLayout,
   MESH_REQUEST_LAYOUT,
+  type MeshRequestRecord,
   REQUEST_LAYOUT,
+  type ReplyRecord,
   type RequestRecord,
   callRecord,
 } from './call-records.js';
-import type { MeshRequestRecord } from './call-records.js';
 import { RecordKind, WIRE_VERSION } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
-import type { ReplyRecord } from './wire.js';
 
 const reader = new MsgpackReader();
 

@@ -1,5 +1,5 @@
 import { isZLinkError } from './errors.js';
-import type { DeliveryResult, RouteKind } from './events.js';
+import type { DeliveryResult, RouteKind } from './outcomes.js';
 
 /**
  * Counters and latency histograms per channel, kept where the work happens: each send path and

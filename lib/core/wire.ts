@@ -12,7 +12,9 @@ import {
   packr,
 } from './codec.js';
 import {
+  type ErrorReplyRecord,
   REQUEST_LAYOUT,
+  type ReplyRecord,
   type RequestRecord,
   SEND_LAYOUT,
   type SendRecord,
@@ -25,7 +27,14 @@ import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
 export { RESERVED_KINDS, RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
-export { type RequestRecord, type SendRecord, encodeRequest, encodeSend } from './call-records.js';
+export {
+  type ErrorReplyRecord,
+  type ReplyRecord,
+  type RequestRecord,
+  type SendRecord,
+  encodeRequest,
+  encodeSend,
+} from './call-records.js';
 
 /**
  * Wire records. Every record is one msgpack array `[version, kind, ...fields]`; a zeromq message
@@ -61,18 +70,6 @@ export interface WelcomeRecord extends ServerState {
 /** Server → client control record: a weight or drain change (03 §6, manual clients learn it here). */
 export interface StateRecord extends ServerState {
   readonly kind: typeof RecordKind.State;
-}
-
-export interface ReplyRecord {
-  readonly kind: typeof RecordKind.Reply;
-  readonly correlation: number;
-  readonly payload: Uint8Array;
-}
-
-export interface ErrorReplyRecord {
-  readonly kind: typeof RecordKind.ErrorReply;
-  readonly correlation: number;
-  readonly error: WireError;
 }
 
 export type WireRecord =
