@@ -51,6 +51,12 @@ export interface MeshNodeState {
   readonly memberships: readonly MeshMembership[];
   /** Grows with every membership change within one generation; peers apply only a larger one. */
   readonly revision: number;
+  /**
+   * The object types (Spot and Actor type names) this node hosts as an Object Server; absent when
+   * it hosts none. On the wire the first field after `revision`, written only when not empty, so a
+   * node hosting none sends the record older versions send.
+   */
+  readonly objectTypes?: readonly string[];
 }
 
 type StateKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome | typeof RecordKind.MeshState;
@@ -80,6 +86,7 @@ export function encodeMeshState(kind: StateKind, s: MeshNodeState): Uint8Array {
     s.objectRole,
     s.memberships.map((m) => [m.channel, m.weight, m.draining]),
     s.revision,
+    ...(s.objectTypes?.length ? [s.objectTypes] : []),
   ]);
 }
 
@@ -87,6 +94,13 @@ const PING = packr.pack([WIRE_VERSION, RecordKind.MeshPing]);
 
 export function encodeMeshPing(): Uint8Array {
   return PING;
+}
+
+/** Non-empty type names; `undefined` when the field is not that (the record is then malformed). */
+function readObjectTypes(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  for (const t of value as unknown[]) if (!isStr(t) || t.length === 0) return undefined;
+  return value as string[];
 }
 
 /** Entries may grow like the record holding them: a later version's fields after `draining` are ignored. */
@@ -116,8 +130,9 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
     case RecordKind.MeshHello:
     case RecordKind.MeshWelcome:
     case RecordKind.MeshState: {
-      const [, kind, mesh, rid, generation, objectRole, memberships, revision] = v;
+      const [, kind, mesh, rid, generation, objectRole, memberships, revision, types] = v;
       const list = readMemberships(memberships);
+      const objectTypes = v.length > 8 ? readObjectTypes(types) : undefined;
       // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's, ignored.
       if (
         v.length < 8 ||
@@ -127,7 +142,8 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         !isStr(generation) ||
         !OBJECT_ROLES.includes(objectRole as ObjectRole) ||
         !list ||
-        !isRevision(revision)
+        !isRevision(revision) ||
+        (v.length > 8 && !objectTypes)
       ) {
         return { reason: 'malformed mesh node state record' };
       }
@@ -139,6 +155,7 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         objectRole: objectRole as ObjectRole,
         memberships: list,
         revision,
+        ...(objectTypes && { objectTypes }),
       };
     }
     default:

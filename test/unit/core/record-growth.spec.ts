@@ -40,13 +40,15 @@ const packr = new Packr({ useRecords: false });
 /** The record array as the encoder writes it. */
 const fieldsOf = (record: Uint8Array): unknown[] => packr.unpack(record) as unknown[];
 
+/** Each record with all the fields it has today (mesh states: their optional object types too). */
+const hosting: MeshNodeState = { ...node, objectTypes: ['room', 'player'] };
 const cases: [string, Uint8Array][] = [
   ['Hello', encodeHello('orders', 'client-1')],
   ['Welcome', encodeServerState(RecordKind.Welcome, server)],
   ['State', encodeServerState(RecordKind.State, server)],
-  ['MeshHello', encodeMeshState(RecordKind.MeshHello, node)],
-  ['MeshWelcome', encodeMeshState(RecordKind.MeshWelcome, node)],
-  ['MeshState', encodeMeshState(RecordKind.MeshState, node)],
+  ['MeshHello', encodeMeshState(RecordKind.MeshHello, hosting)],
+  ['MeshWelcome', encodeMeshState(RecordKind.MeshWelcome, hosting)],
+  ['MeshState', encodeMeshState(RecordKind.MeshState, hosting)],
 ];
 
 describe('handshake and state records with fields this version does not know', () => {
@@ -86,9 +88,10 @@ describe('handshake and state records with fields this version does not know', (
     });
   });
 
-  it.each(cases)('%s short of a field is refused (dropped as malformed)', (_name, record) => {
+  it.each(cases)('%s short of a required field is refused (dropped as malformed)', (_name, record) => {
     const fields = fieldsOf(record);
-    for (let n = 2; n < fields.length; n++) {
+    const required = fields.length === 9 ? 8 : fields.length; // a mesh state's object types are optional
+    for (let n = 2; n < required; n++) {
       const decoded = decodeFrame(encodePayload(fields.slice(0, n)));
       expect(decoded.records).toEqual([]);
       expect(decoded.malformed).toHaveLength(1);
@@ -109,5 +112,34 @@ describe('handshake and state records with fields this version does not know', (
     for (let len = 0; len < grown.length; len++) {
       expect(decodeFrame(grown.subarray(0, len)).records).toEqual([]);
     }
+  });
+});
+
+describe('the first grown field: the object types a mesh node hosts', () => {
+  it('round-trips after revision, and is not written when there are none', () => {
+    for (const kind of [RecordKind.MeshHello, RecordKind.MeshWelcome, RecordKind.MeshState] as const) {
+      expect(decodeFrame(encodeMeshState(kind, hosting)).records).toEqual([{ kind, ...hosting }]);
+      expect(fieldsOf(encodeMeshState(kind, hosting))).toHaveLength(9);
+      const none = encodeMeshState(kind, { ...node, objectTypes: [] });
+      expect(Buffer.from(none).equals(Buffer.from(encodeMeshState(kind, node)))).toBe(true);
+      expect(decodeFrame(none).records[0]).not.toHaveProperty('objectTypes');
+    }
+  });
+
+  it('fields after it are still ignored', () => {
+    const grown = encodePayload([...fieldsOf(encodeMeshState(RecordKind.MeshState, hosting)), 'later']);
+    expect(decodeFrame(grown).records).toEqual([{ kind: RecordKind.MeshState, ...hosting }]);
+  });
+
+  it.each<[string, unknown]>([
+    ['a string', 'room'],
+    ['an empty name', ['room', '']],
+    ['a numeric name', [3]],
+    ['nil', null],
+  ])('as %s makes the record malformed', (_what, types) => {
+    const record = [...fieldsOf(encodeMeshState(RecordKind.MeshHello, node)), types];
+    const decoded = decodeFrame(encodePayload(record));
+    expect(decoded.records).toEqual([]);
+    expect(decoded.malformed).toEqual([{ reason: 'malformed mesh node state record' }]);
   });
 });
