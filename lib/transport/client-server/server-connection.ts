@@ -12,12 +12,17 @@ import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 import { clientDealer } from '../sockets.js';
+import {
+  CONNECTING,
+  type ConnectionEvent,
+  type ConnectionState,
+  isConnected,
+  isConnecting,
+  transition,
+} from './server-connection-state.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
-/** Wait before replacing a lost connection's DEALER: doubles per failure, back to the start on a welcome. */
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5000;
 /** How often a retiring connection looks whether its last request has ended. */
 const RETIRE_POLL_MS = 50;
 
@@ -43,27 +48,21 @@ export interface ServerConnectionConfig {
  * It becomes ready only after the server confirmed ChannelName, Server RID, lifecycle generation,
  * weight and drain state on this very connection (03 §3.2); it leaves readiness when the
  * connection drops, and every request it carried ends `RouteError` then — none is resent.
+ * Its states and their order are `server-connection-state.ts`; this class runs their effects.
  */
 export class ServerConnection {
-  /** The current DEALER; replaced after every lost connection (see `onDisconnected`). */
+  /** The current DEALER; replaced after every lost connection (see `readOut`). */
   private dealer: Dealer;
   /** What the current DEALER's receive loop has taken. */
   private reads = new ReadProgress();
   readonly pump: SocketPump;
   private server: ServerState | undefined;
-  private connected = false;
-  private isReady = false;
+  private current: ConnectionState = CONNECTING;
+  /** Runs while `handshaking`. */
   private helloTimer: NodeJS.Timeout | undefined;
+  /** Runs while `lost`, once the lost DEALER was read out. */
   private reconnectTimer: NodeJS.Timeout | undefined;
-  private reconnectDelay = RECONNECT_MIN_MS;
-  /** The server answered for another channel: this endpoint will never be a candidate. */
-  private mismatched = false;
   private readonly loops = new Set<Promise<void>>();
-  private closed = false;
-  /** Leaving for good (its descriptor is gone): never ready again, closes once its requests end. */
-  private retiring = false;
-  /** The server's identity is not (yet) one discovery listed: connected, but not a candidate. */
-  private unconfirmed = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
     this.dealer = clientDealer(config.endpoint);
@@ -87,17 +86,17 @@ export class ServerConnection {
   }
 
   get ready(): boolean {
-    return this.isReady;
+    return this.current.status === 'ready';
   }
 
   /** Still on its way to ready (a server that answered for another channel never will be). */
   get connecting(): boolean {
-    return !this.isReady && !this.mismatched && !this.closed && !this.retiring;
+    return isConnecting(this.current);
   }
 
   /** Connected and answering, but with an identity discovery does not list (yet). */
   get isUnconfirmed(): boolean {
-    return this.unconfirmed;
+    return this.current.status === 'unconfirmed';
   }
 
   /**
@@ -105,17 +104,10 @@ export class ServerConnection {
    * no longer be (not a candidate). Descriptor state with a larger revision applies like a State record.
    */
   recheck(listed: ServerState | undefined): void {
-    if (this.closed || this.retiring || !this.server) return;
+    const { status } = this.current;
+    if (status === 'closed' || status === 'retiring' || !this.server) return;
     if (listed) this.applyState(listed);
-    const ok = this.config.accepts(this.server, this.server);
-    if (ok && this.unconfirmed && this.connected) {
-      this.unconfirmed = false;
-      this.becomeReady(this.server);
-    } else if (!ok && this.isReady) {
-      this.unconfirmed = true;
-      this.isReady = false;
-      this.config.onChange();
-    }
+    this.apply({ type: 'recheck', accepted: this.config.accepts(this.server, this.server) });
   }
 
   /**
@@ -124,22 +116,11 @@ export class ServerConnection {
    * is left ends `RouteError`. Never resends anything.
    */
   async retire(maxWaitMs: number): Promise<void> {
-    if (this.retiring || this.closed) return;
-    this.retiring = true;
-    const wasReady = this.isReady;
-    this.isReady = false;
-    if (wasReady) {
-      const { channel, endpoint, events } = this.config;
-      if (this.server) events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
-      this.config.onChange();
-    }
+    const { status } = this.current;
+    if (status === 'retiring' || status === 'closed') return;
+    this.apply({ type: 'retire' });
     const deadline = Date.now() + maxWaitMs;
-    while (
-      this.connected &&
-      !this.closed &&
-      Date.now() < deadline &&
-      this.config.pending.countRoute(this) > 0
-    ) {
+    while (isConnected(this.current) && Date.now() < deadline && this.config.pending.countRoute(this) > 0) {
       await new Promise((r) => setTimeout(r, RETIRE_POLL_MS));
     }
     await this.close();
@@ -159,10 +140,9 @@ export class ServerConnection {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.apply({ type: 'close' });
     this.stopHello();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.isReady = false;
     this.pump.close();
     if (!this.dealer.closed) this.dealer.close();
     await Promise.all([...this.loops]);
@@ -189,23 +169,59 @@ export class ServerConnection {
       while (!events.closed) {
         const event = await events.receive();
         if (dealer !== this.dealer) continue;
-        if (event.type === 'handshake') this.onConnected();
-        else if (event.type === 'disconnect') this.onDisconnected();
+        if (event.type === 'handshake') this.apply({ type: 'connected' });
+        else if (event.type === 'disconnect') this.apply({ type: 'disconnected' });
       }
     } catch {
       // The observer closed with its socket.
     }
   }
 
-  private onConnected(): void {
-    if (this.closed) return;
-    this.connected = true;
-    this.sayHello();
+  /** Moves to the next state (see `transition`) and runs what entering it does; an ignored event runs nothing. */
+  private apply(event: ConnectionEvent): void {
+    const from = this.current;
+    const to = transition(from, event);
+    if (to === from) return;
+    this.current = to;
+    if (from.status === 'handshaking') this.stopHello();
+    const { channel, endpoint, events } = this.config;
+    switch (to.status) {
+      case 'handshaking':
+        this.sayHello();
+        return;
+      case 'connecting':
+        if (from.status === 'lost') {
+          this.dealer = clientDealer(endpoint);
+          this.attach(this.dealer);
+        }
+        return;
+      case 'ready':
+        events.emit({ type: 'server_ready', channel, endpoint, ...pickState(this.server as ServerState) });
+        break;
+      case 'unconfirmed':
+        if (from.status !== 'ready') return;
+        break;
+      case 'lost':
+        if (from.status === 'lost') return; // what it remembers changed, nothing else
+        this.readOut();
+        break;
+      case 'retiring':
+        if (from.status === 'retiring')
+          this.readOut(); // its connection dropped
+        else if (from.status !== 'ready') return;
+        break;
+      default:
+        return; // mismatched (the welcome reports it), closed (`close` runs its effects)
+    }
+    if (from.status === 'ready' && to.status !== 'unconfirmed' && this.server) {
+      events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
+    }
+    this.config.onChange();
   }
 
   private sayHello(): void {
     this.stopHello();
-    if (this.closed || !this.connected || this.isReady) return;
+    if (this.current.status !== 'handshaking') return;
     this.pump.force(encodeHello(this.config.channel, this.config.clientId));
     this.helloTimer = setTimeout(() => this.sayHello(), HELLO_RETRY_MS);
   }
@@ -215,19 +231,14 @@ export class ServerConnection {
     this.helloTimer = undefined;
   }
 
-  private onDisconnected(): void {
-    if (this.closed) return;
-    this.connected = false;
-    this.unconfirmed = false;
-    this.stopHello();
-    const wasReady = this.isReady;
-    this.isReady = false;
+  /** The connection dropped: reads out and closes its DEALER, then (while `lost`) waits to replace it. */
+  private readOut(): void {
     this.pump.purge();
     // A write blocked on the lost connection would still go out to whoever answers on this endpoint
     // next (a restarted server, another generation) after its request already ended RouteError.
     // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7);
     // until then the old one stops reconnecting. Replies that arrived before the loss are read first.
-    const { channel, endpoint } = this.config;
+    const { endpoint } = this.config;
     const { dealer, reads } = this;
     try {
       dealer.disconnect(endpoint);
@@ -242,56 +253,30 @@ export class ServerConnection {
       );
       // The replacement waits a growing delay: an endpoint that accepts TCP but fails every
       // handshake must not turn into a storm of new sockets.
-      if (this.closed) return;
+      const lost = this.current;
+      if (lost.status !== 'lost') return; // closed, or retiring (it closes, never reconnects)
       this.reconnectTimer = setTimeout(() => {
         this.reconnectTimer = undefined;
-        if (this.closed) return;
-        this.dealer = clientDealer(endpoint);
-        this.attach(this.dealer);
-      }, this.reconnectDelay);
-      this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+        this.apply({ type: 'reconnect' });
+      }, lost.delayMs);
     });
-    if (wasReady && this.server) {
-      this.config.events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
-    }
-    this.config.onChange();
   }
 
   private welcome(state: ServerState): void {
     const { channel, endpoint } = this.config;
-    if (state.channel !== channel) {
-      // The answer is definitive for this connection: stop repeating hello (a reconnect starts over).
-      this.stopHello();
-      this.mismatched = true;
-      this.protocolError(`server at ${endpoint} serves '${state.channel}', not '${channel}'`);
-      return;
-    }
+    const channelMatches = state.channel === channel;
     const previous = this.server;
-    // A welcome from the same generation never rolls state back (03 §4.2).
-    if (previous && previous.generation === state.generation && state.revision < previous.revision)
-      state = previous;
-    this.server = state;
-    this.mismatched = false;
-    this.stopHello();
-    if (this.retiring || !this.connected) return;
-    this.reconnectDelay = RECONNECT_MIN_MS;
-    // Found in the store is not yet ready: the identity on this very connection must be a listed one.
-    this.unconfirmed = !this.config.accepts(state, previous);
-    if (this.unconfirmed) {
-      if (this.isReady) {
-        this.isReady = false;
-        this.config.onChange();
-      }
-      return;
+    if (channelMatches) {
+      // A welcome from the same generation never rolls state back (03 §4.2).
+      if (previous && previous.generation === state.generation && state.revision < previous.revision)
+        state = previous;
+      this.server = state;
     }
-    this.becomeReady(state);
-  }
-
-  private becomeReady(state: ServerState): void {
-    const { channel, endpoint, events } = this.config;
-    this.isReady = true;
-    events.emit({ type: 'server_ready', channel, endpoint, ...pickState(state) });
-    this.config.onChange();
+    // Found in the store is not yet ready: the identity on this very connection must be a listed one.
+    const accepted = channelMatches && this.config.accepts(state, previous);
+    this.apply({ type: 'welcome', channelMatches, accepted });
+    if (!channelMatches)
+      this.protocolError(`server at ${endpoint} serves '${state.channel}', not '${channel}'`);
   }
 
   private applyState(state: ServerState): void {
