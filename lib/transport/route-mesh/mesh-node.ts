@@ -286,18 +286,10 @@ export class MeshNode {
         const link = 'address' in event ? this.table.links.get(String(event.address)) : undefined;
         if (event.type === 'handshake') {
           if (!link) this.accepted++;
-          else {
-            link.connected = true;
-            if (link.status === 'connecting') {
-              link.status = 'handshaking';
-              this.sayHello(link);
-            }
-          }
+          else this.table.linkUp(link);
         } else if (event.type === 'disconnect') {
-          if (link) {
-            link.connected = false;
-            this.table.linkDown(link);
-          } else {
+          if (link) this.table.linkDown(link);
+          else {
             this.accepted = Math.max(0, this.accepted - 1);
             // An accepted connection is reported by our own address: ping everyone, and the pipe
             // that is gone answers EHOSTUNREACH.

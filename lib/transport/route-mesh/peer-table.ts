@@ -3,36 +3,12 @@ import {
   type MeshStateRecord,
   type ZLinkEvents,
   RecordKind,
-  compareIds,
   encodeMeshState,
 } from '../../core/index.js';
+import { OutboundLink, awaitsWelcome } from './outbound-link.js';
+import { initiatorWins } from './tie-break.js';
 
-/**
- * An outbound peer link: our ROUTER's connection to a manual peer endpoint. Its pipe is named
- * `ep:<attempt>:<endpoint>` on our side (the peer may be known by endpoint alone); the peer sees
- * our NodeRid. Every connect gets a new name: libzmq aborts the process when a connect reuses the
- * routing id of a pipe that is still being torn down.
- */
-export interface OutboundLink {
-  readonly endpoint: string;
-  /** The current attempt's pipe name. */
-  pipe: Buffer;
-  attempt: number;
-  readonly expectedRid: string | undefined;
-  /** Opened for a Location Store descriptor (not a configured peer): it goes when the descriptor does. */
-  readonly discovered: boolean;
-  /**
-   * `connecting` until zeromq reports the connection, `handshaking` until the welcome, then
-   * `ready`; `retired` when the peer's own link to us is the one kept, `refused` for good;
-   * `unconfirmed` when the node that answered is not (yet) a listed identity (see `PeerHost.accepts`).
-   */
-  status: 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused' | 'unconfirmed';
-  /** The NodeRid that answered on this link. */
-  peerRid: string | undefined;
-  /** zeromq reported the connection up (and not down since). */
-  connected: boolean;
-  helloTimer: NodeJS.Timeout | undefined;
-}
+export { OutboundLink };
 
 /** One way to reach a peer: the pipe we send to. Pending requests are tied to the route they left on. */
 export interface PeerRoute {
@@ -92,7 +68,7 @@ const runKey = (s: MeshNodeState): string => `${s.rid}\u0000${s.generation}`;
  *   generation, object role and Server memberships; a new generation replaces the old peer (its
  *   requests end `RouteError`) and is admitted only by a fresh handshake.
  * - One logical link per pair: when both nodes connected to each other, the link initiated by the
- *   byte-wise smaller NodeRid is kept; the other is retired after `RETIRE_GRACE_MS`.
+ *   byte-wise smaller NodeRid is kept (`initiatorWins`); the other is retired after `RETIRE_GRACE_MS`.
  * - A generation another one of its NodeRid replaced is not admitted again while that one is a peer
  *   (03 §7: generations are not ordered; the one that came later wins), even if its process lives.
  * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
@@ -126,17 +102,7 @@ export class PeerTable {
   }
 
   addLink(endpoint: string, expectedRid: string | undefined, discovered = false): OutboundLink {
-    const link: OutboundLink = {
-      endpoint,
-      pipe: Buffer.alloc(0),
-      attempt: this.attempts.get(endpoint) ?? 0,
-      expectedRid,
-      discovered,
-      status: 'connecting',
-      peerRid: undefined,
-      connected: false,
-      helloTimer: undefined,
-    };
+    const link = new OutboundLink(endpoint, expectedRid, discovered, this.attempts.get(endpoint) ?? 0);
     this.links.set(endpoint, link);
     return link;
   }
@@ -171,7 +137,7 @@ export class PeerTable {
       }
       // Both nodes connected to each other: keep the link the smaller NodeRid initiated (here, the peer's).
       const route: PeerRoute = { peer: existing, pipe: Buffer.from(pipe), key, link: undefined };
-      if (compareIds(existing.id, this.ownId) < 0) this.switchRoute(existing, route);
+      if (initiatorWins(existing.id, this.ownId)) this.switchRoute(existing, route);
       else {
         this.retire(route);
         // Ours is kept. The larger NodeRid connects to us while we are not its peer: at startup, or
@@ -195,31 +161,28 @@ export class PeerTable {
       if (peer && peer.state.generation === welcome.generation) this.applyState(peer, welcome);
       return;
     }
-    if (link.status !== 'handshaking' && link.status !== 'connecting') return;
-    this.stopHello(link);
+    if (!awaitsWelcome(link.status)) return;
     const refusal = this.refusal(welcome, link);
     if (refusal) {
-      link.status = 'refused';
+      link.move('refuse');
       host.disconnect(link);
       host.events.emit({ type: 'peer_refused', mesh: host.mesh, endpoint: link.endpoint, reason: refusal });
       return;
     }
     if (this.superseded.has(runKey(welcome)) || !host.accepts(link, welcome)) {
-      link.status = 'unconfirmed';
+      link.move('unlisted');
       return;
     }
-    link.peerRid = welcome.rid;
+    link.admit(welcome.rid);
     const existing = this.peers.get(welcome.rid);
     if (existing && existing.state.generation === welcome.generation) {
-      link.status = 'ready';
       const route: PeerRoute = { peer: existing, pipe: link.pipe, key: pipeKey(link.pipe), link };
       // The peer connected to us too: keep the link the smaller NodeRid initiated.
-      if (compareIds(this.ownId, existing.id) < 0) this.switchRoute(existing, route);
+      if (initiatorWins(this.ownId, existing.id)) this.switchRoute(existing, route);
       else this.retire(route);
       return;
     }
     if (existing) this.supersede(existing);
-    link.status = 'ready';
     this.admit(welcome, link.pipe, link);
   }
 
@@ -246,8 +209,7 @@ export class PeerTable {
     for (const link of this.links.values()) {
       // A link we retired in favour of the peer's own comes back: the peer may not connect again.
       if (link.peerRid === peer.rid && (link === route.link || link.status === 'retired')) {
-        this.stopHello(link);
-        link.status = 'connecting';
+        link.move('restart');
         this.host.reconnect(link);
       }
     }
@@ -255,43 +217,45 @@ export class PeerTable {
     this.announce('peer_lost', peer, reason);
   }
 
+  /** An outbound link's connection is up (zeromq reports it by endpoint): a connecting link says hello. */
+  linkUp(link: OutboundLink): void {
+    link.connected = true;
+    if (link.move('connected')) this.host.hello(link);
+  }
+
   /** An outbound link lost its connection (zeromq reports it by endpoint). */
   linkDown(link: OutboundLink): void {
-    this.stopHello(link);
+    link.connected = false;
     for (const peer of this.peers.values()) {
       if (peer.route.link === link) {
         this.lose(peer, `connection to ${link.endpoint} was lost`);
         return;
       }
     }
-    if (link.status === 'handshaking' || link.status === 'unconfirmed') link.status = 'connecting';
+    link.move('dropped');
   }
 
   /** The listed identities changed: an unconfirmed link asks again (its answer may be listed now). */
   reconfirm(link: OutboundLink): void {
-    if (link.status !== 'unconfirmed' || !link.connected) return;
-    link.status = 'handshaking';
-    this.host.hello(link);
+    if (link.connected && link.move('reconfirm')) this.host.hello(link);
   }
 
   /** A discovered link whose descriptor is gone: it closes, and a peer it carried is lost. */
   removeLink(link: OutboundLink, reason: string): void {
-    this.stopHello(link);
     if (this.links.get(link.endpoint) === link) this.links.delete(link.endpoint);
     for (const peer of this.peers.values()) if (peer.route.link === link) this.lose(peer, reason);
-    link.status = 'refused';
+    link.move('refuse');
     this.host.disconnect(link);
     if (this.attempts.size >= MAX_SUPERSEDED * 16) this.attempts.clear();
     this.attempts.set(link.endpoint, link.attempt);
   }
 
   stopHello(link: OutboundLink): void {
-    if (link.helloTimer) clearTimeout(link.helloTimer);
-    link.helloTimer = undefined;
+    link.stopHello();
   }
 
   close(): void {
-    for (const link of this.links.values()) this.stopHello(link);
+    for (const link of this.links.values()) link.stopHello();
     for (const timer of this.retiring) clearTimeout(timer);
     this.retiring.clear();
   }
@@ -343,7 +307,7 @@ export class PeerTable {
   /** Keeps a superseded route readable for the grace period, then ends what it still carries. */
   private retire(route: PeerRoute): void {
     this.routes.set(route.key, route);
-    if (route.link) route.link.status = 'retired';
+    route.link?.move('retire');
     const timer = setTimeout(() => {
       this.retiring.delete(timer);
       if (route.peer.route === route) return; // it became the current route again

@@ -70,7 +70,7 @@ function link(table: PeerTable, endpoint: string, expectedRid?: string): Outboun
   const l = table.addLink(endpoint, expectedRid);
   l.attempt = 1;
   l.pipe = Buffer.from(`ep:1:${endpoint}`, 'utf8');
-  l.status = 'handshaking';
+  table.linkUp(l);
   return l;
 }
 
