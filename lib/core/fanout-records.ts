@@ -137,7 +137,8 @@ export function decodeFanoutBeacon(frame: Uint8Array): FanoutBeaconRecord | stri
     !isStr(channel) ||
     !isStr(rid) ||
     !isStr(generation) ||
-    v.length !== 5
+    // Fields a later version appends are ignored (a beacon may grow, like the handshake records).
+    v.length < 5
   )
     return 'not a liveness beacon';
   return { kind: RecordKind.FanoutBeacon, channel, rid, generation };

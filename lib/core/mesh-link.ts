@@ -6,16 +6,16 @@ import type { ObjectRole } from './mesh-options.js';
  *
  * Every shape here is one a MeshNode already holds: a ready peer is a NodeRid with the lifecycle
  * generation, object role and (from the handshake) state it announced; records go out on the peer's
- * current route through the node's send queue. Only `PeerAddress`-pinned sends and hosted object
- * types are new: MeshNodeState does not carry `objectTypes` yet (the wire-room step adds it as a
- * trailing handshake field); until then an implementation reports `[]`.
+ * current route through the node's send queue. Only `PeerAddress`-pinned sends are new; hosted
+ * object types come from the mesh state's optional trailing `objectTypes` field (`[]` when a peer
+ * sent none, as every node of a version before the object layer does).
  */
 
 /**
- * The record kind of an object message: a mesh record kind reserved for the object layer (issue 15,
- * step 2: 42 sessionRelocationSeal, 43 its reply, 44 sessionRelocationRoute, 50 messageFollow, and
- * the rest numbered beside them). Never a channel record kind: an old node must not hand an object
- * payload to a channel handler.
+ * The record kind of an object message: one of the mesh record kinds reserved for the object layer
+ * (`RESERVED_KINDS` in codec.ts: 42 sessionRelocationSeal, 43 its reply, 44 sessionRelocationRoute,
+ * 50 messageFollow, 60–63 object send/request/reply/error reply). Never a channel record kind: an
+ * old node must not hand an object payload to a channel handler.
  */
 export type ObjectRecordKind = number;
 

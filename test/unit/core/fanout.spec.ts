@@ -88,6 +88,18 @@ describe('fanout records', () => {
     });
     expect(typeof decodeFanoutBeacon(Buffer.from([0x90]))).toBe('string');
   });
+
+  it('a beacon with fields a later version appends still reads; one short of a field does not', () => {
+    const grown = packr.pack([WIRE_VERSION, RecordKind.FanoutBeacon, 'news', 'pub-1', 'g1', 'key', 7]);
+    expect(decodeFanoutBeacon(grown)).toEqual({
+      kind: RecordKind.FanoutBeacon,
+      channel: 'news',
+      rid: 'pub-1',
+      generation: 'g1',
+    });
+    const short = packr.pack([WIRE_VERSION, RecordKind.FanoutBeacon, 'news', 'pub-1']);
+    expect(decodeFanoutBeacon(short)).toBe('not a liveness beacon');
+  });
 });
 
 describe('fanout options', () => {
