@@ -1,6 +1,7 @@
 import type { WireError } from './errors.js';
 import {
   type MalformedRecord,
+  RESERVED_KINDS,
   RecordKind,
   WIRE_VERSION,
   describeValue,
@@ -85,6 +86,18 @@ export type WireRecord =
 export interface DecodedFrame {
   readonly records: WireRecord[];
   readonly malformed: MalformedRecord[];
+  /**
+   * Only when `decodeFrame` was asked for them: the records of a kind reserved for the object layer
+   * (`RESERVED_KINDS`), which otherwise are in `malformed`. A MeshNode whose object layer listens
+   * asks; every other reader leaves them unread.
+   */
+  readonly objects?: ObjectWireRecord[];
+}
+
+/** A record of a reserved (object layer) kind: its kind and its bytes as they arrived (a view of the frame). */
+export interface ObjectWireRecord {
+  readonly kind: number;
+  readonly bytes: Uint8Array;
 }
 
 // --- encoding -------------------------------------------------------------------------------
@@ -165,10 +178,14 @@ export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
   }
 }
 
-/** Splits one frame into records; never throws. */
-export function decodeFrame(frame: Uint8Array): DecodedFrame {
+/**
+ * Splits one frame into records; never throws. With `objects`, records of a reserved kind come back
+ * whole in `objects` (only shape `[version, kind, ...]` is checked: reading them is the object
+ * layer's) instead of as malformed.
+ */
+export function decodeFrame(frame: Uint8Array, objects = false): DecodedFrame {
   const lone = readLoneCall(frame);
-  return lone === undefined ? decodeRecords(frame) : { records: [lone], malformed: NO_MALFORMED };
+  return lone === undefined ? decodeRecords(frame, objects) : { records: [lone], malformed: NO_MALFORMED };
 }
 
 /**
@@ -181,17 +198,20 @@ export const MAX_FRAME_RECORDS = 4096;
 export const MAX_FRAME_VALUES = 1 << 20;
 
 /** `decodeFrame` without its fast path: every record through msgpackr. Exported for tests. */
-export function decodeRecords(frame: Uint8Array): DecodedFrame {
+export function decodeRecords(frame: Uint8Array, objects = false): DecodedFrame {
   // A frame holds at most one value per byte: only a large one needs counting.
   if (frame.length > MAX_FRAME_VALUES && countMsgpackValues(frame, MAX_FRAME_VALUES) > MAX_FRAME_VALUES) {
     return { records: [], malformed: [{ reason: `frame: more than ${MAX_FRAME_VALUES} msgpack values` }] };
   }
   const values: unknown[] = [];
+  // Where each value starts and ends, kept only when object records are asked for (they go out as views).
+  const spans: number[] | undefined = objects ? [] : undefined;
   let broken: MalformedRecord | undefined;
   try {
     // On damage, `values` keeps the records before it (they may be replies someone waits for).
-    packr.unpackMultiple(frame, (value: unknown, _start?: number, end?: number) => {
+    packr.unpackMultiple(frame, (value: unknown, start?: number, end?: number) => {
       values.push(value);
+      spans?.push(start ?? 0, end ?? frame.length);
       if (values.length < MAX_FRAME_RECORDS || (end ?? 0) >= frame.length) return true;
       broken = { reason: `frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read` };
       return false;
@@ -201,7 +221,13 @@ export function decodeRecords(frame: Uint8Array): DecodedFrame {
   }
   const records: WireRecord[] = [];
   let malformed: MalformedRecord[] | undefined = broken && [broken];
-  for (const value of values) {
+  let found: ObjectWireRecord[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (spans && isObjectRecord(value)) {
+      (found ??= []).push({ kind: value[1], bytes: frame.subarray(spans[2 * i], spans[2 * i + 1]) });
+      continue;
+    }
     let r: WireRecord | MalformedRecord;
     try {
       r = toRecord(value);
@@ -211,10 +237,13 @@ export function decodeRecords(frame: Uint8Array): DecodedFrame {
     if ('kind' in r) records.push(r);
     else (malformed ??= []).push(r);
   }
-  return { records, malformed: malformed ?? NO_MALFORMED };
+  return { records, malformed: malformed ?? NO_MALFORMED, ...(found && { objects: found }) };
 }
 
 const NO_MALFORMED: MalformedRecord[] = [];
+
+const isObjectRecord = (value: unknown): value is [number, number, ...unknown[]] =>
+  Array.isArray(value) && value[0] === WIRE_VERSION && RESERVED_KINDS.has(value[1] as number);
 
 const isWeight = isValidWeight;
 
