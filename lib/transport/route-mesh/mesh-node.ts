@@ -2,6 +2,7 @@ import { Router } from 'zeromq';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
+  type MeshLink,
   type MeshMembership,
   type MeshNodeDescriptor,
   type MeshNodeState,
@@ -25,6 +26,7 @@ import { MeshCandidates } from './mesh-candidates.js';
 import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
 import { MeshLiveness } from './mesh-liveness.js';
+import { MeshObjectLink } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
 import { connectLink, disconnectLink, newMeshRouter } from './mesh-socket.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
@@ -48,6 +50,8 @@ export interface MeshNodeConfig {
   readonly onStateChange?: (state: MeshNodeState) => void;
   /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
   readonly tracing?: TracePropagation;
+  /** The Spot and Actor types this node hosts, announced in its state. @default none (nothing on the wire) */
+  readonly objectTypes?: readonly string[];
 }
 
 /**
@@ -66,6 +70,7 @@ export class MeshNode {
   private readonly liveness: MeshLiveness;
   private readonly inbound: MeshInbound;
   private readonly discovered: DiscoveredPeers;
+  private link: MeshObjectLink | undefined;
   private own: MeshNodeState;
   private port = 0;
   private closed = false;
@@ -83,7 +88,9 @@ export class MeshNode {
     for (const c of mesh.channels.values()) {
       if (c.role === 'server') memberships.push({ channel: c.channel, weight: c.weight, draining: false });
     }
-    this.own = { mesh: mesh.mesh, rid, generation, objectRole: mesh.objectRole, memberships, revision: 1 };
+    const { objectRole } = mesh;
+    const types = config.objectTypes?.length ? { objectTypes: [...config.objectTypes] } : {};
+    this.own = { mesh: mesh.mesh, rid, generation, objectRole, memberships, revision: 1, ...types };
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
     const connect = (link: OutboundLink) => this.connectLink(link);
@@ -146,6 +153,13 @@ export class MeshNode {
    */
   waitFor(what: MeshWait, timeoutMs: number): Promise<void> {
     return this.calls.waitFor(what, timeoutMs);
+  }
+
+  /** The node's one MeshLink (made on first use): the object layer's way onto this mesh. */
+  objectLink(): MeshLink {
+    const { mesh, rid, pump, table, protocolError } = this;
+    const host = { mesh, self: { rid, generation: this.config.generation }, pump, protocolError };
+    return (this.link ??= new MeshObjectLink({ ...host, peers: table.peers, isClosed: () => this.closed }));
   }
 
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
@@ -230,6 +244,7 @@ export class MeshNode {
       ownState: () => this.own,
       send: (pipe, record) => this.pump.force(record, pipe),
       routeGone: (route, reason) => {
+        this.link?.routeGone(route, reason);
         this.pump.purgeDest(route.pipe);
         // Replies that arrived before the loss was reported are read first (see `afterQueuedReads`).
         void afterQueuedReads(this.reads, this.router, LOSS_READ_GRACE_MS).then(() =>
@@ -248,6 +263,7 @@ export class MeshNode {
       changed: () => {
         this.candidates.rebuild(this.table.peers.values());
         this.calls.wake();
+        this.link?.peersChanged();
       },
       protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
       accepts: (link, state) => this.discovered.accepts(link, state),
@@ -319,7 +335,7 @@ export class MeshNode {
       if (!message) return;
       reads.taken++;
       const id = message[0] as Buffer;
-      const decoded = decodeFrame(message[1] as Buffer);
+      const decoded = decodeFrame(message[1] as Buffer, this.link?.listening === true);
       const route = this.table.routeOf(id);
       const live = route !== undefined && this.table.peers.get(route.peer.rid) === route.peer;
       if (live) route.peer.lastHeard = Date.now();
@@ -362,6 +378,8 @@ export class MeshNode {
             this.protocolError(`a MeshNode does not accept record kind ${record.kind}`, route?.peer.rid);
         }
       }
+      // After the frame's handshake records: a hello batched before them may have made the sender a peer.
+      if (decoded.objects) this.link?.receive(this.table.routeOf(id), decoded.objects);
     }
   }
 
