@@ -41,6 +41,7 @@ export {
   type MeshChannelOptions,
   type MeshOptions,
   type MeshPeerOptions,
+  type ObjectOptions,
   type ObjectRole,
   type ZLinkOptions,
 } from './core/index.js';

@@ -10,6 +10,7 @@ import {
   normalizeListen,
   validateWeight,
 } from './option-checks.js';
+import { type NormalizedObjectOptions, type ObjectOptions, normalizeObjects } from './object-options.js';
 
 /** The `meshes` option: one MeshNode per MeshName (RouteMesh). */
 
@@ -37,6 +38,11 @@ export interface MeshOptions {
   channels?: Record<string, MeshChannelOptions>;
   objectRole?: ObjectRole;
   /**
+   * The Spot and Actor settings; only on a mesh whose `objectRole` is `client` or `server` (at most
+   * one per runtime). @default the defaults of each `ObjectOptions` field
+   */
+  objects?: ObjectOptions;
+  /**
    * `manual`: the `peers` list only. `auto`: also every MeshNode of this MeshName that the Location
    * Store lists (needs `locationStore`). @default 'manual'
    */
@@ -57,10 +63,12 @@ export interface NormalizedMesh {
   readonly peers: readonly { readonly endpoint: string; readonly rid: string | undefined }[];
   readonly channels: ReadonlyMap<string, NormalizedMeshChannel>;
   readonly objectRole: ObjectRole;
+  /** Set exactly when `objectRole` is not `none`, fully defaulted. */
+  readonly objects: NormalizedObjectOptions | undefined;
   readonly discovery: 'manual' | 'auto';
 }
 
-const MESH_KEYS = ['rid', 'listen', 'peers', 'channels', 'objectRole', 'discovery'];
+const MESH_KEYS = ['rid', 'listen', 'peers', 'channels', 'objectRole', 'objects', 'discovery'];
 
 function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): NormalizedMesh {
   const field = `meshes.${mesh}`;
@@ -83,6 +91,7 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): Normali
       `'${objectRole}' needs a locationStore; the framework never substitutes one`,
     );
   }
+  const objects = normalizeObjects(field, value.objects, objectRole);
   const discovery = value.discovery ?? 'manual';
   if (discovery !== 'manual' && discovery !== 'auto')
     throw configurationError(`${field}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
@@ -138,6 +147,7 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): Normali
     peers: Object.freeze(peers),
     channels,
     objectRole,
+    objects,
     discovery,
   });
 }
@@ -147,8 +157,19 @@ export function normalizeMeshes(value: unknown, hasStore: boolean): Map<string, 
   if (value === undefined) return out;
   if (!isRecord(value)) throw configurationError('meshes', 'must be an object keyed by MeshName');
   const rids = new Map<string, string>();
+  let objectMesh: string | undefined;
   for (const [mesh, m] of Object.entries(value)) {
     const normalized = normalizeMesh(mesh, m, hasStore);
+    // DESIGN §7: objects ride on the one RouteMesh of a runtime with an object role, so an id
+    // resolves to one authority mesh and one object queue, never a choice between two.
+    if (normalized.objectRole !== 'none') {
+      if (objectMesh !== undefined)
+        throw configurationError(
+          `meshes.${mesh}.objectRole`,
+          `meshes.${objectMesh} already has an object role; a runtime carries Spots and Actors on one mesh only`,
+        );
+      objectMesh = mesh;
+    }
     if (normalized.rid !== undefined) {
       const other = rids.get(normalized.rid);
       if (other)

@@ -38,12 +38,21 @@ export function validateWeight(field: string, value: unknown): number {
   return value;
 }
 
-export function positiveInt(field: string, value: unknown, fallback: number): number {
+function intAtLeast(field: string, value: unknown, fallback: number, min: number, expected: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw configurationError(field, `must be a positive integer, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw configurationError(field, `must be ${expected}, got ${String(value)}`);
   }
   return value;
+}
+
+export function positiveInt(field: string, value: unknown, fallback: number): number {
+  return intAtLeast(field, value, fallback, 1, 'a positive integer');
+}
+
+/** An integer `>= 0`, where `0` turns a feature off (a cache, a relay window). */
+export function nonNegativeInt(field: string, value: unknown, fallback: number): number {
+  return intAtLeast(field, value, fallback, 0, 'an integer >= 0 (0 = off)');
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

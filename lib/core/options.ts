@@ -46,6 +46,16 @@ export type {
   NormalizedLocationStore,
   NormalizedStoreSource,
 } from './store-options.js';
+export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
+export {
+  CUTOVER_DEADLINE_MS,
+  DEFAULT_MESSAGE_FOLLOW_DURATION_MS,
+  DEFAULT_OBJECT_QUEUE_LIMIT,
+  DEFAULT_ROUTE_CACHE_MAX_AGE_MS,
+  MAX_FOLLOW_HOPS,
+  OBJECT_CACHE_FOLLOW_GAP_MS,
+  cacheFollowProblem,
+} from './object-options.js';
 export type {
   MeshChannelOptions,
   MeshOptions,

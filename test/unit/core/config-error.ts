@@ -13,3 +13,8 @@ export function configError(options: unknown): ZLinkError {
   expect(thrown.code).toBe('Configuration');
   return thrown;
 }
+
+/** The field a Configuration error names (`details.field`), to assert the exact one. */
+export function fieldOf(error: ZLinkError): unknown {
+  return (error.details as { field?: unknown } | undefined)?.field;
+}
