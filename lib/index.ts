@@ -75,7 +75,9 @@ export type {
   LocationStoreOptions,
   MeshNodeDescriptor,
   PublisherDescriptor,
+  RelocationStoreOptions,
   ServerDescriptor,
+  StoreConnectionOptions,
 } from './core/index.js';
 export { MemoryLocationStore, type RedisLocationStoreOptions } from './store/index.js';
 export * from './runtime/index.js';

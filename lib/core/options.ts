@@ -8,7 +8,10 @@ import {
 import {
   type LocationStoreOptions,
   type NormalizedLocationStore,
+  type NormalizedRelocationStore,
+  type RelocationStoreOptions,
   normalizeLocationStore,
+  normalizeRelocationStore,
 } from './store-options.js';
 import {
   type ListenOptions,
@@ -44,7 +47,10 @@ export { topicBytes } from './fanout-options.js';
 export type {
   LocationStoreOptions,
   NormalizedLocationStore,
+  NormalizedRelocationStore,
   NormalizedStoreSource,
+  RelocationStoreOptions,
+  StoreConnectionOptions,
 } from './store-options.js';
 export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
 export {
@@ -105,6 +111,12 @@ export interface ZLinkOptions {
   fanout?: Record<string, FanoutChannelOptions>;
   /** Where automatic discovery finds others and where this process publishes itself (guide §6). */
   locationStore?: LocationStoreOptions;
+  /**
+   * Where a move of a Spot or Actor leaves its records (guide §6.1): registered apart from the
+   * Location Store, which it needs; it may share its Redis but needs its own `keyPrefix`. Nothing
+   * uses it yet. @default none
+   */
+  relocationStore?: RelocationStoreOptions;
   /** Default deadline of a request (and of a send waiting for queue space). @default 30000 */
   requestTimeoutMs?: number;
   /** Handlers running at once in this process (the application job queue). @default 1024 */
@@ -134,6 +146,8 @@ export interface NormalizedOptions {
   readonly fanout: ReadonlyMap<string, NormalizedFanoutChannel>;
   /** Set when a store is registered: servers and MeshNodes then publish descriptors under a lease. */
   readonly locationStore: NormalizedLocationStore | undefined;
+  /** Set when a Relocation Store is registered (then a Location Store is too, with another prefix). */
+  readonly relocationStore: NormalizedRelocationStore | undefined;
   readonly requestTimeoutMs: number;
   readonly handlerConcurrency: number;
   readonly sendQueueLimit: number;
@@ -149,6 +163,7 @@ const TOP_KEYS = [
   'clientServer',
   'fanout',
   'locationStore',
+  'relocationStore',
   'requestTimeoutMs',
   'handlerConcurrency',
   'sendQueueLimit',
@@ -282,6 +297,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   if (!isRecord(raw)) throw configurationError('options', 'must be an object');
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
   const locationStore = normalizeLocationStore(raw.locationStore);
+  const relocationStore = normalizeRelocationStore(raw.relocationStore, locationStore);
   const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined);
   checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined);
@@ -304,6 +320,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     clientServer,
     fanout,
     locationStore,
+    relocationStore,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),
     sendQueueLimit: positiveInt('sendQueueLimit', raw.sendQueueLimit, 10000),

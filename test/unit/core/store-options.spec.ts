@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { configError } from './config-error.js';
+import { configError, fieldOf } from './config-error.js';
 import { normalizeOptions } from '../../../lib/core/index.js';
-import { MemoryLocationStore } from '../../../lib/store/index.js';
+import { MemoryLocationStore, MemoryRelocationStore } from '../../../lib/store/index.js';
 
 /**
  * The `locationStore` option and what needs it (guide §6.1, 03 §3.3): exactly one store, registered
@@ -47,6 +47,83 @@ describe('locationStore', () => {
     ],
   ])('%s fails naming %s', (_what, locationStore, text) => {
     expect(configError({ locationStore }).message).toContain(text);
+  });
+});
+
+/**
+ * The `relocationStore` option (issue 17 item 5, guide §6.1): registered apart from the Location
+ * Store, which it needs, with a key prefix of its own; only validated so far.
+ */
+describe('relocationStore', () => {
+  const locationStore = { redis: 'redis://127.0.0.1:6379' };
+
+  it('normalizes a Redis store with its own default prefix; none when not given', () => {
+    const o = normalizeOptions({ locationStore, relocationStore: { redis: 'redis://127.0.0.1:6379' } });
+    expect(o.relocationStore).toEqual({
+      source: { kind: 'redis', redis: 'redis://127.0.0.1:6379' },
+      keyPrefix: 'zlink-relocation',
+    });
+    expect(Object.isFrozen(o.relocationStore)).toBe(true);
+    expect(normalizeOptions({ locationStore }).relocationStore).toBeUndefined();
+  });
+
+  it('takes a Relocation Store instance or a cluster', () => {
+    const instance = new MemoryRelocationStore();
+    expect(
+      normalizeOptions({ locationStore, relocationStore: { instance } }).relocationStore?.source,
+    ).toEqual({
+      kind: 'instance',
+      instance,
+    });
+    const cluster = { nodes: ['redis://h:7000'] };
+    expect(
+      normalizeOptions({ locationStore, relocationStore: { cluster, keyPrefix: 'moves' } }).relocationStore,
+    ).toEqual({ source: { kind: 'cluster', nodes: cluster.nodes, options: undefined }, keyPrefix: 'moves' });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['not an object', 'redis://x', 'relocationStore'],
+    ['no store', { keyPrefix: 'p' }, 'relocationStore'],
+    ['two stores', { redis: 'redis://h', instance: new MemoryRelocationStore() }, 'relocationStore'],
+    ['a lease (the Location Store’s)', { redis: 'redis://h', lease: {} }, 'relocationStore.lease'],
+    ['a URL that is not redis://', { redis: 'http://h' }, 'relocationStore.redis'],
+    ['a Location Store as its instance', { instance: new MemoryLocationStore() }, 'relocationStore.instance'],
+    ['a key prefix with a hash tag', { redis: 'redis://h', keyPrefix: '{x}' }, 'relocationStore.keyPrefix'],
+  ])('%s fails naming %s', (_what, relocationStore, field) => {
+    expect(fieldOf(configError({ locationStore, relocationStore }))).toBe(field);
+  });
+
+  it('two registrations in one option are refused as for the Location Store', () => {
+    const e = configError({
+      locationStore,
+      relocationStore: { redis: 'redis://h', cluster: { nodes: [1] } },
+    });
+    expect(e.message).toContain('exactly one Relocation Store');
+  });
+
+  it('needs a locationStore', () => {
+    const e = configError({ relocationStore: { redis: 'redis://h' } });
+    expect(fieldOf(e)).toBe('relocationStore');
+    expect(e.message).toContain('locationStore');
+  });
+
+  it('may share the Redis but not the key prefix', () => {
+    const same = configError({
+      locationStore: { ...locationStore, keyPrefix: 'shop' },
+      relocationStore: { ...locationStore, keyPrefix: 'shop' },
+    });
+    expect(fieldOf(same)).toBe('relocationStore.keyPrefix');
+    const defaults = configError({
+      locationStore,
+      relocationStore: { redis: 'redis://h', keyPrefix: 'zlink' },
+    });
+    expect(fieldOf(defaults)).toBe('relocationStore.keyPrefix');
+    expect(
+      normalizeOptions({
+        locationStore: { ...locationStore, keyPrefix: 'shop' },
+        relocationStore: locationStore,
+      }).relocationStore?.keyPrefix,
+    ).toBe('zlink-relocation');
   });
 });
 
