@@ -1,7 +1,8 @@
 /**
  * The classic fanout part of `npm run demo`: one publisher and two subscribers as three processes on
  * `system-events`. One subscriber is deliberately slow: it loses its share at the high-water mark,
- * and counts it; the fast one gets every event; the publisher never waits for either.
+ * and counts it; the fast one gets every event as long as it gets the CPU to keep up; the publisher
+ * never waits for either.
  */
 import { LineChild, type Start } from '../demo-child.js';
 
