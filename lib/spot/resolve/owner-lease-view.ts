@@ -1,0 +1,26 @@
+import type { NodeRun } from '../../core/index.js';
+
+/**
+ * The owner lease as the caller side sees it (DESIGN §7: "The owner lease is the owner node's own
+ * lease", guide §6.2). The runtime implements it from the Location Store's MeshNode descriptors it
+ * has read: a run holds a lease while a descriptor of that NodeRid *and* that node generation is
+ * live. Answers from memory, synchronously: it never reads the store.
+ */
+export interface OwnerLeaseView {
+  /**
+   * Until when, by the same `Clock` the resolver and route cache use, node run `owner` may admit
+   * object work under its current lease (the lease's local admission deadline); `undefined` when it
+   * holds none: no descriptor of that NodeRid, only one of another generation, or one that lapsed.
+   * A deadline may grow as the owner refreshes its lease; it is never a promise that the owner is
+   * still alive, only that it may still admit.
+   */
+  admissionDeadline(owner: NodeRun): number | undefined;
+}
+
+/** Time in ms for the object layer's deadlines; injected so tests can move it. */
+export interface Clock {
+  now(): number;
+}
+
+/** The process's wall clock (the clock the runtime's lease view will report deadlines on). */
+export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
