@@ -1,4 +1,4 @@
-import { Dealer, Router, Subscriber, XPublisher } from 'zeromq';
+import { Dealer, Router, type Socket, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 import { SEND_RECHECK_MS } from './socket-pump.js';
 
@@ -20,6 +20,32 @@ export type SocketRole = 'mesh-router' | 'listener-router' | 'client-dealer' | '
  */
 function secured<O extends object>(_role: SocketRole, options: O): O {
   return options;
+}
+
+/** How many times `observed` asks for a socket's observer before the error is the caller's. */
+const OBSERVER_ATTEMPTS = 4;
+
+/**
+ * Makes `socket`'s event observer now (zeromq.js keeps it: later `socket.events` reads return it),
+ * so no event zeromq reports after a connect or bind is missed.
+ *
+ * zeromq.js names an observer's inproc endpoint after the native Observer's memory address. A
+ * closed socket's observer is released at once, while libzmq may still hold that socket — and its
+ * monitor endpoint — a little longer (its reaper, linger; longer on a busy machine). When the
+ * memory is reused meanwhile, the new observer's bind fails `EADDRINUSE` (zeromq.js#716) and, left
+ * alone, a MeshNode would not start or a client connection would see no connect or disconnect. A
+ * failed Observer's memory stays taken until it is collected, so the next attempt gets another
+ * address.
+ */
+export function observed<S extends Socket>(socket: S): S {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      void socket.events;
+      return socket;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= OBSERVER_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /**
@@ -50,19 +76,21 @@ const CLIENT_SEND_HWM_MESSAGES = 32;
  * subscriptions and keeps zeromq's default), and has linger 0: nothing waits in zeromq after close.
  */
 export function meshRouter(rid: string, ipv6: boolean): Router {
-  return new Router(
-    secured('mesh-router', {
-      routingId: rid,
-      // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
-      mandatory: true,
-      // A peer that reconnects under its NodeRid takes its name over at once.
-      handover: true,
-      linger: 0,
-      ipv6,
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-      heartbeatTimeout: 0,
-    }),
+  return observed(
+    new Router(
+      secured('mesh-router', {
+        routingId: rid,
+        // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
+        mandatory: true,
+        // A peer that reconnects under its NodeRid takes its name over at once.
+        handover: true,
+        linger: 0,
+        ipv6,
+        maxMessageSize: MAX_MESSAGE_BYTES,
+        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+        heartbeatTimeout: 0,
+      }),
+    ),
   );
 }
 
@@ -86,17 +114,19 @@ export function listenerRouter(ipv6: boolean): Router {
  * `SEND_RECHECK_MS`, so the pump can look again whether the connection still stands.
  */
 export function clientDealer(endpoint: string): Dealer {
-  return new Dealer(
-    secured('client-dealer', {
-      linger: 0,
-      immediate: true,
-      ipv6: endpoint.includes('['),
-      sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
-      sendTimeout: SEND_RECHECK_MS,
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-      heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
-    }),
+  return observed(
+    new Dealer(
+      secured('client-dealer', {
+        linger: 0,
+        immediate: true,
+        ipv6: endpoint.includes('['),
+        sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
+        sendTimeout: SEND_RECHECK_MS,
+        maxMessageSize: MAX_MESSAGE_BYTES,
+        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+        heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
+      }),
+    ),
   );
 }
 

@@ -1,4 +1,4 @@
-import { Router } from 'zeromq';
+import type { Router } from 'zeromq';
 import {
   type ChannelHandlerRegistry,
   type JobQueue,
@@ -28,7 +28,9 @@ import { MeshInbound } from './mesh-inbound.js';
 import { MeshLiveness } from './mesh-liveness.js';
 import { MeshObjectLink } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
-import { connectLink, disconnectLink, newMeshRouter } from './mesh-socket.js';
+import { initialMeshState } from './mesh-state.js';
+import { connectLink, disconnectLink } from './mesh-socket.js';
+import { meshRouter } from '../sockets.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
 /** How often an outbound link repeats its hello until the welcome arrives. */
@@ -82,15 +84,9 @@ export class MeshNode {
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
-    this.router = newMeshRouter(rid, mesh.listen.bindHost.includes(':'));
+    this.router = meshRouter(rid, mesh.listen.bindHost.includes(':'));
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
-    const memberships: MeshMembership[] = [];
-    for (const c of mesh.channels.values()) {
-      if (c.role === 'server') memberships.push({ channel: c.channel, weight: c.weight, draining: false });
-    }
-    const { objectRole } = mesh;
-    const types = config.objectTypes?.length ? { objectTypes: [...config.objectTypes] } : {};
-    this.own = { mesh: mesh.mesh, rid, generation, objectRole, memberships, revision: 1, ...types };
+    this.own = initialMeshState(mesh, rid, generation, config.objectTypes);
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
     const connect = (link: OutboundLink) => this.connectLink(link);
@@ -102,7 +98,7 @@ export class MeshNode {
     this.inbound = new MeshInbound({
       mesh: mesh.mesh,
       rid,
-      serverChannels: memberships.map((m) => m.channel),
+      serverChannels: this.own.memberships.map((m) => m.channel),
       channelHandlers: config.channelHandlers,
       nodeHandlers: config.nodeHandlers,
       jobs: config.jobs,

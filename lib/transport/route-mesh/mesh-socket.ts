@@ -1,15 +1,5 @@
 import type { Router } from 'zeromq';
 import type { OutboundLink } from './peer-table.js';
-import { meshRouter } from '../sockets.js';
-
-/** A MeshNode's one ROUTER (options: `meshRouter`): routing id = NodeRid, observed from before it binds. */
-export function newMeshRouter(rid: string, ipv6: boolean): Router {
-  const router = meshRouter(rid, ipv6);
-  // The observer exists before bind: a peer may connect the moment the port is open, and an event
-  // zeromq reports before anyone observes the socket is lost.
-  void router.events;
-  return router;
-}
 
 /** Connects an outbound link from the node's ROUTER under a fresh pipe name (see `OutboundLink`). */
 export function connectLink(router: Router, link: OutboundLink): void {

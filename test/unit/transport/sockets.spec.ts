@@ -8,6 +8,7 @@ import {
   clientDealer,
   listenerRouter,
   meshRouter,
+  observed,
   publisherSocket,
   subscriberSocket,
 } from '../../../lib/transport/sockets.js';
@@ -53,6 +54,37 @@ describe('socket factory', () => {
   it('subscriber: the channel receive HWM and the message size bound', () => {
     const s = open(subscriberSocket('tcp://127.0.0.1:5555', 123));
     expect(s).toMatchObject({ linger: 0, receiveHighWaterMark: 123, maxMessageSize: MAX_MESSAGE_BYTES });
+  });
+
+  it('the mesh router and the client dealer are observed from the start (the observer zeromq.js keeps)', () => {
+    for (const s of [open(meshRouter('node-b', false)), open(clientDealer('tcp://127.0.0.1:1'))]) {
+      const first = s.events;
+      expect(s.events).toBe(first);
+      expect(first.closed).toBe(false);
+    }
+  });
+
+  it('an observer whose inproc endpoint is still taken (EADDRINUSE) is asked for again, up to 4 times', () => {
+    const socketFailing = (failures: number, code = 'EADDRINUSE') => {
+      let asked = 0;
+      const socket = {
+        get events() {
+          asked++;
+          if (asked <= failures) throw Object.assign(new Error('Address already in use'), { code });
+          return { closed: false };
+        },
+      };
+      return { socket: socket as unknown as Socket, asked: () => asked };
+    };
+    const twice = socketFailing(2);
+    expect(observed(twice.socket)).toBe(twice.socket);
+    expect(twice.asked()).toBe(3);
+    const always = socketFailing(99);
+    expect(() => observed(always.socket)).toThrow('Address already in use');
+    expect(always.asked()).toBe(4);
+    const other = socketFailing(1, 'EMFILE');
+    expect(() => observed(other.socket)).toThrow('Address already in use');
+    expect(other.asked()).toBe(1);
   });
 
   it('no file in lib/ but transport/sockets.ts constructs a zeromq socket', () => {
