@@ -15,6 +15,12 @@ export const ZLINK_ERROR_CODES = [
   'Rejected',
   'Shutdown',
   'Configuration',
+  /**
+   * The operation can never succeed as asked, however often it is retried: a ref whose ObjectGeneration
+   * is not the object's current one, or a request from an object to itself (its own turn would wait for
+   * itself). Refused at once; nothing ran.
+   */
+  'InvalidOperation',
 ] as const;
 
 export type ZLinkErrorCode = (typeof ZLINK_ERROR_CODES)[number];

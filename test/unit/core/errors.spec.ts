@@ -64,6 +64,7 @@ describe('ZLinkError codes', () => {
         'Rejected',
         'Shutdown',
         'Configuration',
+        'InvalidOperation',
       ].sort(),
     );
   });
