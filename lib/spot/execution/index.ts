@@ -1,0 +1,3 @@
+export * from './object-turns.js';
+export * from './object-timers.js';
+export { currentTurn, selfRequestRefusal, type TurnContext } from './turn-context.js';

@@ -1,0 +1,337 @@
+import { type JobQueue, type ObjectKey, ZLinkError, cancelledError } from '../../core/index.js';
+import { ObjectTimers, type TimerSnapshot } from './object-timers.js';
+import {
+  type TurnContext,
+  currentTurn,
+  describeObject,
+  runInTurn,
+  selfSubmitRefusal,
+} from './turn-context.js';
+
+/** One unit of an object's work: a handler call, a lifecycle hook, a timer callback. */
+export type Turn<T> = () => T | PromiseLike<T>;
+
+export interface SubmitOptions<W> {
+  /** Withdraws the turn while it waits (`Cancelled`); once it has started it runs to its end. */
+  readonly signal?: AbortSignal;
+  /**
+   * Nobody awaits this turn (a one-way send): one from the object's own turn is accepted and runs as a
+   * later turn, where a request would wait for itself and is refused `InvalidOperation`.
+   */
+  readonly oneWay?: boolean;
+  /** What the turn carries (the message, its reply route), for capture on relocation: see `handOff()`. */
+  readonly work?: W;
+}
+
+export interface ObjectTurnsOptions {
+  readonly key: ObjectKey;
+  /** The runtime's one job queue: every turn holds one of its permits while it runs. */
+  readonly jobs: JobQueue;
+  /**
+   * Turns that may wait to start (`objectQueueLimit`); one more is refused `Rejected`. A timer firing is
+   * never refused (nobody could be told): each timer holds at most one slot, so timers overshoot the
+   * limit by at most their number.
+   */
+  readonly queueLimit: number;
+  /** True while the owner lease is fenced (guide §6.2): no new turns, no timer firings. */
+  readonly fenced?: () => boolean;
+  /** A timer callback's failure: nobody awaits a timer, so it is reported here. @default ignored */
+  readonly onTimerError?: (error: unknown, timer: TimerSnapshot) => void;
+}
+
+/** `open` runs turns; `sealed` starts none and keeps its queue (relocation); `closed` is for good. */
+export type TurnsState = 'open' | 'sealed' | 'closed';
+
+/** How a deactivation ends the turns still waiting; both mean "it never ran". */
+export type ClosingCode = 'Unavailable' | 'Shutdown';
+
+interface Entry<W> {
+  readonly run: () => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly awaitedBy: TurnContext | undefined;
+  readonly work: W | undefined;
+  /** A timer firing: dropped without a word when the object closes (its timer is gone too). */
+  readonly timer: boolean;
+  onAbort?: () => void;
+}
+
+/**
+ * The turn queue of one object activation (DESIGN §7 "Execution"): turns run strictly one at a time,
+ * in the order they were accepted, each holding a permit of the runtime's job queue while it runs
+ * (released on every path, a throw included). The queue is bounded: a submission that finds it full
+ * is refused at once, never queued and never dropped later. Nothing here retries or resubmits.
+ */
+export class ObjectTurns<W = unknown> {
+  readonly key: ObjectKey;
+  /** `ctx.timers` of this activation: their callbacks run as turns of this queue. */
+  readonly timers: ObjectTimers;
+  private readonly jobs: JobQueue;
+  private readonly limit: number;
+  private readonly fenced: () => boolean;
+  private readonly queue: Entry<W>[] = [];
+  private current: TurnContext | undefined;
+  /** The head's wait for a job permit; aborting it hands no permit out and loses none. */
+  private admission: AbortController | undefined;
+  private phase: TurnsState = 'open';
+  private closing: { reason: string; code: ClosingCode } | undefined;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(options: ObjectTurnsOptions) {
+    this.key = options.key;
+    this.jobs = options.jobs;
+    this.limit = options.queueLimit;
+    this.fenced = options.fenced ?? (() => false);
+    this.timers = new ObjectTimers(
+      {
+        canStartTimers: () => this.phase === 'open' && !this.fenced(),
+        enqueueTimerTurn: (run, failed) => this.enqueueTimerTurn(run, failed),
+      },
+      options.onTimerError,
+    );
+  }
+
+  get state(): TurnsState {
+    return this.phase;
+  }
+
+  /** Turns accepted and not yet started (the running one excluded). */
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /** Whether a turn is running now. */
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /**
+   * Queues `turn`; it runs after every turn accepted before it, alone, holding a job permit. Resolves
+   * with what the turn returns and rejects with what it throws. Refused at once, with nothing queued:
+   * `Unavailable` once the object closed (`details.reason` the close reason) or while it is sealed for
+   * relocation (`details.reason: 'sealed'`); `InvalidOperation` for a request from this object's own
+   * turn, or from a turn it awaits; `Cancelled` for an already aborted signal; `Rejected` while the owner
+   * lease is fenced (`details.reason: 'fenced'`) or when `queueLimit` turns already wait
+   * (`details.reason: 'queueFull'`). A turn still waiting when the object closes ends with the close
+   * code; one withdrawn by its signal ends `Cancelled`. It never runs a turn twice.
+   */
+  submit<T>(turn: Turn<T>, options: SubmitOptions<W> = {}): Promise<T> {
+    const refusal = this.refusal(options);
+    if (refusal) return Promise.reject(refusal);
+    return new Promise<T>((resolve, reject) => {
+      const entry: Entry<W> = {
+        run: turn,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        signal: options.signal,
+        awaitedBy: options.oneWay ? undefined : currentTurn(),
+        work: options.work,
+        timer: false,
+      };
+      const signal = options.signal;
+      if (signal) {
+        entry.onAbort = () => this.withdraw(entry);
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.queue.push(entry);
+      this.pump();
+    });
+  }
+
+  /**
+   * Stops starting turns and resolves once the running one (if any) has ended; the queue is kept, in
+   * order, and timers that come due are held. New submissions are refused `Unavailable` meanwhile: the
+   * relocation layer holds what arrives after the seal. `unseal()` resumes; on a closed object it
+   * resolves at once.
+   */
+  seal(): Promise<void> {
+    if (this.phase === 'open') {
+      this.phase = 'sealed';
+      this.admission?.abort();
+    }
+    return this.whenIdle();
+  }
+
+  /** Resumes a sealed object (a relocation that failed before relay-ready): queued turns and held timers run. */
+  unseal(): void {
+    if (this.phase !== 'sealed') return;
+    this.phase = 'open';
+    this.timers.resume();
+    this.pump();
+  }
+
+  /** The `work` of the turns waiting, in order (timer firings excluded: see `timers.pending()`). */
+  queuedWork(): W[] {
+    return this.queue.filter((e) => !e.timer).map((e) => e.work as W);
+  }
+
+  /**
+   * Takes the waiting turns out of a sealed queue, in order, for the new owner to run. Their local
+   * promises end `Unavailable` with `details.reason: 'handedOff'`: the work moved with the object and the
+   * new owner answers it, so a dispatcher sends no reply for such a turn (`isHandedOff`). On a queue that
+   * is not sealed it takes nothing.
+   */
+  handOff(): W[] {
+    if (this.phase !== 'sealed') return [];
+    const taken = this.queue.splice(0);
+    const works: W[] = [];
+    for (const entry of taken) {
+      this.detach(entry);
+      if (entry.timer) continue;
+      works.push(entry.work as W);
+      entry.reject(
+        this.refused('Unavailable', 'the turn moved with the object to its new owner', 'handedOff'),
+      );
+    }
+    return works;
+  }
+
+  /** Call after the owner lease was refreshed again: timers that came due while fenced fire now. */
+  fenceLifted(): void {
+    if (this.phase === 'open') this.timers.resume();
+  }
+
+  /**
+   * Deactivation: clears the timers, ends every turn still waiting with `code` (default `Unavailable`,
+   * `details.reason` = `reason`; each exactly once) and refuses new ones the same way. Resolves once the
+   * running turn, which is never interrupted, has ended. Idempotent: a second call keeps the first reason.
+   */
+  close(reason: string, code: ClosingCode = 'Unavailable'): Promise<void> {
+    if (this.phase !== 'closed') {
+      this.phase = 'closed';
+      this.closing = { reason, code };
+      this.timers.closeAll();
+      this.admission?.abort();
+      for (const entry of this.queue.splice(0)) {
+        this.detach(entry);
+        if (!entry.timer) entry.reject(this.closedError());
+      }
+    }
+    return this.whenIdle();
+  }
+
+  private refusal(options: SubmitOptions<W>): ZLinkError | undefined {
+    if (this.phase === 'closed') return this.closedError();
+    if (!options.oneWay) {
+      const self = selfSubmitRefusal(`turn of ${describeObject(this.key)}`, this.key, this);
+      if (self) return self;
+    }
+    if (options.signal?.aborted) return cancelledError(`turn of ${describeObject(this.key)}`, options.signal);
+    if (this.fenced())
+      return this.refused('Rejected', 'the owner lease is fenced: no new object work', 'fenced');
+    if (this.phase === 'sealed')
+      return this.refused('Unavailable', 'the object is sealed for relocation', 'sealed');
+    if (this.queue.length >= this.limit)
+      return this.refused('Rejected', `the object queue is full (${this.limit} turns waiting)`, 'queueFull', {
+        limit: this.limit,
+      });
+    return undefined;
+  }
+
+  private refused(code: ZLinkError['code'], problem: string, reason: string, more: object = {}): ZLinkError {
+    return new ZLinkError(code, `turn of ${describeObject(this.key)}: ${problem}`, {
+      details: { reason, ...more },
+    });
+  }
+
+  private closedError(): ZLinkError {
+    const { reason, code } = this.closing ?? { reason: 'closed', code: 'Unavailable' };
+    return this.refused(code, `the object was deactivated (${reason})`, reason);
+  }
+
+  private enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void {
+    if (this.phase === 'closed') return;
+    this.queue.push({
+      run,
+      resolve: () => undefined,
+      reject: failed,
+      signal: undefined,
+      awaitedBy: undefined,
+      work: undefined,
+      timer: true,
+    });
+    this.pump();
+  }
+
+  /** Starts the head's wait for a permit when nothing runs or waits for one and turns may start. */
+  private pump(): void {
+    if (this.current || this.admission || this.phase !== 'open') return;
+    const head = this.queue[0];
+    if (!head) return;
+    const admission = new AbortController();
+    this.admission = admission;
+    this.jobs.acquire(admission.signal).then(
+      () => this.admitted(head, admission),
+      () => this.admissionEnded(),
+    );
+  }
+
+  private admitted(head: Entry<W>, admission: AbortController): void {
+    this.admission = undefined;
+    // Whoever aborted after the grant (seal, close, the caller's signal) has already dealt with the head;
+    // the permit goes straight back.
+    if (admission.signal.aborted || this.queue[0] !== head) {
+      this.jobs.release();
+      this.settled();
+      return;
+    }
+    this.queue.shift();
+    this.detach(head);
+    void this.execute(head);
+  }
+
+  private admissionEnded(): void {
+    this.admission = undefined;
+    this.settled();
+  }
+
+  private async execute(entry: Entry<W>): Promise<void> {
+    const context: TurnContext = { key: this.key, owner: this, awaitedBy: entry.awaitedBy, active: true };
+    this.current = context;
+    try {
+      entry.resolve(await runInTurn(context, entry.run));
+    } catch (error) {
+      entry.reject(error);
+    } finally {
+      context.active = false;
+      this.current = undefined;
+      this.jobs.release();
+      this.settled();
+    }
+  }
+
+  /** A caller's signal withdrew a waiting turn. */
+  private withdraw(entry: Entry<W>): void {
+    const at = this.queue.indexOf(entry);
+    if (at < 0) return; // started or settled already
+    this.queue.splice(at, 1);
+    if (at === 0) this.admission?.abort();
+    entry.reject(cancelledError(`turn of ${describeObject(this.key)}`, entry.signal));
+  }
+
+  private detach(entry: Entry<W>): void {
+    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
+  }
+
+  private settled(): void {
+    if (!this.current && !this.admission) {
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+    this.pump();
+  }
+
+  private whenIdle(): Promise<void> {
+    if (!this.current && !this.admission) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+}
+
+/** Whether `error` ended a turn that moved with its object (`handOff()`): the new owner answers it. */
+export function isHandedOff(error: unknown): boolean {
+  return (
+    error instanceof ZLinkError &&
+    error.code === 'Unavailable' &&
+    (error.details as { reason?: unknown } | undefined)?.reason === 'handedOff'
+  );
+}
