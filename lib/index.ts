@@ -24,6 +24,10 @@ export type {
   FanoutHandlerRegistration,
   NodeHandlerRegistration,
   MeshMembership,
+  ObjectClassDescription,
+  ObjectHandlerDescription,
+  ObjectSubscriptionDescription,
+  ObjectLifecycleHooks,
 } from './core/index.js';
 export {
   DEFAULT_WEIGHT,

@@ -73,7 +73,7 @@ interface ScopeTables<R> {
  * Handlers by (scope, kind, packet): the scope is a ChannelName or, for Node direct, a MeshName.
  * Lookups on the receive path are two map reads.
  */
-class HandlerRegistry<R extends Registration> {
+export class HandlerRegistry<R extends Registration> {
   private readonly byScope = new Map<string, ScopeTables<R>>();
 
   constructor(

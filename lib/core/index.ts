@@ -18,3 +18,4 @@ export * from './mesh-link.js';
 export * from './object-stores.js';
 export * from './object-records.js';
 export * from './snapshots.js';
+export * from './object-classes.js';

@@ -7,10 +7,16 @@ import {
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { type HandlerFn, configurationError } from '../core/index.js';
+import {
+  type HandlerFn,
+  type ObjectClassRegistry,
+  checkObjectClasses,
+  configurationError,
+} from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
 import { directCall } from './direct-call.js';
 import { oneResult } from './handler-failure.js';
+import { discoverObjectClasses } from './object-discovery.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 import { ZLinkParamsFactory } from './zlink-params.factory.js';
 
@@ -24,6 +30,7 @@ type Instance = Record<string, unknown> & object;
 @Injectable()
 export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly paramsFactory = new ZLinkParamsFactory();
+  private objects: ObjectClassRegistry | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -33,13 +40,30 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     private readonly runtime: ZLinkRuntime,
   ) {}
 
-  /** Registers every handler; a duplicate or a scoped host throws `Configuration` naming `Class.method`. */
+  /**
+   * Registers every handler and collects the `@Spot` / `@Actor` classes; a duplicate, a scoped host or a
+   * misplaced object decorator throws `Configuration` naming `Class.method`, and so do object classes in
+   * a process without a Location Store or an `objectRole: 'server'` mesh. This runs on module init,
+   * before `start()` on application bootstrap, so no socket has opened when it throws.
+   */
   onModuleInit(): void {
     const seen = new Set<object>();
-    for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
       this.exploreWrapper(wrapper, seen);
     }
+    const objects = discoverObjectClasses(wrappers, this.scanner);
+    checkObjectClasses(this.runtime.options, objects);
+    this.objects = objects;
+  }
+
+  /**
+   * The object classes found on module init (empty before it): plain descriptions the object runtime
+   * builds activations from, each class token resolved through `ModuleRef.resolve` per activation.
+   */
+  objectClasses(): ObjectClassRegistry | undefined {
+    return this.objects;
   }
 
   /** Binds listeners and connects clients; rejects `Configuration` (e.g. a handler on an unserved channel). */

@@ -6,6 +6,13 @@ export {
   type NodeHandlerOptions,
   ZLinkContext,
   ZLinkPayload,
+  Spot,
+  Actor,
+  type ObjectClassOptions,
+  SpotHandler,
+  ActorHandler,
+  SpotSubscribe,
+  type ObjectHandlerOptions,
 } from './decorators/index.js';
 export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
 export { ZLinkParamtype } from './zlink.constants.js';

@@ -14,3 +14,9 @@ export enum ZLinkParamtype {
   PAYLOAD = 3,
   CONTEXT = 6,
 }
+
+/** Reflect-metadata keys of the object layer: the class's `@Spot`/`@Actor`, its methods' handlers and subscriptions. @internal */
+export const ZLINK_OBJECT_CLASS = 'zlink:object-class';
+export const ZLINK_SPOT_HANDLER = 'zlink:spot-handler';
+export const ZLINK_ACTOR_HANDLER = 'zlink:actor-handler';
+export const ZLINK_SPOT_SUBSCRIBE = 'zlink:spot-subscribe';

@@ -1,21 +1,22 @@
 import { configurationError, type MessageKind } from '../../core/index.js';
 
 /**
- * What `@ChannelHandler` and `@NodeHandler` share: argument checks at class definition (a bad one
+ * What the method decorators share (`@ChannelHandler`, `@NodeHandler`, `@FanoutHandler`,
+ * `@SpotHandler`, `@ActorHandler`; the object ones have no scope argument): argument checks at class definition (a bad one
  * throws `Configuration` naming the decorator and method) and appending one entry to the method's
  * list under `metadataKey`. @internal
  */
 export function handlerDecorator<E>(
   decorator: string,
   metadataKey: string,
-  scope: { readonly name: string; readonly value: string },
+  scope: { readonly name: string; readonly value: string } | undefined,
   packetName: string,
   kind: MessageKind,
   entry: E,
 ): MethodDecorator {
   return (target, key, descriptor) => {
     const where = `@${decorator} on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
-    checkName(where, scope.name, scope.value);
+    if (scope) checkName(where, scope.name, scope.value);
     checkName(where, 'packetName', packetName);
     if (kind !== 'request' && kind !== 'send') {
       throw configurationError(where, `kind must be 'request' or 'send', got ${JSON.stringify(kind)}`);
@@ -28,7 +29,7 @@ export function handlerDecorator<E>(
   };
 }
 
-function checkName(where: string, what: string, value: unknown): void {
+export function checkName(where: string, what: string, value: unknown): void {
   if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
     throw configurationError(
       where,
