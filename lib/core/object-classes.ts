@@ -87,7 +87,12 @@ export class ObjectClassRegistry {
   }
 
   /** The handler of (kind, type, message kind, packet): two map reads, as for channels. */
-  handler(kind: ObjectKind, type: string, messageKind: MessageKind, packet: string) {
+  handler(
+    kind: ObjectKind,
+    type: string,
+    messageKind: MessageKind,
+    packet: string,
+  ): ObjectHandlerDescription | undefined {
     return this.handlers.lookup(`${kind} ${type}`, messageKind, packet);
   }
 }

@@ -16,6 +16,7 @@ import {
   ZLINK_SPOT_HANDLER,
   ZLINK_SPOT_SUBSCRIBE,
 } from './zlink.constants.js';
+import { read } from './zlink-metadata.accessor.js';
 
 type Class = { readonly name: string; readonly prototype: Record<string, unknown> };
 
@@ -64,7 +65,7 @@ function describe(metatype: Class, metadata: ObjectClassMetadata, methods: strin
   for (const method of methods) {
     const fn = metatype.prototype[method];
     const source = `${metatype.name}.${method}`;
-    if (read(other, fn).length > 0) {
+    if (read<unknown>(other, fn).length > 0) {
       const wrong = metadata.kind === 'spot' ? '@ActorHandler' : '@SpotHandler';
       throw configurationError(`${wrong} on ${source}`, `the class is a ${decorator}('${metadata.type}')`);
     }
@@ -112,16 +113,11 @@ function checkNoObjectMethods(metatype: Class, methods: string[]): void {
   ];
   for (const method of methods) {
     for (const [key, name] of decorators) {
-      if (read(key, metatype.prototype[method]).length === 0) continue;
+      if (read<unknown>(key, metatype.prototype[method]).length === 0) continue;
       throw configurationError(
         `${name} on ${metatype.name}.${method}`,
         'the class has no @Spot or @Actor decorator',
       );
     }
   }
-}
-
-function read<T = unknown>(key: string, method: unknown): readonly T[] {
-  if (typeof method !== 'function') return [];
-  return (Reflect.getMetadata(key, method) as T[] | undefined) ?? [];
 }

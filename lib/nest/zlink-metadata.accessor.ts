@@ -32,7 +32,8 @@ export class ZLinkMetadataAccessor {
   }
 }
 
-function read<T>(key: string, method: unknown): readonly T[] {
+/** The list a ZLink method decorator recorded under `key`; empty when there is none. @internal */
+export function read<T>(key: string, method: unknown): readonly T[] {
   if (typeof method !== 'function') return [];
   return (Reflect.getMetadata(key, method) as T[] | undefined) ?? [];
 }

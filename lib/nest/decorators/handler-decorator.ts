@@ -14,13 +14,29 @@ export function handlerDecorator<E>(
   kind: MessageKind,
   entry: E,
 ): MethodDecorator {
-  return (target, key, descriptor) => {
-    const where = `@${decorator} on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
+  return methodDecorator(decorator, metadataKey, entry, (where) => {
     if (scope) checkName(where, scope.name, scope.value);
     checkName(where, 'packetName', packetName);
     if (kind !== 'request' && kind !== 'send') {
       throw configurationError(where, `kind must be 'request' or 'send', got ${JSON.stringify(kind)}`);
     }
+  });
+}
+
+/**
+ * A method decorator that runs `check(where)` when the class is defined (it throws `Configuration`
+ * naming `@decorator on Class.method`) and appends `entry` to the method's list under `metadataKey`.
+ * @internal
+ */
+export function methodDecorator<E>(
+  decorator: string,
+  metadataKey: string,
+  entry: E,
+  check: (where: string) => void,
+): MethodDecorator {
+  return (target, key, descriptor) => {
+    const where = `@${decorator} on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
+    check(where);
     const method = descriptor.value as object | undefined;
     if (typeof method !== 'function') throw configurationError(where, 'must decorate a method');
     const list = (Reflect.getMetadata(metadataKey, method) as E[] | undefined) ?? [];

@@ -1,7 +1,7 @@
-import { type MessageKind, configurationError } from '../../core/index.js';
+import type { MessageKind } from '../../core/index.js';
 import { ZLINK_ACTOR_HANDLER, ZLINK_SPOT_HANDLER, ZLINK_SPOT_SUBSCRIBE } from '../zlink.constants.js';
 import type { ChannelHandlerOptions } from './channel-handler.decorator.js';
-import { checkName, handlerDecorator } from './handler-decorator.js';
+import { checkName, handlerDecorator, methodDecorator } from './handler-decorator.js';
 
 export type ObjectHandlerOptions = ChannelHandlerOptions;
 
@@ -43,16 +43,9 @@ export function ActorHandler(packetName: string, options: ObjectHandlerOptions =
  * an Actor, or on a method without a `@SpotHandler`, fails with `Configuration`.
  */
 export function SpotSubscribe(channelName: string, topic?: string): MethodDecorator {
-  return (target, key, descriptor) => {
-    const where = `@SpotSubscribe on ${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
+  const entry: SpotSubscribeMetadata = { channel: channelName, topic };
+  return methodDecorator('SpotSubscribe', ZLINK_SPOT_SUBSCRIBE, entry, (where) => {
     checkName(where, 'channelName', channelName);
     if (topic !== undefined) checkName(where, 'topic', topic);
-    const method = descriptor.value as object | undefined;
-    if (typeof method !== 'function') throw configurationError(where, 'must decorate a method');
-    const list =
-      (Reflect.getMetadata(ZLINK_SPOT_SUBSCRIBE, method) as SpotSubscribeMetadata[] | undefined) ?? [];
-    const entry: SpotSubscribeMetadata = Object.freeze({ channel: channelName, topic });
-    Reflect.defineMetadata(ZLINK_SPOT_SUBSCRIBE, [...list, entry], method);
-    return descriptor;
-  };
+  });
 }

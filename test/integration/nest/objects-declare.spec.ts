@@ -128,6 +128,7 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
   it('an empty type throws Configuration when the class is defined', () => {
     expect(() => Spot('')(class Empty {})).toThrow(/@Spot on Empty.*type must be a non-empty string/);
     expect(() => SpotHandler('')({}, 'm', { value: () => 0 })).toThrow(ZLinkError);
+    expect(() => SpotSubscribe('', 'news')({}, 'm', { value: () => 0 })).toThrow(/channelName must be/);
   });
 
   const cases: [string, () => Type[], RegExp][] = [
@@ -192,6 +193,18 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
       /@SpotSubscribe on Listener\.news.*only Spots/,
     ],
     [
+      '@SpotSubscribe on a method without @SpotHandler',
+      () => {
+        @Spot('deaf')
+        class Deaf {
+          @SpotSubscribe('lobby')
+          news(): void {}
+        }
+        return [Deaf];
+      },
+      /@SpotSubscribe on Deaf\.news.*needs a @SpotHandler/,
+    ],
+    [
       'a singleton object class (@Injectable above @Spot)',
       () => {
         @Injectable()
@@ -244,5 +257,13 @@ describe('object classes need an object mesh and a Location Store (issue 16 item
     const { error } = await discover(options, [PlayerActor]);
     expect(error.code).toBe('Configuration');
     expect(error.message).toMatch(/PlayerActor.*objectRole: 'server'/);
+  });
+
+  it("objectRole 'server' without a Location Store → Configuration naming the option, from option validation", async () => {
+    const options: ZLinkOptions = { meshes: { game: { objectRole: 'server' } } };
+    const { error, runtime } = await discover(options, [RoomSpot, Greeter]);
+    expect(error.code).toBe('Configuration');
+    expect(error.message).toMatch(/meshes\.game\.objectRole.*needs a locationStore/);
+    expect(runtime).toBeUndefined();
   });
 });
