@@ -17,5 +17,6 @@ export * from './framework-fields.js';
 export * from './mesh-link.js';
 export * from './object-stores.js';
 export * from './object-records.js';
+export * from './object-wire.js';
 export * from './snapshots.js';
 export * from './object-classes.js';

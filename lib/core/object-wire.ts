@@ -1,0 +1,327 @@
+import { RecordKind, WIRE_VERSION, isBytes, isCorrelation, isStr, packr } from './codec.js';
+import type { WireError } from './errors.js';
+import { type TraceFields, readFrameworkFields } from './framework-fields.js';
+import { countMsgpackValues } from './msgpack-scan.js';
+import * as write from './msgpack-write.js';
+import type { NodeRun, ObjectKind } from './object-stores.js';
+import { MAX_FRAME_VALUES } from './wire.js';
+
+/**
+ * Object messages on the wire (DESIGN §7 "Wire"): record kinds 60–63, never framework fields on
+ * channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a
+ * Spot payload to a channel handler. Field order (docs/decisions.md):
+ *
+ *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, ...later]
+ *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, ...later]
+ *     ObjectReply      [1, 62, correlation, originGeneration, payload, ...later]
+ *     ObjectErrorReply [1, 63, correlation, originGeneration, [code, message, details?], ...later]
+ *
+ *     fences = [ownerRid, ownerNodeGeneration, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration, ...later]
+ *
+ * The reply route (origin NodeRid + node generation + correlation) comes right after the kind, as in
+ * MeshRoutedRequest, so a relay (Message Follow) forwards the record as it is and the answer goes
+ * straight to the origin. A reply echoes the origin's node generation: a reply meant for an earlier
+ * run of the origin (whose correlations start over) is refused there, never settling a new call.
+ * The fences are one nested array, the form Message Follow's notice names a route by (§2.5). The
+ * trace slot is always written (nil without a trace), so fields a later version appends come after
+ * it and are ignored here; a record shorter than this version's is refused.
+ */
+
+/** What a call to an object was sent with: the owner run and the authority fences (spot-actor-routing §2.1 step 3). */
+export interface ObjectRouteFences {
+  readonly owner: NodeRun;
+  readonly objectGeneration: number;
+  readonly authorityOwnerGeneration: number;
+  readonly ownerLeaseGeneration: number;
+}
+
+/** Which object a message is for, and the route it was sent on. */
+export interface ObjectAddress {
+  readonly objectKind: ObjectKind;
+  /** The global Spot or Actor id. */
+  readonly id: string;
+  readonly fences: ObjectRouteFences;
+}
+
+/** What an object send and request both carry besides their address. */
+interface ObjectCall extends ObjectAddress {
+  /** Identifies one operation across relays (duplicate suppression; §2.5 keeps it); opaque here. */
+  readonly operationId: string;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  readonly trace: TraceFields | undefined;
+}
+
+export interface ObjectSendRecord extends ObjectCall {
+  readonly kind: typeof RecordKind.ObjectSend;
+}
+
+export interface ObjectRequestRecord extends ObjectCall {
+  readonly kind: typeof RecordKind.ObjectRequest;
+  /** The origin's own correlation: with `origin`, the reply route. */
+  readonly correlation: number;
+  /** The node run that waits for the reply. */
+  readonly origin: NodeRun;
+}
+
+export interface ObjectReplyRecord {
+  readonly kind: typeof RecordKind.ObjectReply;
+  readonly correlation: number;
+  /** The origin's node generation the request carried: the origin drops a reply for another run. */
+  readonly originGeneration: string;
+  readonly payload: Uint8Array;
+}
+
+export interface ObjectErrorReplyRecord {
+  readonly kind: typeof RecordKind.ObjectErrorReply;
+  readonly correlation: number;
+  readonly originGeneration: string;
+  readonly error: WireError;
+}
+
+export type ObjectRecord =
+  ObjectSendRecord | ObjectRequestRecord | ObjectReplyRecord | ObjectErrorReplyRecord;
+
+// --- encoding -------------------------------------------------------------------------------
+
+/** Items of a send / request / reply before the `bin` slots: the rest is appended by hand. */
+const SEND_LENGTH = 10;
+const REQUEST_LENGTH = 13;
+
+function fenceItems(f: ObjectRouteFences): unknown[] {
+  return [
+    f.owner.rid,
+    f.owner.nodeGeneration,
+    f.objectGeneration,
+    f.authorityOwnerGeneration,
+    f.ownerLeaseGeneration,
+  ];
+}
+
+/**
+ * `head` (a msgpackr array of the scalar items, fewer than `length`) made the record array of
+ * `length` items by appending metadata, payload and the trace slot. msgpackr writes an array's
+ * items one after the other, so the bytes are exactly those of `packr.pack` of the whole array
+ * (property tests hold them to it) while the payload is copied once, not packed again.
+ */
+function finish(
+  head: Uint8Array,
+  length: number,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields: Uint8Array | undefined,
+): Uint8Array {
+  const size = head.length + write.optionalBinSize(metadata) + write.binSize(payload) + (fields?.length ?? 1);
+  const out = Buffer.allocUnsafe(size);
+  out.set(head, 0);
+  out[0] = 0x90 | length;
+  const at = write.bin(out, write.optionalBin(out, head.length, metadata), payload);
+  if (fields === undefined) out[at] = 0xc0;
+  else out.set(fields, at);
+  return out;
+}
+
+/**
+ * An ObjectSend to `to` as resolved (its route fences), `fields` the encoded framework field
+ * (`encodeFrameworkFields`) or `undefined`. Metadata and payload are already encoded. Throws only
+ * a TypeError for values msgpack cannot hold (never for valid strings and safe integers).
+ */
+export function encodeObjectSend(
+  to: ObjectAddress,
+  operationId: string,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeObjectCall(0, undefined, to, operationId, packet, metadata, payload, fields);
+}
+
+/** An ObjectRequest whose reply goes to `origin` under `correlation`, however often it is relayed. */
+export function encodeObjectRequest(
+  correlation: number,
+  origin: NodeRun,
+  to: ObjectAddress,
+  operationId: string,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields?: Uint8Array,
+): Uint8Array {
+  return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
+}
+
+/** A request when `origin` is given (its reply route), else a send. */
+function encodeObjectCall(
+  correlation: number,
+  origin: NodeRun | undefined,
+  to: ObjectAddress,
+  operationId: string,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields: Uint8Array | undefined,
+): Uint8Array {
+  const items: unknown[] =
+    origin === undefined
+      ? [WIRE_VERSION, RecordKind.ObjectSend]
+      : [WIRE_VERSION, RecordKind.ObjectRequest, correlation, origin.rid, origin.nodeGeneration];
+  items.push(to.objectKind, to.id, fenceItems(to.fences), operationId, packet);
+  const length = origin === undefined ? SEND_LENGTH : REQUEST_LENGTH;
+  return finish(packr.pack(items), length, metadata, payload, fields);
+}
+
+/** The answer to an ObjectRequest: its correlation and origin generation, echoed. */
+export function encodeObjectReply(
+  correlation: number,
+  originGeneration: string,
+  payload: Uint8Array,
+): Uint8Array {
+  const head = packr.pack([WIRE_VERSION, RecordKind.ObjectReply, correlation, originGeneration]);
+  const out = Buffer.allocUnsafe(head.length + write.binSize(payload));
+  out.set(head, 0);
+  out[0] = 0x95;
+  write.bin(out, head.length, payload);
+  return out;
+}
+
+/**
+ * The error that ends an ObjectRequest. Never throws for the error's sake: details that cannot be
+ * encoded are left out and the message says so, as `encodeErrorReply` does for channel calls.
+ */
+export function encodeObjectErrorReply(
+  correlation: number,
+  originGeneration: string,
+  error: WireError,
+): Uint8Array {
+  const code = typeof error.code === 'string' ? error.code : 'HandlerError';
+  const message = typeof error.message === 'string' ? error.message : 'handler error';
+  const record = (body: unknown[]): Uint8Array =>
+    packr.pack([WIRE_VERSION, RecordKind.ObjectErrorReply, correlation, originGeneration, body]);
+  if (error.details === undefined) return record([code, message]);
+  try {
+    return record([code, message, error.details]);
+  } catch (e) {
+    return record([code, `${message} (details could not be encoded: ${(e as Error).message})`]);
+  }
+}
+
+// --- decoding -------------------------------------------------------------------------------
+
+const isObjectKind = (v: unknown): v is ObjectKind => v === 'spot' || v === 'actor';
+const isName = (v: unknown): v is string => isStr(v) && v.length > 0;
+const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
+
+function readFences(v: unknown): ObjectRouteFences | undefined {
+  if (!Array.isArray(v) || v.length < 5) return undefined;
+  const [rid, nodeGeneration, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration] =
+    v as unknown[];
+  if (
+    !isName(rid) ||
+    !isStr(nodeGeneration) ||
+    !isGeneration(objectGeneration) ||
+    !isGeneration(authorityOwnerGeneration) ||
+    !isGeneration(ownerLeaseGeneration)
+  ) {
+    return undefined;
+  }
+  return { owner: { rid, nodeGeneration }, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
+}
+
+/**
+ * Reads one object record: the bytes of one record, as `decodeFrame(frame, true)` hands them back
+ * in `objects`. Returns the record, or the reason it is malformed (the caller drops and counts it,
+ * as it does `decodeFrame`'s `malformed`); never throws, never answers anyone. Fields after the
+ * ones this version knows are ignored; a missing or mistyped field refuses the record.
+ */
+export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
+  if (bytes.length > MAX_FRAME_VALUES && countMsgpackValues(bytes, MAX_FRAME_VALUES) > MAX_FRAME_VALUES)
+    return `object record: more than ${MAX_FRAME_VALUES} msgpack values`;
+  let value: unknown;
+  try {
+    value = packr.unpack(bytes);
+  } catch (e) {
+    return `object record: ${(e as Error).message}`;
+  }
+  if (!Array.isArray(value) || value[0] !== WIRE_VERSION)
+    return 'object record: not a version 1 record array';
+  const v = value as unknown[];
+  switch (v[1]) {
+    case RecordKind.ObjectSend:
+      return v.length < SEND_LENGTH
+        ? 'malformed object send record'
+        : (readCall(v, 2, undefined) ?? 'malformed object send record');
+    case RecordKind.ObjectRequest: {
+      const [, , correlation, rid, nodeGeneration] = v;
+      if (v.length < REQUEST_LENGTH || !isCorrelation(correlation) || !isName(rid) || !isStr(nodeGeneration))
+        return 'malformed object request record';
+      return (
+        readCall(v, 5, { correlation, origin: { rid, nodeGeneration } }) ?? 'malformed object request record'
+      );
+    }
+    case RecordKind.ObjectReply: {
+      const [, , correlation, originGeneration, payload] = v;
+      if (v.length < 5 || !isCorrelation(correlation) || !isStr(originGeneration) || !isBytes(payload))
+        return 'malformed object reply record';
+      return { kind: RecordKind.ObjectReply, correlation, originGeneration, payload };
+    }
+    case RecordKind.ObjectErrorReply: {
+      const [, , correlation, originGeneration, body] = v;
+      if (
+        v.length < 5 ||
+        !isCorrelation(correlation) ||
+        !isStr(originGeneration) ||
+        !Array.isArray(body) ||
+        !isStr(body[0]) ||
+        !isStr(body[1])
+      ) {
+        return 'malformed object error reply record';
+      }
+      const error: WireError =
+        body.length > 2
+          ? { code: body[0], message: body[1], details: body[2] }
+          : { code: body[0], message: body[1] };
+      return { kind: RecordKind.ObjectErrorReply, correlation, originGeneration, error };
+    }
+    default:
+      return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
+  }
+}
+
+/** The send or request whose address starts at `at`; `undefined` when a field is not what it must be. */
+function readCall(
+  v: readonly unknown[],
+  at: number,
+  route: { correlation: number; origin: NodeRun } | undefined,
+): ObjectSendRecord | ObjectRequestRecord | undefined {
+  const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace] = v.slice(at, at + 8);
+  const fences = readFences(rawFences);
+  const trace = rawTrace === null ? undefined : readFrameworkFields(rawTrace);
+  if (
+    !isObjectKind(objectKind) ||
+    !isName(id) ||
+    fences === undefined ||
+    !isName(operationId) ||
+    !isStr(packet) ||
+    !isMetadata(metadata) ||
+    !isBytes(payload) ||
+    trace === false
+  ) {
+    return undefined;
+  }
+  const call = {
+    objectKind,
+    id,
+    fences,
+    operationId,
+    packet,
+    metadata: metadata ?? undefined,
+    payload,
+    trace,
+  };
+  return route === undefined
+    ? { kind: RecordKind.ObjectSend, ...call }
+    : { kind: RecordKind.ObjectRequest, correlation: route.correlation, origin: route.origin, ...call };
+}
