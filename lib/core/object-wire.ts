@@ -85,7 +85,7 @@ export type ObjectRecord =
 
 // --- encoding -------------------------------------------------------------------------------
 
-/** Items of a send / request / reply before the `bin` slots: the rest is appended by hand. */
+/** Items of a send and of a request as this version writes them, version and kind included. */
 const SEND_LENGTH = 10;
 const REQUEST_LENGTH = 13;
 
