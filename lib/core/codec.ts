@@ -26,7 +26,7 @@ export const RecordKind = {
   FanoutEvent: 30,
   FanoutBeacon: 31,
   // Reserved for the object layer (DESIGN §7 "Wire"; docs/decisions.md): numbered after the spec's
-  // commands where it numbers them. No reader exists yet: see RESERVED_KINDS.
+  // commands where it numbers them. A MeshNode reads them only for its object layer: see RESERVED_KINDS.
   SessionRelocationSeal: 42,
   SessionRelocationSealReply: 43,
   SessionRelocationRoute: 44,
@@ -35,6 +35,10 @@ export const RecordKind = {
   ObjectRequest: 61,
   ObjectReply: 62,
   ObjectErrorReply: 63,
+  /** Asks a node to create, get-or-create or destroy one object; answered by 62 or 63. */
+  ObjectControl: 64,
+  /** An owner's answer to a one-way send on a route that is not its current one. */
+  ObjectStale: 65,
 } as const;
 
 /**
@@ -53,6 +57,8 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'ObjectRequest',
       'ObjectReply',
       'ObjectErrorReply',
+      'ObjectControl',
+      'ObjectStale',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

@@ -135,6 +135,60 @@ export function fromWireError(wire: WireError, where: string): ZLinkError {
   });
 }
 
+/**
+ * The wire code of an object owner's own refusal (the message never ran): the code the caller ends the
+ * call with is the value. A handler's own `ZLinkError` travels under its code and arrives as
+ * `RemoteError`, so it is never mistaken for one of these.
+ */
+export const OBJECT_REFUSALS = {
+  /** The route the call carried is not the owner's current one (or the object is not here): `Unavailable`. */
+  ObjectStale: 'Unavailable',
+  /** The object was deactivated, or sealed, before the message's turn: `Unavailable`. */
+  ObjectClosed: 'Unavailable',
+  /** The owner lease is fenced, or the object queue is full: `Rejected`. */
+  ObjectRefused: 'Rejected',
+  /** The type is not hosted there, or the object does not exist (destroy, create): `NotFound`. */
+  ObjectNotFound: 'NotFound',
+  /** A stale ref, an id taken by another type, a create of an id that exists: `InvalidOperation`. */
+  ObjectInvalid: 'InvalidOperation',
+} as const satisfies Record<string, ZLinkErrorCode>;
+
+export type ObjectRefusalCode = keyof typeof OBJECT_REFUSALS;
+
+/** The wire form of a refusal raised by the object layer (`ZLinkError` with one of the refusal codes). */
+export function toObjectWireError(error: unknown): WireError {
+  if (error instanceof ZLinkError && error.remote === undefined) {
+    const code = objectRefusalCode(error.code);
+    if (code !== undefined)
+      return error.details === undefined
+        ? { code, message: error.message }
+        : { code, message: error.message, details: error.details };
+  }
+  return toWireError(error);
+}
+
+function objectRefusalCode(code: ZLinkErrorCode): ObjectRefusalCode | undefined {
+  switch (code) {
+    case 'Unavailable':
+      return 'ObjectClosed';
+    case 'Rejected':
+      return 'ObjectRefused';
+    case 'NotFound':
+      return 'ObjectNotFound';
+    case 'InvalidOperation':
+      return 'ObjectInvalid';
+    default:
+      return undefined;
+  }
+}
+
+/** An object call's remote failure on the caller's side: a refusal keeps its local code, the rest is as `fromWireError`. */
+export function fromObjectWireError(wire: WireError, where: string): ZLinkError {
+  const code = (OBJECT_REFUSALS as Record<string, ZLinkErrorCode | undefined>)[wire.code];
+  if (code === undefined) return fromWireError(wire, where);
+  return new ZLinkError(code, `${where}: ${wire.message}`, { remote: wire, details: wire.details });
+}
+
 /** The `Cancelled` terminal of a call whose `AbortSignal` fired; keeps the abort reason as cause. */
 export function cancelledError(what: string, signal?: AbortSignal): ZLinkError {
   return new ZLinkError('Cancelled', `${what}: cancelled`, { cause: signal?.reason });

@@ -123,6 +123,30 @@ export type ZLinkEvent =
       readonly channel?: string;
       readonly mesh?: string;
       readonly phase: 'started' | 'completed' | 'deadline';
+    }
+  | {
+      /**
+       * A call by global id and the positive route cache: `hit` and `miss` per call (per-message
+       * events), `invalidated` when an entry leaves before its time, with why (`reason`: a larger
+       * StoreVersion, a stale-route answer, a store recovery, the owner's lease or run ending, eviction).
+       */
+      readonly type: 'object_route';
+      readonly result: 'hit' | 'miss' | 'invalidated';
+      readonly mesh: string;
+      readonly objectKind: 'spot' | 'actor';
+      readonly id: string;
+      readonly reason?: string;
+    }
+  | {
+      /** An object activation on this node began taking messages, ended, or failed to be created. */
+      readonly type: 'object';
+      readonly state: 'activated' | 'deactivated' | 'failed';
+      readonly mesh: string;
+      readonly objectKind: 'spot' | 'actor';
+      readonly objectType: string;
+      readonly id: string;
+      readonly objectGeneration?: number;
+      readonly reason?: string;
     };
 
 export type ZLinkEventType = ZLinkEvent['type'];
@@ -193,5 +217,9 @@ export class ZLinkEvents {
 }
 
 function isPerMessage(event: ZLinkEvent): boolean {
-  return event.type === 'selection' || (event.type === 'delivery' && event.result === 'ok');
+  return (
+    event.type === 'selection' ||
+    (event.type === 'delivery' && event.result === 'ok') ||
+    (event.type === 'object_route' && event.result !== 'invalidated')
+  );
 }

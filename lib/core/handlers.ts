@@ -4,11 +4,11 @@ import type { ZLinkMetadata } from './metadata.js';
 export type MessageKind = 'send' | 'request';
 
 /**
- * What kind of target a handler serves: a ChannelName (`'channel'`) or a MeshNode's Node direct
- * namespace (`'node'`). The object layer adds `'spot'` and `'actor'`; code that switches on it
- * should keep a default branch.
+ * What kind of target a handler serves: a ChannelName (`'channel'`), a MeshNode's Node direct
+ * namespace (`'node'`), or one Spot or Actor (`'spot'`, `'actor'`: `ZLinkObjectContext`). Code that
+ * switches on it should keep a default branch.
  */
-export type ZLinkTargetKind = 'channel' | 'node';
+export type ZLinkTargetKind = 'channel' | 'node' | 'spot' | 'actor';
 
 /** What a channel handler learns about the message besides its payload (02 §6). */
 export interface ZLinkMessageContext {

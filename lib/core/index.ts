@@ -20,3 +20,6 @@ export * from './object-records.js';
 export * from './object-wire.js';
 export * from './snapshots.js';
 export * from './object-classes.js';
+export * from './object-context.js';
+export * from './object-control-wire.js';
+export * from './object-metrics.js';

@@ -69,6 +69,12 @@ export interface MeshLink {
    */
   send(to: PeerAddress | string, record: Uint8Array): boolean;
   /**
+   * Queues an answer (a reply, an error reply, a stale-route notice) for the ready peer `to`, past the
+   * send queue's bound: an answer is never refused for space, as replies on every other path. Returns
+   * `false`, nothing queued, when `to` is not a ready peer (its caller is gone; the answer is dropped).
+   */
+  answer(to: string, record: Uint8Array): boolean;
+  /**
    * Resolves when `send` may queue again; ends `Timeout` after `timeoutMs`, `Cancelled` on abort,
    * `Shutdown` when the node closes.
    */

@@ -1,5 +1,6 @@
 import { isZLinkError } from './errors.js';
 import type { DeliveryResult, RouteKind } from './outcomes.js';
+import { type ObjectMetricsSnapshot, ObjectMetricsRegistry } from './object-metrics.js';
 
 /**
  * Counters and latency histograms per channel, kept where the work happens: each send path and
@@ -108,6 +109,8 @@ export interface MetricsSnapshot {
   }[];
   /** Every observability event emitted, per type (`delivery`, `server_lost`, ...). */
   readonly events: Readonly<Record<string, number>>;
+  /** Per Spot and Actor type: calls from here, turns run here, activations, store reads, queue depth. */
+  readonly objects: readonly ObjectMetricsSnapshot[];
 }
 
 export interface HistogramSnapshot {
@@ -120,6 +123,8 @@ export interface HistogramSnapshot {
 /** The registry: one `ScopeMetrics` per (route, mesh, channel), created on first ask. */
 export class ZLinkMetrics {
   private readonly scopes = new Map<string, ScopeMetrics>();
+  /** Per object type (the object layer takes its entries when it builds an activation or a call path). */
+  readonly objects = new ObjectMetricsRegistry();
 
   /** Called when a send path or handler scope is built, never per message. */
   scope(route: RouteKind, channel: string | undefined, mesh: string | undefined): ScopeMetrics {
@@ -147,6 +152,7 @@ export class ZLinkMetrics {
         handlerDuration: histogramSnapshot(s.handlers.duration),
       })),
       events: Object.fromEntries([...events].filter(([key]) => !key.includes(':'))),
+      objects: this.objects.snapshot(),
     };
   }
 }

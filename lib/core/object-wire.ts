@@ -4,7 +4,15 @@ import { type TraceFields, readFrameworkFields } from './framework-fields.js';
 import { countMsgpackValues } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import type { NodeRun, ObjectKind } from './object-stores.js';
+import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
+
+export type { ObjectRouteFences } from './object-fences.js';
 import { MAX_FRAME_VALUES } from './wire.js';
+import {
+  type ObjectControlRecord,
+  type ObjectStaleRecord,
+  decodeObjectControl,
+} from './object-control-wire.js';
 
 /**
  * Object messages on the wire (DESIGN §7 "Wire"): record kinds 60–63, never framework fields on
@@ -26,14 +34,6 @@ import { MAX_FRAME_VALUES } from './wire.js';
  * trace slot is always written (nil without a trace), so fields a later version appends come after
  * it and are ignored here; a record shorter than this version's is refused.
  */
-
-/** What a call to an object was sent with: the owner run and the authority fences (spot-actor-routing §2.1 step 3). */
-export interface ObjectRouteFences {
-  readonly owner: NodeRun;
-  readonly objectGeneration: number;
-  readonly authorityOwnerGeneration: number;
-  readonly ownerLeaseGeneration: number;
-}
 
 /** Which object a message is for, and the route it was sent on. */
 export interface ObjectAddress {
@@ -81,23 +81,18 @@ export interface ObjectErrorReplyRecord {
 }
 
 export type ObjectRecord =
-  ObjectSendRecord | ObjectRequestRecord | ObjectReplyRecord | ObjectErrorReplyRecord;
+  | ObjectSendRecord
+  | ObjectRequestRecord
+  | ObjectReplyRecord
+  | ObjectErrorReplyRecord
+  | ObjectControlRecord
+  | ObjectStaleRecord;
 
 // --- encoding -------------------------------------------------------------------------------
 
 /** Items of a send and of a request as this version writes them, version and kind included. */
 const SEND_LENGTH = 10;
 const REQUEST_LENGTH = 13;
-
-function fenceItems(f: ObjectRouteFences): unknown[] {
-  return [
-    f.owner.rid,
-    f.owner.nodeGeneration,
-    f.objectGeneration,
-    f.authorityOwnerGeneration,
-    f.ownerLeaseGeneration,
-  ];
-}
 
 /**
  * `head` (a msgpackr array of the scalar items, fewer than `length`) made the record array of
@@ -167,7 +162,7 @@ function encodeObjectCall(
     origin === undefined
       ? [WIRE_VERSION, RecordKind.ObjectSend]
       : [WIRE_VERSION, RecordKind.ObjectRequest, correlation, origin.rid, origin.nodeGeneration];
-  items.push(to.objectKind, to.id, fenceItems(to.fences), operationId, packet);
+  items.push(to.objectKind, to.id, writeObjectFences(to.fences), operationId, packet);
   const length = origin === undefined ? SEND_LENGTH : REQUEST_LENGTH;
   return finish(packr.pack(items), length, metadata, payload, fields);
 }
@@ -211,24 +206,7 @@ export function encodeObjectErrorReply(
 
 const isObjectKind = (v: unknown): v is ObjectKind => v === 'spot' || v === 'actor';
 const isName = (v: unknown): v is string => isStr(v) && v.length > 0;
-const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
-
-function readFences(v: unknown): ObjectRouteFences | undefined {
-  if (!Array.isArray(v) || v.length < 5) return undefined;
-  const [rid, nodeGeneration, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration] =
-    v as unknown[];
-  if (
-    !isName(rid) ||
-    !isStr(nodeGeneration) ||
-    !isGeneration(objectGeneration) ||
-    !isGeneration(authorityOwnerGeneration) ||
-    !isGeneration(ownerLeaseGeneration)
-  ) {
-    return undefined;
-  }
-  return { owner: { rid, nodeGeneration }, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
-}
 
 /**
  * Reads one object record: the bytes of one record, as `decodeFrame(frame, true)` hands them back
@@ -285,6 +263,9 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
           : { code: body[0], message: body[1] };
       return { kind: RecordKind.ObjectErrorReply, correlation, originGeneration, error };
     }
+    case RecordKind.ObjectControl:
+    case RecordKind.ObjectStale:
+      return decodeObjectControl(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }
@@ -297,7 +278,7 @@ function readCall(
   route: { correlation: number; origin: NodeRun } | undefined,
 ): ObjectSendRecord | ObjectRequestRecord | undefined {
   const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace] = v.slice(at, at + 8);
-  const fences = readFences(rawFences);
+  const fences = readObjectFences(rawFences);
   const trace = rawTrace === null ? undefined : readFrameworkFields(rawTrace);
   if (
     !isObjectKind(objectKind) ||

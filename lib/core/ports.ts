@@ -1,3 +1,4 @@
+import type { AuthorityStore } from './object-stores.js';
 import type { MeshMembership } from './mesh-records.js';
 import type { ObjectRole } from './mesh-options.js';
 import { isEndpoint, isValidWeight } from './option-checks.js';
@@ -73,6 +74,13 @@ export interface LocationStore {
    * within `timeoutMs` or cannot be reached. Optional: a store without it is checked with a `list`.
    */
   ping?(timeoutMs: number): Promise<void>;
+  /**
+   * The Authority Store that keeps the Spot and Actor records beside these descriptors, for a store
+   * given as `locationStore.instance` (a store the framework builds from `redis` / `cluster` gets a
+   * Redis one with the same connection and prefix). Optional: without it, an object mesh refuses to
+   * start. `MemoryLocationStore` has one, shared by every runtime given the same instance.
+   */
+  authorityStore?(): AuthorityStore;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,64 @@
+/** Counters of one object type on this node (issue 16 item 9), kept where the work happens. */
+export class ObjectTypeMetrics {
+  /** Calls this node's callers started to objects of the type: sends and requests. */
+  sends = 0;
+  requests = 0;
+  /** Requests that ended with a reply. */
+  replies = 0;
+  /** Calls that ended otherwise, per `ZLinkError` code. */
+  readonly failures = new Map<string, number>();
+  /** Turns run here for objects of the type (handlers, not timers or lifecycle hooks). */
+  handled = 0;
+  activations = 0;
+  deactivations = 0;
+  /** Authority Store reads this node made to resolve, create or check objects of the type. */
+  storeReads = 0;
+  /** Messages waiting in the queues of this node's activations of the type, now (set by the owner). */
+  queueDepth: () => number = () => 0;
+
+  fail(code: string): void {
+    this.failures.set(code, (this.failures.get(code) ?? 0) + 1);
+  }
+}
+
+export interface ObjectMetricsSnapshot {
+  readonly kind: 'spot' | 'actor';
+  readonly type: string;
+  readonly sends: number;
+  readonly requests: number;
+  readonly replies: number;
+  readonly failures: Readonly<Record<string, number>>;
+  readonly handled: number;
+  readonly activations: number;
+  readonly deactivations: number;
+  readonly storeReads: number;
+  readonly queueDepth: number;
+}
+
+/** One `ObjectTypeMetrics` per (kind, type), made on first ask (never per message: callers keep theirs). */
+export class ObjectMetricsRegistry {
+  private readonly byType = new Map<string, { kind: 'spot' | 'actor'; type: string; m: ObjectTypeMetrics }>();
+
+  of(kind: 'spot' | 'actor', type: string): ObjectTypeMetrics {
+    const key = `${kind} ${type}`;
+    let found = this.byType.get(key);
+    if (!found) this.byType.set(key, (found = { kind, type, m: new ObjectTypeMetrics() }));
+    return found.m;
+  }
+
+  snapshot(): ObjectMetricsSnapshot[] {
+    return [...this.byType.values()].map(({ kind, type, m }) => ({
+      kind,
+      type,
+      sends: m.sends,
+      requests: m.requests,
+      replies: m.replies,
+      failures: Object.fromEntries(m.failures),
+      handled: m.handled,
+      activations: m.activations,
+      deactivations: m.deactivations,
+      storeReads: m.storeReads,
+      queueDepth: m.queueDepth(),
+    }));
+  }
+}
