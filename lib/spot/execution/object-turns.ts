@@ -211,6 +211,14 @@ export class ObjectTurns<W = unknown> {
     return this.whenIdle();
   }
 
+  /**
+   * What `submit` with `options` would be refused with right now, `undefined` when it would be
+   * accepted: lets a one-way sender learn a refusal in its own turn (a queued send is "done").
+   */
+  refusalOf(options: SubmitOptions<W> = {}): ZLinkError | undefined {
+    return this.refusal(options);
+  }
+
   private refusal(options: SubmitOptions<W>): ZLinkError | undefined {
     if (this.phase === 'closed') return this.closedError();
     if (!options.oneWay) {

@@ -112,6 +112,13 @@ export class MeshObjectLink implements MeshLink {
     return host.pump.offer(record, peer.route.pipe);
   }
 
+  answer(to: string, record: Uint8Array): boolean {
+    const peer = this.host.isClosed() ? undefined : this.host.peers.get(to);
+    if (!peer) return false;
+    this.host.pump.force(record, peer.route.pipe);
+    return true;
+  }
+
   /** The node's send queue: it ends `Shutdown` once the node has closed (see `SocketPump.waitForSpace`). */
   waitForSpace(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return this.host.pump.waitForSpace(timeoutMs, signal);

@@ -1,0 +1,93 @@
+import {
+  type PendingRequests,
+  type WireError,
+  REMOTE_CODES,
+  decodePayload,
+  encodePayload,
+  errorMessage,
+  fromObjectWireError,
+} from '../../core/index.js';
+import type { ObjectHost } from '../objects/object-host.js';
+import type { ReadyRoute } from '../resolve/index.js';
+import type { ObjectSubmission } from './object-submission.js';
+
+/** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
+const LOCAL_ROUTE = Symbol('local object calls');
+
+/**
+ * A call whose owner is this node: handed to the host as a remote one would be (same admission,
+ * handler, metadata and completion contract, spot-actor-routing §2.2), without the mesh. The reply
+ * goes through the codec as it would over the wire, so a handler sees and returns the same values
+ * wherever its caller is. A send ends once the object's queue took it (its refusal comes back in the
+ * caller's turn); a request through the pending table (deadline, cancel, shutdown: one terminal).
+ */
+export function localCall(
+  pending: PendingRequests,
+  host: ObjectHost,
+  route: ReadyRoute,
+  sub: ObjectSubmission,
+  operationId: string,
+  timeoutMs: number,
+  what: string,
+  selfRid: string,
+): Promise<unknown> {
+  const call = {
+    messageKind: sub.messageKind,
+    objectKind: sub.objectKind,
+    id: sub.id,
+    fences: route,
+    operationId,
+    packet: sub.packet,
+    metadata: sub.metadata,
+    payload: sub.payload,
+    // The handler runs in its own turn; a local caller's trace context is not carried across it.
+    trace: undefined,
+    sourceRid: selfRid,
+  };
+  if (sub.messageKind === 'send') {
+    let refused: WireError | undefined;
+    let queued = false;
+    host.dispatch(
+      { ...call, correlation: undefined },
+      {
+        ok: () => undefined,
+        error: (error) => {
+          // After the send was queued nobody awaits it: the host reported it already.
+          if (!queued) refused = error;
+        },
+      },
+    );
+    queued = true;
+    return refused === undefined ? Promise.resolve() : Promise.reject(fromObjectWireError(refused, what));
+  }
+  let opened: { correlation: number; result: Promise<unknown> };
+  try {
+    opened = pending.open({ timeoutMs, signal: sub.signal, route: LOCAL_ROUTE, describe: what });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const { correlation } = opened;
+  host.dispatch(
+    { ...call, correlation },
+    {
+      ok: (value) => {
+        let decoded;
+        try {
+          decoded = decodePayload(encodePayload(value));
+        } catch (error) {
+          decoded = { ok: false as const, reason: errorMessage(error) };
+        }
+        if (decoded.ok) pending.resolve(correlation, decoded.value);
+        else
+          pending.reject(correlation, (d) =>
+            fromObjectWireError(
+              { code: REMOTE_CODES.handlerError, message: `reply could not be encoded: ${decoded.reason}` },
+              d,
+            ),
+          );
+      },
+      error: (error) => pending.reject(correlation, (d) => fromObjectWireError(error, d)),
+    },
+  );
+  return opened.result;
+}

@@ -1,0 +1,321 @@
+import {
+  CANDIDATE_WAIT_CAP_MS,
+  type MeshLink,
+  type MessageKind,
+  type NodeRun,
+  type ObjectKey,
+  type ObjectKind,
+  type ObjectTypeMetrics,
+  type PendingRequests,
+  type ZLinkEvents,
+  ZLinkError,
+  cancelledError,
+  encodeObjectRequest,
+  encodeObjectSend,
+} from '../../core/index.js';
+import { selfRequestRefusal } from '../execution/index.js';
+import type { ObjectHost } from '../objects/object-host.js';
+import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
+import { localCall } from './local-call.js';
+import type { ObjectSubmission } from './object-submission.js';
+import { PeerWaits } from './peer-waits.js';
+
+export interface ObjectCallerConfig {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly link: MeshLink;
+  readonly resolver: CachedResolver;
+  readonly cache: RouteCache;
+  /** The owner side here, on an object server. */
+  readonly host: ObjectHost | undefined;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly clock: Clock;
+  /** Get-or-create for Instance intent (the runtime's creation path, with placement). */
+  readonly getOrCreate: (
+    kind: ObjectKind,
+    type: string,
+    id: string,
+    init: unknown,
+    timeoutMs: number,
+  ) => Promise<unknown>;
+}
+
+/** Between reads while the store fails, for a call that still has time. */
+const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The caller side of calls by global id (spot-actor-routing §2.1): the positive route cache, the
+ * store on a miss, then exactly one owner — this node's own host, or one peer over the mesh. A call
+ * ends exactly once; none is ever resent to another owner, and a failure is never cached.
+ */
+export class ObjectCaller {
+  readonly waits: PeerWaits;
+  private operations = 0;
+  private readonly opPrefix: string;
+  private readonly metrics = new Map<string, ObjectTypeMetrics>();
+
+  constructor(private readonly config: ObjectCallerConfig) {
+    this.waits = new PeerWaits(config.link);
+    this.opPrefix = `${config.self.rid}/${config.self.nodeGeneration}/`;
+  }
+
+  /**
+   * Sends or requests. A send resolves once the owner's queue (here) or the mesh send queue (remote)
+   * took it; a request with the handler's reply. Ends `NotFound` (Missing, without Instance intent),
+   * `Unavailable` (the object is not Ready, its owner's lease is gone or the owner is not reachable,
+   * the route was stale — the entry is dropped — or the store stayed down until the deadline:
+   * `details.resolver = 'StoreFailure'`), `Rejected` (owner fenced, object queue full),
+   * `InvalidOperation` (a request from the object to itself), `RemoteError` (the handler failed),
+   * `Timeout`, `Cancelled`, `RouteError` (the owner was lost with the request in flight: it may have
+   * run) or `Shutdown`.
+   */
+  call(sub: ObjectSubmission): Promise<unknown> {
+    const { objectKind, id } = sub;
+    const what = `${sub.messageKind} ${objectKind} '${id}'/${sub.packet}`;
+    if (sub.messageKind === 'request') {
+      const self = selfRequestRefusal(what, { mesh: this.config.mesh, kind: objectKind, id });
+      if (self) return Promise.reject(self);
+    }
+    if (sub.signal?.aborted) return Promise.reject(cancelledError(what, sub.signal));
+    const deadline = this.config.clock.now() + sub.timeoutMs;
+    const hit = this.config.cache.lookup(objectKind, id);
+    if (hit !== undefined) {
+      if (this.config.events.perMessage) this.routeEvent('hit', objectKind, id);
+      return this.toOwner(hit, sub, deadline, what);
+    }
+    if (this.config.events.perMessage) this.routeEvent('miss', objectKind, id);
+    return this.resolve(sub, deadline, what).then((route) => this.toOwner(route, sub, deadline, what));
+  }
+
+  /** Direct resolution with the retry rules of issue 16 item 3; Missing goes to creation only under Instance intent. */
+  private async resolve(sub: ObjectSubmission, deadline: number, what: string): Promise<ReadyRoute> {
+    const { objectKind, id } = sub;
+    let created = false;
+    for (let attempt = 0; ; attempt++) {
+      const result = await this.config.resolver.resolve(objectKind, id);
+      const type =
+        result.tag === 'ReadyRoute'
+          ? result.type
+          : result.tag === 'Unavailable'
+            ? result.authority.record.type
+            : sub.instance?.type;
+      if (type !== undefined) this.metricsOf(objectKind, type).storeReads++;
+      switch (result.tag) {
+        case 'ReadyRoute':
+          return result;
+        case 'Missing':
+          if (sub.instance === undefined || created)
+            throw new ZLinkError(
+              'NotFound',
+              `${what}: no such ${objectKind} (it was never created, or it was destroyed)`,
+            );
+          created = true;
+          await this.config.getOrCreate(
+            objectKind,
+            sub.instance.type,
+            id,
+            sub.instance.init,
+            this.left(deadline, what),
+          );
+          continue;
+        case 'Unavailable':
+          throw new ZLinkError(
+            'Unavailable',
+            `${what}: the ${objectKind} exists but cannot take messages now (${result.reason})`,
+            {
+              details: { reason: result.reason },
+            },
+          );
+        case 'StoreFailure': {
+          const left = deadline - this.config.clock.now();
+          if (left <= 0)
+            throw new ZLinkError(
+              'Unavailable',
+              `${what}: the Authority Store did not answer before the deadline`,
+              {
+                cause: result.error,
+                details: { resolver: 'StoreFailure' },
+              },
+            );
+          if (sub.signal?.aborted) throw cancelledError(what, sub.signal);
+          await sleep(Math.min(STORE_RETRY_MS[Math.min(attempt, STORE_RETRY_MS.length - 1)] as number, left));
+        }
+      }
+    }
+  }
+
+  private left(deadline: number, what: string): number {
+    const left = deadline - this.config.clock.now();
+    if (left <= 0) throw new ZLinkError('Timeout', `${what}: the deadline passed before the call was sent`);
+    return left;
+  }
+
+  /** Submits on `route`: the local host when this node owns it, else the owner peer, waiting for queue space or the peer's link within the deadline. */
+  private toOwner(
+    route: ReadyRoute,
+    sub: ObjectSubmission,
+    deadline: number,
+    what: string,
+  ): Promise<unknown> {
+    const m = this.metricsOf(sub.objectKind, route.type);
+    if (sub.messageKind === 'send') m.sends++;
+    else m.requests++;
+    const { self, link, pending } = this.config;
+    const operationId = this.opPrefix + (this.operations++).toString(36);
+    const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
+    let raw: Promise<unknown>;
+    if (local) {
+      const host = this.config.host;
+      if (host === undefined) return this.stale(route, sub, what, 'this node holds no objects');
+      raw = localCall(
+        pending,
+        host,
+        route,
+        sub,
+        operationId,
+        Math.max(1, deadline - this.config.clock.now()),
+        what,
+        self.rid,
+      );
+    } else {
+      if (!link.peers().some((p) => p.rid === route.owner.rid && p.generation === route.owner.nodeGeneration))
+        return this.whenReachable(route, sub, deadline, what);
+      raw = this.remoteCall(route, sub, operationId, deadline, what);
+    }
+    if (sub.messageKind === 'send') {
+      return raw.catch((error: unknown) => {
+        this.settledWithError(route, sub, error);
+        this.failed(m, error);
+        throw error;
+      });
+    }
+    return raw.then(
+      (value) => {
+        m.replies++;
+        return value;
+      },
+      (error: unknown) => {
+        this.settledWithError(route, sub, error);
+        this.failed(m, error);
+        throw error;
+      },
+    );
+  }
+
+  /** A send queued for the owner peer, or a request whose reply (or error reply) the pending table awaits. */
+  private remoteCall(
+    route: ReadyRoute,
+    sub: ObjectSubmission,
+    operationId: string,
+    deadline: number,
+    what: string,
+  ): Promise<unknown> {
+    const { self, pending } = this.config;
+    const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
+    const fields = sub.trace;
+    const address = { objectKind: sub.objectKind, id: sub.id, fences: route };
+    if (sub.messageKind === 'send') {
+      const bytes = encodeObjectSend(address, operationId, sub.packet, sub.metadata, sub.payload, fields);
+      return this.offer(to, bytes, deadline, sub.signal, what);
+    }
+    const opened = pending.open({
+      timeoutMs: Math.max(1, deadline - this.config.clock.now()),
+      signal: sub.signal,
+      route: route.owner.rid,
+      describe: what,
+    });
+    const bytes = encodeObjectRequest(
+      opened.correlation,
+      self,
+      address,
+      operationId,
+      sub.packet,
+      sub.metadata,
+      sub.payload,
+      fields,
+    );
+    this.offer(to, bytes, deadline, sub.signal, what).catch((error: unknown) =>
+      pending.reject(
+        opened.correlation,
+        error instanceof ZLinkError ? error : new ZLinkError('RouteError', `${what}: ${String(error)}`),
+      ),
+    );
+    return opened.result;
+  }
+
+  /** A request ended with an error: a stale-route answer drops exactly the entry it was sent on. */
+  private settledWithError(route: ReadyRoute, sub: ObjectSubmission, error: unknown): void {
+    if (error instanceof ZLinkError && error.remote?.code === 'ObjectStale')
+      this.config.cache.invalidateStale(sub.objectKind, sub.id, route);
+  }
+
+  private failed(m: ObjectTypeMetrics, error: unknown): void {
+    m.fail(error instanceof ZLinkError ? error.code : 'Error');
+  }
+
+  /** The route's owner is not a ready peer (yet): wait for its link up to the deadline (capped), else `Unavailable`. */
+  private async whenReachable(
+    route: ReadyRoute,
+    sub: ObjectSubmission,
+    deadline: number,
+    what: string,
+  ): Promise<unknown> {
+    const wait = Math.min(deadline - this.config.clock.now(), CANDIDATE_WAIT_CAP_MS);
+    const up = wait > 0 && (await this.waits.until(route.owner, wait, sub.signal));
+    if (!up) return this.stale(route, sub, what, `its owner '${route.owner.rid}' is not reachable`);
+    return this.toOwner(route, sub, deadline, what);
+  }
+
+  private stale(route: ReadyRoute, sub: ObjectSubmission, what: string, why: string): Promise<never> {
+    this.config.cache.invalidateStale(sub.objectKind, sub.id, route);
+    this.metricsOf(sub.objectKind, route.type).fail('Unavailable');
+    return Promise.reject(
+      new ZLinkError('Unavailable', `${what}: ${why}`, { details: { reason: 'ownerUnreachable' } }),
+    );
+  }
+
+  /** Queues `bytes` for `to`, waiting for space within the deadline; never to another peer. */
+  private async offer(
+    to: { rid: string; generation: string },
+    bytes: Uint8Array,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    what: string,
+  ): Promise<void> {
+    const { link } = this.config;
+    for (;;) {
+      let queued: boolean;
+      try {
+        queued = link.send(to, bytes);
+      } catch (error) {
+        if (error instanceof ZLinkError && error.code === 'RouteError')
+          throw new ZLinkError('RouteError', `${what}: ${error.message}`, { cause: error });
+        throw error;
+      }
+      if (queued) return;
+      const left = deadline - this.config.clock.now();
+      if (left <= 0)
+        throw new ZLinkError('Timeout', `${what}: the mesh send queue stayed full until the deadline`);
+      await link.waitForSpace(left, signal);
+    }
+  }
+
+  private routeEvent(result: 'hit' | 'miss', objectKind: ObjectKind, id: string): void {
+    this.config.events.emit({ type: 'object_route', result, mesh: this.config.mesh, objectKind, id });
+  }
+
+  metricsOf(kind: ObjectKind, type: string): ObjectTypeMetrics {
+    const key = `${kind} ${type}`;
+    let m = this.metrics.get(key);
+    if (m === undefined) this.metrics.set(key, (m = this.config.events.metrics.objects.of(kind, type)));
+    return m;
+  }
+
+  /** The key of (`kind`, `id`) on this caller's mesh. */
+  key(kind: ObjectKind, id: string): ObjectKey {
+    return { mesh: this.config.mesh, kind, id };
+  }
+}

@@ -1,0 +1,381 @@
+import {
+  type AuthorityStore,
+  type InboundObjectRecord,
+  type JobQueue,
+  type MeshLink,
+  type NodeRun,
+  type NormalizedObjectOptions,
+  type ObjectClassRegistry,
+  type ObjectControlRecord,
+  type ObjectInstances,
+  type ObjectKind,
+  type ObjectRef,
+  type PendingRequests,
+  type TracePropagation,
+  type ZLinkEvents,
+  RecordKind,
+  ZLinkError,
+  decodeObjectRecord,
+  parseObjectRef,
+  decodePayload,
+  encodeObjectControl,
+  encodePayload,
+  errorMessage,
+  toObjectWireError,
+} from '../core/index.js';
+import { ObjectCaller } from './calls/object-caller.js';
+import type { ObjectSubmission } from './calls/object-submission.js';
+import { ObjectHost } from './objects/object-host.js';
+import { remoteAnswer, sendAnswer } from './objects/remote-answer.js';
+import { settleObjectReply } from './calls/object-replies.js';
+import {
+  AuthorityResolver,
+  CachedResolver,
+  type Clock,
+  type OwnerLeaseView,
+  type ResolveResult,
+  RouteCache,
+} from './resolve/index.js';
+
+export interface ObjectLayerConfig {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly role: 'client' | 'server';
+  readonly options: NormalizedObjectOptions;
+  readonly link: MeshLink;
+  readonly store: AuthorityStore;
+  readonly leases: OwnerLeaseView;
+  readonly clock: Clock;
+  readonly classes: ObjectClassRegistry;
+  readonly instances: ObjectInstances;
+  readonly jobs: JobQueue;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly tracing: TracePropagation | undefined;
+  readonly leaseFenced: () => boolean;
+  readonly leaseGeneration: () => number;
+}
+
+export interface CreateOptions {
+  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does. */
+  readonly node?: string;
+  /** Handed to `onActivate(ctx)` as `ctx.init`. */
+  readonly init?: unknown;
+  readonly timeoutMs: number;
+}
+
+/**
+ * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,
+ * calls), the owner side on an object server (activations), and the records between them on the
+ * mesh. One per runtime, on its one object mesh.
+ */
+export class ObjectLayer {
+  readonly cache: RouteCache;
+  readonly host: ObjectHost | undefined;
+  private readonly resolver: CachedResolver;
+  private readonly caller: ObjectCaller;
+  private readonly unsubscribe: (() => void)[] = [];
+  /** Rotates placement among the object servers hosting a type (the channel selector with equal weights). */
+  private turn = 0;
+
+  constructor(private readonly config: ObjectLayerConfig) {
+    const { mesh, self, link, store, leases, clock, events } = config;
+    this.cache = new RouteCache({
+      maxAgeMs: config.options.routeCacheMaxAgeMs,
+      clock,
+      leases,
+      onDrop: (route, reason) => {
+        if (reason === 'expired' || reason === 'leaseEnded') return;
+        events.emit({
+          type: 'object_route',
+          result: 'invalidated',
+          mesh,
+          objectKind: route.key.kind,
+          id: route.key.id,
+          reason,
+        });
+      },
+    });
+    this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
+    this.host =
+      config.role === 'server'
+        ? new ObjectHost({
+            mesh,
+            self,
+            store,
+            leases,
+            clock,
+            classes: config.classes,
+            instances: config.instances,
+            jobs: config.jobs,
+            queueLimit: config.options.objectQueueLimit,
+            events,
+            tracing: config.tracing,
+            leaseFenced: config.leaseFenced,
+            leaseGeneration: config.leaseGeneration,
+          })
+        : undefined;
+    this.caller = new ObjectCaller({
+      mesh,
+      self,
+      link,
+      resolver: this.resolver,
+      cache: this.cache,
+      host: this.host,
+      pending: config.pending,
+      events,
+      clock,
+      getOrCreate: (kind, type, id, init, timeoutMs) =>
+        this.create(kind, type, id, 'getOrCreate', { init, timeoutMs }),
+    });
+    this.unsubscribe.push(
+      link.onRecord((record) => this.receive(record)),
+      link.onPeer((event) => {
+        if (event.type !== 'down') return;
+        this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
+        config.pending.failRoute(
+          event.peer.rid,
+          (d) =>
+            new ZLinkError(
+              'RouteError',
+              `${d}: the owner '${event.peer.rid}' was lost (${event.reason}); the request may have run`,
+            ),
+        );
+      }),
+    );
+  }
+
+  /** A call by global id (see `ObjectCaller.call`). */
+  call(sub: ObjectSubmission): Promise<unknown> {
+    return this.caller.call(sub);
+  }
+
+  /** What a call to (`kind`, `id`) would find now: the cached route, else one store read. */
+  resolve(kind: ObjectKind, id: string): Promise<ResolveResult> {
+    return this.resolver.resolve(kind, id);
+  }
+
+  /**
+   * Creates or gets-or-creates on the node placement picks: `options.node`, else this node when it
+   * hosts the type, else one of the object servers that host it, in turn. Ends `NotFound` when no
+   * ready node hosts the type (or `options.node` does not), plus what `ObjectHost.activate` ends with.
+   */
+  create(
+    kind: ObjectKind,
+    type: string,
+    id: string,
+    mode: 'create' | 'getOrCreate',
+    options: CreateOptions,
+  ): Promise<ObjectRef> {
+    const what = `${mode} ${kind} '${id}'`;
+    const owner = this.place(kind, type, options.node, what);
+    if (typeof owner !== 'string') return Promise.reject(owner);
+    const { self } = this.config;
+    const host = this.host;
+    if (owner === self.rid && host)
+      return host.activate(kind, type, id, mode, options.init, options.timeoutMs);
+    let init: Uint8Array | undefined;
+    try {
+      init = options.init === undefined ? undefined : encodePayload(options.init);
+    } catch (error) {
+      return Promise.reject(
+        new ZLinkError('InvalidArgument', `${what}: init cannot be encoded: ${errorMessage(error)}`),
+      );
+    }
+    return this.control(owner, mode, { kind, id, type, objectGeneration: 0 }, init, options.timeoutMs, what);
+  }
+
+  /**
+   * Destroys the incarnation `ref` names, on its owner, after one store read to find the owner:
+   * `NotFound` when the id has no record, `InvalidOperation` when it is another incarnation. An
+   * authority whose owner's lease is gone is deleted here (nobody holds it). Resolves once the record
+   * is gone: a later call finds it Missing.
+   */
+  async destroy(ref: ObjectRef, timeoutMs: number): Promise<void> {
+    const what = `destroy ${ref.kind} '${ref.id}'`;
+    const key = { mesh: this.config.mesh, kind: ref.kind, id: ref.id };
+    const stored = await this.config.store.get(key).catch((error: unknown) => {
+      throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer`, {
+        cause: error,
+        details: { resolver: 'StoreFailure' },
+      });
+    });
+    this.caller.metricsOf(ref.kind, ref.type).storeReads++;
+    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${ref.kind}`);
+    const { record } = stored;
+    if (record.objectGeneration !== ref.objectGeneration)
+      throw new ZLinkError(
+        'InvalidOperation',
+        `${what}: the ref names generation ${ref.objectGeneration}, the object is generation ${record.objectGeneration}`,
+        {
+          details: { reason: 'staleRef', objectGeneration: record.objectGeneration },
+        },
+      );
+    const { self, leases, clock } = this.config;
+    const host = this.host;
+    const ownRun = record.owner.rid === self.rid && record.owner.nodeGeneration === self.nodeGeneration;
+    if (ownRun && host) {
+      await host.destroy(ref);
+    } else if (!ownRun && (leases.admissionDeadline(record.owner) ?? 0) <= clock.now()) {
+      const gone = await this.config.store.delete(key, stored.version);
+      if (!gone.ok)
+        throw new ZLinkError('Unavailable', `${what}: the record changed while it was being removed`);
+    } else {
+      await this.control(record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
+    }
+    this.cache.observeVersion(ref.kind, ref.id, stored.version + 1);
+  }
+
+  private place(kind: ObjectKind, type: string, node: string | undefined, what: string): string | ZLinkError {
+    const { self, link } = this.config;
+    const host = this.host;
+    const hostsHere = host?.hosts(kind, type) === true;
+    if (node !== undefined) {
+      if (node === self.rid)
+        return hostsHere
+          ? node
+          : new ZLinkError('NotFound', `${what}: this node hosts no ${kind} type '${type}'`);
+      const found = link.objectServers(advertisedType(kind, type)).some((p) => p.rid === node);
+      return found
+        ? node
+        : new ZLinkError(
+            'NotFound',
+            `${what}: node '${node}' is not a ready object server hosting ${kind} type '${type}'`,
+          );
+    }
+    if (hostsHere) return self.rid;
+    const servers = link.objectServers(advertisedType(kind, type));
+    if (servers.length === 0)
+      return new ZLinkError('NotFound', `${what}: no ready object server hosts ${kind} type '${type}'`);
+    const sorted = [...servers].sort((a, b) => (a.rid < b.rid ? -1 : 1));
+    return (sorted[this.turn++ % sorted.length] as { rid: string }).rid;
+  }
+
+  /** An ObjectControl request to `owner`, answered by the ref (create) or its echo (destroy). */
+  private control(
+    owner: string,
+    op: 'create' | 'getOrCreate' | 'destroy',
+    ref: { kind: ObjectKind; id: string; type: string; objectGeneration: number },
+    init: Uint8Array | undefined,
+    timeoutMs: number,
+    what: string,
+  ): Promise<ObjectRef> {
+    const { pending, link, self } = this.config;
+    let opened: { correlation: number; result: Promise<unknown> };
+    try {
+      opened = pending.open({ timeoutMs, route: owner, describe: what });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A control record is rare and small: it is never refused for queue space.
+    if (!link.answer(owner, encodeObjectControl(opened.correlation, self, op, ref, init)))
+      pending.reject(
+        opened.correlation,
+        new ZLinkError('Unavailable', `${what}: node '${owner}' is not a ready peer`),
+      );
+    return opened.result.then((value) => {
+      const got = parseObjectRef(value);
+      if (!got) throw new ZLinkError('ProtocolError', `${what}: the owner's answer is not an object ref`);
+      return got;
+    });
+  }
+
+  private receive(record: InboundObjectRecord): void {
+    const r = decodeObjectRecord(record.bytes);
+    const { events, mesh, link, self, pending } = this.config;
+    const host = this.host;
+    if (typeof r === 'string') {
+      events.emit({ type: 'protocol_error', route: 'route-mesh', mesh, peerRid: record.from.rid, reason: r });
+      return;
+    }
+    switch (r.kind) {
+      case RecordKind.ObjectReply:
+      case RecordKind.ObjectErrorReply:
+        settleObjectReply(pending, events, mesh, self, record.from.rid, r);
+        return;
+      case RecordKind.ObjectStale:
+        this.cache.invalidateStale(r.objectKind, r.id, r.fences);
+        return;
+      case RecordKind.ObjectControl:
+        this.controlled(r);
+        return;
+      default: {
+        const call = {
+          messageKind: r.kind === RecordKind.ObjectSend ? ('send' as const) : ('request' as const),
+          objectKind: r.objectKind,
+          id: r.id,
+          fences: r.fences,
+          operationId: r.operationId,
+          packet: r.packet,
+          metadata: r.metadata,
+          payload: r.payload,
+          trace: r.trace,
+          correlation: r.kind === RecordKind.ObjectRequest ? r.correlation : undefined,
+          sourceRid: record.from.rid,
+        };
+        const answer =
+          r.kind === RecordKind.ObjectRequest
+            ? remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration)
+            : sendAnswer(link, events, mesh, record.from.rid, call);
+        if (host) host.dispatch(call, answer);
+        else
+          answer.error({
+            code: 'ObjectStale',
+            message: `node '${self.rid}' holds no objects`,
+            details: { reason: 'staleRoute' },
+          });
+      }
+    }
+  }
+
+  /** Runs an ObjectControl from a peer on this node's host; answers on the request's reply route. */
+  private controlled(r: ObjectControlRecord): void {
+    const { link } = this.config;
+    const host = this.host;
+    const answer = remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration, true);
+    if (!host)
+      return answer.error({
+        code: 'ObjectNotFound',
+        message: `node '${this.config.self.rid}' hosts no objects`,
+      });
+    let init: unknown;
+    if (r.init !== undefined) {
+      const decoded = decodePayload(r.init);
+      if (!decoded.ok) return answer.error({ code: 'DecodeError', message: `init: ${decoded.reason}` });
+      init = decoded.value;
+    }
+    const done: Promise<ObjectRef> =
+      r.op === 'destroy'
+        ? host.destroy({
+            kind: r.objectKind,
+            type: r.type,
+            id: r.id,
+            objectGeneration: r.objectGeneration,
+            mesh: this.config.mesh,
+            rid: this.config.self.rid,
+          })
+        : host.activate(r.objectKind, r.type, r.id, r.op, init, CONTROL_TIMEOUT_MS);
+    done.then(
+      (ref) => answer.ok(ref),
+      (error: unknown) => answer.error(toObjectWireError(error)),
+    );
+  }
+
+  snapshot(): { readonly routeCacheSize: number; readonly activations: ReturnType<ObjectHost['snapshot']> } {
+    return { routeCacheSize: this.cache.size, activations: this.host?.snapshot() ?? [] };
+  }
+
+  async close(): Promise<void> {
+    await this.host?.close();
+    this.caller.waits.close();
+    for (const off of this.unsubscribe.splice(0)) off();
+  }
+}
+
+/** How long an owner works on a creation asked of it by a peer (the asker's own deadline ends its wait). */
+const CONTROL_TIMEOUT_MS = 10000;
+
+/** How a node advertises the object types it hosts in its mesh state: `spot:Room`, `actor:Player`. */
+export function advertisedType(kind: ObjectKind, type: string): string {
+  return `${kind}:${type}`;
+}

@@ -1,0 +1,93 @@
+import type {
+  HandlerFn,
+  NodeRun,
+  ObjectClassDescription,
+  ObjectInstances,
+  ObjectKey,
+  ObjectRef,
+  ObjectRouteFences,
+  StoreVersion,
+  ZLinkObjectScope,
+} from '../../core/index.js';
+import { ObjectTurns } from '../execution/index.js';
+
+/** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
+export type ActivationState = 'creating' | 'ready' | 'closing';
+
+/** The authority an activation holds its object under: what an admitted route must carry. */
+export interface HeldAuthority {
+  readonly objectGeneration: number;
+  readonly authorityOwnerGeneration: number;
+  readonly ownerLeaseGeneration: number;
+  /** The version of the record as this owner last wrote it (the next CAS expects it). */
+  readonly storeVersion: StoreVersion;
+}
+
+/** A frozen ref of one incarnation. */
+export function objectRef(key: ObjectKey, type: string, objectGeneration: number, owner: string): ObjectRef {
+  return Object.freeze({ kind: key.kind, type, id: key.id, objectGeneration, mesh: key.mesh, rid: owner });
+}
+
+/**
+ * One live object on its owner: the instance built for this incarnation, its turn queue and timers,
+ * the authority it holds, and its handlers bound once per method (the adapter's pipeline is built on
+ * first use, not per message).
+ */
+export class Activation {
+  state: ActivationState = 'creating';
+  readonly ref: ObjectRef;
+  readonly scope: ZLinkObjectScope;
+  private readonly bound = new Map<string, HandlerFn>();
+
+  constructor(
+    readonly key: ObjectKey,
+    readonly cls: ObjectClassDescription,
+    readonly instance: object,
+    readonly turns: ObjectTurns,
+    public authority: HeldAuthority,
+    private readonly instances: ObjectInstances,
+    owner: NodeRun,
+  ) {
+    this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
+    this.scope = Object.freeze({
+      target: key.kind,
+      type: cls.type,
+      id: key.id,
+      objectGeneration: authority.objectGeneration,
+      self: this.ref,
+      timers: turns.timers,
+    });
+  }
+
+  /**
+   * Whether a call on route `fences` may be admitted here (spot-actor-routing §2.1 step 5): this run is
+   * the owner, and the owner generations the route carries are the ones held. ObjectGeneration is not
+   * compared (§2.6): a re-created object under the same owner processes a message for its id.
+   */
+  admits(self: NodeRun, fences: ObjectRouteFences): boolean {
+    return (
+      this.state === 'ready' &&
+      fences.owner.rid === self.rid &&
+      fences.owner.nodeGeneration === self.nodeGeneration &&
+      fences.authorityOwnerGeneration === this.authority.authorityOwnerGeneration &&
+      fences.ownerLeaseGeneration === this.authority.ownerLeaseGeneration
+    );
+  }
+
+  /** The function running `method` of this incarnation's instance. */
+  handler(method: string): HandlerFn {
+    let fn = this.bound.get(method);
+    if (fn === undefined) {
+      fn = this.instances.handler(this.instance, this.cls, method);
+      this.bound.set(method, fn);
+    }
+    return fn;
+  }
+
+  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`), with `args`. */
+  hook(name: 'onActivate' | 'onDeactivate', ...args: unknown[]): unknown {
+    if (!this.cls.hooks[name]) return undefined;
+    const fn = (this.instance as Record<string, (...a: unknown[]) => unknown>)[name];
+    return fn.apply(this.instance, args);
+  }
+}

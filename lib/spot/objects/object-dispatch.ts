@@ -1,0 +1,109 @@
+import {
+  type MessageKind,
+  type ObjectClassRegistry,
+  type ObjectKind,
+  type ObjectRouteFences,
+  type ObjectTypeMetrics,
+  type TraceFields,
+  type TracePropagation,
+  type WireError,
+  type ZLinkObjectContext,
+  REMOTE_CODES,
+  decodeMetadata,
+  decodePayload,
+  toObjectWireError,
+  toWireError,
+} from '../../core/index.js';
+import type { Activation } from './activation.js';
+
+/** One send or request as its owner admits it, from the wire or from a caller in this process. */
+export interface InboundObjectCall {
+  readonly messageKind: MessageKind;
+  readonly objectKind: ObjectKind;
+  readonly id: string;
+  readonly fences: ObjectRouteFences;
+  readonly operationId: string;
+  readonly packet: string;
+  readonly metadata: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+  readonly trace: TraceFields | undefined;
+  /** Request correlation (the origin's); `undefined` for a send. */
+  readonly correlation: number | undefined;
+  /** The NodeRid the call came from. */
+  readonly sourceRid: string;
+}
+
+/**
+ * How a call's single terminal leaves its owner: the handler's result (encoded by the answer), or a
+ * wire error. A send's answer reports instead of replying; a stale send also tells its sender.
+ */
+export interface ObjectAnswer {
+  ok(result: unknown): void;
+  error(error: WireError): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Runs `call` on activation `a` as one turn: metadata and payload decoded first (a bad one is
+ * answered at once and never queued), then the handler through the adapter, inside the call's trace
+ * when tracing is on. What the handler throws travels as its own error (`toWireError`); a refusal of
+ * the turn queue (full, closed, fenced, self-request) as the object layer's (`toObjectWireError`).
+ * Answers exactly once; never throws.
+ */
+export function runObjectCall(
+  a: Activation,
+  call: InboundObjectCall,
+  answer: ObjectAnswer,
+  classes: ObjectClassRegistry,
+  tracing: TracePropagation | undefined,
+  metrics: ObjectTypeMetrics,
+): void {
+  const where = `${call.objectKind} '${call.id}'`;
+  const handler = classes.handler(call.objectKind, a.cls.type, call.messageKind, call.packet);
+  if (handler === undefined) {
+    return answer.error({
+      code: REMOTE_CODES.noHandler,
+      message: `no ${call.messageKind} handler for '${call.packet}' on ${a.cls.kind} type '${a.cls.type}'`,
+    });
+  }
+  const metadata = decodeMetadata(call.metadata);
+  if (!metadata.ok) return answer.error({ code: REMOTE_CODES.badMetadata, message: metadata.reason });
+  const payload = decodePayload(call.payload);
+  if (!payload.ok)
+    return answer.error({ code: REMOTE_CODES.decodeError, message: `${where}: ${payload.reason}` });
+  const context: ZLinkObjectContext = {
+    ...a.scope,
+    kind: call.messageKind,
+    packet: call.packet,
+    metadata: metadata.metadata,
+    correlation: call.correlation,
+    sourceRid: call.sourceRid,
+  };
+  const fn = a.handler(handler.method);
+  const value = payload.value;
+  const { trace } = call;
+  const turn = async (): Promise<Outcome> => {
+    try {
+      const result =
+        trace === undefined || tracing === undefined
+          ? fn(value, context)
+          : tracing.run(trace, () => fn(value, context));
+      return { ok: true, value: await result };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+  const options = { oneWay: call.messageKind === 'send', work: call };
+  // A send is done once queued: its refusal is answered now, in the sender's turn.
+  const refused = options.oneWay ? a.turns.refusalOf(options) : undefined;
+  if (refused) return answer.error(toObjectWireError(refused));
+  a.turns.submit(turn, options).then(
+    (outcome) => {
+      metrics.handled++;
+      if (outcome.ok) answer.ok(outcome.value);
+      else answer.error(toWireError(outcome.error));
+    },
+    (refused: unknown) => answer.error(toObjectWireError(refused)),
+  );
+}

@@ -1,0 +1,387 @@
+import {
+  type AuthorityStore,
+  type DeactivationReason,
+  type JobQueue,
+  type NodeRun,
+  type ObjectClassDescription,
+  type ObjectClassRegistry,
+  type ObjectInstances,
+  type ObjectKey,
+  type ObjectKind,
+  type ObjectRef,
+  type ObjectTypeMetrics,
+  type TracePropagation,
+  type WireError,
+  type ZLinkEvents,
+  ZLinkError,
+  errorMessage,
+} from '../../core/index.js';
+import { ObjectTurns } from '../execution/index.js';
+import type { Clock, OwnerLeaseView } from '../resolve/index.js';
+import { Activation, objectRef } from './activation.js';
+import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
+import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
+
+export interface ObjectHostConfig {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly store: AuthorityStore;
+  readonly leases: OwnerLeaseView;
+  readonly clock: Clock;
+  readonly classes: ObjectClassRegistry;
+  readonly instances: ObjectInstances;
+  readonly jobs: JobQueue;
+  readonly queueLimit: number;
+  readonly events: ZLinkEvents;
+  readonly tracing: TracePropagation | undefined;
+  /** This node's own owner lease is fenced now. */
+  readonly leaseFenced: () => boolean;
+  /** The lease epoch new activations record as their OwnerLeaseGeneration. */
+  readonly leaseGeneration: () => number;
+}
+
+/** A snapshot row per activation. */
+export interface ActivationSnapshot {
+  readonly kind: ObjectKind;
+  readonly type: string;
+  readonly id: string;
+  readonly objectGeneration: number;
+  readonly state: string;
+  readonly queued: number;
+  readonly busy: boolean;
+}
+
+/**
+ * The owner side of the object layer on one node (DESIGN §7): the activations it holds, their
+ * creation and release through the Authority Store, and admission of the calls that reach them. An
+ * activation is entered only through its turn queue; nothing here runs a handler twice or hands a
+ * call to another owner.
+ */
+export class ObjectHost {
+  private readonly active: Record<ObjectKind, Map<string, Activation>> = {
+    spot: new Map(),
+    actor: new Map(),
+  };
+  /** Creations in flight here, so two local creators of one id share one claim. */
+  private readonly creating: Record<ObjectKind, Map<string, Promise<ObjectRef>>> = {
+    spot: new Map(),
+    actor: new Map(),
+  };
+  private readonly claims: AuthorityClaims;
+  private readonly metrics = new Map<string, ObjectTypeMetrics>();
+  /** Set from a lease regained until every activation is checked against the store again. */
+  private revalidating = false;
+  private closed = false;
+
+  constructor(private readonly config: ObjectHostConfig) {
+    this.claims = new AuthorityClaims({
+      store: config.store,
+      self: config.self,
+      leases: config.leases,
+      clock: config.clock,
+      fenced: () => this.fenced,
+    });
+    for (const cls of config.classes.all()) {
+      const m = config.events.metrics.objects.of(cls.kind, cls.type);
+      m.queueDepth = () => this.depth(cls.kind, cls.type);
+      this.metrics.set(`${cls.kind} ${cls.type}`, m);
+    }
+  }
+
+  /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (guide §6.2). */
+  get fenced(): boolean {
+    return this.closed || this.config.leaseFenced() || this.revalidating;
+  }
+
+  /** Whether this node hosts `type` of `kind` (has its class). */
+  hosts(kind: ObjectKind, type: string): boolean {
+    return this.config.classes.get(kind, type) !== undefined;
+  }
+
+  /** The activation of (`kind`, `id`) here, if any. */
+  get(kind: ObjectKind, id: string): Activation | undefined {
+    return this.active[kind].get(id);
+  }
+
+  /**
+   * Creates (`mode: 'create'`) or gets-or-creates one object owned by this node and resolves with its
+   * ref once it is Ready: the instance built, `onActivate(ctx)` run as its first turn, the record
+   * committed Ready. Exactly one activation results however many nodes race (see `AuthorityClaims`);
+   * get-or-create of a Ready object anywhere resolves with that object's ref. Ends `NotFound` when this
+   * node has no class of `type`, `InvalidOperation` when `create` finds the id taken (or another type
+   * holds it), `Rejected` while fenced, `Unavailable` at the deadline, or with what the class's
+   * construction or `onActivate` threw (the claim is undone then).
+   */
+  activate(
+    kind: ObjectKind,
+    type: string,
+    id: string,
+    mode: 'create' | 'getOrCreate',
+    init: unknown,
+    timeoutMs: number,
+  ): Promise<ObjectRef> {
+    const what = `${mode} ${kind} '${id}'`;
+    const cls = this.config.classes.get(kind, type);
+    if (cls === undefined)
+      return Promise.reject(
+        new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' hosts no ${kind} type '${type}'`),
+      );
+    const here = this.active[kind].get(id);
+    if (here?.state === 'ready') {
+      if (here.cls.type !== type || mode === 'create') return Promise.reject(exists(what, here.ref));
+      return Promise.resolve(here.ref);
+    }
+    const flight = this.creating[kind].get(id);
+    if (flight !== undefined)
+      return mode === 'create' ? flight.then((ref) => Promise.reject(exists(what, ref))) : flight;
+    const key: ObjectKey = { mesh: this.config.mesh, kind, id };
+    const started = this.create(key, cls, mode, init, this.config.clock.now() + timeoutMs, what).finally(
+      () => {
+        if (this.creating[kind].get(id) === started) this.creating[kind].delete(id);
+      },
+    );
+    this.creating[kind].set(id, started);
+    return started;
+  }
+
+  private async create(
+    key: ObjectKey,
+    cls: ObjectClassDescription,
+    mode: 'create' | 'getOrCreate',
+    init: unknown,
+    deadline: number,
+    what: string,
+  ): Promise<ObjectRef> {
+    const metrics = this.metricsOf(cls);
+    const claim = await this.claims.claim(key, cls.type, deadline, metrics, what);
+    if (claim.tag === 'ready') {
+      const { record } = claim.stored;
+      const ref = objectRef(key, record.type, record.objectGeneration, record.owner.rid);
+      if (mode === 'create') throw exists(what, ref);
+      return ref;
+    }
+    const held = {
+      objectGeneration: claim.version,
+      authorityOwnerGeneration: 1,
+      ownerLeaseGeneration: this.config.leaseGeneration(),
+      storeVersion: claim.version,
+    };
+    let activation: Activation | undefined;
+    try {
+      const instance = await this.config.instances.create(cls);
+      const turns = new ObjectTurns({
+        key,
+        jobs: this.config.jobs,
+        queueLimit: this.config.queueLimit,
+        fenced: () => this.fenced,
+        onTimerError: (error) =>
+          this.report(activation, 'failed', `a timer callback threw: ${errorMessage(error)}`),
+      });
+      activation = new Activation(key, cls, instance, turns, held, this.config.instances, this.config.self);
+      this.active[key.kind].set(key.id, activation);
+      const a = activation;
+      await turns.submit(() => a.hook('onActivate', { ...a.scope, init }));
+      const committed = await this.claims.commit(key, cls.type, claim.version, held, what);
+      if (committed === undefined)
+        throw new ZLinkError(
+          'Unavailable',
+          `${what}: another node took the object while it was being created`,
+          {
+            details: { reason: 'creationLost' },
+          },
+        );
+      a.authority = { ...held, storeVersion: committed };
+      a.state = 'ready';
+    } catch (error) {
+      if (activation) await this.discard(activation, 'failed', errorMessage(error));
+      await this.claims.remove(key, claim.version);
+      this.emit(key, cls.type, 'failed', held.objectGeneration, errorMessage(error));
+      throw error;
+    }
+    metrics.activations++;
+    this.emit(key, cls.type, 'activated', held.objectGeneration, claim.tookOver ? 'tookOver' : undefined);
+    return activation.ref;
+  }
+
+  /**
+   * Destroys the local activation `ref` names: the record goes `releasing`, waiting turns end
+   * `Unavailable`, the running one finishes, `onDeactivate(ctx, 'destroyed')` runs, then the record is
+   * deleted — only then does the id resolve `Missing`. Ends `InvalidOperation` when `ref` is another
+   * incarnation, `NotFound` when this node holds no activation of the id.
+   */
+  async destroy(ref: ObjectRef): Promise<ObjectRef> {
+    const what = `destroy ${ref.kind} '${ref.id}'`;
+    const a = this.active[ref.kind].get(ref.id);
+    if (a === undefined || a.state !== 'ready')
+      throw new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' holds no such object`);
+    if (a.ref.objectGeneration !== ref.objectGeneration) throw staleRef(what, ref, a.ref.objectGeneration);
+    await this.release(a, 'destroyed');
+    return a.ref;
+  }
+
+  /**
+   * Admits one call to an object of this node, or answers why not: `ObjectRefused` while fenced,
+   * `ObjectStale` when the route is not the held one (§2.1 step 5; ObjectGeneration is not compared,
+   * §2.6), else the call becomes a turn. Never throws.
+   */
+  dispatch(call: InboundObjectCall, answer: ObjectAnswer): void {
+    if (this.fenced) return answer.error(refusal(fencedRefusal(`${call.objectKind} '${call.id}'`)));
+    const a = this.active[call.objectKind].get(call.id);
+    if (a === undefined || !a.admits(this.config.self, call.fences)) {
+      return answer.error({
+        code: 'ObjectStale',
+        message: `node '${this.config.self.rid}' is not the current owner of ${call.objectKind} '${call.id}' on that route`,
+        details: { reason: 'staleRoute' },
+      });
+    }
+    runObjectCall(a, call, answer, this.config.classes, this.config.tracing, this.metricsOf(a.cls));
+  }
+
+  /**
+   * The lease came back after a fence: admission stays shut until every activation is read again;
+   * one another node took over meanwhile (its lease looked gone to them) is deactivated `takenOver`,
+   * never run again. A failed read keeps it shut and tries again shortly.
+   */
+  async leaseRegained(): Promise<void> {
+    if (this.closed) return;
+    this.revalidating = true;
+    for (;;) {
+      try {
+        for (const kind of ['spot', 'actor'] as const) {
+          for (const a of [...this.active[kind].values()]) {
+            if (a.state !== 'ready') continue;
+            this.metricsOf(a.cls).storeReads++;
+            const stored = await this.config.store.get(a.key);
+            const r = stored?.record;
+            const ours =
+              r !== undefined &&
+              r.owner.rid === this.config.self.rid &&
+              r.owner.nodeGeneration === this.config.self.nodeGeneration &&
+              r.objectGeneration === a.authority.objectGeneration &&
+              r.authorityOwnerGeneration === a.authority.authorityOwnerGeneration;
+            if (!ours) await this.discard(a, 'takenOver', 'another node holds it now');
+          }
+        }
+        break;
+      } catch {
+        if (this.closed) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    this.revalidating = false;
+    for (const kind of ['spot', 'actor'] as const)
+      for (const a of this.active[kind].values()) a.turns.fenceLifted();
+  }
+
+  /** Stops: every activation is released (`shutdown`, waiting turns end `Shutdown`), its record deleted. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const all = [...this.active.spot.values(), ...this.active.actor.values()];
+    await Promise.all(all.map((a) => this.release(a, 'shutdown')));
+  }
+
+  snapshot(): ActivationSnapshot[] {
+    return [...this.active.spot.values(), ...this.active.actor.values()].map((a) => ({
+      kind: a.key.kind,
+      type: a.cls.type,
+      id: a.key.id,
+      objectGeneration: a.authority.objectGeneration,
+      state: a.state,
+      queued: a.turns.depth,
+      busy: a.turns.busy,
+    }));
+  }
+
+  /** Activations held here now. */
+  get size(): number {
+    return this.active.spot.size + this.active.actor.size;
+  }
+
+  private async release(a: Activation, reason: DeactivationReason): Promise<void> {
+    if (a.state === 'closing') return;
+    a.state = 'closing';
+    const releasing = await this.claims.releasing(a.key, a.cls.type, a.authority).catch(() => undefined);
+    await this.discard(a, reason);
+    if (releasing !== undefined) await this.claims.remove(a.key, releasing);
+  }
+
+  /** Ends an activation here without touching the store: its queue, its timers, `onDeactivate`. */
+  private async discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void> {
+    a.state = 'closing';
+    await a.turns.close(reason, reason === 'shutdown' ? 'Shutdown' : 'Unavailable');
+    try {
+      await a.hook('onDeactivate', a.scope, reason);
+    } catch (error) {
+      this.report(a, 'failed', `onDeactivate threw: ${errorMessage(error)}`);
+    }
+    if (this.active[a.key.kind].get(a.key.id) === a) this.active[a.key.kind].delete(a.key.id);
+    if (reason === 'failed') return;
+    this.metricsOf(a.cls).deactivations++;
+    this.emit(
+      a.key,
+      a.cls.type,
+      'deactivated',
+      a.authority.objectGeneration,
+      detail ? `${reason}: ${detail}` : reason,
+    );
+  }
+
+  private report(a: Activation | undefined, state: 'failed', reason: string): void {
+    if (a) this.emit(a.key, a.cls.type, state, a.authority.objectGeneration, reason);
+  }
+
+  private emit(
+    key: ObjectKey,
+    type: string,
+    state: 'activated' | 'deactivated' | 'failed',
+    gen: number,
+    reason?: string,
+  ): void {
+    this.config.events.emit({
+      type: 'object',
+      state,
+      mesh: key.mesh,
+      objectKind: key.kind,
+      objectType: type,
+      id: key.id,
+      objectGeneration: gen,
+      ...(reason !== undefined && { reason }),
+    });
+  }
+
+  private metricsOf(cls: ObjectClassDescription): ObjectTypeMetrics {
+    return (
+      this.metrics.get(`${cls.kind} ${cls.type}`) ?? this.config.events.metrics.objects.of(cls.kind, cls.type)
+    );
+  }
+
+  private depth(kind: ObjectKind, type: string): number {
+    let n = 0;
+    for (const a of this.active[kind].values()) if (a.cls.type === type) n += a.turns.depth;
+    return n;
+  }
+}
+
+function exists(what: string, ref: ObjectRef): ZLinkError {
+  return new ZLinkError(
+    'InvalidOperation',
+    `${what}: it exists already (generation ${ref.objectGeneration})`,
+    {
+      details: { reason: 'exists', ref },
+    },
+  );
+}
+
+export function staleRef(what: string, ref: ObjectRef, current: number): ZLinkError {
+  return new ZLinkError(
+    'InvalidOperation',
+    `${what}: the ref names generation ${ref.objectGeneration}, the object is generation ${current}`,
+    { details: { reason: 'staleRef', objectGeneration: current } },
+  );
+}
+
+/** A framework refusal as the wire carries it (see OBJECT_REFUSALS). */
+function refusal(error: ZLinkError): WireError {
+  return { code: 'ObjectRefused', message: error.message, details: error.details };
+}

@@ -1,0 +1,83 @@
+import {
+  type MeshLink,
+  type ObjectRef,
+  type WireError,
+  type ZLinkEvents,
+  REMOTE_CODES,
+  encodeObjectErrorReply,
+  encodeObjectRefPayload,
+  encodeObjectReply,
+  encodeObjectStale,
+  encodePayload,
+  errorMessage,
+} from '../../core/index.js';
+import type { InboundObjectCall, ObjectAnswer } from './object-dispatch.js';
+
+/**
+ * The answer to a request from a peer: on the reply route the request carried (its origin NodeRid,
+ * correlation and node generation), never by looking the requester up (spot-actor-routing §4.1), and
+ * past the send queue's bound. An origin that is gone loses its answer; nothing else is tried.
+ * `ref`: the result is an `ObjectRef` (a control answer), sent in its own form.
+ */
+export function remoteAnswer(
+  link: MeshLink,
+  originRid: string,
+  correlation: number,
+  originGeneration: string,
+  ref = false,
+): ObjectAnswer {
+  const fail = (error: WireError): void => {
+    link.answer(originRid, encodeObjectErrorReply(correlation, originGeneration, error));
+  };
+  return {
+    ok: (value) => {
+      let payload: Uint8Array;
+      try {
+        payload = ref ? encodeObjectRefPayload(value as ObjectRef) : encodePayload(value);
+      } catch (error) {
+        return fail({
+          code: REMOTE_CODES.handlerError,
+          message: `reply could not be encoded: ${errorMessage(error)}`,
+        });
+      }
+      link.answer(originRid, encodeObjectReply(correlation, originGeneration, payload));
+    },
+    error: fail,
+  };
+}
+
+/**
+ * The "answer" to a one-way send: nothing on success; a stale route is told to the sender so it drops
+ * exactly that cache entry (ObjectStale); any other failure is reported and counted, as a failed
+ * channel send is.
+ */
+export function sendAnswer(
+  link: MeshLink,
+  events: ZLinkEvents,
+  mesh: string,
+  fromRid: string,
+  call: InboundObjectCall,
+): ObjectAnswer {
+  return {
+    ok: () => undefined,
+    error: (error) => {
+      if (error.code === 'ObjectStale')
+        link.answer(fromRid, encodeObjectStale(call.objectKind, call.id, call.fences));
+      events.emit({
+        type: 'delivery',
+        result:
+          error.code === REMOTE_CODES.noHandler
+            ? 'no_handler'
+            : error.code === 'ObjectRefused'
+              ? 'rejected'
+              : 'handler_error',
+        route: 'route-mesh',
+        mesh,
+        sourceRid: fromRid,
+        kind: 'send',
+        packet: call.packet,
+        reason: `${call.objectKind} '${call.id}': ${error.message}`,
+      });
+    },
+  };
+}
