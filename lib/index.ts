@@ -28,7 +28,20 @@ export type {
   ObjectHandlerDescription,
   ObjectSubscriptionDescription,
   ObjectLifecycleHooks,
+  ObjectRef,
+  SpotRef,
+  ActorRef,
+  ObjectKind,
+  ZLinkObjectContext,
+  ZLinkObjectScope,
+  ZLinkActivationContext,
+  ZLinkObjectTimers,
+  ZLinkTimerId,
+  DeactivationReason,
+  ObjectInstances,
+  ObjectMetricsSnapshot,
 } from './core/index.js';
+export { ObjectClassRegistry, plainObjectInstances } from './core/index.js';
 export {
   DEFAULT_WEIGHT,
   WEIGHT_MAX,

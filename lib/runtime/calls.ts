@@ -1,4 +1,4 @@
-import { MetadataBuilder, invalidArgument } from '../core/index.js';
+import { MetadataBuilder, type ObjectKind, invalidArgument } from '../core/index.js';
 
 /** Per-call options of `.async()`. */
 export interface CallOptions {
@@ -9,16 +9,28 @@ export interface CallOptions {
 }
 
 /**
- * Where a call goes: one Server of a ChannelName, chosen by weight (02 §3), or exactly the MeshNode
- * `rid` of mesh `mesh` (Node direct, 02 §2). Spot objects will be a third kind.
+ * Where a call goes: one Server of a ChannelName, chosen by weight (02 §3), exactly the MeshNode
+ * `rid` of mesh `mesh` (Node direct, 02 §2), or the one Spot or Actor a global id names, wherever it
+ * lives (spot-actor-routing §2.1; `instance`: Instance intent, a Missing Spot may be created).
  */
 export type CallTarget =
   | { readonly kind: 'channel'; readonly channel: string }
-  | { readonly kind: 'node'; readonly mesh: string; readonly rid: string };
+  | { readonly kind: 'node'; readonly mesh: string; readonly rid: string }
+  | {
+      readonly kind: 'object';
+      readonly objectKind: ObjectKind;
+      readonly id: string;
+      readonly instance?: { readonly type: string; readonly init: unknown };
+    };
 
-/** The name a call's messages use for its target: the ChannelName, or the MeshName of a Node direct call. */
+/** The name a call's messages use for its target: the ChannelName, the MeshName of a Node direct call, the object's id. */
 export function targetName(target: CallTarget): string {
-  return target.kind === 'channel' ? target.channel : target.mesh;
+  return target.kind === 'channel' ? target.channel : target.kind === 'node' ? target.mesh : target.id;
+}
+
+/** The argument a target's name comes from, for `InvalidArgument`. */
+function targetArgument(target: CallTarget): string {
+  return target.kind === 'channel' ? 'channel' : target.kind === 'node' ? 'mesh' : 'id';
 }
 
 /** What a call hands to the runtime when `.async()` runs. Metadata is already encoded, once. */
@@ -63,10 +75,7 @@ abstract class MetadataCall<TSelf> {
       const { target } = this;
       const name: unknown = targetName(target);
       if (typeof name !== 'string' || name.length === 0) {
-        throw invalidArgument(
-          target.kind === 'node' ? 'mesh' : 'channel',
-          `must be a non-empty string, got ${String(name)}`,
-        );
+        throw invalidArgument(targetArgument(target), `must be a non-empty string, got ${String(name)}`);
       }
       const rid: unknown = target.kind === 'node' ? target.rid : undefined;
       if (target.kind === 'node' && (typeof rid !== 'string' || rid.length === 0)) {

@@ -6,12 +6,19 @@ export {
   type CallSubmitter,
   type CallTarget,
 } from './calls.js';
-export { ZLinkRouteClient } from './route-client.js';
+export { ZLinkRouteClient, ZLinkObjectTarget, ZLinkSpotTarget } from './route-client.js';
+export {
+  ZLinkObjects,
+  type ObjectCreateOptions,
+  type ObjectDestroyOptions,
+  type ObjectResolution,
+} from './zlink-objects.js';
 export { ZLinkRuntime } from './zlink-runtime.js';
 export type {
   ChannelRole,
   ClientServerChannelSnapshot,
   FanoutChannelSnapshot,
+  ObjectsSnapshot,
   ZLinkSnapshot,
 } from './snapshot.js';
 export {

@@ -38,6 +38,11 @@ export class RuntimeLocation {
   readonly store: LocationStore;
   private readonly lease: OwnerLease;
   private readonly discoveries: DescriptorDiscovery[] = [];
+  /** Every reader of one (kind, scope) shares its discovery: one read serves them all. */
+  private readonly readers = new Map<
+    string,
+    { started: Promise<unknown>; listeners: ((list: LocationDescriptor[]) => void)[] }
+  >();
   private readonly fenceListeners: ((fenced: boolean) => void)[] = [];
   /** A store passed in as `instance` stays its owner's to close. */
   private readonly owned: boolean;
@@ -92,19 +97,39 @@ export class RuntimeLocation {
     kind: DescriptorKind,
     scope: string,
     onList: (descriptors: LocationDescriptor[]) => void,
-  ): Promise<DescriptorDiscovery | undefined> {
-    if (this.closed) return undefined;
+  ): Promise<void> {
+    if (this.closed) return;
+    const name = `${kind}\u0000${scope}`;
+    const shared = this.readers.get(name);
+    if (shared) {
+      shared.listeners.push(onList);
+      await shared.started;
+      return;
+    }
+    const listeners = [onList];
     const discovery = new DescriptorDiscovery({
       store: this.store,
       kind,
       scope,
       fullReadIntervalMs: this.options.fullReadIntervalMs,
       events: this.events,
-      onList,
+      // A listener's throw is reported by the discovery; the others still get the list.
+      onList: (list) => {
+        let failure: unknown;
+        for (const listener of listeners) {
+          try {
+            listener(list);
+          } catch (error) {
+            failure ??= error;
+          }
+        }
+        if (failure !== undefined) throw failure;
+      },
     });
     this.discoveries.push(discovery);
-    await discovery.start();
-    return discovery;
+    const started = discovery.start();
+    this.readers.set(name, { started, listeners });
+    await started;
   }
 
   /**

@@ -26,6 +26,8 @@ export interface MeshesConfig {
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
   readonly pending: PendingRequests;
+  /** The object types a mesh's node advertises (`undefined`: none), read when the node is built. */
+  readonly objectTypes: (mesh: string) => readonly string[] | undefined;
 }
 
 /** The runtime's MeshNodes: one per MeshName, and which node each mesh ChannelName belongs to. */
@@ -68,6 +70,7 @@ export class RuntimeMeshes implements Topology {
           connectAnywayAfterMs: store.fullReadIntervalMs,
         },
         onStateChange: location && (() => location.update(meshNodeDescriptor(node))),
+        objectTypes: this.config.objectTypes(mesh),
         tracing,
       });
       location?.onFence((fenced) => node.setFenced(fenced));

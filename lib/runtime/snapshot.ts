@@ -42,6 +42,27 @@ export interface FanoutChannelSnapshot {
   readonly subscriber?: { readonly publishers: readonly FanoutLinkSnapshot[] };
 }
 
+/** The object layer on its mesh: the route cache and the objects this node owns. */
+export interface ObjectsSnapshot {
+  readonly mesh: string;
+  readonly role: 'client' | 'server';
+  /** Routes in the positive route cache now. */
+  readonly routeCacheSize: number;
+  /** No new object work: the owner lease is fenced, or ownership is being re-checked after it. */
+  readonly fenced: boolean;
+  readonly activations: readonly {
+    readonly kind: 'spot' | 'actor';
+    readonly type: string;
+    readonly id: string;
+    readonly objectGeneration: number;
+    readonly state: string;
+    /** Messages waiting in its queue. */
+    readonly queued: number;
+    /** A turn is running. */
+    readonly busy: boolean;
+  }[];
+}
+
 export interface ZLinkSnapshot {
   readonly channels: ClientServerChannelSnapshot[];
   readonly meshes: MeshSnapshot[];
@@ -49,6 +70,8 @@ export interface ZLinkSnapshot {
   readonly fanout: FanoutChannelSnapshot[];
   /** Present when a `locationStore` is configured and the runtime started. */
   readonly locationStore?: LocationSnapshot;
+  /** Present on a started runtime with an object mesh. */
+  readonly objects?: ObjectsSnapshot;
   readonly pendingRequests: number;
   readonly lateReplies: number;
   readonly activeHandlers: number;

@@ -7,6 +7,8 @@ import {
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
   type NormalizedOptions,
+  type ObjectClassRegistry,
+  type ObjectInstances,
   type ZLinkOptions,
   CANDIDATE_WAIT_CAP_MS,
   ChannelHandlerRegistry,
@@ -23,6 +25,7 @@ import {
   WEIGHT_MAX,
   WEIGHT_MIN,
 } from '../core/index.js';
+import type { ObjectLayer } from '../spot/index.js';
 import type { ClientChannel } from '../transport/index.js';
 import { type CallSubmission, type CallSubmitter, targetName } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';
@@ -30,6 +33,8 @@ import { checkHandlers } from './handler-checks.js';
 import { checkLateChannelHandler } from './late-handlers.js';
 import { RuntimeLocation, type StoreCheck } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
+import { RuntimeObjects } from './objects.js';
+import { ZLinkObjects } from './zlink-objects.js';
 import { toSubmission } from './submission.js';
 import { RuntimeFanout } from './fanout.js';
 import type { Topology } from './topology.js';
@@ -59,6 +64,8 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly fanoutHandlers = new FanoutHandlerRegistry();
   readonly fanoutClient: ZLinkFanoutClient;
   readonly routeClient: ZLinkRouteClient;
+  /** Creating, destroying and resolving Spots and Actors (on a runtime with an object mesh). */
+  readonly objects: ZLinkObjects;
   /** Random per process start: a restarted server is a new generation (03 §7). */
   readonly generation = randomBytes(8).toString('hex');
   private readonly pending = new PendingRequests();
@@ -67,6 +74,7 @@ export class ZLinkRuntime implements CallSubmitter {
   private readonly clientServer: RuntimeClientServer;
   private readonly meshes: RuntimeMeshes;
   private readonly fanout: RuntimeFanout;
+  private readonly objectLayer: RuntimeObjects;
   /** Walked in this order by every phase of `start()` and by `close()` (see `Topology`). */
   private readonly topologies: readonly Topology[];
   /** The Location Store, its owner lease and discovery; set on start when `locationStore` is given. */
@@ -99,7 +107,19 @@ export class ZLinkRuntime implements CallSubmitter {
       jobs: this.jobs,
       events: this.events,
     });
+    this.objectLayer = new RuntimeObjects({
+      options: this.options,
+      jobs: this.jobs,
+      events: this.events,
+      pending: this.pending,
+      node: (mesh) => this.meshes.nodes.get(mesh),
+    });
+    this.objects = new ZLinkObjects({
+      objectLayer: (what) => this.startedObjects(what),
+      requestTimeoutMs: this.options.requestTimeoutMs,
+    });
     this.meshes = new RuntimeMeshes({
+      objectTypes: (mesh) => this.objectLayer.advertisedTypes(mesh),
       options: this.options,
       generation: this.generation,
       processTag: this.clientId,
@@ -109,7 +129,22 @@ export class ZLinkRuntime implements CallSubmitter {
       events: this.events,
       pending: this.pending,
     });
-    this.topologies = [this.clientServer, this.meshes, this.fanout];
+    // Objects after the meshes: they ride on the object mesh's MeshNode.
+    this.topologies = [this.clientServer, this.meshes, this.objectLayer, this.fanout];
+  }
+
+  /**
+   * The `@Spot` / `@Actor` classes this process hosts and how to build their instances (the Nest
+   * module passes its DI; default: `new` and plain method calls). Only before `start()`.
+   */
+  registerObjectClasses(classes: ObjectClassRegistry, instances?: ObjectInstances): void {
+    this.beforeStart('object classes');
+    this.objectLayer.use(classes, instances);
+  }
+
+  private async startedObjects(what: string): Promise<ObjectLayer> {
+    if (this.state !== 'started') await this.untilStarted(what);
+    return this.objectLayer.started(what);
   }
 
   /** Before `start()`, or after it on a channel served here (late-handlers.ts); else `Configuration`. */
@@ -155,6 +190,7 @@ export class ZLinkRuntime implements CallSubmitter {
       { channels: this.handlers, nodes: this.nodeHandlers, fanout: this.fanoutHandlers },
       (channel) => this.meshes.channelRole(channel),
     );
+    this.objectLayer.checkClasses();
     const storeOptions = this.options.locationStore;
     try {
       this.tracing = await loadTracePropagation(this.options.tracing);
@@ -193,6 +229,7 @@ export class ZLinkRuntime implements CallSubmitter {
 
   private submitStarted(call: CallSubmission): Promise<unknown> {
     const { target } = call;
+    if (target.kind === 'object') return this.objectLayer.submit(call, target, this.tracing);
     if (target.kind === 'node') {
       const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
       return this.meshes.submitToNode(call.kind, target.mesh, target.rid, submit);
@@ -281,11 +318,13 @@ export class ZLinkRuntime implements CallSubmitter {
 
   /** Roles, peers, candidates, readiness and generations of every topology, at this moment. */
   snapshot(): ZLinkSnapshot {
+    const objects = this.objectLayer.snapshot();
     return {
       channels: this.clientServer.snapshot(),
       meshes: this.meshes.snapshot(),
       fanout: this.fanout.snapshot(),
       ...(this.location && { locationStore: this.location.snapshot() }),
+      ...(objects && { objects }),
       pendingRequests: this.pending.size,
       lateReplies: this.pending.counters.late,
       activeHandlers: this.jobs.active,
@@ -344,7 +383,10 @@ export class ZLinkRuntime implements CallSubmitter {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
     this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
-    // Descriptors go first, so others stop finding this process before its sockets close.
+    // Objects are released while this node still holds its lease (nobody may take them over
+    // before their records are gone); then descriptors go, so others stop finding this process
+    // before its sockets close.
+    await this.objectLayer.close();
     await this.location?.close();
     for (const topology of this.topologies) await topology.close();
     this.state = 'closed';

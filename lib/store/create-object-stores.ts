@@ -1,5 +1,11 @@
-import type { AuthorityStore, RelocationStore } from '../core/index.js';
+import {
+  type AuthorityStore,
+  type NormalizedLocationStore,
+  type RelocationStore,
+  configurationError,
+} from '../core/index.js';
 import type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
+import { redisConnection } from './create-store.js';
 
 /*
  * The Redis object stores, loaded on first use like the Location Store (ioredis is not loaded when
@@ -17,4 +23,25 @@ export async function createRedisAuthorityStore(options: RedisObjectStoreOptions
 export async function createRedisRelocationStore(options: RedisObjectStoreOptions): Promise<RelocationStore> {
   const { RedisRelocationStore } = await import('./redis/redis-object-stores.js');
   return new RedisRelocationStore(options);
+}
+
+/**
+ * The Authority Store of an object mesh, beside the Location Store `options` names, and whether the
+ * runtime owns it (closes it on stop): a Redis store built from the same connection and key prefix,
+ * or the `authorityStore()` of a store given as `instance`. `Configuration` for an instance without one.
+ */
+export async function createAuthorityStore(
+  options: NormalizedLocationStore,
+): Promise<{ store: AuthorityStore; owned: boolean }> {
+  const { source, keyPrefix } = options;
+  if (source.kind === 'instance') {
+    const store = source.instance.authorityStore?.();
+    if (!store)
+      throw configurationError(
+        'locationStore.instance',
+        'Spots and Actors need a store that also keeps their authority records (an authorityStore() method, as MemoryLocationStore has)',
+      );
+    return { store, owned: false };
+  }
+  return { store: await createRedisAuthorityStore({ ...redisConnection(source), keyPrefix }), owned: true };
 }

@@ -1,5 +1,5 @@
-import type { LocationStore, NormalizedLocationStore } from '../core/index.js';
-import type { RedisLocationStoreOptions } from './redis/redis-location-store.js';
+import type { LocationStore, NormalizedLocationStore, NormalizedStoreSource } from '../core/index.js';
+import type { RedisConnectionOptions } from './redis/client.js';
 
 /**
  * The store a validated `locationStore` option names, and whether the runtime owns it (closes it
@@ -12,15 +12,19 @@ export async function createLocationStore(
   const { source, keyPrefix } = options;
   if (source.kind === 'instance') return { store: source.instance, owned: false };
   const { RedisLocationStore } = await import('./redis/redis-location-store.js');
-  const redisOptions: RedisLocationStoreOptions =
-    source.kind === 'redis'
-      ? { redis: source.redis as RedisLocationStoreOptions['redis'], keyPrefix }
-      : {
-          cluster: {
-            nodes: source.nodes as NonNullable<RedisLocationStoreOptions['cluster']>['nodes'],
-            options: source.options as NonNullable<RedisLocationStoreOptions['cluster']>['options'],
-          },
-          keyPrefix,
-        };
-  return { store: new RedisLocationStore(redisOptions), owned: true };
+  return { store: new RedisLocationStore({ ...redisConnection(source), keyPrefix }), owned: true };
+}
+
+/** The ioredis connection a `redis` or `cluster` store source names, passed through as given. */
+export function redisConnection(
+  source: Exclude<NormalizedStoreSource<unknown>, { kind: 'instance' }>,
+): RedisConnectionOptions {
+  return source.kind === 'redis'
+    ? { redis: source.redis as RedisConnectionOptions['redis'] }
+    : {
+        cluster: {
+          nodes: source.nodes as NonNullable<RedisConnectionOptions['cluster']>['nodes'],
+          options: source.options as NonNullable<RedisConnectionOptions['cluster']>['options'],
+        },
+      };
 }

@@ -6,4 +6,8 @@ export type { RedisLocationStoreOptions } from './redis/redis-location-store.js'
 export { createLocationStore } from './create-store.js';
 export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-object-stores.js';
 export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
-export { createRedisAuthorityStore, createRedisRelocationStore } from './create-object-stores.js';
+export {
+  createAuthorityStore,
+  createRedisAuthorityStore,
+  createRedisRelocationStore,
+} from './create-object-stores.js';

@@ -1,10 +1,12 @@
 import {
+  type AuthorityStore,
   type DescriptorKind,
   type LocationDescriptor,
   type LocationStore,
   type PutResult,
   descriptorScope,
 } from '../../core/index.js';
+import { MemoryAuthorityStore } from './memory-object-stores.js';
 
 interface Entry {
   descriptor: LocationDescriptor;
@@ -17,6 +19,7 @@ interface Entry {
  * the Redis store: revision-checked writes, leases, one-point-in-time reads, change hints.
  */
 export class MemoryLocationStore implements LocationStore {
+  private readonly authorities = new MemoryAuthorityStore();
   private readonly scopes = new Map<string, Map<string, Entry>>();
   private readonly listeners = new Map<string, Set<() => void>>();
 
@@ -72,6 +75,11 @@ export class MemoryLocationStore implements LocationStore {
   /** In-process: it always answers. */
   ping(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** The Spot and Actor authority records of this store's meshes, kept in this process too. */
+  authorityStore(): AuthorityStore {
+    return this.authorities;
   }
 
   close(): Promise<void> {

@@ -1,0 +1,192 @@
+import {
+  type AuthorityStore,
+  type JobQueue,
+  type LocationDescriptor,
+  type NormalizedMesh,
+  type NormalizedOptions,
+  type ObjectClassRegistry,
+  type ObjectInstances,
+  type PendingRequests,
+  type TracePropagation,
+  type ZLinkEvents,
+  ObjectClassRegistry as Registry,
+  ZLinkError,
+  checkObjectClasses,
+  invalidArgument,
+  plainObjectInstances,
+} from '../core/index.js';
+import { ObjectLayer, SYSTEM_CLOCK, advertisedType } from '../spot/index.js';
+import { createAuthorityStore } from '../store/index.js';
+import type { MeshNode } from '../transport/index.js';
+import { DescriptorLeaseView } from './lease-view.js';
+import type { CallSubmission, CallTarget } from './calls.js';
+import type { RuntimeLocation } from './location.js';
+import { toSubmission } from './submission.js';
+import type { ObjectsSnapshot } from './snapshot.js';
+import type { BindContext, Topology } from './topology.js';
+
+export interface ObjectsConfig {
+  readonly options: NormalizedOptions;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly pending: PendingRequests;
+  /** The MeshNode of a MeshName, once the meshes are bound. */
+  readonly node: (mesh: string) => MeshNode | undefined;
+}
+
+/**
+ * The object layer in the runtime (DESIGN §7): on the one mesh whose `objectRole` is `client` or
+ * `server`, with the Authority Store beside the Location Store and the owner leases read from that
+ * mesh's node descriptors. Bound after the meshes (it rides on their MeshNode); publishes nothing
+ * of its own (the node's descriptor and state carry its role and hosted types).
+ */
+export class RuntimeObjects implements Topology {
+  private classes: ObjectClassRegistry = new Registry();
+  private instances: ObjectInstances = plainObjectInstances;
+  private layer: ObjectLayer | undefined;
+  private store: { store: AuthorityStore; owned: boolean } | undefined;
+  private leases: DescriptorLeaseView | undefined;
+  private leaseEpoch = 1;
+  private readonly mesh: [string, NormalizedMesh] | undefined;
+
+  constructor(private readonly config: ObjectsConfig) {
+    this.mesh = [...config.options.meshes].find(([, m]) => m.objectRole !== 'none');
+  }
+
+  /** The object classes this process hosts and how to build them (before start). */
+  use(classes: ObjectClassRegistry, instances: ObjectInstances | undefined): void {
+    this.classes = classes;
+    if (instances) this.instances = instances;
+  }
+
+  /** Object classes need a Location Store and an `objectRole: 'server'` mesh: `Configuration` before any socket opens. */
+  checkClasses(): void {
+    checkObjectClasses(this.config.options, this.classes);
+  }
+
+  /** The MeshName of the object mesh, if any. */
+  get meshName(): string | undefined {
+    return this.mesh?.[0];
+  }
+
+  /** What the object mesh's node advertises in its state: `spot:Room`, `actor:Player` (server role only). */
+  advertisedTypes(mesh: string): readonly string[] | undefined {
+    if (this.mesh?.[0] !== mesh || this.mesh[1].objectRole !== 'server') return undefined;
+    return this.classes.all().map((c) => advertisedType(c.kind, c.type));
+  }
+
+  /** The layer once started; `undefined` in a process without an object mesh. */
+  get objects(): ObjectLayer | undefined {
+    return this.layer;
+  }
+
+  async bind({ location, tracing }: BindContext): Promise<void> {
+    if (!this.mesh || !location) return;
+    const [mesh, m] = this.mesh;
+    const node = this.config.node(mesh);
+    if (!node) return;
+    const options = this.config.options.locationStore;
+    if (!options || !m.objects) return;
+    this.store = await createAuthorityStore(options);
+    const leases = new DescriptorLeaseView(options.lease, SYSTEM_CLOCK, (run) =>
+      this.layer?.cache.ownerRunEnded(run),
+    );
+    this.leases = leases;
+    const fenced = () => location.fenced;
+    this.layer = new ObjectLayer({
+      mesh,
+      self: { rid: node.rid, nodeGeneration: node.state.generation },
+      role: m.objectRole === 'server' ? 'server' : 'client',
+      options: m.objects,
+      link: node.objectLink(),
+      store: this.store.store,
+      leases,
+      clock: SYSTEM_CLOCK,
+      classes: this.classes,
+      instances: this.instances,
+      jobs: this.config.jobs,
+      pending: this.config.pending,
+      events: this.config.events,
+      tracing,
+      leaseFenced: fenced,
+      leaseGeneration: () => this.leaseEpoch,
+    });
+    location.onFence((isFenced) => {
+      if (isFenced) return;
+      this.leaseEpoch++;
+      void this.layer?.host?.leaseRegained();
+    });
+  }
+
+  /** The started layer for a `ZLinkObjects` call: `NotConfigured` without an object mesh, `Shutdown` once closed. */
+  started(what: string): ObjectLayer {
+    if (this.mesh === undefined)
+      throw new ZLinkError(
+        'NotConfigured',
+        `${what}: no mesh of this process has objectRole 'client' or 'server'`,
+      );
+    if (!this.layer || this.closed) throw new ZLinkError('Shutdown', `${what}: the runtime is shutting down`);
+    return this.layer;
+  }
+
+  /** A call by global id from the route client, on a started runtime; throws as `started` does, or `InvalidArgument`. */
+  submit(
+    call: CallSubmission,
+    target: CallTarget & { kind: 'object' },
+    tracing: TracePropagation | undefined,
+  ): Promise<unknown> {
+    const layer = this.started(`${call.kind} ${target.objectKind} '${target.id}'/${call.packet}`);
+    if (target.instance && (typeof target.instance.type !== 'string' || target.instance.type === ''))
+      throw invalidArgument('type', 'the Instance intent needs a non-empty Spot type');
+    const submit = toSubmission(call, this.config.options.requestTimeoutMs, tracing);
+    return layer.call({
+      messageKind: call.kind,
+      objectKind: target.objectKind,
+      id: target.id,
+      packet: submit.packet,
+      metadata: submit.metadata,
+      payload: submit.payload,
+      trace: submit.trace,
+      timeoutMs: submit.timeoutMs,
+      signal: submit.signal,
+      ...(target.instance && { instance: target.instance }),
+    });
+  }
+
+  descriptors(): LocationDescriptor[] {
+    return [];
+  }
+
+  connect(): void {}
+
+  /** Reads the object mesh's node descriptors for the owner leases (sharing the mesh's own discovery when it has one). */
+  discover(location: RuntimeLocation): Promise<unknown>[] {
+    const leases = this.leases;
+    if (!this.mesh || !leases) return [];
+    return [location.discover('mesh-node', this.mesh[0], (list) => leases.read(list))];
+  }
+
+  async drain(): Promise<void> {}
+
+  /** Releases every activation (their records deleted) and closes the Authority Store it built. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.layer?.close();
+    if (this.store?.owned) await this.store.store.close().catch(() => undefined);
+  }
+
+  private closed = false;
+
+  snapshot(): ObjectsSnapshot | undefined {
+    if (!this.mesh || !this.layer) return undefined;
+    const s = this.layer.snapshot();
+    return {
+      mesh: this.mesh[0],
+      role: this.mesh[1].objectRole === 'server' ? 'server' : 'client',
+      routeCacheSize: s.routeCacheSize,
+      fenced: this.layer.host?.fenced ?? false,
+      activations: s.activations,
+    };
+  }
+}

@@ -1,0 +1,123 @@
+import {
+  type ActorRef,
+  type ObjectKind,
+  type ObjectRef,
+  type SpotRef,
+  invalidArgument,
+} from '../core/index.js';
+import type { ObjectLayer, ResolveResult } from '../spot/index.js';
+
+/** Per-call options of creation and destroy. */
+export interface ObjectCreateOptions {
+  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does, in turn. */
+  node?: string;
+  /** Handed to `onActivate(ctx)` as `ctx.init`; travels as msgpack. */
+  init?: unknown;
+  /** Deadline of the whole creation; defaults to the runtime's `requestTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+export interface ObjectDestroyOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * What `resolve(kind, id)` found: `ReadyRoute` (owner and fences), `Missing` (no record), `Unavailable`
+ * (it exists but cannot take messages: `reason`), `StoreFailure` (the store did not answer).
+ */
+export type ObjectResolution = ResolveResult;
+
+/** What the facade needs from the runtime. */
+export interface ObjectsHost {
+  /** The started object layer, or why there is none (`NotConfigured`, `Unavailable`, `Shutdown`). */
+  objectLayer(what: string): Promise<ObjectLayer>;
+  readonly requestTimeoutMs: number;
+}
+
+/**
+ * Creating, destroying and resolving Spots and Actors (injectable in Nest). Calls to objects go
+ * through `ZLinkRouteClient.toSpot(id)` / `toActor(id)`; nothing here sends them.
+ */
+export class ZLinkObjects {
+  constructor(private readonly host: ObjectsHost) {}
+
+  /**
+   * Creates Spot `id` of `type` and resolves with its ref once it is Ready (its `onActivate` done).
+   * Ends `InvalidOperation` when the id exists (`details.reason: 'exists'`, `details.ref`) or is taken
+   * by another type, `NotFound` when no ready object server hosts the type (or `node` does not),
+   * `Rejected` while the owner's lease is fenced, `Unavailable` when the store or the owner could not
+   * finish it by the deadline (`details.resolver: 'StoreFailure'` for the store), `RemoteError` with
+   * what the class's construction or `onActivate` threw (nothing stays created), `InvalidArgument`,
+   * `NotConfigured` (no object mesh here) or `Shutdown`. However many processes create one id at
+   * once, exactly one activation results.
+   */
+  createSpot(type: string, id: string, options?: ObjectCreateOptions): Promise<SpotRef> {
+    return this.create('spot', type, id, 'create', options) as Promise<SpotRef>;
+  }
+
+  /** `createSpot` for an Actor. */
+  createActor(type: string, id: string, options?: ObjectCreateOptions): Promise<ActorRef> {
+    return this.create('actor', type, id, 'create', options) as Promise<ActorRef>;
+  }
+
+  /**
+   * The Ready Spot `id` (its ref), created first when there is none — or when its owner's lease is
+   * gone, which takes it over with a new ObjectGeneration. Ends as `createSpot` does, except that an
+   * existing Spot of the type is the result, not an error.
+   */
+  getOrCreateSpot(type: string, id: string, options?: ObjectCreateOptions): Promise<SpotRef> {
+    return this.create('spot', type, id, 'getOrCreate', options) as Promise<SpotRef>;
+  }
+
+  /** `getOrCreateSpot` for an Actor. */
+  getOrCreateActor(type: string, id: string, options?: ObjectCreateOptions): Promise<ActorRef> {
+    return this.create('actor', type, id, 'getOrCreate', options) as Promise<ActorRef>;
+  }
+
+  /**
+   * Destroys the incarnation `ref` names: calls waiting for it end `Unavailable`, the running one
+   * finishes, `onDeactivate(ctx, 'destroyed')` runs, then its record is deleted; resolves after that
+   * (a call from then on ends `NotFound`). Ends `InvalidOperation` when `ref` is not the current
+   * incarnation (`details.reason: 'staleRef'`), `NotFound` when the id has no object, `Unavailable`
+   * when the store or the owner cannot be reached.
+   */
+  async destroy(ref: ObjectRef, options?: ObjectDestroyOptions): Promise<void> {
+    const what = `destroy ${String(ref?.kind)} '${String(ref?.id)}'`;
+    if (typeof ref !== 'object' || ref === null || (ref.kind !== 'spot' && ref.kind !== 'actor'))
+      throw invalidArgument('ref', 'must be a SpotRef or ActorRef returned by a creation');
+    const layer = await this.host.objectLayer(what);
+    await layer.destroy(ref, this.timeout(options?.timeoutMs));
+  }
+
+  /** What a call to (`kind`, `id`) would find now (the cached route, else one store read); never creates. */
+  async resolve(kind: ObjectKind, id: string): Promise<ObjectResolution> {
+    const layer = await this.host.objectLayer(`resolve ${String(kind)} '${String(id)}'`);
+    return layer.resolve(kind, id);
+  }
+
+  private async create(
+    kind: ObjectKind,
+    type: string,
+    id: string,
+    mode: 'create' | 'getOrCreate',
+    options: ObjectCreateOptions | undefined,
+  ): Promise<ObjectRef> {
+    if (typeof type !== 'string' || type === '') throw invalidArgument('type', 'must be a non-empty string');
+    if (typeof id !== 'string' || id === '') throw invalidArgument('id', 'must be a non-empty string');
+    if (options?.node !== undefined && (typeof options.node !== 'string' || options.node === ''))
+      throw invalidArgument('node', 'must be a non-empty NodeRid');
+    const layer = await this.host.objectLayer(`${mode} ${kind} '${id}'`);
+    return layer.create(kind, type, id, mode, {
+      node: options?.node,
+      init: options?.init,
+      timeoutMs: this.timeout(options?.timeoutMs),
+    });
+  }
+
+  private timeout(ms: number | undefined): number {
+    const t = ms ?? this.host.requestTimeoutMs;
+    if (!Number.isFinite(t) || t <= 0)
+      throw invalidArgument('timeoutMs', `must be a positive number, got ${t}`);
+    return t;
+  }
+}
