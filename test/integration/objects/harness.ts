@@ -1,0 +1,81 @@
+import {
+  MemoryLocationStore,
+  ObjectClassRegistry,
+  type ObjectClassDescription,
+  type ZLinkOptions,
+  ZLinkRuntime,
+} from '../../../lib/index.js';
+
+/** A plain (non-Nest) object class description: handlers are its methods, by packet name. */
+export function objectClass(
+  kind: 'spot' | 'actor',
+  type: string,
+  token: new () => object,
+  handlers: Record<string, { method: string; kind?: 'send' | 'request' }[]> | string[],
+): ObjectClassDescription {
+  const list = Array.isArray(handlers)
+    ? handlers.flatMap((packet) => [
+        { packet, kind: 'request' as const, method: packet, source: `${token.name}.${packet}` },
+        { packet, kind: 'send' as const, method: packet, source: `${token.name}.${packet}` },
+      ])
+    : Object.entries(handlers).flatMap(([packet, hs]) =>
+        hs.map((h) => ({
+          packet,
+          kind: h.kind ?? 'request',
+          method: h.method,
+          source: `${token.name}.${h.method}`,
+        })),
+      );
+  const has = (name: string) => typeof (token.prototype as Record<string, unknown>)[name] === 'function';
+  return {
+    kind,
+    type,
+    token,
+    source: token.name,
+    options: {},
+    handlers: list,
+    subscriptions: [],
+    hooks: {
+      onActivate: has('onActivate'),
+      onDeactivate: has('onDeactivate'),
+      capture: false,
+      restore: false,
+    },
+  };
+}
+
+export function registry(...classes: ObjectClassDescription[]): ObjectClassRegistry {
+  const r = new ObjectClassRegistry();
+  for (const c of classes) r.register(c);
+  return r;
+}
+
+/** Options of one runtime on the shared object mesh `objects` (auto discovery through `store`). */
+export function objectMeshOptions(
+  store: MemoryLocationStore,
+  role: 'client' | 'server',
+  rid: string,
+  extra: Partial<ZLinkOptions> = {},
+): ZLinkOptions {
+  return {
+    locationStore: {
+      instance: store,
+      lease: { ttlMs: 3000, refreshMs: 500, refreshTimeoutMs: 500, marginMs: 500 },
+      fullReadIntervalMs: 500,
+    },
+    meshes: {
+      objects: { rid, listen: { bindHost: '127.0.0.1', port: 0 }, objectRole: role, discovery: 'auto' },
+    },
+    ...extra,
+  } as ZLinkOptions;
+}
+
+export async function startRuntime(
+  options: ZLinkOptions,
+  classes?: ObjectClassRegistry,
+): Promise<ZLinkRuntime> {
+  const runtime = new ZLinkRuntime(options);
+  if (classes) runtime.registerObjectClasses(classes);
+  await runtime.start();
+  return runtime;
+}
