@@ -4,8 +4,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import {
   type HandlerFn,
@@ -14,11 +13,10 @@ import {
   configurationError,
 } from '../core/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
-import { directCall } from './direct-call.js';
-import { oneResult } from './handler-failure.js';
+import { nestHandler } from './nest-handler.js';
 import { discoverObjectClasses } from './object-discovery.js';
+import { NestObjectInstances } from './object-instances.js';
 import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
-import { ZLinkParamsFactory } from './zlink-params.factory.js';
 
 type Instance = Record<string, unknown> & object;
 
@@ -29,7 +27,6 @@ type Instance = Record<string, unknown> & object;
  */
 @Injectable()
 export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly paramsFactory = new ZLinkParamsFactory();
   private objects: ObjectClassRegistry | undefined;
 
   constructor(
@@ -38,6 +35,7 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     private readonly accessor: ZLinkMetadataAccessor,
     private readonly contextCreator: ExternalContextCreator,
     private readonly runtime: ZLinkRuntime,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /**
@@ -56,6 +54,7 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     const objects = discoverObjectClasses(wrappers, this.scanner);
     checkObjectClasses(this.runtime.options, objects);
     this.objects = objects;
+    this.runtime.registerObjectClasses(objects, new NestObjectInstances(this.moduleRef, this.contextCreator));
   }
 
   /**
@@ -126,19 +125,6 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
   }
 
   private createHandler(instance: Instance, method: string): HandlerFn {
-    const direct = directCall(this.contextCreator, instance, method);
-    if (direct) return direct;
-    const callable = this.contextCreator.create(
-      instance,
-      instance[method] as (...args: unknown[]) => unknown,
-      method,
-      ROUTE_ARGS_METADATA,
-      this.paramsFactory,
-      undefined,
-      undefined,
-      { guards: true, interceptors: true, filters: true },
-      'rpc',
-    );
-    return (payload, context) => oneResult(() => callable(payload, context));
+    return nestHandler(this.contextCreator, instance, method);
   }
 }

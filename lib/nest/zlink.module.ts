@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { ZLinkOptions } from '../core/index.js';
-import { ZLinkFanoutClient, ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
+import { ZLinkFanoutClient, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
 import { ZLinkHandlerExplorer } from './handler.explorer.js';
 import { ZLinkEventStream } from './observability/zlink-event-stream.js';
 import { ZLinkLogBridge } from './observability/zlink-log-bridge.js';
@@ -18,7 +18,7 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
 /**
  * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
  * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
- * `ZLinkRouteClient`, `ZLinkFanoutClient` and `ZLinkEventStream` (events as Observables) as
+ * `ZLinkRouteClient`, `ZLinkObjects`, `ZLinkFanoutClient` and `ZLinkEventStream` (events as Observables) as
  * injectables. Lifecycle events are logged through Nest's Logger (context `ZLink`).
  *
  * Lifecycle: the options are validated when the runtime is created (a bad option fails the
@@ -43,6 +43,11 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
       inject: [ZLinkRuntime],
     },
     {
+      provide: ZLinkObjects,
+      useFactory: (runtime: ZLinkRuntime) => runtime.objects,
+      inject: [ZLinkRuntime],
+    },
+    {
       provide: ZLinkFanoutClient,
       useFactory: (runtime: ZLinkRuntime) => runtime.fanoutClient,
       inject: [ZLinkRuntime],
@@ -52,6 +57,6 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
     ZLinkEventStream,
     ZLinkLogBridge,
   ],
-  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkFanoutClient, ZLinkEventStream],
+  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkObjects, ZLinkFanoutClient, ZLinkEventStream],
 })
 export class ZLinkModule extends ZLinkConfigurableModule {}

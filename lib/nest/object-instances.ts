@@ -1,0 +1,24 @@
+import type { ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import type { HandlerFn, ObjectClassDescription, ObjectInstances } from '../core/index.js';
+import { nestHandler } from './nest-handler.js';
+
+/**
+ * Object instances through Nest (DESIGN §7): one transient instance per activation, resolved by
+ * `ModuleRef.resolve` (constructor injection of the app's singletons), and handlers through Nest's
+ * pipeline like channel handlers. @internal
+ */
+export class NestObjectInstances implements ObjectInstances {
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly contextCreator: ExternalContextCreator,
+  ) {}
+
+  create(cls: ObjectClassDescription): Promise<object> {
+    // A transient provider resolves to a new instance on every call, each with its own dependency sub-tree.
+    return this.moduleRef.resolve(cls.token as new () => object, undefined, { strict: false });
+  }
+
+  handler(instance: object, _cls: ObjectClassDescription, method: string): HandlerFn {
+    return nestHandler(this.contextCreator, instance, method);
+  }
+}
