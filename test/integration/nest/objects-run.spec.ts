@@ -189,7 +189,7 @@ describe('Spots and Actors in Nest', () => {
     await objects.createSpot('room', 'me');
     const self = route.toSpot('me').request('self', null).async();
     await expect(self).rejects.toMatchObject({ code: 'RemoteError' });
-    const error = await self.catch((e: { remote?: { code: string } }) => e);
+    const error = (await self.catch((e: unknown) => e)) as { remote?: { code: string } };
     expect(error.remote?.code).toBe('InvalidOperation');
   });
 });
