@@ -87,6 +87,8 @@ export interface MeshLink {
   onRecord(listener: (record: InboundObjectRecord) => void): () => void;
   /** Calls `listener` on every peer change (see `MeshPeerEvent`); returns the unsubscribe function. */
   onPeer(listener: (event: MeshPeerEvent) => void): () => void;
+  /** Whether node run (`rid`, `generation`) is a ready peer now (one map read: for a call's path, where `peers()` would copy). */
+  isReady(rid: string, generation: string): boolean;
   /** The ready peers right now (a snapshot: the next `onPeer` event may change it). */
   peers(): readonly ObjectPeer[];
   /** The ready peers whose `objectRole` is `'server'`, only those hosting `type` when given. */

@@ -41,9 +41,63 @@ export function toPrometheusText(snapshot: MetricsSnapshot, prefix = 'zlink'): s
   for (const s of snapshot.scopes) {
     if (s.handlerDuration.count > 0) histogram(out, handlers, labels(s), s.handlerDuration);
   }
+  objectFamilies(snapshot, family, out);
   const events = family('events_total', 'counter', 'Observability events emitted, per type.');
   for (const [type, n] of Object.entries(snapshot.events)) out.push(`${events}{type="${escape(type)}"} ${n}`);
   return `${out.join('\n')}\n`;
+}
+
+/** Per object type (kind and type are labels: a deployment has few, never one per object id). */
+function objectFamilies(
+  snapshot: MetricsSnapshot,
+  family: (name: string, type: string, help: string) => string,
+  out: string[],
+): void {
+  if (snapshot.objects.length === 0) return;
+  const counters: [string, string, (o: MetricsSnapshot['objects'][number]) => Record<string, number>][] = [
+    [
+      'object_calls_total',
+      'Calls to objects of the type started here.',
+      (o) => ({ send: o.sends, request: o.requests }),
+    ],
+    ['object_handled_total', 'Turns run here for objects of the type.', (o) => ({ '': o.handled })],
+    [
+      'object_activations_total',
+      'Activations begun and ended here.',
+      (o) => ({ activated: o.activations, deactivated: o.deactivations }),
+    ],
+    [
+      'object_store_reads_total',
+      'Authority Store reads made here for the type.',
+      (o) => ({ '': o.storeReads }),
+    ],
+  ];
+  const labelsOf = (o: { kind: string; type: string }, extra?: [string, string]) =>
+    [
+      `kind="${o.kind}"`,
+      `type="${escape(o.type)}"`,
+      ...(extra && extra[1] !== '' ? [`${extra[0]}="${extra[1]}"`] : []),
+    ].join(',');
+  for (const [name, help, values] of counters) {
+    const full = family(name, 'counter', help);
+    const label = name === 'object_calls_total' ? 'call' : 'state';
+    for (const o of snapshot.objects)
+      for (const [k, n] of Object.entries(values(o))) out.push(`${full}{${labelsOf(o, [label, k])}} ${n}`);
+  }
+  const failed = family(
+    'object_calls_failed_total',
+    'counter',
+    'Calls to objects that ended otherwise, per code.',
+  );
+  for (const o of snapshot.objects)
+    for (const [code, n] of Object.entries(o.failures))
+      out.push(`${failed}{${labelsOf(o, ['code', escape(code)])}} ${n}`);
+  const depth = family(
+    'object_queue_depth',
+    'gauge',
+    "Messages waiting in this node's object queues, per type.",
+  );
+  for (const o of snapshot.objects) out.push(`${depth}{${labelsOf(o)}} ${o.queueDepth}`);
 }
 
 function histogram(out: string[], name: string, base: string, h: HistogramSnapshot): void {

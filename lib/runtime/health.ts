@@ -53,6 +53,18 @@ export interface ZLinkHealthReport {
       readonly peerRid?: string;
     }[];
   }[];
+  /**
+   * The object layer, on a runtime with an object mesh: ready when its owner side admits work (an
+   * object server: not fenced, ownership re-checked after a lapse) and, for a caller, when some
+   * object server is a ready peer (or this node is one).
+   */
+  readonly objects?: {
+    readonly mesh: string;
+    readonly role: 'client' | 'server';
+    readonly ready: boolean;
+    readonly activations: number;
+    readonly objectServers: number;
+  };
   readonly store:
     | { readonly configured: false }
     | {
@@ -72,8 +84,9 @@ export interface ZLinkHealthReport {
  * runtime started; every listener its options ask for is bound (a draining ClientServer listener is
  * on its way to closing, so it counts against); every client channel — ClientServer Client and
  * RouteMesh client membership — has at least one ready candidate; no mesh Server membership drains;
- * and, when a Location Store is configured, it answers one round trip within `storeTimeoutMs` and
- * the owner lease is not fenced. Never rejects.
+ * when a Location Store is configured, it answers one round trip within `storeTimeoutMs` and the
+ * owner lease is not fenced; and on an object mesh, the object layer admits work and (for a caller)
+ * an object server is reachable. Never rejects.
  */
 export async function checkZLinkHealth(
   runtime: ZLinkRuntime,
@@ -184,6 +197,28 @@ export async function checkZLinkHealth(
     };
   }
 
+  let objects: ZLinkHealthReport['objects'];
+  const o = snap.objects;
+  if (o) {
+    const node = snap.meshes.find((m) => m.mesh === o.mesh);
+    const objectServers = node?.peers.filter((p) => p.objectRole === 'server').length ?? 0;
+    const reachable = o.role === 'server' || objectServers > 0;
+    if (o.fenced)
+      reasons.push(
+        `objects on mesh '${o.mesh}' take no new work: the owner lease is fenced or ownership is being re-checked`,
+      );
+    if (!reachable) reasons.push(`objects on mesh '${o.mesh}': no object server is a ready peer`);
+    objects = {
+      mesh: o.mesh,
+      role: o.role,
+      ready: !o.fenced && reachable,
+      activations: o.activations.length,
+      objectServers,
+    };
+  } else if (started && [...opts.meshes.values()].some((m) => m.objectRole !== 'none')) {
+    reasons.push('the object layer did not start');
+  }
+
   return {
     healthy: reasons.length === 0,
     reasons,
@@ -197,6 +232,7 @@ export async function checkZLinkHealth(
       peers: m.peers.map((p) => p.rid),
       links: m.links,
     })),
+    ...(objects && { objects }),
     store,
   };
 }

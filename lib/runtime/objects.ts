@@ -111,6 +111,14 @@ export class RuntimeObjects implements Topology {
       leaseFenced: fenced,
       leaseGeneration: () => this.leaseEpoch,
     });
+    // The node descriptors' reader recovering from an outage is a store recovery (§2.2): every cached route goes.
+    this.unsubscribe = this.config.events.subscribe(
+      (event) => {
+        if (event.type === 'discovery' && event.state === 'recovered' && event.scope === mesh)
+          this.layer?.cache.storeRecovered();
+      },
+      { perMessage: false },
+    );
     location.onFence((isFenced) => {
       if (isFenced) return;
       this.leaseEpoch++;
@@ -172,11 +180,13 @@ export class RuntimeObjects implements Topology {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unsubscribe?.();
     await this.layer?.close();
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
   }
 
   private closed = false;
+  private unsubscribe: (() => void) | undefined;
 
   snapshot(): ObjectsSnapshot | undefined {
     if (!this.mesh || !this.layer) return undefined;

@@ -1,7 +1,6 @@
 import {
   CANDIDATE_WAIT_CAP_MS,
   type MeshLink,
-  type MessageKind,
   type NodeRun,
   type ObjectKey,
   type ObjectKind,
@@ -96,6 +95,7 @@ export class ObjectCaller {
     let created = false;
     for (let attempt = 0; ; attempt++) {
       const result = await this.config.resolver.resolve(objectKind, id);
+      this.storeAnswered(result.tag !== 'StoreFailure');
       const type =
         result.tag === 'ReadyRoute'
           ? result.type
@@ -147,6 +147,20 @@ export class ObjectCaller {
     }
   }
 
+  /**
+   * §2.2 "Conditions for immediate invalidation": a store recovery drops every cached route — a route
+   * read before the outage may be older than what changed while nobody could read.
+   */
+  private storeAnswered(answered: boolean): void {
+    if (!answered) this.storeFailing = true;
+    else if (this.storeFailing) {
+      this.storeFailing = false;
+      this.config.cache.storeRecovered();
+    }
+  }
+
+  private storeFailing = false;
+
   private left(deadline: number, what: string): number {
     const left = deadline - this.config.clock.now();
     if (left <= 0) throw new ZLinkError('Timeout', `${what}: the deadline passed before the call was sent`);
@@ -181,7 +195,7 @@ export class ObjectCaller {
         self.rid,
       );
     } else {
-      if (!link.peers().some((p) => p.rid === route.owner.rid && p.generation === route.owner.nodeGeneration))
+      if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
         return this.whenReachable(route, sub, deadline, what);
       raw = this.remoteCall(route, sub, operationId, deadline, what);
     }

@@ -22,8 +22,7 @@ export class PeerWaits {
 
   /** Resolves `true` once `run` is a ready peer, `false` after `timeoutMs` or on abort. */
   until(run: NodeRun, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.link.peers().some((p) => p.rid === run.rid && p.generation === run.nodeGeneration))
-      return Promise.resolve(true);
+    if (this.link.isReady(run.rid, run.nodeGeneration)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const onAbort = (): void => waiter.done(false);
       const timer = setTimeout(() => waiter.done(false), timeoutMs);

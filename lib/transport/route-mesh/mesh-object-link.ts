@@ -134,6 +134,10 @@ export class MeshObjectLink implements MeshLink {
     return () => this.peerListeners.delete(listener);
   }
 
+  isReady(rid: string, generation: string): boolean {
+    return this.host.peers.get(rid)?.state.generation === generation;
+  }
+
   peers(): readonly ObjectPeer[] {
     return [...this.host.peers.values()].map((p) => objectPeer(p.state));
   }
