@@ -74,9 +74,17 @@ export class OwnerLease {
     private readonly onFence: (fenced: boolean) => void = () => undefined,
   ) {}
 
-  /** `true` from the fencing deadline until a refresh succeeds again. */
+  /**
+   * `true` from the fencing deadline until a refresh succeeds again — by the clock, not only once the
+   * fence timer ran: after a process was stopped (SIGSTOP, a long GC pause) its I/O may be read
+   * before its timers fire, and a message read then must already find the owner fenced.
+   */
   get isFenced(): boolean {
-    return this.fenced;
+    return this.fenced || (this.lastGoodStart > 0 && !this.stopped && Date.now() >= this.deadline());
+  }
+
+  private deadline(): number {
+    return this.lastGoodStart + this.timing.ttlMs - this.timing.marginMs;
   }
 
   /**
@@ -168,6 +176,9 @@ export class OwnerLease {
 
   /** A refresh that started at `started` succeeded: the fencing deadline moves to started + ttl - margin. */
   private held(started: number): void {
+    // The deadline passed before this refresh landed (the fence timer was late): the fence still
+    // happens, so whatever re-checks its state after a fence (object ownership) does so.
+    if (this.lastGoodStart > 0 && Date.now() >= this.deadline()) this.fence();
     this.lastGoodStart = Math.max(this.lastGoodStart, started);
     if (this.fenced) {
       this.fenced = false;
@@ -175,7 +186,7 @@ export class OwnerLease {
       this.onFence(false);
     }
     if (this.fenceTimer) clearTimeout(this.fenceTimer);
-    const deadline = this.lastGoodStart + this.timing.ttlMs - this.timing.marginMs;
+    const deadline = this.deadline();
     this.fenceTimer = setTimeout(() => this.fence(), Math.max(0, deadline - Date.now()));
   }
 
