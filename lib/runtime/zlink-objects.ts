@@ -89,6 +89,16 @@ export class ZLinkObjects {
     await layer.destroy(ref, this.timeout(options?.timeoutMs));
   }
 
+  /**
+   * Changes how long a confirmed route is reused (`routeCacheMaxAgeMs`; 0 stops caching): routes cached
+   * from now on get the new age, those cached before keep theirs. `InvalidArgument` for a negative or
+   * fractional value, or one not at least 5000 ms below `messageFollowDurationMs` (when both are on).
+   */
+  async setRouteCacheMaxAge(ms: number): Promise<void> {
+    const layer = await this.host.objectLayer('setRouteCacheMaxAge');
+    layer.setRouteCacheMaxAge(ms);
+  }
+
   /** What a call to (`kind`, `id`) would find now (the cached route, else one store read); never creates. */
   async resolve(kind: ObjectKind, id: string): Promise<ObjectResolution> {
     const layer = await this.host.objectLayer(`resolve ${String(kind)} '${String(id)}'`);

@@ -15,6 +15,7 @@ import {
   type ZLinkEvents,
   RecordKind,
   ZLinkError,
+  cacheFollowProblem,
   decodeObjectRecord,
   parseObjectRef,
   decodePayload,
@@ -148,6 +149,23 @@ export class ObjectLayer {
   /** A call by global id (see `ObjectCaller.call`). */
   call(sub: ObjectSubmission): Promise<unknown> {
     return this.caller.call(sub);
+  }
+
+  /**
+   * Changes `routeCacheMaxAgeMs` at run time: entries made from now on get it, existing ones keep the
+   * lifetime they were made with (§2.2). `InvalidArgument` for a value that is not an integer >= 0 or
+   * breaks the rule against Message Follow (at least 5000 ms shorter than `messageFollowDurationMs`).
+   */
+  setRouteCacheMaxAge(ms: number): void {
+    const problem =
+      Number.isSafeInteger(ms) && ms >= 0
+        ? cacheFollowProblem(ms, this.config.options.messageFollowDurationMs)
+        : undefined;
+    if (problem !== undefined)
+      throw new ZLinkError('InvalidArgument', `routeCacheMaxAgeMs: ${problem}`, {
+        details: { argument: 'routeCacheMaxAgeMs' },
+      });
+    this.cache.setMaxAgeMs(ms);
   }
 
   /** What a call to (`kind`, `id`) would find now: the cached route, else one store read. */

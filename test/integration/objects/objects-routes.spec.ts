@@ -142,4 +142,24 @@ describe('object routes', () => {
     });
     expect(health.healthy).toBe(true);
   });
+
+  it('changes the route cache age at run time for new entries only, within the Message Follow rule', async () => {
+    const { c } = await three();
+    await c.objects.createSpot('counter', 'age', { node: 'server-a' });
+    const routes: string[] = [];
+    c.events.subscribe((e) => {
+      if (e.type === 'object_route') routes.push(e.result);
+    });
+    await c.routeClient.toSpot('age').request('bump', null).async();
+    await c.objects.setRouteCacheMaxAge(0);
+    // The entry made before keeps its lifetime; nothing new is cached.
+    await c.routeClient.toSpot('age').request('bump', null).async();
+    await c.objects.createSpot('counter', 'age-2', { node: 'server-a' });
+    await c.routeClient.toSpot('age-2').request('bump', null).async();
+    await c.routeClient.toSpot('age-2').request('bump', null).async();
+    expect(routes).toEqual(['miss', 'hit', 'miss', 'miss']);
+    await expect(c.objects.setRouteCacheMaxAge(25001)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    await expect(c.objects.setRouteCacheMaxAge(-1)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    await c.objects.setRouteCacheMaxAge(25000);
+  });
 });
