@@ -1,5 +1,8 @@
 import type { MeshLink, NodeRun } from '../../core/index.js';
 
+/** How many lost runs are remembered; past it the oldest is forgotten (a call to it then waits, bounded). */
+const MAX_LOST_RUNS = 1024;
+
 interface Waiter {
   readonly run: NodeRun;
   readonly done: (up: boolean) => void;
@@ -11,18 +14,32 @@ interface Waiter {
  */
 export class PeerWaits {
   private readonly waiters = new Set<Waiter>();
+  /** Runs that were ready peers and were lost (oldest first, bounded): nothing to wait for. */
+  private readonly lost = new Map<string, true>();
 
   constructor(private readonly link: MeshLink) {
     link.onPeer((event) => {
+      const key = `${event.peer.rid}\u0000${event.peer.generation}`;
+      if (event.type === 'down') {
+        this.lost.set(key, true);
+        if (this.lost.size > MAX_LOST_RUNS) this.lost.delete(this.lost.keys().next().value as string);
+        return;
+      }
+      this.lost.delete(key);
       if (event.type !== 'up') return;
       for (const w of [...this.waiters])
         if (w.run.rid === event.peer.rid && w.run.nodeGeneration === event.peer.generation) w.done(true);
     });
   }
 
-  /** Resolves `true` once `run` is a ready peer, `false` after `timeoutMs` or on abort. */
+  /**
+   * Resolves `true` once `run` is a ready peer, `false` after `timeoutMs` or on abort — and `false` at
+   * once for a run that was a ready peer and was lost: the store may still list it until its lease
+   * lapses, but a call must not wait for a process that is gone (it may come back; then it is ready).
+   */
   until(run: NodeRun, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.link.isReady(run.rid, run.nodeGeneration)) return Promise.resolve(true);
+    if (this.lost.has(`${run.rid}\u0000${run.nodeGeneration}`)) return Promise.resolve(false);
     return new Promise((resolve) => {
       const onAbort = (): void => waiter.done(false);
       const timer = setTimeout(() => waiter.done(false), timeoutMs);
