@@ -23,3 +23,4 @@ export * from './object-classes.js';
 export * from './object-context.js';
 export * from './object-control-wire.js';
 export * from './object-metrics.js';
+export * from './encoded-call.js';

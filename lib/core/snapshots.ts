@@ -85,3 +85,17 @@ export interface FanoutLinkSnapshot {
   /** Events that arrived before the publisher was confirmed, or from the wrong channel. */
   readonly unconfirmed: number;
 }
+
+/** One object activation on its owner. */
+export interface ObjectActivationSnapshot {
+  readonly kind: 'spot' | 'actor';
+  readonly type: string;
+  readonly id: string;
+  readonly objectGeneration: number;
+  /** `creating`, `ready` or `closing`. */
+  readonly state: string;
+  /** Messages waiting in its queue. */
+  readonly queued: number;
+  /** A turn is running. */
+  readonly busy: boolean;
+}

@@ -1,4 +1,9 @@
-import type { ClientConnectionSnapshot, FanoutLinkSnapshot, MeshSnapshot } from '../core/index.js';
+import type {
+  ClientConnectionSnapshot,
+  FanoutLinkSnapshot,
+  MeshSnapshot,
+  ObjectActivationSnapshot,
+} from '../core/index.js';
 import type { LocationSnapshot } from './location.js';
 
 /*
@@ -50,17 +55,7 @@ export interface ObjectsSnapshot {
   readonly routeCacheSize: number;
   /** No new object work: the owner lease is fenced, or ownership is being re-checked after it. */
   readonly fenced: boolean;
-  readonly activations: readonly {
-    readonly kind: 'spot' | 'actor';
-    readonly type: string;
-    readonly id: string;
-    readonly objectGeneration: number;
-    readonly state: string;
-    /** Messages waiting in its queue. */
-    readonly queued: number;
-    /** A turn is running. */
-    readonly busy: boolean;
-  }[];
+  readonly activations: readonly ObjectActivationSnapshot[];
 }
 
 export interface ZLinkSnapshot {

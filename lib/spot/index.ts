@@ -4,4 +4,3 @@ export * from './execution/index.js';
 export * from './resolve/index.js';
 export { ObjectLayer, advertisedType, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
 export type { ObjectSubmission } from './calls/object-submission.js';
-export type { ActivationSnapshot } from './objects/object-host.js';

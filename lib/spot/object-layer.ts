@@ -1,18 +1,11 @@
 import {
-  type AuthorityStore,
   type InboundObjectRecord,
-  type JobQueue,
   type MeshLink,
-  type NodeRun,
   type NormalizedObjectOptions,
-  type ObjectClassRegistry,
   type ObjectControlRecord,
-  type ObjectInstances,
   type ObjectKind,
   type ObjectRef,
   type PendingRequests,
-  type TracePropagation,
-  type ZLinkEvents,
   RecordKind,
   ZLinkError,
   cacheFollowProblem,
@@ -26,35 +19,16 @@ import {
 } from '../core/index.js';
 import { ObjectCaller } from './calls/object-caller.js';
 import type { ObjectSubmission } from './calls/object-submission.js';
-import { ObjectHost } from './objects/object-host.js';
+import { ObjectHost, type ObjectHostConfig } from './objects/object-host.js';
 import { remoteAnswer, sendAnswer } from './objects/remote-answer.js';
 import { settleObjectReply } from './calls/object-replies.js';
-import {
-  AuthorityResolver,
-  CachedResolver,
-  type Clock,
-  type OwnerLeaseView,
-  type ResolveResult,
-  RouteCache,
-} from './resolve/index.js';
+import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
 
-export interface ObjectLayerConfig {
-  readonly mesh: string;
-  readonly self: NodeRun;
+export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
   readonly role: 'client' | 'server';
   readonly options: NormalizedObjectOptions;
   readonly link: MeshLink;
-  readonly store: AuthorityStore;
-  readonly leases: OwnerLeaseView;
-  readonly clock: Clock;
-  readonly classes: ObjectClassRegistry;
-  readonly instances: ObjectInstances;
-  readonly jobs: JobQueue;
   readonly pending: PendingRequests;
-  readonly events: ZLinkEvents;
-  readonly tracing: TracePropagation | undefined;
-  readonly leaseFenced: () => boolean;
-  readonly leaseGeneration: () => number;
 }
 
 export interface CreateOptions {
@@ -100,21 +74,7 @@ export class ObjectLayer {
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     this.host =
       config.role === 'server'
-        ? new ObjectHost({
-            mesh,
-            self,
-            store,
-            leases,
-            clock,
-            classes: config.classes,
-            instances: config.instances,
-            jobs: config.jobs,
-            queueLimit: config.options.objectQueueLimit,
-            events,
-            tracing: config.tracing,
-            leaseFenced: config.leaseFenced,
-            leaseGeneration: config.leaseGeneration,
-          })
+        ? new ObjectHost({ ...config, queueLimit: config.options.objectQueueLimit })
         : undefined;
     this.caller = new ObjectCaller({
       mesh,

@@ -1,16 +1,8 @@
-import { type ZLinkError, cancelledError } from '../core/index.js';
+import { type EncodedCall, type ZLinkError, cancelledError } from '../core/index.js';
 import type { SocketPump } from './socket-pump.js';
 
 /** A business record on its way to a chosen target, its payload encoded once. */
-export interface Submission {
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  /** The encoded framework field (the caller's trace context), or `undefined`: the record has none. */
-  readonly trace: Uint8Array | undefined;
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal | undefined;
-}
+export type Submission = EncodedCall;
 
 /**
  * Send admission (02 §3, 03 §4): waits until `pump` has space for one more record and `blocked()`

@@ -7,6 +7,7 @@ import {
   type ObjectClassRegistry,
   type ObjectInstances,
   type ObjectKey,
+  type ObjectActivationSnapshot,
   type ObjectKind,
   type ObjectRef,
   type ObjectTypeMetrics,
@@ -38,17 +39,6 @@ export interface ObjectHostConfig {
   readonly leaseFenced: () => boolean;
   /** The lease epoch new activations record as their OwnerLeaseGeneration. */
   readonly leaseGeneration: () => number;
-}
-
-/** A snapshot row per activation. */
-export interface ActivationSnapshot {
-  readonly kind: ObjectKind;
-  readonly type: string;
-  readonly id: string;
-  readonly objectGeneration: number;
-  readonly state: string;
-  readonly queued: number;
-  readonly busy: boolean;
 }
 
 /**
@@ -281,7 +271,7 @@ export class ObjectHost {
     await Promise.all(all.map((a) => this.release(a, 'shutdown')));
   }
 
-  snapshot(): ActivationSnapshot[] {
+  snapshot(): ObjectActivationSnapshot[] {
     return [...this.active.spot.values(), ...this.active.actor.values()].map((a) => ({
       kind: a.key.kind,
       type: a.cls.type,
