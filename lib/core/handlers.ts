@@ -64,7 +64,7 @@ interface Registration {
 }
 
 /** One scope's handlers, one table per kind, so a lookup builds no key. */
-interface ScopeTables<R> {
+export interface ScopeTables<R> {
   readonly request: Map<string, R>;
   readonly send: Map<string, R>;
 }
@@ -100,6 +100,11 @@ export class HandlerRegistry<R extends Registration> {
 
   lookup(scope: string, kind: MessageKind, packet: string): R | undefined {
     return this.byScope.get(scope)?.[kind].get(packet);
+  }
+
+  /** One scope's tables, for a caller that looks up many packets of one scope (a map read each). */
+  tables(scope: string): ScopeTables<R> | undefined {
+    return this.byScope.get(scope);
   }
 
   scopes(): string[] {

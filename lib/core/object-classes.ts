@@ -1,5 +1,5 @@
 import { configurationError } from './errors.js';
-import { HandlerRegistry, type MessageKind } from './handlers.js';
+import { HandlerRegistry, type MessageKind, type ScopeTables } from './handlers.js';
 import type { NormalizedOptions } from './options.js';
 import type { ObjectKind } from './object-stores.js';
 
@@ -84,6 +84,11 @@ export class ObjectClassRegistry {
   /** Every class, in registration order. */
   all(): ObjectClassDescription[] {
     return [...this.byKey.values()];
+  }
+
+  /** The handlers of one class by message kind and packet: an activation keeps them, one map read per message. */
+  handlersOf(kind: ObjectKind, type: string): ScopeTables<ObjectHandlerDescription> | undefined {
+    return this.handlers.tables(`${kind} ${type}`);
   }
 
   /** The handler of (kind, type, message kind, packet): two map reads, as for channels. */

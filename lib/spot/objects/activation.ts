@@ -1,11 +1,15 @@
 import type {
   HandlerFn,
+  ObjectClassRegistry,
+  ObjectHandlerDescription,
+  ScopeTables,
   NodeRun,
   ObjectClassDescription,
   ObjectInstances,
   ObjectKey,
   ObjectRef,
   ObjectRouteFences,
+  ObjectTypeMetrics,
   StoreVersion,
   ZLinkObjectScope,
 } from '../../core/index.js';
@@ -38,6 +42,8 @@ export class Activation {
   readonly ref: ObjectRef;
   readonly scope: ZLinkObjectScope;
   private readonly bound = new Map<string, HandlerFn>();
+  /** The class's handlers by message kind and packet (read once per message). */
+  readonly handlers: ScopeTables<ObjectHandlerDescription> | undefined;
 
   constructor(
     readonly key: ObjectKey,
@@ -47,7 +53,11 @@ export class Activation {
     public authority: HeldAuthority,
     private readonly instances: ObjectInstances,
     owner: NodeRun,
+    classes: ObjectClassRegistry,
+    /** The counters of its type, taken once. */
+    readonly metrics: ObjectTypeMetrics,
   ) {
+    this.handlers = classes.handlersOf(key.kind, cls.type);
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
     this.scope = Object.freeze({
       target: key.kind,

@@ -1,9 +1,7 @@
 import {
   type MessageKind,
-  type ObjectClassRegistry,
   type ObjectKind,
   type ObjectRouteFences,
-  type ObjectTypeMetrics,
   type TraceFields,
   type TracePropagation,
   type WireError,
@@ -55,12 +53,10 @@ export function runObjectCall(
   a: Activation,
   call: InboundObjectCall,
   answer: ObjectAnswer,
-  classes: ObjectClassRegistry,
   tracing: TracePropagation | undefined,
-  metrics: ObjectTypeMetrics,
 ): void {
   const where = `${call.objectKind} '${call.id}'`;
-  const handler = classes.handler(call.objectKind, a.cls.type, call.messageKind, call.packet);
+  const handler = a.handlers?.[call.messageKind].get(call.packet);
   if (handler === undefined) {
     return answer.error({
       code: REMOTE_CODES.noHandler,
@@ -100,7 +96,7 @@ export function runObjectCall(
   if (refused) return answer.error(toObjectWireError(refused));
   a.turns.submit(turn, options).then(
     (outcome) => {
-      metrics.handled++;
+      a.metrics.handled++;
       if (outcome.ok) answer.ok(outcome.value);
       else answer.error(toWireError(outcome.error));
     },

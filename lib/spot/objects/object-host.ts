@@ -167,7 +167,17 @@ export class ObjectHost {
         onTimerError: (error) =>
           this.report(activation, 'failed', `a timer callback threw: ${errorMessage(error)}`),
       });
-      activation = new Activation(key, cls, instance, turns, held, this.config.instances, this.config.self);
+      activation = new Activation(
+        key,
+        cls,
+        instance,
+        turns,
+        held,
+        this.config.instances,
+        this.config.self,
+        this.config.classes,
+        metrics,
+      );
       this.active[key.kind].set(key.id, activation);
       const a = activation;
       await turns.submit(() => a.hook('onActivate', { ...a.scope, init }));
@@ -224,7 +234,7 @@ export class ObjectHost {
         details: { reason: 'staleRoute' },
       });
     }
-    runObjectCall(a, call, answer, this.config.classes, this.config.tracing, this.metricsOf(a.cls));
+    runObjectCall(a, call, answer, this.config.tracing);
   }
 
   /**
