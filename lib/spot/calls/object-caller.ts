@@ -54,7 +54,10 @@ export class ObjectCaller {
   readonly waits: PeerWaits;
   private operations = 0;
   private readonly opPrefix: string;
-  private readonly metrics = new Map<string, ObjectTypeMetrics>();
+  private readonly metrics: Record<ObjectKind, Map<string, ObjectTypeMetrics>> = {
+    spot: new Map(),
+    actor: new Map(),
+  };
 
   constructor(private readonly config: ObjectCallerConfig) {
     this.waits = new PeerWaits(config.link);
@@ -322,9 +325,9 @@ export class ObjectCaller {
   }
 
   metricsOf(kind: ObjectKind, type: string): ObjectTypeMetrics {
-    const key = `${kind} ${type}`;
-    let m = this.metrics.get(key);
-    if (m === undefined) this.metrics.set(key, (m = this.config.events.metrics.objects.of(kind, type)));
+    const byType = this.metrics[kind];
+    let m = byType.get(type);
+    if (m === undefined) byType.set(type, (m = this.config.events.metrics.objects.of(kind, type)));
     return m;
   }
 
