@@ -93,7 +93,30 @@ export interface AuthorityRecord {
   readonly ownerLeaseGeneration: number;
 }
 
+/** What a takeover ended with: written (or deleted: no `version`), refused because the previous owner is alive, or a version mismatch. */
+export type TakeoverResult =
+  | { readonly ok: true; readonly version: StoreVersion | undefined; readonly writtenAt: number }
+  | { readonly ok: false; readonly ownerAlive: true }
+  | {
+      readonly ok: false;
+      readonly ownerAlive?: undefined;
+      readonly current: Versioned<AuthorityRecord> | undefined;
+    };
+
 export interface AuthorityStore extends VersionedStore<AuthorityRecord> {
+  /**
+   * Takes over the record of `key` at version `expected` from its owner `previous` — writes `next`, or
+   * deletes it (`next` undefined) — atomically and only while `previous` holds no live lease in the
+   * Location Store this store sits beside (its MeshNode descriptor of `key.mesh` absent or lapsed, judged
+   * by the store's clock at the write). A reader's view of leases may be stale; this check is not, so a
+   * live owner is never taken over. `ownerAlive` when it is still alive; a mismatch as `compareAndSet`.
+   */
+  takeOver(
+    key: ObjectKey,
+    expected: StoreVersion,
+    next: AuthorityRecord | undefined,
+    previous: NodeRun,
+  ): Promise<TakeoverResult>;
   /**
    * Every authority of `mesh` whose owner is NodeRid `ownerRid` (any node generation), read at one
    * point in time; records that cannot be read are left out. For takeover after a lost node and

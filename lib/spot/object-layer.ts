@@ -195,8 +195,12 @@ export class ObjectLayer {
     if (ownRun && host) {
       await host.destroy(ref);
     } else if (!ownRun && (leases.admissionDeadline(record.owner) ?? 0) <= clock.now()) {
-      const gone = await this.config.store.delete(key, stored.version);
-      if (!gone.ok)
+      // Nobody holds it, as far as this node has read: the store removes it only if the owner's lease
+      // is really gone (a stale view never deletes a live owner's object).
+      const gone = await this.config.store.takeOver(key, stored.version, undefined, record.owner);
+      if (!gone.ok && gone.ownerAlive)
+        await this.control(record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
+      else if (!gone.ok)
         throw new ZLinkError('Unavailable', `${what}: the record changed while it was being removed`);
     } else {
       await this.control(record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);

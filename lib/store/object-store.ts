@@ -3,6 +3,8 @@ import {
   type AuthorityStore,
   type CasResult,
   type DeleteResult,
+  type NodeRun,
+  type TakeoverResult,
   type ObjectKey,
   type RelocationRecord,
   type RelocationStore,
@@ -25,7 +27,13 @@ export interface RawRecord {
 /** What a raw compare-and-swap ended with; `now` is the store's clock at that moment. */
 export type RawCasResult =
   | { readonly ok: true; readonly now: number; readonly version: StoreVersion | undefined }
-  | { readonly ok: false; readonly now: number; readonly stored: RawRecord | undefined };
+  | {
+      readonly ok: false;
+      readonly now: number;
+      readonly stored: RawRecord | undefined;
+      /** A takeover refused: the previous owner still holds a live lease (nothing is read back). */
+      readonly ownerAlive?: true;
+    };
 
 /**
  * What a backend (Redis, memory) does for an object store: atomic steps on opaque bodies, with the
@@ -43,6 +51,8 @@ export interface RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
+    /** Only while this node run's MeshNode descriptor of `key.mesh` has no live lease (Authority Store). */
+    unlessAlive?: NodeRun,
   ): Promise<RawCasResult>;
   /** Every record listed in the index of NodeRid `rid` of `mesh`, at one point in time. */
   list(
@@ -138,7 +148,7 @@ export class ObjectRecordStore<R> implements VersionedStore<R> {
     return out;
   }
 
-  private read(key: ObjectKey, stored: RawRecord, now: number): Versioned<R> {
+  protected read(key: ObjectKey, stored: RawRecord, now: number): Versioned<R> {
     const record = this.decode(stored.body);
     if (!record) {
       throw new ZLinkError(
@@ -162,7 +172,7 @@ export class ObjectRecordStore<R> implements VersionedStore<R> {
     }
   }
 
-  private checkKey(key: ObjectKey): ObjectKey {
+  protected checkKey(key: ObjectKey): ObjectKey {
     const checked = parseObjectKey(key);
     if (!checked) {
       throw new ZLinkError(
@@ -173,7 +183,7 @@ export class ObjectRecordStore<R> implements VersionedStore<R> {
     return checked;
   }
 
-  private checkExpected(expected: unknown, key: ObjectKey, absentAllowed: boolean): void {
+  protected checkExpected(expected: unknown, key: ObjectKey, absentAllowed: boolean): void {
     if (absentAllowed && expected === 'absent') return;
     if (typeof expected === 'number' && Number.isSafeInteger(expected) && expected > 0) return;
     const allowed = absentAllowed ? "a StoreVersion or 'absent'" : 'a StoreVersion';
@@ -188,6 +198,24 @@ export class ObjectRecordStore<R> implements VersionedStore<R> {
 export class AuthorityRecords extends ObjectRecordStore<AuthorityRecord> implements AuthorityStore {
   constructor(raw: RawObjectRecords) {
     super(raw, AUTHORITY_SCHEMA);
+  }
+
+  async takeOver(
+    key: ObjectKey,
+    expected: StoreVersion,
+    next: AuthorityRecord | undefined,
+    previous: NodeRun,
+  ): Promise<TakeoverResult> {
+    const checked = this.checkKey(key);
+    this.checkExpected(expected, checked, false);
+    const record = next === undefined ? undefined : this.schema.parse(next);
+    if (next !== undefined && !record)
+      throw new ZLinkError('InvalidArgument', `authority of ${describeKey(checked)}: not a valid record`);
+    const body = record && JSON.stringify(record);
+    const result = await this.raw.cas(checked, expected, body, record ? [record.owner.rid] : [], previous);
+    if (result.ok) return { ok: true, version: result.version, writtenAt: result.now };
+    if (result.ownerAlive) return { ok: false, ownerAlive: true };
+    return { ok: false, current: result.stored && this.read(checked, result.stored, result.now) };
   }
 
   listByOwner(mesh: string, ownerRid: string): Promise<Versioned<AuthorityRecord>[]> {

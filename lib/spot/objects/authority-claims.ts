@@ -11,6 +11,9 @@ import {
 import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
 
+/** How long a release keeps trying a write the store did not answer (a destroy then fails `Unavailable`). */
+const RELEASE_RETRY_MS = 2000;
+
 /** How long a creation waits between reads while another live owner builds or releases the object. */
 const CONTENDED_WAIT_MS = [5, 10, 20, 40, 80, 100] as const;
 
@@ -21,6 +24,8 @@ export interface ClaimsConfig {
   readonly clock: Clock;
   /** Whether this node's own lease is fenced now: it then claims and commits nothing. */
   readonly fenced: () => boolean;
+  /** Whether this node holds (or is creating) the object of `key`: a record of its own run it does not hold is a leftover. */
+  readonly holds: (key: ObjectKey) => boolean;
 }
 
 /** What a claim ended with: this node holds the creating record, or the object is already Ready elsewhere (or here). */
@@ -74,8 +79,9 @@ export class AuthorityClaims {
         continue;
       }
       if (stored === undefined) {
-        const cas = await this.write(key, 'absent', creating(type, this.config.self));
-        if (cas !== undefined) return { tag: 'claimed', version: cas, tookOver: false };
+        const written = await this.write(key, 'absent', creating(type, this.config.self));
+        const version = await this.claimed(written, attempt, deadline, what);
+        if (version !== undefined) return { tag: 'claimed', version, tookOver: false };
         continue;
       }
       const { record } = stored;
@@ -88,10 +94,27 @@ export class AuthorityClaims {
           },
         );
       }
-      if (!this.live(record.owner)) {
-        const cas = await this.write(key, stored.version, creating(type, this.config.self));
-        if (cas !== undefined) return { tag: 'claimed', version: cas, tookOver: true };
+      // Looks gone to this node's view of leases, which may be stale (a descriptor not read yet): the
+      // store decides, atomically with the write, and refuses while the owner's lease is live.
+      // A record of this very run that nothing here holds is left over from a write whose outcome was
+      // unknown (a commit that landed after its caller gave up): nobody else may take it while this
+      // run lives, so this run reclaims it.
+      if (this.ownRun(record.owner) && !this.config.holds(key)) {
+        const written = await this.write(key, stored.version, creating(type, this.config.self));
+        const version = await this.claimed(written, attempt, deadline, what);
+        if (version !== undefined) return { tag: 'claimed', version, tookOver: true };
         continue;
+      }
+      if (!this.live(record.owner) && !this.ownRun(record.owner)) {
+        const taken = await this.takeOver(
+          key,
+          stored.version,
+          creating(type, this.config.self),
+          record.owner,
+        );
+        if (typeof taken === 'number') return { tag: 'claimed', version: taken, tookOver: true };
+        if (taken === 'mismatch') continue;
+        // The owner is alive after all: judge the record as a live owner's.
       }
       if (record.state === 'ready') return { tag: 'ready', stored };
       if (clock.now() >= deadline) {
@@ -120,24 +143,68 @@ export class AuthorityClaims {
     what: string,
   ): Promise<StoreVersion | undefined> {
     if (this.config.fenced()) throw fencedRefusal(what);
-    return this.write(key, claimed, { ...record(type, this.config.self, held), state: 'ready' });
+    const written = await this.write(key, claimed, {
+      ...record(type, this.config.self, held),
+      state: 'ready',
+    });
+    return typeof written === 'number' ? written : undefined;
   }
 
-  /** Marks a held record `releasing` (`undefined`: it is not the held version any more). */
-  releasing(key: ObjectKey, type: string, held: HeldAuthority): Promise<StoreVersion | undefined> {
-    return this.write(key, held.storeVersion, {
-      ...record(type, this.config.self, held),
-      state: 'releasing',
+  /**
+   * Marks a held record `releasing`: its new version, `notOurs` when it is not the held version any
+   * more, `failed` when the store did not answer, tried again for up to `RELEASE_RETRY_MS`.
+   */
+  releasing(key: ObjectKey, type: string, held: HeldAuthority): Promise<StoreVersion | 'notOurs' | 'failed'> {
+    const next: AuthorityRecord = { ...record(type, this.config.self, held), state: 'releasing' };
+    return this.persistently(async () => {
+      const cas = await this.config.store.compareAndSet(key, held.storeVersion, next);
+      return cas.ok ? cas.version : 'notOurs';
     });
   }
 
-  /** Deletes the record at `version`; a failure leaves it for a takeover once this node's lease is gone. */
-  async remove(key: ObjectKey, version: StoreVersion): Promise<boolean> {
-    try {
-      return (await this.config.store.delete(key, version)).ok;
-    } catch {
-      return false;
+  /** Deletes the record at `version` (tried again as `releasing` is); `notOurs` when another version is there. */
+  remove(key: ObjectKey, version: StoreVersion): Promise<'removed' | 'notOurs' | 'failed'> {
+    return this.persistently(async () =>
+      (await this.config.store.delete(key, version)).ok ? 'removed' : 'notOurs',
+    );
+  }
+
+  /** A release's write: it must land, or its caller must know it did not (a record left behind is a ghost). */
+  private async persistently<T>(write: () => Promise<T>): Promise<T | 'failed'> {
+    const until = this.config.clock.now() + RELEASE_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch {
+        const left = until - this.config.clock.now();
+        if (left <= 0) return 'failed';
+        await sleep(
+          Math.min(CONTENDED_WAIT_MS[Math.min(attempt, CONTENDED_WAIT_MS.length - 1)] as number, left),
+        );
+      }
     }
+  }
+
+  /** A takeover through the store's own lease check: the new version, or why not. */
+  private async takeOver(
+    key: ObjectKey,
+    expected: StoreVersion,
+    next: AuthorityRecord,
+    previous: NodeRun,
+  ): Promise<StoreVersion | 'ownerAlive' | 'mismatch' | 'failed'> {
+    try {
+      const result = await this.config.store.takeOver(key, expected, next, previous);
+      if (result.ok) return result.version ?? 'mismatch';
+      return result.ownerAlive ? 'ownerAlive' : 'mismatch';
+    } catch {
+      // Whether it landed is unknown: the next read says (a landed claim is this run's, reclaimed then).
+      return 'failed';
+    }
+  }
+
+  private ownRun(owner: NodeRun): boolean {
+    const { self } = this.config;
+    return owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration;
   }
 
   /** Whether node run `owner` may still hold objects: this node unless fenced, another while its lease is live. */
@@ -152,15 +219,27 @@ export class AuthorityClaims {
     key: ObjectKey,
     expected: StoreVersion | 'absent',
     next: AuthorityRecord,
-  ): Promise<StoreVersion | undefined> {
+  ): Promise<StoreVersion | 'mismatch' | 'failed'> {
     try {
       const cas = await this.config.store.compareAndSet(key, expected, next);
-      return cas.ok ? cas.version : undefined;
+      return cas.ok ? cas.version : 'mismatch';
     } catch {
-      // Whether it was written is unknown: the next read says (a claim that did land is seen as ours
-      // only by version, so it is left to lapse with this node's lease rather than guessed at).
-      return undefined;
+      // Whether it was written is unknown: the next read says, and a write of this run's that did land
+      // is reclaimed as a leftover (see `claim`).
+      return 'failed';
     }
+  }
+
+  /** What a claim's write means for its loop: claimed, read again now, or read again after a pause. */
+  private async claimed(
+    written: StoreVersion | 'mismatch' | 'failed',
+    attempt: number,
+    deadline: number,
+    what: string,
+  ): Promise<StoreVersion | undefined> {
+    if (typeof written === 'number') return written;
+    if (written === 'failed') await this.pause(attempt, deadline, what, 'StoreFailure');
+    return undefined;
   }
 
   private async pause(

@@ -12,7 +12,6 @@ import {
   type ObjectRef,
   type ObjectTypeMetrics,
   type TracePropagation,
-  type WireError,
   type ZLinkEvents,
   ZLinkError,
   errorMessage,
@@ -22,6 +21,7 @@ import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import { Activation, objectRef } from './activation.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
+import { exists, refusal, staleRef } from './refusals.js';
 
 export interface ObjectHostConfig {
   readonly mesh: string;
@@ -70,6 +70,8 @@ export class ObjectHost {
       leases: config.leases,
       clock: config.clock,
       fenced: () => this.fenced,
+      // Its own creation is the only one in flight for a key (local creators share it).
+      holds: (key) => this.active[key.kind].has(key.id),
     });
     for (const cls of config.classes.all()) {
       const m = config.events.metrics.objects.of(cls.kind, cls.type);
@@ -298,12 +300,30 @@ export class ObjectHost {
     return this.active.spot.size + this.active.actor.size;
   }
 
+  /**
+   * `releasing` → deactivation → delete. A destroy whose store writes do not land ends `Unavailable`
+   * rather than report a release that did not happen: before the first write the object stays as it
+   * was; after it, the record stays `releasing` (this run reclaims it on its next creation, others once
+   * its lease is gone). A shutdown goes on regardless: its records lapse with its lease.
+   */
   private async release(a: Activation, reason: DeactivationReason): Promise<void> {
     if (a.state === 'closing') return;
     a.state = 'closing';
-    const releasing = await this.claims.releasing(a.key, a.cls.type, a.authority).catch(() => undefined);
+    const releasing = await this.claims.releasing(a.key, a.cls.type, a.authority);
+    const what = `destroy ${a.key.kind} '${a.key.id}'`;
+    if (releasing === 'failed' && reason === 'destroyed') {
+      a.state = 'ready';
+      throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer; nothing changed`, {
+        details: { resolver: 'StoreFailure' },
+      });
+    }
     await this.discard(a, reason);
-    if (releasing !== undefined) await this.claims.remove(a.key, releasing);
+    if (typeof releasing !== 'number') return;
+    const removed = await this.claims.remove(a.key, releasing);
+    if (removed === 'failed' && reason === 'destroyed')
+      throw new ZLinkError('Unavailable', `${what}: deactivated, but its record could not be removed yet`, {
+        details: { reason: 'releaseIncomplete' },
+      });
   }
 
   /** Ends an activation here without touching the store: its queue, its timers, `onDeactivate`. */
@@ -361,27 +381,4 @@ export class ObjectHost {
     for (const a of this.active[kind].values()) if (a.cls.type === type) n += a.turns.depth;
     return n;
   }
-}
-
-function exists(what: string, ref: ObjectRef): ZLinkError {
-  return new ZLinkError(
-    'InvalidOperation',
-    `${what}: it exists already (generation ${ref.objectGeneration})`,
-    {
-      details: { reason: 'exists', ref },
-    },
-  );
-}
-
-export function staleRef(what: string, ref: ObjectRef, current: number): ZLinkError {
-  return new ZLinkError(
-    'InvalidOperation',
-    `${what}: the ref names generation ${ref.objectGeneration}, the object is generation ${current}`,
-    { details: { reason: 'staleRef', objectGeneration: current } },
-  );
-}
-
-/** A framework refusal as the wire carries it (see OBJECT_REFUSALS). */
-function refusal(error: ZLinkError): WireError {
-  return { code: 'ObjectRefused', message: error.message, details: error.details };
 }

@@ -19,7 +19,12 @@ interface Entry {
  * the Redis store: revision-checked writes, leases, one-point-in-time reads, change hints.
  */
 export class MemoryLocationStore implements LocationStore {
-  private readonly authorities = new MemoryAuthorityStore();
+  private readonly authorities = new MemoryAuthorityStore((mesh, run) => {
+    const entries = this.scopes.get(scopeKey('mesh-node', mesh));
+    return (
+      entries !== undefined && this.live(entries, JSON.stringify([run.rid, run.nodeGeneration])) !== undefined
+    );
+  });
   private readonly scopes = new Map<string, Map<string, Entry>>();
   private readonly listeners = new Map<string, Set<() => void>>();
 

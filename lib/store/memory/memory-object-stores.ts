@@ -1,4 +1,4 @@
-import type { ObjectKey, StoreVersion } from '../../core/index.js';
+import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
 import {
   AuthorityRecords,
   type RawCasResult,
@@ -27,6 +27,9 @@ const member = (key: ObjectKey): string => JSON.stringify([key.kind, key.id]);
 class MemoryObjectRecords implements RawObjectRecords {
   private readonly meshes = new Map<string, Mesh>();
 
+  /** Whether node run `run` holds a live lease on `mesh`: the Location Store this store sits beside answers. */
+  constructor(private readonly leaseAlive: (mesh: string, run: NodeRun) => boolean = () => false) {}
+
   get(key: ObjectKey): Promise<{ now: number; stored: RawRecord | undefined }> {
     return Promise.resolve({ now: Date.now(), stored: this.mesh(key.mesh).records.get(member(key)) });
   }
@@ -36,6 +39,7 @@ class MemoryObjectRecords implements RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
+    unlessAlive?: NodeRun,
   ): Promise<RawCasResult> {
     const now = Date.now();
     const mesh = this.mesh(key.mesh);
@@ -43,6 +47,8 @@ class MemoryObjectRecords implements RawObjectRecords {
     const stored = mesh.records.get(name);
     const matches = expected === 'absent' ? stored === undefined : stored?.version === expected;
     if (!matches) return Promise.resolve({ ok: false, now, stored });
+    if (unlessAlive && this.leaseAlive(key.mesh, unlessAlive))
+      return Promise.resolve({ ok: false, now, stored: undefined, ownerAlive: true });
     if (body === undefined) {
       mesh.records.delete(name);
       return Promise.resolve({ ok: true, now, version: undefined });
@@ -77,10 +83,14 @@ class MemoryObjectRecords implements RawObjectRecords {
   }
 }
 
-/** The Authority Store inside one process, for single-process use and tests; by explicit opt-in only. */
+/**
+ * The Authority Store inside one process, for single-process use and tests; by explicit opt-in only.
+ * `leaseAlive` answers a takeover's check (`MemoryLocationStore.authorityStore()` passes its own
+ * leases); without it no owner counts as alive.
+ */
 export class MemoryAuthorityStore extends AuthorityRecords {
-  constructor() {
-    super(new MemoryObjectRecords());
+  constructor(leaseAlive?: (mesh: string, run: NodeRun) => boolean) {
+    super(new MemoryObjectRecords(leaseAlive));
   }
 }
 

@@ -4,10 +4,15 @@ import type { ObjectKey } from '../../core/index.js';
 const enc = encodeURIComponent;
 
 /**
- * Key layout of one object store under `prefix`, one hash slot per (store, mesh):
- * - `<prefix>:{<store>:<mesh>}:r:<kind>:<id>` — a record (hash: version, body, writtenAt, index);
- * - `<prefix>:{<store>:<mesh>}:v` — the mesh's version counter (never removed: versions are not reused);
- * - `<prefix>:{<store>:<mesh>}:x:<rid>` — the index of one NodeRid (set of `<kind>:<id>`).
+ * Key layout of one object store under `prefix`, one hash slot per (store, mesh), `<slot>` below:
+ * - `<slot>:r:<kind>:<id>` — a record (hash: version, body, writtenAt, index);
+ * - `<slot>:v` — the mesh's version counter (never removed: versions are not reused);
+ * - `<slot>:x:<rid>` — the index of one NodeRid (set of `<kind>:<id>`).
+ *
+ * The Relocation Store's slot is `<prefix>:{relocation:<mesh>}`. The Authority Store's is
+ * `<prefix>:{mesh-node:<mesh>}:authority`: the hash slot of the mesh's MeshNode descriptors in the
+ * Location Store it sits beside, so one script can take a record over only while the previous owner's
+ * descriptor has no live lease (`takeOver`), atomically, on a Cluster too.
  *
  * One slot per mesh keeps a record, the counter and the indexes it is listed in within one Lua
  * script, so a compare-and-swap and its index update are one atomic step in a Cluster too. The
@@ -22,7 +27,9 @@ export class ObjectStoreKeys {
   ) {}
 
   slot(mesh: string): string {
-    return `${this.prefix}:{${this.store}:${enc(mesh)}}`;
+    return this.store === 'authority'
+      ? `${this.prefix}:{mesh-node:${enc(mesh)}}:authority`
+      : `${this.prefix}:{${this.store}:${enc(mesh)}}`;
   }
 
   /** The record and counter keys of `key`, and its member name in an index. */
@@ -30,6 +37,14 @@ export class ObjectStoreKeys {
     const slot = this.slot(key.mesh);
     const member = `${enc(key.kind)}:${enc(key.id)}`;
     return { record: `${slot}:r:${member}`, counter: `${slot}:v`, indexPrefix: `${slot}:x:`, member };
+  }
+
+  /**
+   * Where the Location Store keeps the lease of node run (`rid`, `generation`) on `mesh`: its MeshNode
+   * descriptor index (score = lease end) and member (see `StoreKeys`). Authority Store only.
+   */
+  ownerLease(mesh: string, rid: string, generation: string) {
+    return { index: `${this.prefix}:{mesh-node:${enc(mesh)}}:i`, member: `${enc(rid)}:${enc(generation)}` };
   }
 
   /** The index of NodeRid `rid` in `mesh`, and the prefix its members name records under. */

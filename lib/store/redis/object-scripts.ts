@@ -16,13 +16,17 @@ return {now, cur[1], cur[2], cur[3]}`;
 
 /**
  * The one compare-and-swap of both stores; a delete is a swap to nothing (empty body).
- * KEYS: record, version counter. ARGV: expected version or 'absent', body ('' deletes), index key
- * prefix, member, then the index names the new record is listed under.
+ * KEYS: record, version counter, the Location Store's MeshNode index of the mesh (Authority Store;
+ * the counter again otherwise). ARGV: expected version or 'absent', body ('' deletes), index key
+ * prefix, member, a previous owner's lease member ('' for none), then the index names the new record
+ * is listed under.
  * Returns {1, now, version} when written, {1, now} when deleted, {0, now[, version, body, writtenAt]}
- * when the stored version was not the expected one (with what is stored, if anything).
+ * when the stored version was not the expected one (with what is stored, if anything), {2, now} when
+ * the previous owner named still holds a live lease (a takeover refused; nothing written).
  *
  * The version comes from the mesh's counter, not from the record, so it keeps growing across a
- * delete and re-create: a reader holding an old record's version never matches a new record.
+ * delete and re-create: a reader holding an old record's version never matches a new record. The
+ * lease is judged by the index score, as the Location Store's own scripts judge it.
  */
 export const OBJECT_CAS = `
 ${NOW}
@@ -33,6 +37,10 @@ if not matches then
   if cur[1] then return {0, now, cur[1], cur[2], cur[3]} end
   return {0, now}
 end
+if ARGV[5] ~= '' then
+  local lease = redis.call('ZSCORE', KEYS[3], ARGV[5])
+  if lease and tonumber(lease) > now then return {2, now} end
+end
 if cur[4] then
   for name in string.gmatch(cur[4], '%S+') do redis.call('SREM', ARGV[3] .. name, ARGV[4]) end
 end
@@ -42,8 +50,8 @@ if ARGV[2] == '' then
 end
 local version = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'version', version, 'body', ARGV[2], 'writtenAt', now,
-  'index', table.concat(ARGV, ' ', 5))
-for i = 5, #ARGV do redis.call('SADD', ARGV[3] .. ARGV[i], ARGV[4]) end
+  'index', table.concat(ARGV, ' ', 6))
+for i = 6, #ARGV do redis.call('SADD', ARGV[3] .. ARGV[i], ARGV[4]) end
 return {1, now, version}`;
 
 /**

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { ObjectKey, StoreVersion } from '../../core/index.js';
+import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
 import type { RawCasResult, RawObjectRecords, RawRecord } from '../object-store.js';
 import { type RedisConnectionOptions, createRedisClient } from './client.js';
 import { ObjectStoreKeys } from './object-keys.js';
@@ -44,7 +44,7 @@ export class RedisObjectRecords implements RawObjectRecords {
       this.lastError = error;
     });
     this.client.defineCommand('zlinkObjectGet', { numberOfKeys: 1, lua: OBJECT_GET });
-    this.client.defineCommand('zlinkObjectCas', { numberOfKeys: 2, lua: OBJECT_CAS });
+    this.client.defineCommand('zlinkObjectCas', { numberOfKeys: 3, lua: OBJECT_CAS });
     this.client.defineCommand('zlinkObjectList', { numberOfKeys: 1, lua: OBJECT_LIST });
   }
 
@@ -58,18 +58,23 @@ export class RedisObjectRecords implements RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
+    unlessAlive?: NodeRun,
   ): Promise<RawCasResult> {
     const k = this.keys.forRecord(key);
+    const lease = unlessAlive && this.keys.ownerLease(key.mesh, unlessAlive.rid, unlessAlive.nodeGeneration);
     const reply = await this.client.zlinkObjectCas(
       k.record,
       k.counter,
+      lease?.index ?? k.counter,
       String(expected),
       body ?? '',
       k.indexPrefix,
       k.member,
+      lease?.member ?? '',
       ...indexRids.map((rid) => this.keys.indexName(rid)),
     );
     const now = Number(reply[1]);
+    if (reply[0] === 2) return { ok: false, now, stored: undefined, ownerAlive: true };
     if (reply[0] === 1) return { ok: true, now, version: reply.length > 2 ? Number(reply[2]) : undefined };
     return { ok: false, now, stored: reply.length > 2 ? rawAt(reply, 2) : undefined };
   }

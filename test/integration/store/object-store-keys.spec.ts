@@ -62,9 +62,9 @@ describe('Redis object stores in Redis', () => {
       'app-moves:{relocation:g%3A%7B1%7D}:v',
       'app-moves:{relocation:g%3A%7B1%7D}:x:node-a',
       'app-moves:{relocation:g%3A%7B1%7D}:x:node-b',
-      'app:{authority:g%3A%7B1%7D}:r:spot:r%3A%7B2%7D',
-      'app:{authority:g%3A%7B1%7D}:v',
-      'app:{authority:g%3A%7B1%7D}:x:n%3A%7B3%7D',
+      'app:{mesh-node:g%3A%7B1%7D}:authority:r:spot:r%3A%7B2%7D',
+      'app:{mesh-node:g%3A%7B1%7D}:authority:v',
+      'app:{mesh-node:g%3A%7B1%7D}:authority:x:n%3A%7B3%7D',
     ]);
     for (const k of written) expect({ k, ttl: await client.pttl(k) }).toEqual({ k, ttl: -1 });
   });
@@ -98,7 +98,7 @@ describe('Redis object stores in Redis', () => {
       relocations.compareAndSet(key, 'absent', relocation()),
     );
     expect(locationKeys.every((k) => k.startsWith('zlink:{server:billing}'))).toBe(true);
-    expect(authorityKeys.every((k) => k.startsWith('zlink:{authority:billing}'))).toBe(true);
+    expect(authorityKeys.every((k) => k.startsWith('zlink:{mesh-node:billing}:authority:'))).toBe(true);
     expect(relocationKeys.every((k) => k.startsWith('zlink-relocation:{relocation:billing}'))).toBe(true);
     expect(relocationKeys.some((k) => k.startsWith('zlink:'))).toBe(false);
     for (const keys of [locationKeys, authorityKeys, relocationKeys]) expect(keys.length).toBeGreaterThan(0);
@@ -118,7 +118,7 @@ describe('Redis object stores in Redis', () => {
     const client = raw();
     const store = cleanup.add(new RedisAuthorityStore({ redis: redisServer.current.url, keyPrefix: 'odd' }));
     const key = freshKey();
-    const slot = 'odd:{authority:game}';
+    const slot = 'odd:{mesh-node:game}:authority';
     await client.hset(
       `${slot}:r:spot:${key.id}`,
       'version',
