@@ -89,7 +89,7 @@ describe('object routes', () => {
   });
 
   it('keeps Node direct and object payloads apart', async () => {
-    const { a, c } = await three();
+    const { c } = await three();
     await c.objects.createSpot('counter', 'iso', { node: 'server-a' });
     // A Node direct request for a packet only an object handles reaches no object handler.
     await expect(
