@@ -70,3 +70,27 @@ export function head(out: Buffer, length: number, first: number, second: number)
   out[2] = second;
   return 3;
 }
+
+/** The bytes a string takes, header included, for its UTF-8 length `n` (msgpackr's smallest header). */
+export function strSize(n: number): number {
+  return (n < 0x20 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5) + n;
+}
+
+/** Writes `s`, whose UTF-8 length is `n`, with the smallest header (as msgpackr does). */
+export function str(out: Buffer, at: number, s: string, n: number): number {
+  if (n < 0x20) out[at++] = 0xa0 | n;
+  else if (n < 0x100) {
+    out[at] = 0xd9;
+    out[at + 1] = n;
+    at += 2;
+  } else if (n < 0x10000) {
+    out[at] = 0xda;
+    out.writeUInt16BE(n, at + 1);
+    at += 3;
+  } else {
+    out[at] = 0xdb;
+    out.writeUInt32BE(n, at + 1);
+    at += 5;
+  }
+  return at + out.write(s, at, n, 'utf8');
+}

@@ -1,4 +1,13 @@
-import { RecordKind, WIRE_VERSION, isBytes, isCorrelation, isStr, packr } from './codec.js';
+import {
+  MAX_UINT32,
+  RecordKind,
+  WIRE_VERSION,
+  isBytes,
+  isCorrelation,
+  isStr,
+  packr,
+  strBytes,
+} from './codec.js';
 import type { WireError } from './errors.js';
 import { type TraceFields, readFrameworkFields } from './framework-fields.js';
 import { countMsgpackValues } from './msgpack-scan.js';
@@ -147,8 +156,83 @@ export function encodeObjectRequest(
   return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
 }
 
-/** A request when `origin` is given (its reply route), else a send. */
+/**
+ * A request when `origin` is given (its reply route), else a send, written by hand as channel calls
+ * are (`encodeCall`): names and node runs from the string cache, the id and operation id written in
+ * place, the payload copied once. The bytes are those of `packr.pack` of the record array (property
+ * tests hold them to it); a number past 32 bits is left to msgpackr, which writes it as a float64.
+ */
 function encodeObjectCall(
+  correlation: number,
+  origin: NodeRun | undefined,
+  to: ObjectAddress,
+  operationId: string,
+  packet: string,
+  metadata: Uint8Array | undefined,
+  payload: Uint8Array,
+  fields: Uint8Array | undefined,
+): Uint8Array {
+  const f = to.fences;
+  if (
+    correlation > MAX_UINT32 ||
+    f.objectGeneration > MAX_UINT32 ||
+    f.authorityOwnerGeneration > MAX_UINT32 ||
+    f.ownerLeaseGeneration > MAX_UINT32
+  ) {
+    return packedObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
+  }
+  const from = origin && strBytes(origin.rid);
+  const fromRun = origin && strBytes(origin.nodeGeneration);
+  const kind = strBytes(to.objectKind);
+  const owner = strBytes(f.owner.rid);
+  const ownerRun = strBytes(f.owner.nodeGeneration);
+  const name = strBytes(packet);
+  const idLength = Buffer.byteLength(to.id);
+  const opLength = Buffer.byteLength(operationId);
+  let size =
+    3 +
+    kind.length +
+    write.strSize(idLength) +
+    1 +
+    owner.length +
+    ownerRun.length +
+    write.uintSize(f.objectGeneration) +
+    write.uintSize(f.authorityOwnerGeneration) +
+    write.uintSize(f.ownerLeaseGeneration) +
+    write.strSize(opLength) +
+    name.length +
+    write.optionalBinSize(metadata) +
+    write.binSize(payload) +
+    (fields?.length ?? 1);
+  if (from && fromRun) size += write.uintSize(correlation) + from.length + fromRun.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = write.head(
+    out,
+    origin === undefined ? SEND_LENGTH : REQUEST_LENGTH,
+    WIRE_VERSION,
+    origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
+  );
+  if (from && fromRun) at = put(out, put(out, write.uint(out, at, correlation), from), fromRun);
+  at = write.str(out, put(out, at, kind), to.id, idLength);
+  out[at++] = 0x95;
+  at = put(out, put(out, at, owner), ownerRun);
+  at = write.uint(out, at, f.objectGeneration);
+  at = write.uint(out, at, f.authorityOwnerGeneration);
+  at = write.uint(out, at, f.ownerLeaseGeneration);
+  at = put(out, write.str(out, at, operationId, opLength), name);
+  at = write.bin(out, write.optionalBin(out, at, metadata), payload);
+  if (fields === undefined) out[at] = 0xc0;
+  else out.set(fields, at);
+  return out;
+}
+
+function put(out: Buffer, at: number, bytes: Uint8Array): number {
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
+/** The same record through msgpackr, for numbers the hand-written form does not cover. */
+function packedObjectCall(
   correlation: number,
   origin: NodeRun | undefined,
   to: ObjectAddress,

@@ -27,7 +27,7 @@ import {
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const name = fc.oneof(
   fc.string({ minLength: 1, maxLength: 40 }),
-  fc.constantFrom('c'.repeat(31), 'c'.repeat(32), '한'.repeat(20)),
+  fc.constantFrom('c'.repeat(31), 'c'.repeat(32), '한'.repeat(20), 'c'.repeat(300)),
 );
 const bin = fc.oneof(
   fc.uint8Array({ maxLength: 64 }),
