@@ -1,5 +1,11 @@
 import type { SystemName } from './options.js';
 import { type BenchReport, type Cell, METRICS, SYSTEM_LABELS, systemKey } from './report.js';
+import {
+  OBJECT_METRICS,
+  OBJECT_TARGET_LABELS,
+  OBJECT_WORKLOADS,
+  type ObjectsSection,
+} from './objects-report.js';
 
 function num(value: number | undefined, digits: number): string {
   if (value === undefined || !Number.isFinite(value)) return '–';
@@ -152,6 +158,12 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`**Fanout failed**: ${report.fanout.error.split('\n')[0]}`, '');
   }
 
+  if (report.objects && 'error' in report.objects) {
+    out.push(`**Objects failed**: ${report.objects.error.split('\n')[0]}`, '');
+  } else if (report.objects) {
+    out.push(...objectsSection(report.objects, settings.workloads, settings.reps));
+  }
+
   out.push(
     'Targets:',
     '',
@@ -176,4 +188,51 @@ export function renderMarkdown(report: BenchReport): string {
     );
   }
   return out.join('\n');
+}
+
+/** Spots next to ChannelName: the table, then the cost of a miss. */
+function objectsSection(
+  objects: ObjectsSection,
+  workloads: BenchReport['settings']['workloads'],
+  reps: number,
+): string[] {
+  const metrics = OBJECT_METRICS.filter((m) => workloads.includes(m.workload));
+  const rows = metrics.map((m) => [
+    `${m.label} (${m.better} is better)`,
+    showCell(objects.medians.channel[m.key], m.digits, reps),
+    showCell(objects.medians.spot[m.key], m.digits, reps),
+    ratio(objects.ratios[m.key]),
+    showCell(objects.medians.miss[m.key], m.digits, reps),
+  ]);
+  for (const w of OBJECT_WORKLOADS.filter((x) => workloads.includes(x)))
+    rows.push([
+      `store reads per request, ${w} (Redis INFO commandstats)`,
+      num(objects.storeReadsPerRequest.channel[w], 3),
+      num(objects.storeReadsPerRequest.spot[w], 3),
+      '',
+      num(objects.storeReadsPerRequest.miss[w], 3),
+    ]);
+  const us = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(1)} µs` : '–');
+  return [
+    `Objects: Spot requests by global id next to ChannelName requests, on the same object server and client ` +
+      `processes (object mesh, discovery 'auto', Location Store: ${objects.store}); the client calls ` +
+      `${objects.spots} Spots in turn. "Not cached" is a second runtime in the client process with ` +
+      `routeCacheMaxAgeMs 0: each call reads its route from the store first. Store reads count every ` +
+      `EVALSHA/EVAL/GET Redis served during the run, the runtimes' lease refreshes included.`,
+    '',
+    table(
+      [
+        'metric',
+        OBJECT_TARGET_LABELS.channel,
+        OBJECT_TARGET_LABELS.spot,
+        'Spot ÷ ChannelName',
+        OBJECT_TARGET_LABELS.miss,
+      ],
+      rows,
+    ),
+    '',
+    `The cost of a miss: ${us(objects.missCostP50Us)} at sequential p50 (not cached − cached), ` +
+      `${us(objects.missCostPipelinedUs)} per request pipelined (1 ÷ req/s, not cached − cached).`,
+    '',
+  ];
 }

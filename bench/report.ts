@@ -4,6 +4,7 @@ import type { BenchOptions, SystemName } from './options.js';
 import type { OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
 import type { SelectorRow } from './selector.js';
 import type { FanoutRow } from './fanout.js';
+import type { ObjectsSection } from './objects-report.js';
 import { median } from './stats.js';
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
@@ -146,6 +147,8 @@ export interface BenchReport {
   readonly ratios: Record<string, Record<string, number>>;
   readonly selector: SelectorRow[] | { error: string } | undefined;
   readonly fanout: FanoutRow[] | { error: string } | undefined;
+  /** Spots next to ChannelName on one pair of processes (bench/objects.ts); absent unless it ran. */
+  readonly objects?: ObjectsSection | { error: string };
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;
@@ -154,8 +157,9 @@ export interface BenchReport {
   readonly baseline?: BaselineSummary;
 }
 
-function cell(runs: SystemRuns, metric: Metric): Cell | undefined {
-  const results = runs.runs[metric.workload];
+/** The median of `metric` over a system's repetitions; `undefined` when its workload did not run. */
+export function cell(runs: SystemRuns['runs'], metric: Metric): Cell | undefined {
+  const results = runs[metric.workload];
   if (!results || results.length === 0) return undefined;
   const reps = results.map(metric.pick);
   return { median: median(reps), reps };
@@ -168,12 +172,13 @@ export function buildReport(
   selector: BenchReport['selector'],
   fanout: BenchReport['fanout'] = undefined,
   baseline: Omit<BaselineSummary, 'ratios'> | undefined = undefined,
+  objects: ObjectsSection | { error: string } | undefined = undefined,
 ): BenchReport {
   const medians = new Map<string, Record<string, Cell>>();
   for (const s of systems) {
     const m: Record<string, Cell> = {};
     for (const metric of METRICS) {
-      const c = cell(s, metric);
+      const c = cell(s.runs, metric);
       if (c) m[metric.key] = c;
     }
     medians.set(systemKey(s), m);
@@ -214,7 +219,12 @@ export function buildReport(
     ratios,
     selector,
     fanout,
-    targets: [...targets(ratios, selector), fanoutTarget(fanout)],
+    ...(objects === undefined ? {} : { objects }),
+    targets: [
+      ...targets(ratios, selector),
+      fanoutTarget(fanout),
+      ...(objects !== undefined && 'target' in objects ? [objects.target] : []),
+    ],
     oneWayLoss,
     wallTimeMs: 0,
     ...(baseline === undefined
@@ -239,7 +249,7 @@ function baselineRatios(
   return ratios;
 }
 
-function target(
+export function target(
   name: string,
   value: number | undefined,
   op: '≥' | '≤',

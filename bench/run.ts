@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: ZLink ClientServer through Nest side by side with raw zeromq.js (one record per
  * send, and batched per event-loop turn) and Nest's TCP transport, each as a separate server and
- * client process, plus the selector's cost per call in-process. Prints a markdown table and writes
+ * client process, plus the selector's cost per call in-process, fanout, and Spot requests next to
+ * ChannelName requests on one object server and client (bench/objects.ts). Prints a markdown table and writes
  * bench/results/latest.json. See `--help` (bench/options.ts) for the flags.
  */
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ import { renderMarkdown } from './markdown.js';
 import { type BenchReport, buildReport } from './report.js';
 import type { SelectorRow } from './selector.js';
 import { runFanout } from './fanout.js';
+import { runObjects } from './objects.js';
+import { summarizeObjects } from './objects-report.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
 const ROOT = join(HERE, '..', '..');
@@ -122,6 +125,10 @@ async function runBench(
   const selector = options.selector ? await runSelector(options) : undefined;
   const fanout = options.fanout ? await runFanout(join(HERE, 'systems'), repMs, options.reps) : undefined;
   if (fanout && !Array.isArray(fanout)) log(`fanout FAILED: ${fanout.error}`);
+  const objectRuns = options.objects
+    ? await runObjects(join(HERE, 'systems'), options, repMs, PROFILES)
+    : undefined;
+  const objects = objectRuns && ('error' in objectRuns ? objectRuns : summarizeObjects(objectRuns));
   const report: BenchReport = buildReport(
     machine,
     { ...options, repMs, payloadBytes },
@@ -129,6 +136,7 @@ async function runBench(
     selector,
     fanout,
     baseline && { rev: baseline.rev, commit: baseline.commit, short: baseline.short },
+    objects,
   );
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
@@ -142,7 +150,8 @@ async function runBench(
   const failed =
     systems.some((s) => s.runs.error) ||
     (selector !== undefined && !Array.isArray(selector)) ||
-    (fanout !== undefined && !Array.isArray(fanout));
+    (fanout !== undefined && !Array.isArray(fanout)) ||
+    (objects !== undefined && 'error' in objects);
   return failed ? 1 : 0;
 }
 

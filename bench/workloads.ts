@@ -20,11 +20,14 @@ export interface BenchTarget {
   close(): Promise<void>;
 }
 
+/** What the workloads use of a target. */
+export type Workable = Omit<BenchTarget, 'close'>;
+
 const now = (): bigint => process.hrtime.bigint();
 const msSince = (t0: bigint): number => Number(now() - t0) / 1e6;
 
 /** 1 request in flight; latency of each with `process.hrtime.bigint()`. */
-export async function sequential(target: BenchTarget, durationMs: number): Promise<SequentialResult> {
+export async function sequential(target: Workable, durationMs: number): Promise<SequentialResult> {
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   const t0 = now();
@@ -55,7 +58,7 @@ export async function sequential(target: BenchTarget, durationMs: number): Promi
 
 /** `depth` requests kept outstanding: each completion starts the next, until the time is up. */
 export async function pipelined(
-  target: BenchTarget,
+  target: Workable,
   durationMs: number,
   depth: number,
 ): Promise<PipelinedResult> {
@@ -79,7 +82,7 @@ export async function pipelined(
  * count, which travels behind the sends: the rate is what the server received over the time from the
  * first send until that count arrived.
  */
-export async function oneWay(target: BenchTarget, durationMs: number, burst: number): Promise<OneWayResult> {
+export async function oneWay(target: Workable, durationMs: number, burst: number): Promise<OneWayResult> {
   const before = await target.count();
   let sent = 0;
   const t0 = now();
@@ -111,7 +114,7 @@ export async function oneWay(target: BenchTarget, durationMs: number, burst: num
 }
 
 /** Runs a workload: warm-up first (results dropped), then the measured run. */
-export async function runWorkload(target: BenchTarget, command: RunCommand): Promise<WorkloadResult> {
+export async function runWorkload(target: Workable, command: RunCommand): Promise<WorkloadResult> {
   const once = (ms: number): Promise<WorkloadResult> => {
     switch (command.workload) {
       case 'sequential':

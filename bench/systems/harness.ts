@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { PAYLOAD } from '../payload.js';
 import { type BenchMessage, type RunCommand, emit, fail, onCommands } from '../protocol.js';
-import { type BenchTarget, runWorkload } from '../workloads.js';
+import { type BenchTarget, type Workable, runWorkload } from '../workloads.js';
 import { startProfile, stopProfile } from './profiler.js';
 
 /** A close that hangs must not keep a child alive. */
@@ -61,21 +61,44 @@ export function benchEndpoint(): string {
  * `shutdown` or the end of stdin.
  */
 export function clientProcess(connect: (endpoint: string) => Promise<BenchTarget>): void {
-  const main = async (): Promise<void> => {
+  targetsProcess(async () => {
     const target = await connect(benchEndpoint());
-    const echoed = await target.request(PAYLOAD);
-    if (!isDeepStrictEqual(echoed, PAYLOAD))
-      throw new Error(`echo came back different: ${JSON.stringify(echoed)}`);
-    const count = await target.count();
-    if (typeof count !== 'number') throw new Error(`count is not a number: ${JSON.stringify(count)}`);
+    return { targets: { [DEFAULT_TARGET]: target }, close: () => target.close() };
+  });
+}
+
+/** What a client process with several targets offers: a `run` command names one in `target`. */
+export interface BenchTargets {
+  readonly targets: Readonly<Record<string, Workable>>;
+  close(): Promise<void>;
+}
+
+/** The target a `run` command without `target` runs on. */
+export const DEFAULT_TARGET = 'default';
+
+/** As `clientProcess`, for a client whose targets share its processes (each checked the same way). */
+export function targetsProcess(connect: () => Promise<BenchTargets>): void {
+  const main = async (): Promise<void> => {
+    const { targets, close } = await connect();
+    for (const [name, target] of Object.entries(targets)) {
+      const echoed = await target.request(PAYLOAD);
+      if (!isDeepStrictEqual(echoed, PAYLOAD))
+        throw new Error(`${name}: echo came back different: ${JSON.stringify(echoed)}`);
+      const count = await target.count();
+      if (typeof count !== 'number')
+        throw new Error(`${name}: count is not a number: ${JSON.stringify(count)}`);
+    }
     const stop = async (): Promise<void> => {
       setTimeout(() => process.exit(0), CLOSE_GRACE_MS).unref();
-      await target.close();
+      await close();
       process.exit(0);
     };
     onCommands(async (command) => {
       if (command.type === 'run') {
-        emit({ type: 'result', result: await runWorkload(target, command as unknown as RunCommand) });
+        const run = command as unknown as RunCommand;
+        const target = targets[run.target ?? DEFAULT_TARGET];
+        if (!target) throw new Error(`no target '${String(run.target)}'`);
+        emit({ type: 'result', result: await runWorkload(target, run) });
       } else if (command.type === 'shutdown') {
         await stop();
       } else if (!(await profileCommand(command))) {

@@ -1,0 +1,100 @@
+/** The objects bench's runs (bench/objects.ts) as the report shows them: medians, store reads, the target. */
+import type { WorkloadName, WorkloadResult } from './protocol.js';
+import { type Cell, METRICS, type Metric, type Target, cell, target } from './report.js';
+
+export const OBJECT_TARGETS = ['channel', 'spot', 'miss'] as const;
+export type ObjectTarget = (typeof OBJECT_TARGETS)[number];
+/** The workloads the objects bench runs (one-way sends are left out). */
+export const OBJECT_WORKLOADS: readonly WorkloadName[] = ['sequential', 'pipelined'];
+
+export const OBJECT_TARGET_LABELS: Record<ObjectTarget, string> = {
+  channel: 'ChannelName select-one',
+  spot: 'Spot, route cached',
+  miss: 'Spot, route not cached (routeCacheMaxAgeMs 0)',
+};
+
+export interface ObjectRun {
+  readonly target: ObjectTarget;
+  readonly workload: WorkloadName;
+  readonly rep: number;
+  readonly result: WorkloadResult;
+  /** EVALSHA + EVAL + GET calls Redis counted during the run (the runtimes' lease refreshes included). */
+  readonly storeReads: number;
+}
+
+export interface ObjectsRuns {
+  /** Where the Location Store was: a private `redis-server`, or the one on the standard port. */
+  readonly store: string;
+  /** How many Spots the client calls in turn. */
+  readonly spots: number;
+  readonly runs: ObjectRun[];
+}
+
+export interface ObjectsSection extends ObjectsRuns {
+  /** Target → metric key → median over the repetitions. */
+  readonly medians: Record<ObjectTarget, Record<string, Cell>>;
+  /** Target → workload → store reads per request, over all its repetitions. */
+  readonly storeReadsPerRequest: Record<ObjectTarget, Partial<Record<WorkloadName, number>>>;
+  /** Metric key → Spot (route cached) ÷ ChannelName. */
+  readonly ratios: Record<string, number>;
+  /** What a miss adds to a call: sequential p50 not cached − cached, in µs. */
+  readonly missCostP50Us: number;
+  /** What a miss costs in throughput: pipelined 1 / (not cached req/s) − 1 / (cached req/s), in µs. */
+  readonly missCostPipelinedUs: number;
+  readonly target: Target;
+}
+
+export const OBJECT_METRICS: readonly Metric[] = METRICS.filter((m) => OBJECT_WORKLOADS.includes(m.workload));
+
+const requestsOf = (r: WorkloadResult): number => (r.workload === 'oneway' ? r.sent : r.requests);
+
+function byTarget<T>(make: (target: ObjectTarget) => T): Record<ObjectTarget, T> {
+  return Object.fromEntries(OBJECT_TARGETS.map((t) => [t, make(t)])) as Record<ObjectTarget, T>;
+}
+
+/** Medians, store reads per request, Spot ÷ ChannelName, the cost of a miss and the ≥ 0.8× target. */
+export function summarizeObjects(runs: ObjectsRuns): ObjectsSection {
+  const of = (t: ObjectTarget, w: WorkloadName) =>
+    runs.runs.filter((r) => r.target === t && r.workload === w);
+  const medians = byTarget((t) => {
+    const results: Partial<Record<WorkloadName, WorkloadResult[]>> = {};
+    for (const w of OBJECT_WORKLOADS) results[w] = of(t, w).map((r) => r.result);
+    const m: Record<string, Cell> = {};
+    for (const metric of OBJECT_METRICS) {
+      const c = cell(results, metric);
+      if (c) m[metric.key] = c;
+    }
+    return m;
+  });
+  const storeReadsPerRequest = byTarget((t) => {
+    const perRequest: Partial<Record<WorkloadName, number>> = {};
+    for (const w of OBJECT_WORKLOADS) {
+      const list = of(t, w);
+      const requests = list.reduce((sum, r) => sum + requestsOf(r.result), 0);
+      if (requests > 0) perRequest[w] = list.reduce((sum, r) => sum + r.storeReads, 0) / requests;
+    }
+    return perRequest;
+  });
+  const median = (t: ObjectTarget, key: string): number => medians[t][key]?.median ?? Number.NaN;
+  const ratios: Record<string, number> = {};
+  for (const metric of OBJECT_METRICS) {
+    const r = median('spot', metric.key) / median('channel', metric.key);
+    if (Number.isFinite(r)) ratios[metric.key] = r;
+  }
+  const pipelined = (t: ObjectTarget) => 1e6 / median(t, 'pipelined.reqPerSec');
+  const pipelinedRatio = ratios['pipelined.reqPerSec'];
+  return {
+    ...runs,
+    medians,
+    storeReadsPerRequest,
+    ratios,
+    missCostP50Us: median('miss', 'sequential.p50Us') - median('spot', 'sequential.p50Us'),
+    missCostPipelinedUs: pipelined('miss') - pipelined('spot'),
+    target: target(
+      'pipelined req/s: Spot (route cached) ÷ ChannelName, same processes',
+      pipelinedRatio,
+      '≥',
+      0.8,
+    ),
+  };
+}
