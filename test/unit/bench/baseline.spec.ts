@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { MachineInfo } from '../../../bench/machine.js';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import { type BenchOptions, parseOptions } from '../../../bench/options.js';
 import type { PipelinedResult } from '../../../bench/protocol.js';
 import { type BenchReport, type SystemRuns, buildReport } from '../../../bench/report.js';
+import { MACHINE } from './fixtures.js';
 
 describe('bench --baseline: options', () => {
   it('is absent without the flag, so latest.json keeps its shape', () => {
@@ -33,18 +33,6 @@ describe('bench --baseline: options', () => {
     expect(() => parseOptions(['--help'])).toThrow('--baseline REV');
   });
 });
-
-const MACHINE: MachineInfo = {
-  date: '2026-12-01T14:00:00.000Z',
-  cpuModel: 'test cpu',
-  cores: 2,
-  memoryGiB: 4,
-  loadAverage: [0, 0, 0],
-  os: 'linux',
-  node: 'v20',
-  versions: { zeromq: '6.8.0', msgpackr: '2', '@nestjs/microservices': '12' },
-  git: { commit: 'fdcad90', libDirty: true },
-};
 
 function settings(options: BenchOptions): BenchReport['settings'] {
   return { ...options, repMs: 1000, payloadBytes: { msgpack: 100, json: 150 } };

@@ -1,21 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { MachineInfo } from '../../../bench/machine.js';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import { type ObjectRun, type ObjectTarget, summarizeObjects } from '../../../bench/objects-report.js';
 import { parseOptions } from '../../../bench/options.js';
 import { buildReport } from '../../../bench/report.js';
-
-const MACHINE: MachineInfo = {
-  date: '2026-12-01T14:00:00.000Z',
-  cpuModel: 'test cpu',
-  cores: 2,
-  memoryGiB: 4,
-  loadAverage: [0, 0, 0],
-  os: 'linux',
-  node: 'v20',
-  versions: { zeromq: '6.8.0', msgpackr: '2', '@nestjs/microservices': '12' },
-  git: { commit: 'fdcad90', libDirty: false },
-};
+import { MACHINE } from './fixtures.js';
 
 function sequential(target: ObjectTarget, rep: number, p50Us: number, storeReads: number): ObjectRun {
   const reqPerSec = 1e6 / p50Us;
