@@ -218,7 +218,8 @@ function objectsSection(
       `processes (object mesh, discovery 'auto', Location Store: ${objects.store}); the client calls ` +
       `${objects.spots} Spots in turn. "Not cached" is a second runtime in the client process with ` +
       `routeCacheMaxAgeMs 0: each call reads its route from the store first. Store reads count every ` +
-      `EVALSHA/EVAL/GET Redis served during the run, the runtimes' lease refreshes included.`,
+      `EVALSHA/EVAL/GET Redis served during the run, the runtimes' lease refreshes included, and a cached ` +
+      `route is read again once it is routeCacheMaxAgeMs old (default 15 s: each Spot once per 15 s).`,
     '',
     table(
       [
