@@ -74,7 +74,8 @@ export function renderMarkdown(report: BenchReport): string {
     ...others.map((n) => ratio(report.ratios[m.key]?.[n])),
     ...compared.map((n) => ratio(base?.ratios[m.key]?.[n])),
   ]);
-  out.push(table(header, rows), '');
+  // `--only fanout`, `--only objects`: no socket system ran, so no empty table.
+  if (names.length > 0) out.push(table(header, rows), '');
   if (base)
     out.push(
       `\`@${base.short}\`: the same system built from the baseline, ${baselineName(base)}, run interleaved with ` +

@@ -103,6 +103,8 @@ describe('bench objects: options and report', () => {
     expect(markdown).toContain(
       '| pipelined req/s: Spot (route cached) ÷ ChannelName, same processes | 0.800× | ≥ 0.8× | PASS |',
     );
+    // No socket system ran: the first table is the objects one.
+    expect(markdown.split('\n').find((line) => line.startsWith('| '))).toContain('ChannelName select-one');
   });
 
   it('names a failure instead of the table, and adds no target', () => {
