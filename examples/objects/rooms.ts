@@ -46,20 +46,6 @@ export class RoomSpot {
 
   constructor(private readonly log: ChatLog) {}
 
-  // The room's first turn; `ctx.init` is what the creating call passed.
-  onActivate(ctx: ZLinkActivationContext): void {
-    this.topic = (ctx.init as { topic?: string } | undefined)?.topic ?? 'no topic';
-    // A timer callback runs as a turn of this room, never beside a handler, and ends with the room.
-    ctx.timers.setInterval(() => {
-      this.log.lines.push(`${ctx.id}: ${this.members.size} online`);
-    }, 60000);
-  }
-
-  // reason: 'destroyed', 'shutdown', 'takenOver' or 'failed'.
-  onDeactivate(ctx: ZLinkObjectScope, reason: DeactivationReason): void {
-    this.log.lines.push(`${ctx.id}: closed (${reason})`);
-  }
-
   @SpotHandler('join')
   join(@ZLinkPayload() body: { player: string }, @ZLinkContext() ctx: ZLinkObjectContext): Joined {
     this.members.add(body.player);
@@ -80,6 +66,20 @@ export class RoomSpot {
   leave(@ZLinkPayload() body: { player: string }): string[] {
     if (!this.members.delete(body.player)) throw new Error(`${body.player} is not in the room`);
     return [...this.members];
+  }
+
+  // The room's first turn; `ctx.init` is what the creating call passed.
+  onActivate(ctx: ZLinkActivationContext): void {
+    this.topic = (ctx.init as { topic?: string } | undefined)?.topic ?? 'no topic';
+    // A timer callback runs as a turn of this room, never beside a handler, and ends with the room.
+    ctx.timers.setInterval(() => {
+      this.log.lines.push(`${ctx.id}: ${this.members.size} online`);
+    }, 60000);
+  }
+
+  // reason: 'destroyed', 'shutdown', 'takenOver' or 'failed'.
+  onDeactivate(ctx: ZLinkObjectScope, reason: DeactivationReason): void {
+    this.log.lines.push(`${ctx.id}: closed (${reason})`);
   }
 }
 

@@ -2,14 +2,23 @@
  * The README and the docs shipped in the package are for users and stand alone (issue 14 §4): every
  * relative link resolves (anchors included), nothing points outside the repo, and no spec section
  * number appears (those belong in docs/decisions.md). The README's complete example is the file the
- * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot.
+ * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot;
+ * likewise every TypeScript snippet about Spots and Actors is a run of lines of the objects example
+ * (`examples/objects/rooms.ts`), which typecheck compiles and the consumer test runs.
  */
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 /** Shipped in the package (package.json `files`), so a link from one of them must stay inside this set. */
-const SHIPPED = ['README.md', 'LICENSE', 'docs/configuration.md', 'docs/errors.md', 'docs/operations.md'];
+const SHIPPED = [
+  'README.md',
+  'LICENSE',
+  'docs/configuration.md',
+  'docs/errors.md',
+  'docs/objects.md',
+  'docs/operations.md',
+];
 const read = (file: string): string => readFileSync(file, 'utf8');
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
@@ -45,6 +54,37 @@ function links(markdown: string): { target: string; section: string }[] {
     for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) out.push({ target: match[1], section });
   }
   return out;
+}
+
+/** The fenced TypeScript blocks of `markdown`, each without its closing newline. */
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```(?:ts|typescript)\n([\s\S]*?)^```/gm)].map((m) =>
+    m[1].replace(/\n$/, ''),
+  );
+}
+
+/** The part of `markdown` under the `## heading`, up to the next `## `. */
+function sectionOf(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
+  if (start < 0) return '';
+  const end = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start, end < 0 ? undefined : end);
+}
+
+/** `lines` without the indentation they all share (blank lines aside). */
+function dedent(lines: string[]): string {
+  const indents = lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length);
+  const cut = Math.min(...indents);
+  return lines.map((l) => l.slice(cut)).join('\n');
+}
+
+/** Whether `block` is a run of whole lines of `file`, word for word up to the indentation the run shares. */
+function isRunOf(block: string, file: string): boolean {
+  const want = dedent(block.split('\n'));
+  const lines = file.split('\n');
+  const n = block.split('\n').length;
+  for (let i = 0; i + n <= lines.length; i++) if (dedent(lines.slice(i, i + n)) === want) return true;
+  return false;
 }
 
 /** The README's contributor part (from this heading on) may link to files of the repo that are not shipped. */
@@ -88,5 +128,16 @@ describe('user docs', () => {
     const example = read('examples/quickstart/main.ts').trim();
     const blocks = [...read('README.md').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1].trim());
     expect(blocks).toContain(example);
+  });
+
+  it("every TypeScript snippet of docs/objects.md and of the README's Spots and Actors section is a run of lines of examples/objects/rooms.ts", () => {
+    const example = read('examples/objects/rooms.ts');
+    const blocks = [
+      ...tsBlocks(read('docs/objects.md')),
+      ...tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')),
+    ];
+    expect(tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')).length).toBeGreaterThan(0);
+    expect(blocks.length).toBeGreaterThan(5);
+    expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 });

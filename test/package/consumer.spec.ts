@@ -21,7 +21,11 @@ import {
   type ModuleSystem,
 } from './consumer-apps.js';
 
-const SOURCES = ['examples/quickstart/main.ts', 'test/package/fixtures/subpaths.ts'];
+const SOURCES = [
+  'examples/quickstart/main.ts',
+  'examples/objects/rooms.ts',
+  'test/package/fixtures/subpaths.ts',
+];
 const ENTRY_POINTS = [
   'nestjs-zlink',
   'nestjs-zlink/microservices',
@@ -70,7 +74,12 @@ describe('the packed package', () => {
       expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']),
     );
     expect(files).toEqual(
-      expect.arrayContaining(['docs/configuration.md', 'docs/errors.md', 'docs/operations.md']),
+      expect.arrayContaining([
+        'docs/configuration.md',
+        'docs/errors.md',
+        'docs/objects.md',
+        'docs/operations.md',
+      ]),
     );
     expect(files.filter((f) => /^(test|bench|sample|examples|lib|node_modules)\//.test(f))).toEqual([]);
     expect(files.filter((f) => !/^(dist\/|docs\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
@@ -105,6 +114,35 @@ describe.each([
     const { stdout } = await runOk(process.execPath, ['dist/main.js'], app, 60000);
     expect(stdout).toContain('receipt {"orderId":"order-1","amount":42,"tenant":"acme"}');
   }, 180000);
+
+  it('runs the objects example: a room Spot on an object server, called by global id from a gateway', async () => {
+    const { stdout } = await runOk(process.execPath, ['dist/rooms.js'], apps[type], 60000);
+    // The generation is 1 in a fresh store (a REDIS_URL from the environment may hold older ones).
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/\(generation \d+\)/, '(generation n)'));
+    expect(lines).toEqual([
+      "room 'room-1' activated",
+      'opened room-1 (generation n) on rooms-1',
+      'ensure gives the same ref: true',
+      'joined {"room":"room-1","topic":"ranked","members":["ann","bob"]}',
+      "room 'room-2' activated",
+      'joined {"room":"room-2","topic":"quick match","members":["cid"]}',
+      'room-9: "no such room"',
+      'leave: RemoteError HandlerError: eve is not in the room',
+      'room-1 resolves ReadyRoute',
+      "room 'room-1' deactivated destroyed",
+      'room-1 resolves Missing after destroy',
+      'gateway → room: 4 requests, 1 sends, failures {"RemoteError":1}',
+      'rooms-1 room: 5 handled, 2 activations',
+      'live on rooms-1: room room-2 (ready)',
+      "room 'room-2' deactivated shutdown",
+      'room-1 <ann> hi all (en)',
+      'room-1: closed (destroyed)',
+      'room-2: closed (shutdown)',
+    ]);
+  }, 60000);
 
   it('loads every entry point, by import in compiled TypeScript and by require or import in plain JavaScript', async () => {
     const app = apps[type];
