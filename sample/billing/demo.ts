@@ -11,6 +11,8 @@
  *    (../system-events/fanout-demo.ts).
  *  - The Nest microservice style: a ZLinkServer with @MessagePattern handlers called through
  *    ClientsModule + ZLinkClientProxy (../microservice/microservice-demo.ts).
+ *  - Spots: two object servers hosting @Spot('room') and a gateway that opens rooms and has players
+ *    join and chat in them by global id (../rooms/rooms-demo.ts); only with the Location Store.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -21,6 +23,7 @@ import { freePort } from '../loopback.js';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
 import { microserviceDemo } from '../microservice/microservice-demo.js';
 import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
+import { roomsDemo } from '../rooms/rooms-demo.js';
 import { fanoutDemo } from '../system-events/fanout-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -130,6 +133,7 @@ try {
   await meshDemo(start);
   await fanoutDemo(start);
   await microserviceDemo(start);
+  await roomsDemo(start, redis !== undefined);
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

@@ -30,7 +30,7 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, then stops everything', async () => {
+  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, then stops everything', async () => {
     const { code, out } = await runDemo();
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
@@ -69,6 +69,28 @@ describe('npm run demo', () => {
     expect(out).toMatch(/placed: \{"reply":\{"sku":"sku-apple","qty":3/);
     expect(out).toContain('refused: {"code":"RemoteError","details":{"code":"OUT_OF_STOCK"');
     expect(out).toContain('gave-up: {"after":"100 ms","pendingRequests":0}');
+    // Spots: every call ended, none failed but the deliberate ones, every chat line reached its room
+    // (one sender, one object: in order, before the state request that counts them), and each of the
+    // 8 rooms was activated exactly once on one of the two servers, then destroyed.
+    expect(out).toContain("rooms: object servers rooms-a and rooms-b host @Spot('room')");
+    const ticks = [...out.matchAll(/\[rooms \d+s\] .* errors (\{[^}]*\})/g)].map((m) => m[1]);
+    expect(ticks.length).toBeGreaterThan(0);
+    expect(ticks.filter((errors) => errors !== '{}')).toEqual([]);
+    const rooms = /rooms calls: (\{[^}]*\}) errors (\{[^}]*\})/.exec(out);
+    const roomCalls = JSON.parse(rooms?.[1] ?? '{}') as { started: number; ended: number; replies: number };
+    expect(roomCalls.started).toBeGreaterThan(1000);
+    expect(roomCalls.ended).toBe(roomCalls.started);
+    expect(rooms?.[2]).toBe('{}');
+    const chats = /rooms chat lines: sent (\d+), counted by the rooms (\d+)/.exec(out);
+    expect(Number(chats?.[1])).toBeGreaterThan(0);
+    expect(chats?.[2]).toBe(chats?.[1]);
+    expect(out).toContain(
+      'rooms deliberate errors: a plain call to room-404 → NotFound, createSpot of an existing room → InvalidOperation, a call after destroy → NotFound',
+    );
+    expect(out).toMatch(/rooms turns: .*; activations 8, deactivations 8 for 8 rooms/);
+    const placement = counts('rooms per server:') as Record<string, number>;
+    expect(Object.keys(placement).filter((rid) => rid !== 'rooms-a' && rid !== 'rooms-b')).toEqual([]);
+    expect(Object.values(placement).reduce((a, b) => a + b, 0)).toBe(8);
     expect(out).toContain('demo finished; every process it started has stopped');
   }, 70000);
 });
