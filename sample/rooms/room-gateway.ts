@@ -17,28 +17,11 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ZLinkModule, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
-import type { RoomState } from './room-server.js';
+import { type RoomState, roomsOptions } from './rooms-options.js';
 
 const [servers = '2'] = process.argv.slice(2);
-const store = process.env.ZLINK_DEMO_STORE;
-if (!store)
-  throw new Error('room-gateway needs ZLINK_DEMO_STORE: Spots keep their records in the Location Store');
-
 @Module({
-  imports: [
-    ZLinkModule.forRoot({
-      locationStore: { redis: store, keyPrefix: 'demo', fullReadIntervalMs: 1000 },
-      meshes: {
-        rooms: {
-          rid: 'rooms-gateway',
-          objectRole: 'client',
-          discovery: 'auto',
-          listen: { port: 0, bindHost: '127.0.0.1' },
-        },
-      },
-      requestTimeoutMs: 5000,
-    }),
-  ],
+  imports: [ZLinkModule.forRoot(roomsOptions('rooms-gateway', 'client'))],
 })
 class RoomGatewayModule {}
 

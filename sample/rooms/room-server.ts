@@ -23,21 +23,9 @@ import {
   type ZLinkObjectScope,
 } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
+import { type RoomState, roomsOptions } from './rooms-options.js';
 
 const [rid = 'rooms-a'] = process.argv.slice(2);
-const store = process.env.ZLINK_DEMO_STORE;
-if (!store)
-  throw new Error('room-server needs ZLINK_DEMO_STORE: Spots keep their records in the Location Store');
-
-/** What a room answers to `state`: who is in it and how many chat lines it took, and where it runs. */
-export interface RoomState {
-  room: string;
-  server: string;
-  topic: string;
-  members: number;
-  chats: number;
-}
-
 const closed: Record<string, number> = {};
 
 @Spot('room')
@@ -72,19 +60,7 @@ class RoomSpot {
 }
 
 @Module({
-  imports: [
-    ZLinkModule.forRoot({
-      locationStore: { redis: store, keyPrefix: 'demo', fullReadIntervalMs: 1000 },
-      meshes: {
-        rooms: {
-          rid,
-          objectRole: 'server',
-          discovery: 'auto',
-          listen: { port: 0, bindHost: '127.0.0.1' },
-        },
-      },
-    }),
-  ],
+  imports: [ZLinkModule.forRoot(roomsOptions(rid, 'server'))],
   providers: [RoomSpot],
 })
 class RoomServerModule {}
