@@ -23,7 +23,7 @@ import { freePort } from '../loopback.js';
 import { meshDemo } from '../game-mesh/mesh-demo.js';
 import { microserviceDemo } from '../microservice/microservice-demo.js';
 import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
-import { roomsDemo } from '../rooms/rooms-demo.js';
+import { startRooms } from '../rooms/rooms-demo.js';
 import { fanoutDemo } from '../system-events/fanout-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -129,11 +129,13 @@ try {
   } else {
     console.log('no redis-server on PATH: the samples use manual endpoints instead of the Location Store');
   }
+  // The rooms processes boot while the other parts run; their part comes last.
+  const rooms = startRooms(start, redis !== undefined);
   await billingDemo(seconds);
   await meshDemo(start);
   await fanoutDemo(start);
   await microserviceDemo(start);
-  await roomsDemo(start, redis !== undefined);
+  await rooms.run();
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

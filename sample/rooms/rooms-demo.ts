@@ -8,16 +8,32 @@
  */
 import { LineChild, type Start } from '../demo-child.js';
 
-export async function roomsDemo(start: Start, hasStore: boolean, seconds = 2): Promise<void> {
-  if (!hasStore) {
-    console.log('rooms: skipped — Spots keep their records in the Location Store, and there is none');
-    return;
-  }
-  const server = (rid: string) => new LineChild(rid, start('../rooms/room-server.js', [rid]));
-  const servers = [server('rooms-a'), server('rooms-b')];
-  await Promise.all(servers.map((s) => s.next()));
+/**
+ * Starts the three rooms processes at once, so that they boot while the other parts of the demo run;
+ * `run()` then plays this part. Without a store it starts nothing and `run()` says so.
+ */
+export function startRooms(start: Start, hasStore: boolean): { run(seconds?: number): Promise<void> } {
+  if (!hasStore)
+    return {
+      run: async () =>
+        console.log('rooms: skipped — Spots keep their records in the Location Store, and there is none'),
+    };
+  const servers = ['rooms-a', 'rooms-b'].map(
+    (rid) => new LineChild(rid, start('../rooms/room-server.js', [rid])),
+  );
+  // The gateway waits for both object servers itself (placement needs them).
   const gateway = new LineChild('rooms-gateway', start('../rooms/room-gateway.js', ['2']));
-  await gateway.next();
+  const ready = Promise.all([...servers, gateway].map((c) => c.next()));
+  ready.catch(() => undefined); // awaited in run(); a failure before that must not go unhandled
+  return {
+    run: async (seconds = 2) => {
+      await ready;
+      await roomsDemo(servers, gateway, seconds);
+    },
+  };
+}
+
+async function roomsDemo(servers: LineChild[], gateway: LineChild, seconds: number): Promise<void> {
   console.log("rooms: object servers rooms-a and rooms-b host @Spot('room'); rooms-gateway only calls them");
 
   const opened = await gateway.ask({ type: 'open', rooms: 8 });
