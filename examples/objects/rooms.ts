@@ -120,7 +120,7 @@ export class Lobby {
     return this.objects.createSpot('room', room, { init: { topic } });
   }
 
-  // The room as it is when it exists (the same ref), else created here and now.
+  // The room's ref when it exists, else the room is created first (placed as by open).
   ensure(room: string): Promise<SpotRef> {
     return this.objects.getOrCreateSpot('room', room, { init: { topic: 'open play' } });
   }
