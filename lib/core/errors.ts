@@ -186,7 +186,9 @@ function objectRefusalCode(code: ZLinkErrorCode): ObjectRefusalCode | undefined 
 export function fromObjectWireError(wire: WireError, where: string): ZLinkError {
   const code = (OBJECT_REFUSALS as Record<string, ZLinkErrorCode | undefined>)[wire.code];
   if (code === undefined) return fromWireError(wire, where);
-  return new ZLinkError(code, `${where}: ${wire.message}`, { remote: wire, details: wire.details });
+  // An owner names the operation itself when it is the caller's own (a creation asked of it).
+  const message = wire.message.startsWith(`${where}: `) ? wire.message : `${where}: ${wire.message}`;
+  return new ZLinkError(code, message, { remote: wire, details: wire.details });
 }
 
 /** The `Cancelled` terminal of a call whose `AbortSignal` fired; keeps the abort reason as cause. */

@@ -49,7 +49,8 @@ export class ZLinkObjects {
    * finish it by the deadline (`details.resolver: 'StoreFailure'` for the store), `RemoteError` with
    * what the class's construction or `onActivate` threw (nothing stays created), `InvalidArgument`,
    * `NotConfigured` (no object mesh here) or `Shutdown`. However many processes create one id at
-   * once, exactly one activation results.
+   * once, exactly one activation results. An id whose owner's lease is gone (its process died) counts
+   * as free: the creation takes it over with a new ObjectGeneration.
    */
   createSpot(type: string, id: string, options?: ObjectCreateOptions): Promise<SpotRef> {
     return this.create('spot', type, id, 'create', options) as Promise<SpotRef>;
