@@ -18,6 +18,9 @@ export class ChildApp {
   private readonly child: ChildProcess;
   private readonly inbox: ChildMessage[] = [];
   private readonly waiters: { type: string; resolve: (m: ChildMessage) => void }[] = [];
+  /** Every `log` message so far, in the order the child wrote them (never in the inbox). */
+  readonly logs: ChildMessage[] = [];
+  private readonly logWaiters = new Set<() => void>();
   private stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
@@ -100,7 +103,53 @@ export class ChildApp {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
   }
 
+  /**
+   * Resolves with the first `log` message (from `from` on) that `match` accepts, or rejects after
+   * `timeoutMs` or when the child exits first.
+   */
+  async waitLog(match: (m: ChildMessage) => boolean, timeoutMs = 15000, from = 0): Promise<ChildMessage> {
+    let seen = from;
+    const scan = (): ChildMessage | undefined => {
+      for (; seen < this.logs.length; seen++)
+        if (match(this.logs[seen] as ChildMessage)) return this.logs[seen];
+      return undefined;
+    };
+    const found = scan();
+    if (found) return found;
+    return new Promise<ChildMessage>((resolveLog, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.logWaiters.delete(check);
+        this.child.off('exit', onExit);
+      };
+      const check = (): void => {
+        const m = scan();
+        if (m) {
+          done();
+          resolveLog(m);
+        }
+      };
+      const onExit = (): void => {
+        done();
+        reject(new Error(`${this.name} exited while waiting for a log line; stderr: ${this.stderr}`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new Error(`${this.name}: no matching log line within ${timeoutMs} ms; stderr: ${this.stderr}`),
+        );
+      }, timeoutMs);
+      this.logWaiters.add(check);
+      this.child.once('exit', onExit);
+    });
+  }
+
   private deliver(message: ChildMessage): void {
+    if (message.type === 'log') {
+      this.logs.push(message);
+      for (const check of [...this.logWaiters]) check();
+      return;
+    }
     const waiter = this.waiters.find(
       (w) => w.type === message.type || message.type === 'fatal' || message.type === 'error',
     );
