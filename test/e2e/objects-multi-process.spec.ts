@@ -1,0 +1,120 @@
+/**
+ * Three object-server processes, two caller processes (objectRole 'client'), 1000 Spots, one real
+ * redis-server (issue 16 item 10): once every caller has called every Spot, a second pass of calls
+ * to all 1000 reads no authority record at all, counted by Redis itself; each Spot's handler is
+ * never entered twice at once, and each sender's calls to a Spot run in the order it made them.
+ *
+ * How authority reads are told apart from the rest of the store traffic: every store operation is
+ * a Lua script (EVALSHA), so EVALSHA also counts descriptor refreshes and the full reads of
+ * discovery and owner leases, which never stop. But Redis's `INFO commandstats` also counts the
+ * commands a script runs, and HMGET is run only by the object stores' scripts (authority get,
+ * compare-and-swap, list; the Location Store's scripts use HGET) — the first test below checks that
+ * on the scripts' sources, so the count cannot silently start to include lease traffic. With no
+ * creation or destroy under way, `cmdstat_hmget` is exactly the number of authority reads. The
+ * warm-up pass proves the counter counts: it must show exactly one read per (caller, Spot).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChildApp } from '../helpers/child-app.js';
+import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from '../../lib/store/redis/object-scripts.js';
+import { LIST, PUT, REFRESH, REMOVE } from '../../lib/store/redis/scripts.js';
+import { type ObjectRefOut, ObjectCluster, ask, calls, outcomes, turnReport } from './object-nodes.js';
+
+const SPOTS = 1000;
+const ids = Array.from({ length: SPOTS }, (_, i) => `room-${i}`);
+
+describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authority record', () => {
+  let cluster: ObjectCluster;
+  let servers: ChildApp[] = [];
+  let callers: ChildApp[] = [];
+
+  /** Redis's own count of `command` calls since the last CONFIG RESETSTAT (script-run ones included). */
+  const commandCalls = async (command: string): Promise<number> => {
+    const redis = cluster.redis.client();
+    try {
+      const info = await redis.info('commandstats');
+      const match = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info);
+      return match ? Number(match[1]) : 0;
+    } finally {
+      redis.disconnect();
+    }
+  };
+  const resetStats = async (): Promise<void> => {
+    const redis = cluster.redis.client();
+    try {
+      await redis.config('RESETSTAT');
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  beforeAll(async () => {
+    cluster = await ObjectCluster.start('e2e-objects');
+    // A cache max age longer than both passes together (the most Message Follow's default allows).
+    const extra = { routeCacheMaxAgeMs: 25000 };
+    servers = await Promise.all(['srv-a', 'srv-b', 'srv-c'].map((rid) => cluster.node(rid, 'server', extra)));
+    callers = await Promise.all(['caller-1', 'caller-2'].map((rid) => cluster.node(rid, 'client', extra)));
+    // Callers link with every server, not with each other.
+    await Promise.all([
+      ...servers.map((n) => ask(n, { type: 'waitPeers', count: 4 })),
+      ...callers.map((n) => ask(n, { type: 'waitPeers', count: 3 })),
+    ]);
+  }, 120000);
+
+  afterAll(() => cluster?.close());
+
+  it('HMGET runs only in the object stores’ scripts, never in the Location Store’s', () => {
+    for (const script of [OBJECT_GET, OBJECT_CAS, OBJECT_LIST]) expect(script).toContain("'HMGET'");
+    for (const script of [LIST, PUT, REFRESH, REMOVE]) expect(script).not.toMatch(/HMGET/i);
+  });
+
+  it('after a warm-up pass, a second pass to all 1000 Spots costs zero authority reads; one turn at a time, per-sender order', async () => {
+    const { refs } = await ask<{ refs: Record<string, ObjectRefOut> }>(
+      callers[0] as ChildApp,
+      { type: 'create', ids, concurrency: 20 },
+      120000,
+    );
+    const owners: Record<string, number> = {};
+    for (const id of ids) {
+      const ref = refs[id] as ObjectRefOut;
+      expect(ref).toMatchObject({ id, objectGeneration: expect.any(Number) });
+      owners[ref.rid] = (owners[ref.rid] ?? 0) + 1;
+    }
+    // Placement in turn over the three servers.
+    expect(Object.keys(owners).sort()).toEqual(['srv-a', 'srv-b', 'srv-c']);
+
+    await resetStats();
+    const warm = await Promise.all(
+      callers.map((c) => calls(c, { tag: 'warm', targets: ids, perTarget: 1, seqBase: 0 }, 120000)),
+    );
+    for (const results of warm) expect(outcomes(results)).toEqual({ ok: SPOTS });
+    // One store read per (caller, Spot): the counter counts authority reads, and nothing else.
+    expect(await commandCalls('hmget')).toBe(2 * SPOTS);
+
+    await resetStats();
+    const started = Date.now();
+    const second = await Promise.all(
+      callers.map((c) => calls(c, { tag: 'hot', targets: ids, perTarget: 3, seqBase: 1 }, 120000)),
+    );
+    const elapsed = Date.now() - started;
+    for (const results of second) expect(outcomes(results)).toEqual({ ok: 3 * SPOTS });
+    expect(await commandCalls('hmget')).toBe(0);
+    // The lease and discovery scripts went on meanwhile: the store was there and busy, just not read for routes.
+    const scripts = await commandCalls('evalsha');
+    expect(scripts).toBeGreaterThan(0);
+    console.log(
+      `objects e2e: ${6 * SPOTS} cached calls in ${elapsed} ms, 0 authority reads (${scripts} lease/discovery scripts meanwhile)`,
+    );
+
+    // Every call ran exactly once, on the owner its ref names, one turn at a time, in sender order.
+    const report = turnReport(servers);
+    expect(report.overlaps).toEqual([]);
+    expect(report.outOfOrder).toEqual([]);
+    expect(report.ranTwice).toEqual([]);
+    const results = [...warm, ...second].flat();
+    expect(report.ran.size).toBe(results.length);
+    for (const r of results) {
+      const ran = report.ran.get(r.op);
+      expect(ran).toEqual({ rid: (refs[r.target] as ObjectRefOut).rid, gen: r.gen });
+    }
+  }, 300000);
+});
