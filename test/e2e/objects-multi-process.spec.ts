@@ -2,7 +2,10 @@
  * Three object-server processes, two caller processes (objectRole 'client'), 1000 Spots, one real
  * redis-server (issue 16 item 10): once every caller has called every Spot, a second pass of calls
  * to all 1000 reads no authority record at all, counted by Redis itself; each Spot's handler is
- * never entered twice at once, and each sender's calls to a Spot run in the order it made them.
+ * never entered twice at once, and each sender's calls to a Spot run in the order it made them. Then
+ * a Spot is destroyed and re-created under the same owner with calls in flight: calls the owner
+ * accepts on the caller's old route run on the new incarnation (admission checks owner fences, not
+ * ObjectGeneration).
  *
  * How authority reads are told apart from the rest of the store traffic: every store operation is
  * a Lua script (EVALSHA), so EVALSHA also counts descriptor refreshes and the full reads of
@@ -117,4 +120,62 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
       expect(ran).toEqual({ rid: (refs[r.target] as ObjectRefOut).rid, gen: r.gen });
     }
   }, 300000);
+  it('destroy and re-create under the same owner with calls in flight: calls accepted after it run on the new incarnation', async () => {
+    const caller = callers[0] as ChildApp;
+    const id = 'recreated';
+    const { refs } = await ask<{ refs: Record<string, ObjectRefOut> }>(caller, {
+      type: 'create',
+      ids: [id],
+      node: 'srv-a',
+    });
+    const first = refs[id] as ObjectRefOut;
+    const owner = servers[0] as ChildApp;
+    const warm = await calls(caller, { tag: 're-warm', targets: [id], seqBase: 0 });
+    expect(warm).toMatchObject([{ outcome: 'ok', gen: first.objectGeneration }]);
+
+    // A burst in flight: the first turn holds the object while the rest wait in its queue.
+    const from = owner.logs.length;
+    const burst = calls(caller, { tag: 're-b1', targets: [id], perTarget: 10, holdMs: 50, seqBase: 1 });
+    await owner.waitLog((m) => m.e === 'enter' && m.id === id, 15000, from);
+    const { destroyed, recreated } = await ask<{ destroyed: string; recreated: ObjectRefOut }>(owner, {
+      type: 'destroy',
+      ref: first,
+      recreate: true,
+    });
+    expect(destroyed).toBe('ok');
+    expect(recreated).toMatchObject({ id, rid: 'srv-a' });
+    expect(recreated.objectGeneration).toBeGreaterThan(first.objectGeneration);
+    const b1 = await burst;
+    // Each one terminal: the turn running at destroy finished on the old incarnation, the waiting
+    // ones ended Unavailable (the object was destroyed); none ran on the new one.
+    expect(b1).toHaveLength(10);
+    expect(b1.find((r) => r.seq === 1)).toMatchObject({ outcome: 'ok', gen: first.objectGeneration });
+    for (const r of b1) {
+      if (r.outcome === 'ok') expect(r.gen).toBe(first.objectGeneration);
+      else expect(r).toMatchObject({ outcome: 'Unavailable', reason: 'destroyed' });
+    }
+
+    // The caller still holds the route it resolved for the old incarnation…
+    expect(await ask(caller, { type: 'resolve', id })).toMatchObject({
+      tag: 'ReadyRoute',
+      gen: first.objectGeneration,
+      rid: 'srv-a',
+    });
+    // …and the owner admits calls on it by owner fences, not ObjectGeneration: they run on the
+    // current object.
+    const b2 = await calls(caller, { tag: 're-b2', targets: [id], perTarget: 10, seqBase: 11 });
+    expect(outcomes(b2)).toEqual({ ok: 10 });
+    for (const r of b2) expect(r.gen).toBe(recreated.objectGeneration);
+    const report = turnReport(servers);
+    for (const r of b2)
+      expect(report.ran.get(r.op)).toEqual({ rid: 'srv-a', gen: recreated.objectGeneration });
+    for (const r of b1) {
+      const ran = report.ran.get(r.op);
+      if (r.outcome === 'ok') expect(ran).toEqual({ rid: 'srv-a', gen: first.objectGeneration });
+      else expect(ran).toBeUndefined();
+    }
+    expect(report.overlaps).toEqual([]);
+    expect(report.outOfOrder).toEqual([]);
+    expect(report.ranTwice).toEqual([]);
+  }, 60000);
 });
