@@ -266,4 +266,45 @@ describe('object classes need an object mesh and a Location Store (issue 16 item
     expect(error.message).toMatch(/meshes\.game\.objectRole.*needs a locationStore/);
     expect(runtime).toBeUndefined();
   });
+  it("objectRole 'client' without a Location Store → Configuration naming the option, before any runtime exists", async () => {
+    const options: ZLinkOptions = {
+      ...localOptions('billing'),
+      meshes: { game: { objectRole: 'client', listen: { bindHost: '127.0.0.1' } } },
+    };
+    const { error, runtime } = await discover(options, []);
+    expect(error).toBeInstanceOf(ZLinkError);
+    expect(error.code).toBe('Configuration');
+    expect(error.message).toMatch(/meshes\.game\.objectRole.*needs a locationStore/);
+    expect(runtime).toBeUndefined();
+  });
+
+  const badCache: [string, Record<string, number>, RegExp][] = [
+    [
+      'a cache age closer than 5000 ms to the Message Follow duration',
+      { routeCacheMaxAgeMs: 25001, messageFollowDurationMs: 30000 },
+      /meshes\.game\.objects\.routeCacheMaxAgeMs.*25001 must be <= messageFollowDurationMs 30000 - 5000/,
+    ],
+    [
+      'a cache age over the default Message Follow duration',
+      { routeCacheMaxAgeMs: 40000 },
+      /meshes\.game\.objects\.routeCacheMaxAgeMs.*40000 must be <= messageFollowDurationMs 30000/,
+    ],
+    ['a negative cache age', { routeCacheMaxAgeMs: -1 }, /meshes\.game\.objects\.routeCacheMaxAgeMs/],
+    ['an object queue of 0', { objectQueueLimit: 0 }, /meshes\.game\.objects\.objectQueueLimit/],
+  ];
+  for (const [name, objects, message] of badCache) {
+    it(`${name} → Configuration naming the field, before any runtime exists`, async () => {
+      const options: ZLinkOptions = {
+        ...localOptions('billing'),
+        meshes: { game: { objectRole: 'server', listen: { bindHost: '127.0.0.1' }, objects } },
+        locationStore: { instance: new MemoryLocationStore() },
+      };
+      const { error, runtime } = await discover(options, [Greeter, RoomSpot]);
+      expect(error).toBeInstanceOf(ZLinkError);
+      expect(error.code).toBe('Configuration');
+      expect(error.message).toMatch(message);
+      // Refused while the options were read: no runtime, so no socket (the billing server never bound).
+      expect(runtime).toBeUndefined();
+    });
+  }
 });
