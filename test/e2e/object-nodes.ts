@@ -83,6 +83,20 @@ export async function calls(
   return reply.results;
 }
 
+/**
+ * Resolves once every log line `apps` wrote so far has reached the test: a live child answers a
+ * `sync` (its stdout keeps order), a dead one has closed its stdout. Lines of one process may lag
+ * behind a reply that came through another, so read logs only after this.
+ */
+export async function settle(apps: readonly ChildApp[]): Promise<void> {
+  await Promise.all(
+    apps.map(async (app) => {
+      if (app.running) await app.call({ type: 'sync' }, 15000);
+      else await app.closed;
+    }),
+  );
+}
+
 /** The log lines of kind `e` (optionally of one object id). */
 export function lines(app: ChildApp, e: string, id?: string): ChildMessage[] {
   return app.logs.filter((m) => m.e === e && (id === undefined || m.id === id));

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildApp } from '../helpers/child-app.js';
-import { type ObjectRefOut, ObjectCluster, ask, lines } from './object-nodes.js';
+import { type ObjectRefOut, ObjectCluster, ask, lines, settle } from './object-nodes.js';
 
 const PROCESSES = 8;
 const ROUNDS = 50;
@@ -48,6 +48,7 @@ describe('eight processes get-or-create one id at once', () => {
     }
     // The race is real: the claim went to different processes over the rounds.
     expect(winners.size).toBeGreaterThan(1);
+    await settle(nodes);
     // No instance was ever built beyond the one per round, and the runtimes saw one activation each.
     expect(factories()).toBe(ROUNDS);
     const activated = nodes.flatMap((n) => lines(n, 'object').filter((m) => m.state === 'activated'));

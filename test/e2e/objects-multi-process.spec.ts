@@ -20,7 +20,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildApp } from '../helpers/child-app.js';
 import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from '../../lib/store/redis/object-scripts.js';
 import { LIST, PUT, REFRESH, REMOVE } from '../../lib/store/redis/scripts.js';
-import { type ObjectRefOut, ObjectCluster, ask, calls, outcomes, turnReport } from './object-nodes.js';
+import {
+  type ObjectRefOut,
+  ObjectCluster,
+  ask,
+  calls,
+  outcomes,
+  settle,
+  turnReport,
+} from './object-nodes.js';
 
 const SPOTS = 1000;
 const ids = Array.from({ length: SPOTS }, (_, i) => `room-${i}`);
@@ -109,6 +117,7 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
     );
 
     // Every call ran exactly once, on the owner its ref names, one turn at a time, in sender order.
+    await settle(servers);
     const report = turnReport(servers);
     expect(report.overlaps).toEqual([]);
     expect(report.outOfOrder).toEqual([]);
@@ -166,6 +175,7 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
     const b2 = await calls(caller, { tag: 're-b2', targets: [id], perTarget: 10, seqBase: 11 });
     expect(outcomes(b2)).toEqual({ ok: 10 });
     for (const r of b2) expect(r.gen).toBe(recreated.objectGeneration);
+    await settle(servers);
     const report = turnReport(servers);
     for (const r of b2)
       expect(report.ran.get(r.op)).toEqual({ rid: 'srv-a', gen: recreated.objectGeneration });

@@ -23,6 +23,8 @@ export class ChildApp {
   private readonly logWaiters = new Set<() => void>();
   private stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once the process has exited and its stdout/stderr are read to the end. */
+  readonly closed: Promise<void>;
 
   constructor(
     readonly name: string,
@@ -34,6 +36,7 @@ export class ChildApp {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.exited = new Promise((done) => this.child.once('exit', (code, signal) => done({ code, signal })));
+    this.closed = new Promise((done) => this.child.once('close', () => done()));
     let buffer = '';
     this.child.stdout?.setEncoding('utf8');
     this.child.stdout?.on('data', (chunk: string) => {
@@ -48,6 +51,11 @@ export class ChildApp {
     this.child.stderr?.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-4000);
     });
+  }
+
+  /** Whether the process has not exited yet. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
   }
 
   get pid(): number | undefined {
