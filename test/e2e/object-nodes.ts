@@ -5,18 +5,11 @@
  */
 import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
 import { RedisServer } from '../helpers/redis-server.js';
+import type { CallResult } from '../fixtures/e2e/object-node.app.js';
+
+export type { CallResult };
 
 const APP = 'e2e/object-node.app.js';
-
-export interface CallResult {
-  op: string;
-  target: string;
-  seq: number;
-  outcome: string;
-  reason?: unknown;
-  gen?: number;
-  rid?: string;
-}
 
 export interface ObjectRefOut {
   kind: 'spot';

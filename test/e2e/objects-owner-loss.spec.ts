@@ -14,7 +14,7 @@
  * over never runs there again.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChildApp, ChildMessage } from '../helpers/child-app.js';
+import type { ChildApp } from '../helpers/child-app.js';
 import {
   type CallResult,
   type ObjectRefOut,
@@ -55,8 +55,6 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
   let victim: ChildApp;
   let sleeper: ChildApp;
   let caller: ChildApp;
-  /** What srv-stop logged after SIGCONT before it noticed its lease had lapsed (set by the SIGSTOP test). */
-  let beforeFence: ChildMessage[] | undefined;
 
   beforeAll(async () => {
     cluster = await ObjectCluster.start('e2e-owner-loss');
@@ -213,15 +211,12 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
     await sleeper.waitLog((m) => m.e === 'deactivate' && m.id === 'p-0', 15000, frozenAt);
     const resumed = sleeper.logs.slice(frozenAt);
     const heldAt = resumed.indexOf(held);
-    const fencedAt = resumed.findIndex((m) => m.e === 'lease');
-    expect(resumed.slice(fencedAt, heldAt).filter((m) => m.e === 'lease')).toEqual([
+    expect(resumed.slice(0, heldAt).filter((m) => m.e === 'lease')).toEqual([
       { type: 'log', e: 'lease', state: 'fenced' },
     ]);
-    // From the fence to the refresh nothing of an object ran: no handler, no timer; and no handler
-    // ran before the fence either (timers did: see the known-bug test below).
-    expect(resumed.slice(fencedAt, heldAt).filter((m) => m.e === 'enter' || m.e === 'tick')).toEqual([]);
-    expect(resumed.slice(0, heldAt).filter((m) => m.e === 'enter')).toEqual([]);
-    beforeFence = resumed.slice(0, fencedAt);
+    // From SIGCONT to the refresh nothing of an object ran: no handler, no timer (timers due before
+    // the fence deadline included: the lease is judged by the clock, not only by its fence timer).
+    expect(resumed.slice(0, heldAt).filter((m) => m.e === 'enter' || m.e === 'tick')).toEqual([]);
     expect(lines(sleeper, 'deactivate', 'p-0').at(-1)).toMatchObject({ reason: 'takenOver' });
 
     // It serves its own Spots again once the caller sees its lease again (calls until then end Unavailable).
@@ -247,23 +242,12 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
     });
     expect(retry.refs['p-new']).toMatchObject({ id: 'p-new', rid: 'srv-stop' });
 
-    // p-0 runs on srv-a only: the old owner never ran a turn of it again, nor a timer after the fence.
+    // p-0 runs on srv-a only: the old owner never ran a turn or a timer of it again.
     const p0 = await calls(caller, { tag: 'p0', targets: ['p-0'], seqBase: 100 });
     expect(p0).toMatchObject([{ outcome: 'ok', rid: 'srv-a', gen: taken.objectGeneration }]);
     await settle([sleeper, ...survivors]);
     const afterStop = sleeper.logs.slice(frozenAt);
-    expect(afterStop.filter((m) => m.id === 'p-0' && m.e === 'enter')).toEqual([]);
-    expect(afterStop.slice(fencedAt).filter((m) => m.id === 'p-0' && m.e === 'tick')).toEqual([]);
+    expect(afterStop.filter((m) => m.id === 'p-0' && (m.e === 'enter' || m.e === 'tick'))).toEqual([]);
     expect(turnReport([sleeper, ...survivors]).ranTwice).toEqual([]);
   }, 120000);
-  // KNOWN BUG (lib/core/lease.ts, OwnerLease): `isFenced` is a flag set by a timer due at the fence
-  // deadline, not a comparison with the clock. After a stall (SIGSTOP here; a long GC pause or CPU
-  // starvation alike) Node runs overdue timers in due order, so object timers due before the fence
-  // deadline run first, with the lease already lapsed — here one of them is of p-0, which srv-a has
-  // taken over meanwhile. `failing`: this test turns red once the lease judges its deadline by the
-  // clock; make it a plain `it` then.
-  it.failing('after SIGCONT, no object timer runs before the owner notices its lapsed lease', () => {
-    expect(beforeFence).toBeDefined();
-    expect((beforeFence ?? []).filter((m) => m.e === 'tick')).toEqual([]);
-  });
 });
