@@ -27,7 +27,7 @@ describe('eight processes get-or-create one id at once', () => {
   afterAll(() => cluster?.close());
 
   it(`${ROUNDS} rounds: one factory run and one activation per round, the same ref everywhere`, async () => {
-    const winners = new Set<string>();
+    const winners = new Map<string, number>();
     const factories = () => nodes.reduce((n, app) => n + lines(app, 'factory').length, 0);
     for (let round = 0; round < ROUNDS; round++) {
       const id = `race-${round}`;
@@ -44,10 +44,14 @@ describe('eight processes get-or-create one id at once', () => {
       expect({ round, factories: factories() - before }).toEqual({ round, factories: 1 });
       const activations = nodes.flatMap((n) => lines(n, 'activate', id).map(() => n.name));
       expect({ round, activations }).toEqual({ round, activations: [(refs[0] as ObjectRefOut).rid] });
-      winners.add((refs[0] as ObjectRefOut).rid);
+      const winner = (refs[0] as ObjectRefOut).rid;
+      winners.set(winner, (winners.get(winner) ?? 0) + 1);
     }
     // The race is real: the claim went to different processes over the rounds.
     expect(winners.size).toBeGreaterThan(1);
+    console.log(
+      `objects e2e get-or-create race: rounds won per process ${JSON.stringify([...winners].sort())}`,
+    );
     await settle(nodes);
     // No instance was ever built beyond the one per round, and the runtimes saw one activation each.
     expect(factories()).toBe(ROUNDS);

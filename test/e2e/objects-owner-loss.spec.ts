@@ -4,7 +4,7 @@
  *
  * SIGKILL: an owner dies with requests in flight. Every call ends with exactly one terminal, no
  * operation runs twice (the servers' own handler logs), later plain calls to its Spots end
- * `Unavailable` and never bring them back; only an explicit get-or-create does, on a survivor, with a
+ * `Unavailable` and never bring them back; only an explicit get-or-create does, on a live server, with a
  * larger ObjectGeneration, once the dead owner's lease has lapsed.
  *
  * SIGSTOP: an owner is frozen past its lease (every other process sees it gone) and one of its Spots
@@ -138,21 +138,23 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
 
     // Once the dead owner's lease has lapsed (for the caller and for both survivors), plain calls end
     // Unavailable: the Spots exist in the store but nobody may take messages for them.
-    for (const app of [caller, ...survivors]) await resolveUntil(app, 'k-0', leaseGone);
+    for (const app of [caller, sleeper, ...survivors]) await resolveUntil(app, 'k-0', leaseGone);
     const after = await calls(caller, { tag: 'after', targets: doomed, seqBase: perTarget });
     expect(outcomes(after)).toEqual({ Unavailable: doomed.length });
     for (const r of after) expect(r.reason).toBe('ownerLeaseGone');
     // …and no plain call re-activated one anywhere.
-    await settle(survivors);
-    for (const id of doomed) for (const s of survivors) expect(lines(s, 'activate', id)).toEqual([]);
+    const alive = [sleeper, ...survivors];
+    await settle(alive);
+    for (const id of doomed) for (const s of alive) expect(lines(s, 'activate', id)).toEqual([]);
 
-    // An explicit get-or-create takes k-0 over on a survivor with a larger ObjectGeneration.
+    // An explicit get-or-create takes k-0 over on a live server with a larger ObjectGeneration.
     const { result: taken } = await ask<{ result: ObjectRefOut }>(caller, { type: 'getOrCreate', id: 'k-0' });
     const old = created['k-0'] as ObjectRefOut;
     expect(taken).toMatchObject({ id: 'k-0', kind: 'spot' });
-    expect(['srv-a', 'srv-b']).toContain(taken.rid);
+    // Placed on any live object server (srv-stop is one too until the next test).
+    expect(['srv-a', 'srv-b', 'srv-stop']).toContain(taken.rid);
     expect(taken.objectGeneration).toBeGreaterThan(old.objectGeneration);
-    const host = survivors.find((s) => s.name === taken.rid) as ChildApp;
+    const host = alive.find((s) => s.name === taken.rid) as ChildApp;
     await settle([host]);
     expect(lines(host, 'object', 'k-0')).toMatchObject([
       { state: 'activated', gen: taken.objectGeneration, reason: 'tookOver' },
@@ -197,7 +199,7 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
     expect(taken.objectGeneration).toBeGreaterThan((refs['p-0'] as ObjectRefOut).objectGeneration);
 
     // The store holds every command for a while, so the resumed owner cannot refresh its lease yet.
-    await cluster.redis.pauseClients(2000);
+    await cluster.redis.pauseClients(3000);
     sleeper.kill('SIGCONT');
     const refused = await ask<{ refs: Record<string, { code?: string; reason?: string }> }>(sleeper, {
       type: 'create',
