@@ -33,7 +33,10 @@ export interface ObjectTurnsOptions {
    * limit by at most their number.
    */
   readonly queueLimit: number;
-  /** True while the owner lease is fenced (guide §6.2): no new turns, no timer firings. */
+  /**
+   * True while the owner lease is fenced (guide §6.2): no new turns, no timer firings, and no queued
+   * turn starts (the queue is held, as when sealed) until `fenceLifted()`.
+   */
   readonly fenced?: () => boolean;
   /** A timer callback's failure: nobody awaits a timer, so it is reported here. @default ignored */
   readonly onTimerError?: (error: unknown, timer: TimerSnapshot) => void;
@@ -113,8 +116,9 @@ export class ObjectTurns<W = unknown> {
    * relocation (`details.reason: 'sealed'`); `InvalidOperation` for a request from this object's own
    * turn, or from a turn it awaits; `Cancelled` for an already aborted signal; `Rejected` while the owner
    * lease is fenced (`details.reason: 'fenced'`) or when `queueLimit` turns already wait
-   * (`details.reason: 'queueFull'`). A turn still waiting when the object closes ends with the close
-   * code; one withdrawn by its signal ends `Cancelled`. It never runs a turn twice.
+   * (`details.reason: 'queueFull'`). A turn accepted before a fence waits until `fenceLifted()`; one
+   * still waiting when the object closes ends with the close code; one withdrawn by its signal ends
+   * `Cancelled`. It never runs a turn twice.
    */
   submit<T>(turn: Turn<T>, options: SubmitOptions<W> = {}): Promise<T> {
     const refusal = this.refusal(options);
@@ -187,9 +191,14 @@ export class ObjectTurns<W = unknown> {
     return works;
   }
 
-  /** Call after the owner lease was refreshed again: timers that came due while fenced fire now. */
+  /**
+   * Call after the owner lease was refreshed again (and ownership re-checked): the turns held while
+   * fenced start, in order, and timers that came due meanwhile fire. A no-op while still fenced.
+   */
   fenceLifted(): void {
-    if (this.phase === 'open') this.timers.resume();
+    if (this.phase !== 'open' || this.fenced()) return;
+    this.timers.resume();
+    this.pump();
   }
 
   /**
@@ -262,9 +271,13 @@ export class ObjectTurns<W = unknown> {
     this.pump();
   }
 
-  /** Starts the head's wait for a permit when nothing runs or waits for one and turns may start. */
+  /**
+   * Starts the head's wait for a permit when nothing runs or waits for one and turns may start. While
+   * fenced nothing starts, queued work included: another node may hold the object by now (its view of
+   * this owner's lease lapsed), and a turn run here then would be a second owner's.
+   */
   private pump(): void {
-    if (this.current || this.admission || this.phase !== 'open') return;
+    if (this.current || this.admission || this.phase !== 'open' || this.fenced()) return;
     const head = this.queue[0];
     if (!head) return;
     const admission = new AbortController();
@@ -278,8 +291,9 @@ export class ObjectTurns<W = unknown> {
   private admitted(head: Entry<W>, admission: AbortController): void {
     this.admission = undefined;
     // Whoever aborted after the grant (seal, close, the caller's signal) has already dealt with the head;
-    // the permit goes straight back.
-    if (admission.signal.aborted || this.queue[0] !== head) {
+    // the permit goes straight back. So it does when the fence came down while the head waited for it:
+    // the head stays queued until `fenceLifted()`.
+    if (admission.signal.aborted || this.queue[0] !== head || this.fenced()) {
       this.jobs.release();
       this.settled();
       return;

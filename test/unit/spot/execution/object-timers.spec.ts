@@ -121,6 +121,26 @@ describe('ctx.timers', () => {
     expect(runs).toBe(1);
   });
 
+  it('a firing queued before the fence does not start while fenced; it runs once the fence is lifted', async () => {
+    let fenced = false;
+    const turns = turnsWith(() => fenced);
+    const g = gate();
+    const handler = turns.submit(() => g.opened);
+    let runs = 0;
+    turns.timers.setTimeout(() => void runs++, 10);
+    await jest.advanceTimersByTimeAsync(20);
+    expect(turns.depth).toBe(1); // due and queued behind the handler
+    fenced = true;
+    g.open();
+    await handler;
+    await jest.advanceTimersByTimeAsync(50);
+    expect(runs).toBe(0);
+    fenced = false;
+    turns.fenceLifted();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(runs).toBe(1);
+  });
+
   it('a sealed object holds due timers and lists them for capture; unseal fires them', async () => {
     const turns = turnsWith();
     let runs = 0;

@@ -267,7 +267,68 @@ describe('ObjectTurns: seal (the relocation seam)', () => {
 });
 
 describe('ObjectTurns: owner fencing (guide §6.2)', () => {
-  it('while fenced new turns are refused Rejected and queued ones still finish; it resumes when unfenced', async () => {
+  it('while fenced new turns are refused Rejected and queued ones wait; they run in order once unfenced', async () => {
+    let fenced = false;
+    const jobs = new JobQueue(4);
+    const turns = new ObjectTurns({ key: spot('room-1'), jobs, queueLimit: 8, fenced: () => fenced });
+    const g = gate();
+    const running = turns.submit(() => g.opened);
+    const order: string[] = [];
+    const queued = ['q1', 'q2'].map((w) =>
+      track(
+        turns.submit(() => {
+          order.push(w);
+          return w;
+        }),
+      ),
+    );
+    await flush();
+    expect(turns.busy).toBe(true);
+    fenced = true;
+    await expect(turns.submit(() => 'new')).rejects.toMatchObject({
+      code: 'Rejected',
+      details: { reason: 'fenced' },
+    });
+    g.open();
+    await running;
+    await flush();
+    // The running turn ended; what was queued before the fence holds, with no permit taken.
+    expect(order).toEqual([]);
+    expect(queued.map((q) => q.settled)).toEqual([0, 0]);
+    expect(turns.depth).toBe(2);
+    expect(jobs.active).toBe(0);
+    turns.fenceLifted(); // still fenced: nothing starts
+    await flush();
+    expect(order).toEqual([]);
+    fenced = false;
+    turns.fenceLifted();
+    await flush();
+    expect(order).toEqual(['q1', 'q2']);
+    expect(queued.map((q) => q.value)).toEqual(['q1', 'q2']);
+    await expect(turns.submit(() => 'after refresh')).resolves.toBe('after refresh');
+  });
+
+  it('a permit granted after the fence came down goes straight back; the head keeps its place', async () => {
+    let fenced = false;
+    const jobs = new JobQueue(1);
+    const turns = new ObjectTurns({ key: spot('room-1'), jobs, queueLimit: 8, fenced: () => fenced });
+    await jobs.acquire(); // another object's turn holds the only permit: the head waits for it
+    const head = track(turns.submit(() => 'head'));
+    await flush();
+    fenced = true;
+    jobs.release();
+    await flush();
+    expect(head.settled).toBe(0);
+    expect(turns.depth).toBe(1);
+    expect(jobs.active).toBe(0);
+    fenced = false;
+    turns.fenceLifted();
+    await flush();
+    expect(head.value).toBe('head');
+    expect(jobs.active).toBe(0);
+  });
+
+  it('turns held by the fence end with the close code when the object is deactivated (taken over)', async () => {
     let fenced = false;
     const turns = new ObjectTurns({
       key: spot('room-1'),
@@ -277,17 +338,15 @@ describe('ObjectTurns: owner fencing (guide §6.2)', () => {
     });
     const g = gate();
     const running = turns.submit(() => g.opened);
-    const queued = turns.submit(() => 'accepted before the fence');
+    let ran = false;
+    const held = track(turns.submit(() => void (ran = true)));
+    await flush();
     fenced = true;
-    await expect(turns.submit(() => 'new')).rejects.toMatchObject({
-      code: 'Rejected',
-      details: { reason: 'fenced' },
-    });
     g.open();
     await running;
-    await expect(queued).resolves.toBe('accepted before the fence');
-    fenced = false;
-    turns.fenceLifted();
-    await expect(turns.submit(() => 'after refresh')).resolves.toBe('after refresh');
+    await turns.close('takenOver');
+    await flush();
+    expect(ran).toBe(false);
+    expect(held.error).toMatchObject({ code: 'Unavailable', details: { reason: 'takenOver' } });
   });
 });
