@@ -280,6 +280,14 @@ export class ObjectTurns<W = unknown> {
     if (this.current || this.admission || this.phase !== 'open' || this.fenced()) return;
     const head = this.queue[0];
     if (!head) return;
+    // A free permit is taken at once and the turn starts in this turn (as a channel record does): no
+    // wait to abort, so no AbortController and no promise for the admission on the common path.
+    if (this.jobs.tryAcquire()) {
+      this.queue.shift();
+      this.detach(head);
+      void this.execute(head);
+      return;
+    }
     const admission = new AbortController();
     this.admission = admission;
     this.jobs.acquire(admission.signal).then(

@@ -181,8 +181,8 @@ describe('Spots and Actors in Nest', () => {
     const objects = ctx.get(ZLinkObjects);
     const route = ctx.get(ZLinkRouteClient);
     await objects.createSpot('room', 'q');
-    // Both wait in the queue (the first for its job permit), so a third finds it full.
-    const slow = [0, 1].map(() => route.toSpot('q').request('slow', null).async());
+    // The first runs (its permit was free), two wait in the queue, so a fourth finds it full.
+    const slow = [0, 1, 2].map(() => route.toSpot('q').request('slow', null).async());
     await expect(route.toSpot('q').request('slow', null).async()).rejects.toMatchObject({ code: 'Rejected' });
     await Promise.all(slow);
 
