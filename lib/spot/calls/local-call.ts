@@ -51,6 +51,8 @@ export function localCall(
       { ...call, correlation: undefined },
       {
         ok: () => undefined,
+        // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
+        accepted: () => (queued = true),
         error: (error) => {
           // After the send was queued nobody awaits it: the host reported it already.
           if (!queued) refused = error;

@@ -121,26 +121,39 @@ export class ObjectTurns<W = unknown> {
    * `Cancelled`. It never runs a turn twice.
    */
   submit<T>(turn: Turn<T>, options: SubmitOptions<W> = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.submitThen(turn, options, resolve, reject));
+  }
+
+  /**
+   * `submit` without a promise: `resolve` or `reject` is called exactly once, in the turn that settles
+   * it — a refusal at once, a turn that returns a plain value as it returns. A queue whose handlers
+   * answer synchronously then runs to its end inside the turn that fed it, and the answers leave in
+   * one batch, as channel replies do.
+   */
+  submitThen<T>(
+    turn: Turn<T>,
+    options: SubmitOptions<W>,
+    resolve: (value: T) => void,
+    reject: (error: unknown) => void,
+  ): void {
     const refusal = this.refusal(options);
-    if (refusal) return Promise.reject(refusal);
-    return new Promise<T>((resolve, reject) => {
-      const entry: Entry<W> = {
-        run: turn,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        signal: options.signal,
-        awaitedBy: options.oneWay ? undefined : currentTurn(),
-        work: options.work,
-        timer: false,
-      };
-      const signal = options.signal;
-      if (signal) {
-        entry.onAbort = () => this.withdraw(entry);
-        signal.addEventListener('abort', entry.onAbort, { once: true });
-      }
-      this.queue.push(entry);
-      this.pump();
-    });
+    if (refusal) return reject(refusal);
+    const entry: Entry<W> = {
+      run: turn,
+      resolve: resolve as (value: unknown) => void,
+      reject,
+      signal: options.signal,
+      awaitedBy: options.oneWay ? undefined : currentTurn(),
+      work: options.work,
+      timer: false,
+    };
+    const signal = options.signal;
+    if (signal) {
+      entry.onAbort = () => this.withdraw(entry);
+      signal.addEventListener('abort', entry.onAbort, { once: true });
+    }
+    this.queue.push(entry);
+    this.pump();
   }
 
   /**
@@ -220,14 +233,6 @@ export class ObjectTurns<W = unknown> {
     return this.whenIdle();
   }
 
-  /**
-   * What `submit` with `options` would be refused with right now, `undefined` when it would be
-   * accepted: lets a one-way sender learn a refusal in its own turn (a queued send is "done").
-   */
-  refusalOf(options: SubmitOptions<W> = {}): ZLinkError | undefined {
-    return this.refusal(options);
-  }
-
   private refusal(options: SubmitOptions<W>): ZLinkError | undefined {
     if (this.phase === 'closed') return this.closedError();
     if (!options.oneWay) {
@@ -277,17 +282,31 @@ export class ObjectTurns<W = unknown> {
    * this owner's lease lapsed), and a turn run here then would be a second owner's.
    */
   private pump(): void {
-    if (this.current || this.admission || this.phase !== 'open' || this.fenced()) return;
-    const head = this.queue[0];
-    if (!head) return;
-    // A free permit is taken at once and the turn starts in this turn (as a channel record does): no
-    // wait to abort, so no AbortController and no promise for the admission on the common path.
-    if (this.jobs.tryAcquire()) {
-      this.queue.shift();
-      this.detach(head);
-      void this.execute(head);
-      return;
+    // Re-entered from a turn that ended inside this loop: the loop goes on with the next one.
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.current && !this.admission && this.phase === 'open' && !this.fenced()) {
+        const head = this.queue[0];
+        if (!head) return;
+        // A free permit is taken at once and the turn starts in this turn (as a channel record does):
+        // no wait to abort, no AbortController and no promise for the admission on the common path.
+        if (!this.jobs.tryAcquire()) {
+          this.waitForPermit(head);
+          return;
+        }
+        this.queue.shift();
+        this.detach(head);
+        this.execute(head);
+      }
+    } finally {
+      this.pumping = false;
     }
+  }
+
+  private pumping = false;
+
+  private waitForPermit(head: Entry<W>): void {
     const admission = new AbortController();
     this.admission = admission;
     this.jobs.acquire(admission.signal).then(
@@ -308,7 +327,7 @@ export class ObjectTurns<W = unknown> {
     }
     this.queue.shift();
     this.detach(head);
-    void this.execute(head);
+    this.execute(head);
   }
 
   private admissionEnded(): void {
@@ -316,19 +335,39 @@ export class ObjectTurns<W = unknown> {
     this.settled();
   }
 
-  private async execute(entry: Entry<W>): Promise<void> {
+  /** Runs one turn; one that returns a plain value (or throws) ends before this returns. */
+  private execute(entry: Entry<W>): void {
     const context: TurnContext = { key: this.key, owner: this, awaitedBy: entry.awaitedBy, active: true };
     this.current = context;
+    let result: unknown;
     try {
-      entry.resolve(await runInTurn(context, entry.run));
+      result = runInTurn(context, entry.run);
     } catch (error) {
-      entry.reject(error);
-    } finally {
-      context.active = false;
-      this.current = undefined;
-      this.jobs.release();
-      this.settled();
+      this.ended(context);
+      return settle(entry.reject, error);
     }
+    if (!isThenable(result)) {
+      this.ended(context);
+      return settle(entry.resolve, result);
+    }
+    result.then(
+      (value) => {
+        this.ended(context);
+        settle(entry.resolve, value);
+      },
+      (error: unknown) => {
+        this.ended(context);
+        settle(entry.reject, error);
+      },
+    );
+  }
+
+  /** The running turn is over: its permit goes back and the next one may start. */
+  private ended(context: TurnContext): void {
+    context.active = false;
+    this.current = undefined;
+    this.jobs.release();
+    this.settled();
   }
 
   /** A caller's signal withdrew a waiting turn. */
@@ -364,4 +403,17 @@ export function isHandedOff(error: unknown): boolean {
     error.code === 'Unavailable' &&
     (error.details as { reason?: unknown } | undefined)?.reason === 'handedOff'
   );
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** A `submitThen` callback's own failure must not stop the queue behind it. */
+function settle(callback: (value: unknown) => void, value: unknown): void {
+  try {
+    callback(value);
+  } catch {
+    // The callback's; the turn is over either way.
+  }
 }

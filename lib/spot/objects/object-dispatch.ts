@@ -38,6 +38,8 @@ export interface InboundObjectCall {
 export interface ObjectAnswer {
   ok(result: unknown): void;
   error(error: WireError): void;
+  /** The call's turn starts: from here on a failure is the handler's, not a refusal. */
+  accepted?(): void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -79,22 +81,27 @@ export function runObjectCall(
   const fn = a.handler(handler.method);
   const value = payload.value;
   const { trace } = call;
-  const turn = async (): Promise<Outcome> => {
+  const turn = (): Outcome | Promise<Outcome> => {
+    answer.accepted?.();
     try {
       const result =
         trace === undefined || tracing === undefined
           ? fn(value, context)
           : tracing.run(trace, () => fn(value, context));
-      return { ok: true, value: await result };
+      if (!isThenable(result)) return { ok: true, value: result };
+      return Promise.resolve(result).then(
+        (resolved): Outcome => ({ ok: true, value: resolved }),
+        (error: unknown): Outcome => ({ ok: false, error }),
+      );
     } catch (error) {
       return { ok: false, error };
     }
   };
-  const options = { oneWay: call.messageKind === 'send', work: call };
-  // A send is done once queued: its refusal is answered now, in the sender's turn.
-  const refused = options.oneWay ? a.turns.refusalOf(options) : undefined;
-  if (refused) return answer.error(toObjectWireError(refused));
-  a.turns.submit(turn, options).then(
+  // A refusal is answered at once (a send's in its sender's turn: a queued send is "done"); a handler
+  // that answers with a plain value is answered in the turn that ran it.
+  a.turns.submitThen(
+    turn,
+    { oneWay: call.messageKind === 'send', work: call },
     (outcome) => {
       a.metrics.handled++;
       if (outcome.ok) answer.ok(outcome.value);
@@ -102,4 +109,8 @@ export function runObjectCall(
     },
     (refused: unknown) => answer.error(toObjectWireError(refused)),
   );
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
