@@ -257,11 +257,25 @@ export function encodeObjectReply(
   originGeneration: string,
   payload: Uint8Array,
 ): Uint8Array {
-  const head = packr.pack([WIRE_VERSION, RecordKind.ObjectReply, correlation, originGeneration]);
-  const out = Buffer.allocUnsafe(head.length + write.binSize(payload));
-  out.set(head, 0);
-  out[0] = 0x95;
-  write.bin(out, head.length, payload);
+  if (correlation > MAX_UINT32) {
+    const head = packr.pack([WIRE_VERSION, RecordKind.ObjectReply, correlation, originGeneration]);
+    const out = Buffer.allocUnsafe(head.length + write.binSize(payload));
+    out.set(head, 0);
+    out[0] = 0x95;
+    write.bin(out, head.length, payload);
+    return out;
+  }
+  // By hand, as channel replies are: the origin's generation from the string cache, the payload copied once.
+  const generation = strBytes(originGeneration);
+  const out = Buffer.allocUnsafe(
+    3 + write.uintSize(correlation) + generation.length + write.binSize(payload),
+  );
+  const at = put(
+    out,
+    write.uint(out, write.head(out, 5, WIRE_VERSION, RecordKind.ObjectReply), correlation),
+    generation,
+  );
+  write.bin(out, at, payload);
   return out;
 }
 

@@ -12,7 +12,7 @@ import {
   encodeObjectRequest,
   encodeObjectSend,
 } from '../../core/index.js';
-import { selfRequestRefusal } from '../execution/index.js';
+import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
 import { localCall } from './local-call.js';
@@ -77,7 +77,7 @@ export class ObjectCaller {
   call(sub: ObjectSubmission): Promise<unknown> {
     const { objectKind, id } = sub;
     const what = `${sub.messageKind} ${objectKind} '${id}'/${sub.packet}`;
-    if (sub.messageKind === 'request') {
+    if (sub.messageKind === 'request' && currentTurn() !== undefined) {
       const self = selfRequestRefusal(what, { mesh: this.config.mesh, kind: objectKind, id });
       if (self) return Promise.reject(self);
     }

@@ -72,7 +72,10 @@ function selfRequest(what: string, key: ObjectKey): ZLinkError {
  * `undefined`. Only in-process waits are seen: a cycle through another process is not.
  */
 export function selfRequestRefusal(what: string, target: ObjectKey): ZLinkError | undefined {
-  const waiting = waitingTurn(currentTurn(), (c) => sameKey(c.key, target));
+  const turn = currentTurn();
+  // Outside any turn (a caller that is not an object): nothing to walk.
+  if (turn === undefined) return undefined;
+  const waiting = waitingTurn(turn, (c) => sameKey(c.key, target));
   return waiting ? selfRequest(what, target) : undefined;
 }
 
