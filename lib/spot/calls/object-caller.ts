@@ -40,6 +40,9 @@ export interface ObjectCallerConfig {
   ) => Promise<unknown>;
 }
 
+/** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
+const RESOLVED: Promise<undefined> = Promise.resolve(undefined);
+
 /** Between reads while the store fails, for a call that still has time. */
 const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
 
@@ -203,6 +206,7 @@ export class ObjectCaller {
       raw = this.remoteCall(route, sub, operationId, deadline, what);
     }
     if (sub.messageKind === 'send') {
+      if (raw === RESOLVED) return raw;
       return raw.catch((error: unknown) => {
         this.settledWithError(route, sub, error);
         this.failed(m, error);
@@ -236,7 +240,7 @@ export class ObjectCaller {
     const address = { objectKind: sub.objectKind, id: sub.id, fences: route };
     if (sub.messageKind === 'send') {
       const bytes = encodeObjectSend(address, operationId, sub.packet, sub.metadata, sub.payload, fields);
-      return this.offer(to, bytes, deadline, sub.signal, what);
+      return this.offer(to, bytes, deadline, sub.signal, what) ?? RESOLVED;
     }
     const opened = pending.open({
       timeoutMs: Math.max(1, deadline - this.config.clock.now()),
@@ -254,7 +258,7 @@ export class ObjectCaller {
       sub.payload,
       fields,
     );
-    this.offer(to, bytes, deadline, sub.signal, what).catch((error: unknown) =>
+    this.offer(to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
       pending.reject(
         opened.correlation,
         error instanceof ZLinkError ? error : new ZLinkError('RouteError', `${what}: ${String(error)}`),
@@ -294,29 +298,49 @@ export class ObjectCaller {
     );
   }
 
-  /** Queues `bytes` for `to`, waiting for space within the deadline; never to another peer. */
-  private async offer(
+  /**
+   * Queues `bytes` for `to`, waiting for space within the deadline; never to another peer. Queued in
+   * the caller's turn (the usual case) it returns `undefined` and makes no promise; otherwise the wait.
+   */
+  private offer(
+    to: { rid: string; generation: string },
+    bytes: Uint8Array,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    what: string,
+  ): Promise<void> | undefined {
+    try {
+      if (this.queueNow(to, bytes, what)) return undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.offerLater(to, bytes, deadline, signal, what);
+  }
+
+  private async offerLater(
     to: { rid: string; generation: string },
     bytes: Uint8Array,
     deadline: number,
     signal: AbortSignal | undefined,
     what: string,
   ): Promise<void> {
-    const { link } = this.config;
     for (;;) {
-      let queued: boolean;
-      try {
-        queued = link.send(to, bytes);
-      } catch (error) {
-        if (error instanceof ZLinkError && error.code === 'RouteError')
-          throw new ZLinkError('RouteError', `${what}: ${error.message}`, { cause: error });
-        throw error;
-      }
-      if (queued) return;
       const left = deadline - this.config.clock.now();
       if (left <= 0)
         throw new ZLinkError('Timeout', `${what}: the mesh send queue stayed full until the deadline`);
-      await link.waitForSpace(left, signal);
+      await this.config.link.waitForSpace(left, signal);
+      if (this.queueNow(to, bytes, what)) return;
+    }
+  }
+
+  /** One try: `false` when the send queue is full; `RouteError` when `to` is no longer a ready peer. */
+  private queueNow(to: { rid: string; generation: string }, bytes: Uint8Array, what: string): boolean {
+    try {
+      return this.config.link.send(to, bytes);
+    } catch (error) {
+      if (error instanceof ZLinkError && error.code === 'RouteError')
+        throw new ZLinkError('RouteError', `${what}: ${error.message}`, { cause: error });
+      throw error;
     }
   }
 
