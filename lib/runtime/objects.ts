@@ -110,6 +110,7 @@ export class RuntimeObjects implements Topology {
       tracing,
       leaseFenced: fenced,
       leaseGeneration: () => this.leaseEpoch,
+      closeTimeoutMs: this.config.options.drainTimeoutMs,
     });
     // The node descriptors' reader recovering from an outage is a store recovery (§2.2): every cached route goes.
     this.unsubscribe = this.config.events.subscribe(

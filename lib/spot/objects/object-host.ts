@@ -20,6 +20,7 @@ import { ObjectTurns } from '../execution/index.js';
 import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import { Activation, objectRef } from './activation.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
+import { within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
 import { exists, refusal, staleRef } from './refusals.js';
 
@@ -39,6 +40,8 @@ export interface ObjectHostConfig {
   readonly leaseFenced: () => boolean;
   /** The lease epoch new activations record as their OwnerLeaseGeneration. */
   readonly leaseGeneration: () => number;
+  /** How long `close()` waits for running turns and hooks to end (the runtime's `drainTimeoutMs`). */
+  readonly closeTimeoutMs: number;
 }
 
 /**
@@ -101,8 +104,9 @@ export class ObjectHost {
    * committed Ready. Exactly one activation results however many nodes race (see `AuthorityClaims`);
    * get-or-create of a Ready object anywhere resolves with that object's ref. Ends `NotFound` when this
    * node has no class of `type`, `InvalidOperation` when `create` finds the id taken (or another type
-   * holds it), `Rejected` while fenced, `Unavailable` at the deadline, or with what the class's
-   * construction or `onActivate` threw (the claim is undone then).
+   * holds it), `Rejected` while fenced, `Unavailable` at the deadline — an `onActivate` still running
+   * then too (`details.reason: 'activationTimeout'`; the claim is undone once it returns) — or with
+   * what the class's construction or `onActivate` threw (the claim is undone first).
    */
   activate(
     kind: ObjectKind,
@@ -159,6 +163,7 @@ export class ObjectHost {
       storeVersion: claim.version,
     };
     let activation: Activation | undefined;
+    let late = false;
     try {
       const instance = await this.config.instances.create(cls);
       const turns = new ObjectTurns({
@@ -182,7 +187,13 @@ export class ObjectHost {
       );
       this.active[key.kind].set(key.id, activation);
       const a = activation;
-      await turns.submit(() => a.hook('onActivate', { ...a.scope, init }));
+      const activated = turns.submit(() => a.hook('onActivate', { ...a.scope, init }));
+      if (!(await within(activated, deadline - this.config.clock.now()))) {
+        late = true;
+        throw new ZLinkError('Unavailable', `${what}: onActivate did not end by the deadline`, {
+          details: { reason: 'activationTimeout' },
+        });
+      }
       const committed = await this.claims.commit(key, cls.type, claim.version, held, what);
       if (committed === undefined)
         throw new ZLinkError(
@@ -195,9 +206,14 @@ export class ObjectHost {
       a.authority = { ...held, storeVersion: committed };
       a.state = 'ready';
     } catch (error) {
-      if (activation) await this.discard(activation, 'failed', errorMessage(error));
-      await this.claims.remove(key, claim.version);
-      this.emit(key, cls.type, 'failed', held.objectGeneration, errorMessage(error));
+      const undo = async (): Promise<void> => {
+        if (activation) await this.discard(activation, 'failed', errorMessage(error));
+        await this.claims.remove(key, claim.version);
+        this.emit(key, cls.type, 'failed', held.objectGeneration, errorMessage(error));
+      };
+      // A late onActivate is waited for (discard ends once it has returned), not its creator.
+      if (late) void undo();
+      else await undo();
       throw error;
     }
     metrics.activations++;
@@ -275,12 +291,19 @@ export class ObjectHost {
       for (const a of this.active[kind].values()) a.turns.fenceLifted();
   }
 
-  /** Stops: every activation is released (`shutdown`, waiting turns end `Shutdown`), its record deleted. */
+  /**
+   * Stops: every activation is released (`shutdown`, waiting turns end `Shutdown`), its record deleted.
+   * Waits `closeTimeoutMs` at most: one whose running turn or hook has not ended by then keeps its
+   * record (it lapses with this node's lease) and is reported `failed`.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const all = [...this.active.spot.values(), ...this.active.actor.values()];
-    await Promise.all(all.map((a) => this.release(a, 'shutdown')));
+    const released = Promise.all(all.map((a) => this.release(a, 'shutdown')));
+    if (await within(released, this.config.closeTimeoutMs)) return;
+    for (const a of [...this.active.spot.values(), ...this.active.actor.values()])
+      this.report(a, 'failed', `still running at shutdown after ${this.config.closeTimeoutMs} ms`);
   }
 
   snapshot(): ObjectActivationSnapshot[] {
