@@ -123,16 +123,28 @@ function rpcExceptionPayload(error: unknown): unknown {
 /**
  * Rebuilds a remote failure on the caller's side. A draining or fenced server's refusal
  * (`ServerDraining`, `ServerFenced`) becomes `Rejected` (03 §6: a finite rejected result; the request never ran); everything else is
- * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself.
+ * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself. `cause`: the
+ * error itself, when it was thrown in this process (see `userCodeError`).
  */
-export function fromWireError(wire: WireError, where: string): ZLinkError {
+export function fromWireError(wire: WireError, where: string, cause?: unknown): ZLinkError {
   if (wire.code === DRAINING_CODE || wire.code === FENCED_CODE) {
-    return new ZLinkError('Rejected', `${where}: ${wire.message}`, { remote: wire });
+    return new ZLinkError('Rejected', `${where}: ${wire.message}`, { remote: wire, cause });
   }
   return new ZLinkError('RemoteError', `${where}: ${wire.code}: ${wire.message}`, {
     remote: wire,
     details: wire.details,
+    cause,
   });
+}
+
+/**
+ * What user code (an object class's construction, `onActivate`) threw, as its caller sees it
+ * wherever that code ran: what a peer's answer would be (`toWireError`, then `fromWireError`), so a
+ * `ZLinkError('NotFound')` thrown there is `RemoteError` with `remote.code: 'NotFound'`, never the
+ * framework's `NotFound`. The error itself is the cause.
+ */
+export function userCodeError(error: unknown, where: string): ZLinkError {
+  return fromWireError(toWireError(error), where, error);
 }
 
 /**

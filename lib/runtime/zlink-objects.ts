@@ -46,8 +46,10 @@ export class ZLinkObjects {
    * Ends `InvalidOperation` when the id exists (`details.reason: 'exists'`, `details.ref`) or is taken
    * by another type, `NotFound` when no ready object server hosts the type (or `node` does not),
    * `Rejected` while the owner's lease is fenced, `Unavailable` when the store or the owner could not
-   * finish it by the deadline (`details.resolver: 'StoreFailure'` for the store), `RemoteError` with
-   * what the class's construction or `onActivate` threw (nothing stays created), `InvalidArgument`,
+   * finish it by the deadline (`details.resolver: 'StoreFailure'` for the store; `details.reason:
+   * 'activationTimeout'` for an `onActivate` still running, whose claim goes once it returns),
+   * `RemoteError` with what the class's construction or `onActivate` threw, in `remote.code` (a
+   * `ZLinkError` thrown there keeps its code; nothing stays created), `InvalidArgument`,
    * `NotConfigured` (no object mesh here) or `Shutdown`. However many processes create one id at
    * once, exactly one activation results. An id whose owner's lease is gone (its process died) counts
    * as free: the creation takes it over with a new ObjectGeneration.

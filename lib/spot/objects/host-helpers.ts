@@ -1,4 +1,13 @@
-import { timerDelay } from '../../core/index.js';
+import { timerDelay, userCodeError } from '../../core/index.js';
+
+/** Runs user code (a class's construction, a lifecycle hook); what it throws ends as `userCodeError`. */
+export async function userCode<T>(what: string, run: () => T | PromiseLike<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw userCodeError(error, what);
+  }
+}
 
 /**
  * Whether `work` fulfilled within `ms` (`false` once `ms` passed first: the work goes on, and its

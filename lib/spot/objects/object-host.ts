@@ -20,7 +20,7 @@ import { ObjectTurns } from '../execution/index.js';
 import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import { Activation, objectRef } from './activation.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
-import { within } from './host-helpers.js';
+import { userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
 import { exists, refusal, staleRef } from './refusals.js';
 
@@ -105,8 +105,9 @@ export class ObjectHost {
    * get-or-create of a Ready object anywhere resolves with that object's ref. Ends `NotFound` when this
    * node has no class of `type`, `InvalidOperation` when `create` finds the id taken (or another type
    * holds it), `Rejected` while fenced, `Unavailable` at the deadline — an `onActivate` still running
-   * then too (`details.reason: 'activationTimeout'`; the claim is undone once it returns) — or with
-   * what the class's construction or `onActivate` threw (the claim is undone first).
+   * then too (`details.reason: 'activationTimeout'`; the claim is undone once it returns) — or
+   * `RemoteError` with what the class's construction or `onActivate` threw (`userCodeError`: as a
+   * peer's answer carries it; the claim is undone first).
    */
   activate(
     kind: ObjectKind,
@@ -165,7 +166,7 @@ export class ObjectHost {
     let activation: Activation | undefined;
     let late = false;
     try {
-      const instance = await this.config.instances.create(cls);
+      const instance = await userCode(what, () => this.config.instances.create(cls));
       const turns = new ObjectTurns({
         key,
         jobs: this.config.jobs,
@@ -187,7 +188,7 @@ export class ObjectHost {
       );
       this.active[key.kind].set(key.id, activation);
       const a = activation;
-      const activated = turns.submit(() => a.hook('onActivate', { ...a.scope, init }));
+      const activated = turns.submit(() => userCode(what, () => a.hook('onActivate', { ...a.scope, init })));
       if (!(await within(activated, deadline - this.config.clock.now()))) {
         late = true;
         throw new ZLinkError('Unavailable', `${what}: onActivate did not end by the deadline`, {

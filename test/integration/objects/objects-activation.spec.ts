@@ -63,6 +63,13 @@ async function server(store: MemoryLocationStore, extra = {}): Promise<ZLinkRunt
   return r;
 }
 
+async function client(store: MemoryLocationStore): Promise<ZLinkRuntime> {
+  const r = await startRuntime(objectMeshOptions(store, 'client', 'c'));
+  runtimes.push(r);
+  await r.waitForPeers('objects', 1);
+  return r;
+}
+
 const outcome = (p: Promise<unknown>) =>
   p.then(
     () => ({ code: 'resolved' }),
@@ -94,6 +101,27 @@ describe('object creation and user code', () => {
     while (hooks.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     release();
     await expect(created).resolves.toMatchObject({ id: 's1', rid: 'a' });
+  });
+
+  it("a ZLinkError('NotFound') thrown in onActivate is the user's RemoteError, on the owner and from a peer", async () => {
+    const store = new MemoryLocationStore();
+    const a = await server(store);
+    const c = await client(store);
+    const userNotFound = { code: 'RemoteError', remote: 'NotFound' };
+    expect(await outcome(a.objects.createSpot('refuses', 'r1'))).toMatchObject(userNotFound);
+    expect(await outcome(c.objects.createSpot('refuses', 'r2'))).toMatchObject(userNotFound);
+    expect(await outcome(a.objects.createSpot('bad', 'b1'))).toMatchObject({
+      code: 'RemoteError',
+      remote: 'HandlerError',
+    });
+    expect(await outcome(c.objects.createSpot('bad', 'b2'))).toMatchObject({
+      code: 'RemoteError',
+      remote: 'HandlerError',
+    });
+    for (const id of ['r1', 'r2', 'b1', 'b2'])
+      expect((await a.objects.resolve('spot', id)).tag).toBe('Missing');
+    // The framework's own NotFound stays NotFound: a type no server hosts.
+    expect(await outcome(c.objects.createSpot('nope', 'n1'))).toMatchObject({ code: 'NotFound' });
   });
 
   it('a turn that never ends holds close no longer than drainTimeoutMs, and is reported failed', async () => {
