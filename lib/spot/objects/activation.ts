@@ -1,4 +1,5 @@
 import type {
+  AuthorityRecord,
   HandlerFn,
   ObjectClassRegistry,
   ObjectHandlerDescription,
@@ -81,6 +82,17 @@ export class Activation {
       fences.owner.nodeGeneration === self.nodeGeneration &&
       fences.authorityOwnerGeneration === this.authority.authorityOwnerGeneration &&
       fences.ownerLeaseGeneration === this.authority.ownerLeaseGeneration
+    );
+  }
+
+  /** Whether `record`, as the store has it now, is still this incarnation's, owned by run `self`. */
+  heldIn(record: AuthorityRecord | undefined, self: NodeRun): boolean {
+    return (
+      record !== undefined &&
+      record.owner.rid === self.rid &&
+      record.owner.nodeGeneration === self.nodeGeneration &&
+      record.objectGeneration === this.authority.objectGeneration &&
+      record.authorityOwnerGeneration === this.authority.authorityOwnerGeneration
     );
   }
 

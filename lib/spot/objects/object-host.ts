@@ -64,6 +64,8 @@ export class ObjectHost {
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
   /** Set from a lease regained until every activation is checked against the store again. */
   private revalidating = false;
+  /** Counts `leaseRegained()` passes: only the latest may open admission (an older one yields to it). */
+  private pass = 0;
   private closed = false;
 
   constructor(private readonly config: ObjectHostConfig) {
@@ -259,34 +261,33 @@ export class ObjectHost {
   /**
    * The lease came back after a fence: admission stays shut until every activation is read again;
    * one another node took over meanwhile (its lease looked gone to them) is deactivated `takenOver`,
-   * never run again. A failed read keeps it shut and tries again shortly.
+   * never run again. A failed read keeps it shut and tries again shortly. A later call (the lease was
+   * fenced and came back again meanwhile) starts over: only its pass opens admission.
    */
   async leaseRegained(): Promise<void> {
     if (this.closed) return;
+    const pass = ++this.pass;
+    const superseded = (): boolean => this.closed || pass !== this.pass;
     this.revalidating = true;
     for (;;) {
       try {
         for (const kind of ['spot', 'actor'] as const) {
           for (const a of [...this.active[kind].values()]) {
+            if (superseded()) return;
             if (a.state !== 'ready') continue;
             this.metricsOf(a.cls).storeReads++;
             const stored = await this.config.store.get(a.key);
-            const r = stored?.record;
-            const ours =
-              r !== undefined &&
-              r.owner.rid === this.config.self.rid &&
-              r.owner.nodeGeneration === this.config.self.nodeGeneration &&
-              r.objectGeneration === a.authority.objectGeneration &&
-              r.authorityOwnerGeneration === a.authority.authorityOwnerGeneration;
-            if (!ours) await this.discard(a, 'takenOver', 'another node holds it now');
+            if (!a.heldIn(stored?.record, this.config.self))
+              await this.discard(a, 'takenOver', 'another node holds it now');
           }
         }
         break;
       } catch {
-        if (this.closed) return;
+        if (superseded()) return;
         await new Promise((r) => setTimeout(r, 200));
       }
     }
+    if (superseded()) return;
     this.revalidating = false;
     for (const kind of ['spot', 'actor'] as const)
       for (const a of this.active[kind].values()) a.turns.fenceLifted();
