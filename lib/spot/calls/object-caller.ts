@@ -277,15 +277,24 @@ export class ObjectCaller {
     m.fail(error instanceof ZLinkError ? error.code : 'Error');
   }
 
-  /** The route's owner is not a ready peer (yet): wait for its link up to the deadline (capped), else `Unavailable`. */
+  /**
+   * The route's owner is not a ready peer (yet): wait for its link up to the deadline (capped), else
+   * `Unavailable` and the entry goes. A call its signal withdrew, before or during the wait, ends
+   * `Cancelled` and keeps the entry: a caller giving up says nothing about the route.
+   */
   private async whenReachable(
     route: ReadyRoute,
     sub: ObjectSubmission,
     deadline: number,
     what: string,
   ): Promise<unknown> {
+    const { signal } = sub;
     const wait = Math.min(deadline - this.config.clock.now(), CANDIDATE_WAIT_CAP_MS);
-    const up = wait > 0 && (await this.waits.until(route.owner, wait, sub.signal));
+    const up = wait > 0 && !signal?.aborted && (await this.waits.until(route.owner, wait, signal));
+    if (signal?.aborted) {
+      this.metricsOf(sub.objectKind, route.type).fail('Cancelled');
+      throw cancelledError(what, signal);
+    }
     if (!up) return this.stale(route, sub, what, `its owner '${route.owner.rid}' is not reachable`);
     return this.toOwner(route, sub, deadline, what);
   }

@@ -33,13 +33,15 @@ export class PeerWaits {
   }
 
   /**
-   * Resolves `true` once `run` is a ready peer, `false` after `timeoutMs` or on abort — and `false` at
-   * once for a run that was a ready peer and was lost: the store may still list it until its lease
-   * lapses, but a call must not wait for a process that is gone (it may come back; then it is ready).
+   * Resolves `true` once `run` is a ready peer, `false` after `timeoutMs` or on abort (at once for a
+   * signal already aborted) — and `false` at once for a run that was a ready peer and was lost: the
+   * store may still list it until its lease lapses, but a call must not wait for a process that is
+   * gone (it may come back; then it is ready). The caller tells an abort from the rest by its signal.
    */
   until(run: NodeRun, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.link.isReady(run.rid, run.nodeGeneration)) return Promise.resolve(true);
-    if (this.lost.has(`${run.rid}\u0000${run.nodeGeneration}`)) return Promise.resolve(false);
+    if (signal?.aborted || this.lost.has(`${run.rid}\u0000${run.nodeGeneration}`))
+      return Promise.resolve(false);
     return new Promise((resolve) => {
       const onAbort = (): void => waiter.done(false);
       const timer = setTimeout(() => waiter.done(false), timeoutMs);

@@ -1,0 +1,150 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  type MeshLink,
+  type MeshPeerEvent,
+  type NodeRun,
+  type ObjectTypeMetrics,
+  PendingRequests,
+  ZLinkEvents,
+  encodePayload,
+} from '../../../lib/core/index.js';
+import { ObjectCaller } from '../../../lib/spot/calls/object-caller.js';
+import type { ObjectSubmission } from '../../../lib/spot/calls/object-submission.js';
+import { AuthorityResolver, CachedResolver, RouteCache, SYSTEM_CLOCK } from '../../../lib/spot/index.js';
+import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
+import { FakeLeases, MESH, RUN_A, RUN_B, authority } from './fixtures.js';
+
+/**
+ * Spot-actor-routing §2.1 on the caller: a route whose owner is not a ready peer yet waits for its
+ * link (bounded); a caller that gives up meanwhile ends `Cancelled` and keeps the route, only a wait
+ * that ran out drops it. Each call counts once in the per-type counters, however it got there.
+ */
+
+/** A MeshLink whose one peer (RUN_B) becomes ready when the test says so; sends are kept. */
+class FakeLink implements MeshLink {
+  readonly mesh = MESH;
+  readonly self = { rid: RUN_A.rid, generation: RUN_A.nodeGeneration };
+  ready = false;
+  readonly sent: Uint8Array[] = [];
+  private readonly listeners = new Set<(event: MeshPeerEvent) => void>();
+
+  up(): void {
+    this.ready = true;
+    const peer = {
+      rid: RUN_B.rid,
+      generation: RUN_B.nodeGeneration,
+      objectRole: 'server' as const,
+      objectTypes: [],
+    };
+    for (const l of [...this.listeners]) l({ type: 'up', peer });
+  }
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+  send(_to: unknown, record: Uint8Array): boolean {
+    this.sent.push(record);
+    return true;
+  }
+  answer(): boolean {
+    return true;
+  }
+  waitForSpace(): Promise<void> {
+    return Promise.resolve();
+  }
+  onRecord(): () => void {
+    return () => undefined;
+  }
+  onPeer(listener: (event: MeshPeerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  isReady(rid: string, generation: string): boolean {
+    return this.ready && rid === RUN_B.rid && generation === RUN_B.nodeGeneration;
+  }
+  peers(): [] {
+    return [];
+  }
+  objectServers(): [] {
+    return [];
+  }
+}
+
+async function setup() {
+  const store = new MemoryLocationStore().authorityStore();
+  await store.compareAndSet({ mesh: MESH, kind: 'spot', id: 'x' }, 'absent', authority({ owner: RUN_B }));
+  const leases = new FakeLeases();
+  leases.set(RUN_B, Date.now() + 60_000);
+  const cache = new RouteCache({ maxAgeMs: 60_000, clock: SYSTEM_CLOCK, leases });
+  const events = new ZLinkEvents();
+  const link = new FakeLink();
+  const self: NodeRun = RUN_A;
+  const caller = new ObjectCaller({
+    mesh: MESH,
+    self,
+    link,
+    resolver: new CachedResolver(
+      new AuthorityResolver({ mesh: MESH, store, leases, clock: SYSTEM_CLOCK }),
+      cache,
+    ),
+    cache,
+    host: undefined,
+    pending: new PendingRequests(),
+    events,
+    clock: SYSTEM_CLOCK,
+    getOrCreate: () => Promise.reject(new Error('not in these tests')),
+  });
+  const metrics = (): ObjectTypeMetrics => events.metrics.objects.of('spot', 'room');
+  return { caller, cache, link, metrics, events };
+}
+
+function send(signal?: AbortSignal, timeoutMs = 5000): ObjectSubmission {
+  return {
+    messageKind: 'send',
+    objectKind: 'spot',
+    id: 'x',
+    packet: 'chat',
+    metadata: undefined,
+    payload: encodePayload('hi'),
+    trace: undefined,
+    timeoutMs,
+    signal,
+  };
+}
+
+describe('ObjectCaller: an owner that is not a ready peer yet', () => {
+  it('a call cancelled while it waits for the link ends Cancelled and keeps the route', async () => {
+    const { caller, cache, link, metrics } = await setup();
+    const abort = new AbortController();
+    const call = caller.call(send(abort.signal));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(cache.size).toBe(1);
+    abort.abort();
+    await expect(call).rejects.toMatchObject({ code: 'Cancelled' });
+    expect(cache.size).toBe(1);
+    expect(link.sent).toHaveLength(0);
+    expect(metrics().failures.get('Cancelled')).toBe(1);
+    expect(metrics().failures.get('Unavailable')).toBeUndefined();
+  });
+
+  it('a signal already aborted when the route is known does not wait at all', async () => {
+    const { caller, cache } = await setup();
+    const abort = new AbortController();
+    // Aborted after the call started (during the store read), before it reached the owner's link.
+    const call = caller.call(send(abort.signal, 60_000));
+    abort.abort();
+    const started = Date.now();
+    await expect(call).rejects.toMatchObject({ code: 'Cancelled' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(cache.size).toBe(1);
+  });
+
+  it('a wait that runs out ends Unavailable and drops the route', async () => {
+    const { caller, cache, metrics } = await setup();
+    await expect(caller.call(send(undefined, 100))).rejects.toMatchObject({
+      code: 'Unavailable',
+      details: { reason: 'ownerUnreachable' },
+    });
+    expect(cache.size).toBe(0);
+    expect(metrics().failures.get('Unavailable')).toBe(1);
+  });
+});
