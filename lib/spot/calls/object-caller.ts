@@ -173,16 +173,19 @@ export class ObjectCaller {
     return left;
   }
 
-  /** Submits on `route`: the local host when this node owns it, else the owner peer, waiting for queue space or the peer's link within the deadline. */
+  /**
+   * Submits on `route`: the local host when this node owns it, else the owner peer, waiting for queue
+   * space or the peer's link within the deadline. `counted`: the call's counters, when a wait for the
+   * link brings it back here (it counts once).
+   */
   private toOwner(
     route: ReadyRoute,
     sub: ObjectSubmission,
     deadline: number,
     what: string,
+    counted?: ObjectTypeMetrics,
   ): Promise<unknown> {
-    const m = this.metricsOf(sub.objectKind, route.type);
-    if (sub.messageKind === 'send') m.sends++;
-    else m.requests++;
+    const m = counted ?? this.counted(sub, route.type);
     const { self, link, pending } = this.config;
     const operationId = this.opPrefix + (this.operations++).toString(36);
     const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
@@ -202,7 +205,7 @@ export class ObjectCaller {
       );
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
-        return this.whenReachable(route, sub, deadline, what);
+        return this.whenReachable(route, sub, deadline, what, m);
       raw = this.remoteCall(route, sub, operationId, deadline, what);
     }
     if (sub.messageKind === 'send') {
@@ -224,6 +227,14 @@ export class ObjectCaller {
         throw error;
       },
     );
+  }
+
+  /** The counters of `type`, with this call counted in them. */
+  private counted(sub: ObjectSubmission, type: string): ObjectTypeMetrics {
+    const m = this.metricsOf(sub.objectKind, type);
+    if (sub.messageKind === 'send') m.sends++;
+    else m.requests++;
+    return m;
   }
 
   /** A send queued for the owner peer, or a request whose reply (or error reply) the pending table awaits. */
@@ -287,16 +298,17 @@ export class ObjectCaller {
     sub: ObjectSubmission,
     deadline: number,
     what: string,
+    m: ObjectTypeMetrics,
   ): Promise<unknown> {
     const { signal } = sub;
     const wait = Math.min(deadline - this.config.clock.now(), CANDIDATE_WAIT_CAP_MS);
     const up = wait > 0 && !signal?.aborted && (await this.waits.until(route.owner, wait, signal));
     if (signal?.aborted) {
-      this.metricsOf(sub.objectKind, route.type).fail('Cancelled');
+      m.fail('Cancelled');
       throw cancelledError(what, signal);
     }
     if (!up) return this.stale(route, sub, what, `its owner '${route.owner.rid}' is not reachable`);
-    return this.toOwner(route, sub, deadline, what);
+    return this.toOwner(route, sub, deadline, what, m);
   }
 
   private stale(route: ReadyRoute, sub: ObjectSubmission, what: string, why: string): Promise<never> {

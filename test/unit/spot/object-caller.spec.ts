@@ -147,4 +147,14 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
     expect(cache.size).toBe(0);
     expect(metrics().failures.get('Unavailable')).toBe(1);
   });
+
+  it('a call whose owner becomes ready during the wait is sent, and counted once', async () => {
+    const { caller, link, metrics } = await setup();
+    const call = caller.call(send());
+    await new Promise((r) => setTimeout(r, 20));
+    link.up();
+    await call;
+    expect(link.sent).toHaveLength(1);
+    expect(metrics().sends).toBe(1);
+  });
 });
