@@ -16,9 +16,10 @@ export class PeerWaits {
   private readonly waiters = new Set<Waiter>();
   /** Runs that were ready peers and were lost (oldest first, bounded): nothing to wait for. */
   private readonly lost = new Map<string, true>();
+  private readonly unsubscribe: () => void;
 
   constructor(private readonly link: MeshLink) {
-    link.onPeer((event) => {
+    this.unsubscribe = link.onPeer((event) => {
       const key = `${event.peer.rid}\u0000${event.peer.generation}`;
       if (event.type === 'down') {
         this.lost.set(key, true);
@@ -59,8 +60,9 @@ export class PeerWaits {
     });
   }
 
-  /** Ends every wait (`false`): the node is closing. */
+  /** Ends every wait (`false`) and stops listening to the link: the node is closing. */
   close(): void {
+    this.unsubscribe();
     for (const w of [...this.waiters]) w.done(false);
   }
 }

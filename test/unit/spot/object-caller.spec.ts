@@ -157,4 +157,11 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
     expect(link.sent).toHaveLength(1);
     expect(metrics().sends).toBe(1);
   });
+
+  it('closing the waits unsubscribes from the link', async () => {
+    const { caller, link } = await setup();
+    expect(link.subscribers).toBe(1);
+    caller.waits.close();
+    expect(link.subscribers).toBe(0);
+  });
 });
