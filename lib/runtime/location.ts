@@ -63,12 +63,17 @@ export class RuntimeLocation {
     this.store = store;
     this.owned = owned;
     this.lease = new OwnerLease(this.store, options.lease, events, (fenced) => {
-      for (const listener of this.fenceListeners) listener(fenced);
+      for (const listener of [...this.fenceListeners]) listener(fenced);
     });
   }
 
-  onFence(listener: (fenced: boolean) => void): void {
+  /** Calls `listener` on every change of the fence (`true`: fenced); returns the unsubscribe function. */
+  onFence(listener: (fenced: boolean) => void): () => void {
     this.fenceListeners.push(listener);
+    return () => {
+      const at = this.fenceListeners.indexOf(listener);
+      if (at >= 0) this.fenceListeners.splice(at, 1);
+    };
   }
 
   /**

@@ -120,8 +120,8 @@ export class RuntimeObjects implements Topology {
       },
       { perMessage: false },
     );
-    location.onFence((isFenced) => {
-      if (isFenced) return;
+    this.offFence = location.onFence((isFenced) => {
+      if (isFenced || this.closed) return;
       this.leaseEpoch++;
       void this.layer?.host?.leaseRegained();
     });
@@ -182,12 +182,14 @@ export class RuntimeObjects implements Topology {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
+    this.offFence?.();
     await this.layer?.close();
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
   }
 
   private closed = false;
   private unsubscribe: (() => void) | undefined;
+  private offFence: (() => void) | undefined;
 
   snapshot(): ObjectsSnapshot | undefined {
     if (!this.mesh || !this.layer) return undefined;
