@@ -1,6 +1,8 @@
 import {
+  type NodeRun,
   type PendingRequests,
   type WireError,
+  type ZLinkEvents,
   REMOTE_CODES,
   decodePayload,
   encodePayload,
@@ -8,29 +10,40 @@ import {
   fromObjectWireError,
 } from '../../core/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
+import { reportSendFailure } from '../objects/remote-answer.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
 
 /** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
 const LOCAL_ROUTE = Symbol('local object calls');
 
+/** What a local call needs of its caller (the caller's config has it). */
+export interface LocalCaller {
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly mesh: string;
+  readonly self: NodeRun;
+}
+
 /**
  * A call whose owner is this node: handed to the host as a remote one would be (same admission,
  * handler, metadata and completion contract, spot-actor-routing §2.2), without the mesh. The reply
  * goes through the codec as it would over the wire, so a handler sees and returns the same values
  * wherever its caller is. A send ends once the object's queue took it (its refusal comes back in the
- * caller's turn); a request through the pending table (deadline, cancel, shutdown: one terminal).
+ * caller's turn, a later failure is reported as a peer's would be); a request through the pending
+ * table (deadline, cancel, shutdown: one terminal).
  */
 export function localCall(
-  pending: PendingRequests,
+  caller: LocalCaller,
   host: ObjectHost,
   route: ReadyRoute,
   sub: ObjectSubmission,
   operationId: string,
   timeoutMs: number,
   what: string,
-  selfRid: string,
 ): Promise<unknown> {
+  const { pending, events, mesh } = caller;
+  const selfRid = caller.self.rid;
   const call = {
     messageKind: sub.messageKind,
     objectKind: sub.objectKind,
@@ -47,18 +60,17 @@ export function localCall(
   if (sub.messageKind === 'send') {
     let refused: WireError | undefined;
     let queued = false;
-    host.dispatch(
-      { ...call, correlation: undefined },
-      {
-        ok: () => undefined,
-        // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
-        accepted: () => (queued = true),
-        error: (error) => {
-          // After the send was queued nobody awaits it: the host reported it already.
-          if (!queued) refused = error;
-        },
+    const inbound = { ...call, correlation: undefined };
+    host.dispatch(inbound, {
+      ok: () => undefined,
+      // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
+      accepted: () => (queued = true),
+      error: (error) => {
+        // After the send was queued nobody awaits it: reported, as a peer's send is on its owner.
+        if (queued) reportSendFailure(events, mesh, selfRid, inbound, error);
+        else refused = error;
       },
-    );
+    });
     queued = true;
     return refused === undefined ? Promise.resolve() : Promise.reject(fromObjectWireError(refused, what));
   }

@@ -186,7 +186,7 @@ export class ObjectCaller {
     counted?: ObjectTypeMetrics,
   ): Promise<unknown> {
     const m = counted ?? this.counted(sub, route.type);
-    const { self, link, pending } = this.config;
+    const { self, link } = this.config;
     const operationId = this.opPrefix + (this.operations++).toString(36);
     const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
     let raw: Promise<unknown>;
@@ -194,14 +194,13 @@ export class ObjectCaller {
       const host = this.config.host;
       if (host === undefined) return this.stale(route, sub, what, 'this node holds no objects');
       raw = localCall(
-        pending,
+        this.config,
         host,
         route,
         sub,
         operationId,
         Math.max(1, deadline - this.config.clock.now()),
         what,
-        self.rid,
       );
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))

@@ -63,21 +63,36 @@ export function sendAnswer(
     error: (error) => {
       if (error.code === 'ObjectStale')
         link.answer(fromRid, encodeObjectStale(call.objectKind, call.id, call.fences));
-      events.emit({
-        type: 'delivery',
-        result:
-          error.code === REMOTE_CODES.noHandler
-            ? 'no_handler'
-            : error.code === 'ObjectRefused'
-              ? 'rejected'
-              : 'handler_error',
-        route: 'route-mesh',
-        mesh,
-        sourceRid: fromRid,
-        kind: 'send',
-        packet: call.packet,
-        reason: `${call.objectKind} '${call.id}': ${error.message}`,
-      });
+      reportSendFailure(events, mesh, fromRid, call, error);
     },
   };
+}
+
+/**
+ * A one-way send that failed on its owner after its sender was done with it (nobody awaits it): a
+ * `delivery` event with the failure, counted per result as a failed channel send is. The same for a
+ * sender in this process as for a peer.
+ */
+export function reportSendFailure(
+  events: ZLinkEvents,
+  mesh: string,
+  fromRid: string,
+  call: InboundObjectCall,
+  error: WireError,
+): void {
+  events.emit({
+    type: 'delivery',
+    result:
+      error.code === REMOTE_CODES.noHandler
+        ? 'no_handler'
+        : error.code === 'ObjectRefused'
+          ? 'rejected'
+          : 'handler_error',
+    route: 'route-mesh',
+    mesh,
+    sourceRid: fromRid,
+    kind: 'send',
+    packet: call.packet,
+    reason: `${call.objectKind} '${call.id}': ${error.message}`,
+  });
 }

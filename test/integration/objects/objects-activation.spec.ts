@@ -3,10 +3,11 @@ import { MemoryLocationStore, ZLinkError, type ZLinkEvent, type ZLinkRuntime } f
 import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
 
 /**
- * Creation when user code misbehaves: an `onActivate` that never ends settles its creation by the
- * deadline and is cleaned up once it returns; what a class's construction or `onActivate` threw ends
- * `RemoteError` on the owner as from a peer, a `ZLinkError` the user threw included; a turn that never
- * ends does not hold the runtime's close past `drainTimeoutMs`.
+ * When user code misbehaves: an `onActivate` that never ends settles its creation by the deadline and
+ * is cleaned up once it returns; what a class's construction or `onActivate` threw ends `RemoteError`
+ * on the owner as from a peer, a `ZLinkError` the user threw included; a one-way send whose handler
+ * throws is reported on its owner whoever sent it; a turn that never ends does not hold the runtime's
+ * close past `drainTimeoutMs`.
  */
 
 const hooks: string[] = [];
@@ -41,8 +42,15 @@ class Hangs {
   }
 }
 
+class Faulty {
+  boom(): never {
+    throw new Error('boom');
+  }
+}
+
 const classes = () =>
   registry(
+    objectClass('spot', 'faulty', Faulty, ['boom']),
     objectClass('spot', 'slow', Slow, []),
     objectClass('spot', 'refuses', Refuses, []),
     objectClass('spot', 'bad', BadConstructor, []),
@@ -122,6 +130,28 @@ describe('object creation and user code', () => {
       expect((await a.objects.resolve('spot', id)).tag).toBe('Missing');
     // The framework's own NotFound stays NotFound: a type no server hosts.
     expect(await outcome(c.objects.createSpot('nope', 'n1'))).toMatchObject({ code: 'NotFound' });
+  });
+
+  it('a one-way send whose handler throws is reported on its owner, from a local sender as from a peer', async () => {
+    const store = new MemoryLocationStore();
+    const a = await server(store);
+    const c = await client(store);
+    await a.objects.createSpot('faulty', 'f1');
+    const failed: ZLinkEvent[] = [];
+    a.events.subscribe((e) => e.type === 'delivery' && e.result !== 'ok' && failed.push(e), {
+      perMessage: false,
+    });
+    await a.routeClient.toSpot('f1').send('boom', null).async();
+    await c.routeClient.toSpot('f1').send('boom', null).async();
+    const end = Date.now() + 5000;
+    while (failed.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    expect(failed).toEqual(
+      ['a', 'c'].map((sourceRid) =>
+        expect.objectContaining({ result: 'handler_error', kind: 'send', packet: 'boom', sourceRid }),
+      ),
+    );
+    const scope = a.metrics().scopes.find((x) => x.route === 'route-mesh' && x.mesh === 'objects');
+    expect(scope?.deliveries).toMatchObject({ handler_error: 2 });
   });
 
   it('a turn that never ends holds close no longer than drainTimeoutMs, and is reported failed', async () => {
