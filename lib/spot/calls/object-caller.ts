@@ -99,6 +99,9 @@ export class ObjectCaller {
   private async resolve(sub: ObjectSubmission, deadline: number, what: string): Promise<ReadyRoute> {
     const { objectKind, id } = sub;
     let created = false;
+    // Reads that found no record to name a type: counted under the Instance intent's type only once
+    // a creation proved it exists (a type named by a caller gets no counters of its own before that).
+    let unnamed = 0;
     for (let attempt = 0; ; attempt++) {
       const result = await this.config.resolver.resolve(objectKind, id);
       this.storeAnswered(result.tag !== 'StoreFailure');
@@ -107,8 +110,11 @@ export class ObjectCaller {
           ? result.type
           : result.tag === 'Unavailable'
             ? result.authority.record.type
-            : sub.instance?.type;
-      if (type !== undefined) this.metricsOf(objectKind, type).storeReads++;
+            : undefined;
+      if (type !== undefined) {
+        this.metricsOf(objectKind, type).storeReads += 1 + unnamed;
+        unnamed = 0;
+      } else if (sub.instance !== undefined) unnamed++;
       switch (result.tag) {
         case 'ReadyRoute':
           return result;
@@ -126,6 +132,8 @@ export class ObjectCaller {
             sub.instance.init,
             this.left(deadline, what),
           );
+          this.metricsOf(objectKind, sub.instance.type).storeReads += unnamed;
+          unnamed = 0;
           continue;
         case 'Unavailable':
           throw new ZLinkError(

@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  type AuthorityStore,
   type MeshLink,
   type MeshPeerEvent,
   type NodeRun,
   type ObjectTypeMetrics,
   PendingRequests,
+  ZLinkError,
   ZLinkEvents,
   encodePayload,
 } from '../../../lib/core/index.js';
@@ -69,7 +71,9 @@ class FakeLink implements MeshLink {
   }
 }
 
-async function setup() {
+type GetOrCreate = ConstructorParameters<typeof ObjectCaller>[0]['getOrCreate'];
+
+async function setup(getOrCreate?: (store: AuthorityStore) => GetOrCreate) {
   const store = new MemoryLocationStore().authorityStore();
   await store.compareAndSet({ mesh: MESH, kind: 'spot', id: 'x' }, 'absent', authority({ owner: RUN_B }));
   const leases = new FakeLeases();
@@ -91,17 +95,17 @@ async function setup() {
     pending: new PendingRequests(),
     events,
     clock: SYSTEM_CLOCK,
-    getOrCreate: () => Promise.reject(new Error('not in these tests')),
+    getOrCreate: getOrCreate?.(store) ?? (() => Promise.reject(new Error('not in this test'))),
   });
   const metrics = (): ObjectTypeMetrics => events.metrics.objects.of('spot', 'room');
   return { caller, cache, link, metrics, events };
 }
 
-function send(signal?: AbortSignal, timeoutMs = 5000): ObjectSubmission {
+function send(signal?: AbortSignal, timeoutMs = 5000, id = 'x'): ObjectSubmission {
   return {
     messageKind: 'send',
     objectKind: 'spot',
-    id: 'x',
+    id,
     packet: 'chat',
     metadata: undefined,
     payload: encodePayload('hi'),
@@ -163,5 +167,29 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
     expect(link.subscribers).toBe(1);
     caller.waits.close();
     expect(link.subscribers).toBe(0);
+  });
+});
+
+describe('ObjectCaller: Instance intent and the per-type counters', () => {
+  const creating: (store: AuthorityStore) => GetOrCreate = (store) => async (kind, type, id) => {
+    if (type !== 'room') throw new ZLinkError('NotFound', `no server hosts ${kind} type '${type}'`);
+    await store.compareAndSet({ mesh: MESH, kind, id }, 'absent', authority({ owner: RUN_B }));
+    return undefined;
+  };
+
+  it('a type no server hosts, named by Instance intent, gets no counters', async () => {
+    const { caller, events } = await setup(creating);
+    for (let i = 0; i < 3; i++)
+      await expect(
+        caller.call({ ...send(undefined, 5000, `y${i}`), instance: { type: `made-up-${i}`, init: null } }),
+      ).rejects.toMatchObject({ code: 'NotFound' });
+    expect(events.metrics.objects.snapshot().map((m) => m.type)).toEqual([]);
+  });
+
+  it('the read that found it Missing counts under the type once it was created, and the one after', async () => {
+    const { caller, link, metrics } = await setup(creating);
+    link.ready = true;
+    await caller.call({ ...send(undefined, 5000, 'y'), instance: { type: 'room', init: null } });
+    expect(metrics()).toMatchObject({ storeReads: 2, sends: 1 });
   });
 });
