@@ -11,12 +11,15 @@ import { objectClass, objectMeshOptions, registry, startRuntime } from './harnes
  */
 
 const hooks: string[] = [];
-let release: () => void = () => undefined;
+/** Promises user code returns and the test settles (each left over is settled after the test). */
+const held: (() => void)[] = [];
+const hold = (): Promise<void> => new Promise((r) => held.push(r));
+const release = (): void => held.splice(0).forEach((open) => open());
 
 class Slow {
   onActivate(): Promise<void> {
     hooks.push('onActivate');
-    return new Promise((r) => (release = r));
+    return hold();
   }
   onDeactivate(_ctx: unknown, reason: string): void {
     hooks.push(`onDeactivate ${reason}`);
@@ -35,10 +38,9 @@ class BadConstructor {
   }
 }
 
-let unhang: () => void = () => undefined;
 class Hangs {
   hang(): Promise<void> {
-    return new Promise((r) => (unhang = r));
+    return hold();
   }
 }
 
@@ -61,7 +63,6 @@ const runtimes: ZLinkRuntime[] = [];
 afterEach(async () => {
   hooks.length = 0;
   release();
-  unhang();
   await Promise.all(runtimes.splice(0).map((r) => r.close()));
 });
 
