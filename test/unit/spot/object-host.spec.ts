@@ -41,6 +41,7 @@ function slowReads(inner: AuthorityStore): SlowReads {
       },
       compareAndSet: (key, expected, next) => inner.compareAndSet(key, expected, next),
       delete: (key, expected) => inner.delete(key, expected),
+      takeOver: (key, expected, next, previous) => inner.takeOver(key, expected, next, previous),
       listByOwner: (mesh, rid) => inner.listByOwner(mesh, rid),
       close: () => inner.close(),
     },
