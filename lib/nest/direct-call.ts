@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common/constants.js';
 import type { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { HandlerFn } from '../core/index.js';
+import { type HandlerFn, isThenable } from '../core/index.js';
 import { toHandlerFailure } from './handler-failure.js';
 import { ZLinkParamtype } from './zlink.constants.js';
 
@@ -128,8 +128,4 @@ function hasSubscribe(value: unknown): boolean {
 
 function nonEmpty(value: unknown): boolean {
   return Array.isArray(value) && value.length > 0;
-}
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -21,6 +21,7 @@ import {
   encodeReply,
   errorMessage,
   toWireError,
+  isThenable,
 } from '../core/index.js';
 
 /** The fields of a received send or request that running its handler needs. */
@@ -197,10 +198,6 @@ export async function runInbound<C, M extends InboundMessage>(
       message: errorMessage(error),
     });
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function timed(metrics: HandlerMetrics, started: number): void {

@@ -1,4 +1,4 @@
-import { type JobQueue, type ObjectKey, ZLinkError, cancelledError } from '../../core/index.js';
+import { type JobQueue, type ObjectKey, ZLinkError, cancelledError, isThenable } from '../../core/index.js';
 import { ObjectTimers, type TimerSnapshot } from './object-timers.js';
 import {
   type TurnContext,
@@ -7,6 +7,7 @@ import {
   runInTurn,
   selfSubmitRefusal,
 } from './turn-context.js';
+import { settle } from './turn-outcomes.js';
 
 /** One unit of an object's work: a handler call, a lifecycle hook, a timer callback. */
 export type Turn<T> = () => T | PromiseLike<T>;
@@ -393,27 +394,5 @@ export class ObjectTurns<W = unknown> {
   private whenIdle(): Promise<void> {
     if (!this.current && !this.admission) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-}
-
-/** Whether `error` ended a turn that moved with its object (`handOff()`): the new owner answers it. */
-export function isHandedOff(error: unknown): boolean {
-  return (
-    error instanceof ZLinkError &&
-    error.code === 'Unavailable' &&
-    (error.details as { reason?: unknown } | undefined)?.reason === 'handedOff'
-  );
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-/** A `submitThen` callback's own failure must not stop the queue behind it. */
-function settle(callback: (value: unknown) => void, value: unknown): void {
-  try {
-    callback(value);
-  } catch {
-    // The callback's; the turn is over either way.
   }
 }

@@ -11,6 +11,7 @@ import {
   decodePayload,
   toObjectWireError,
   toWireError,
+  isThenable,
 } from '../../core/index.js';
 import type { Activation } from './activation.js';
 
@@ -109,8 +110,4 @@ export function runObjectCall(
     },
     (refused: unknown) => answer.error(toObjectWireError(refused)),
   );
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

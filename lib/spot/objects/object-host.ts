@@ -20,7 +20,7 @@ import { ObjectTurns } from '../execution/index.js';
 import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import { Activation, objectRef } from './activation.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
-import { userCode, within } from './host-helpers.js';
+import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
 import { exists, refusal, staleRef } from './refusals.js';
 
@@ -383,16 +383,7 @@ export class ObjectHost {
     gen: number,
     reason?: string,
   ): void {
-    this.config.events.emit({
-      type: 'object',
-      state,
-      mesh: key.mesh,
-      objectKind: key.kind,
-      objectType: type,
-      id: key.id,
-      objectGeneration: gen,
-      ...(reason !== undefined && { reason }),
-    });
+    emitObjectEvent(this.config.events, key, type, state, gen, reason);
   }
 
   private metricsOf(cls: ObjectClassDescription): ObjectTypeMetrics {
