@@ -66,7 +66,8 @@ export function encodeObjectRequest(
  * place, the payload copied once. The bytes are those of `packr.pack` of the record array (property
  * tests hold them to it); a number past 32 bits is left to msgpackr, which writes it as a float64.
  */
-function encodeObjectCall(
+/** What every object send and request is written from (a send: correlation 0, no origin). */
+type ObjectCallArgs = [
   correlation: number,
   origin: NodeRun | undefined,
   to: ObjectAddress,
@@ -75,6 +76,10 @@ function encodeObjectCall(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
   fields: Uint8Array | undefined,
+];
+
+function encodeObjectCall(
+  ...[correlation, origin, to, operationId, packet, metadata, payload, fields]: ObjectCallArgs
 ): Uint8Array {
   const f = to.fences;
   if (
@@ -137,14 +142,7 @@ function put(out: Buffer, at: number, bytes: Uint8Array): number {
 
 /** The same record through msgpackr, for numbers the hand-written form does not cover. */
 function packedObjectCall(
-  correlation: number,
-  origin: NodeRun | undefined,
-  to: ObjectAddress,
-  operationId: string,
-  packet: string,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields: Uint8Array | undefined,
+  ...[correlation, origin, to, operationId, packet, metadata, payload, fields]: ObjectCallArgs
 ): Uint8Array {
   const items: unknown[] =
     origin === undefined
