@@ -26,3 +26,4 @@ export * from './object-control-wire.js';
 export * from './object-metrics.js';
 export * from './encoded-call.js';
 export * from './thenable.js';
+export * from './lone-object.js';

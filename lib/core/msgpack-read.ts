@@ -25,6 +25,15 @@ export class MsgpackReader {
     return this.at;
   }
 
+  /** The next byte, unread (`undefined` past the end). */
+  peek(): number | undefined {
+    return this.bytes[this.at];
+  }
+
+  skip(n: number): void {
+    this.at += n;
+  }
+
   get atEnd(): boolean {
     return this.at === this.bytes.length;
   }
@@ -71,6 +80,30 @@ export class MsgpackReader {
     if (last.length !== end - start) return false;
     for (let i = 0; i < last.length; i++) if (last[i] !== this.bytes[start + i]) return false;
     return true;
+  }
+
+  /**
+   * A non-empty ASCII string as fixstr or str 8 (ids, NodeRids, generations, operation ids), without
+   * the last-string cache: the object records' strings alternate. `undefined` for any other form.
+   */
+  asciiStr(): string | undefined {
+    const b = this.bytes;
+    const head = b[this.at] as number;
+    let start: number;
+    let length: number;
+    if ((head & 0xe0) === 0xa0) {
+      start = this.at + 1;
+      length = head & 0x1f;
+    } else if (head === 0xd9) {
+      start = this.at + 2;
+      length = b[this.at + 1] as number;
+    } else return undefined;
+    const end = start + length;
+    if (length === 0 || !(end <= b.length)) return undefined;
+    for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
+    this.at = end;
+    const buffer = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    return buffer.toString('latin1', start, end);
   }
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */

@@ -10,6 +10,7 @@ import {
   ZLinkError,
   cacheFollowProblem,
   decodeObjectRecord,
+  readLoneObjectRecord,
   parseObjectRef,
   decodePayload,
   encodeObjectControl,
@@ -263,7 +264,7 @@ export class ObjectLayer {
   }
 
   private receive(record: InboundObjectRecord): void {
-    const r = decodeObjectRecord(record.bytes);
+    const r = readLoneObjectRecord(record.bytes) ?? decodeObjectRecord(record.bytes);
     const { events, mesh, link, self, pending } = this.config;
     const host = this.host;
     if (typeof r === 'string') {

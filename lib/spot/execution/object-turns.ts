@@ -236,7 +236,8 @@ export class ObjectTurns<W = unknown> {
 
   private refusal(options: SubmitOptions<W>): ZLinkError | undefined {
     if (this.phase === 'closed') return this.closedError();
-    if (!options.oneWay) {
+    // Only code running inside some turn can be waiting for this one (the name is built only then).
+    if (!options.oneWay && currentTurn() !== undefined) {
       const self = selfSubmitRefusal(`turn of ${describeObject(this.key)}`, this.key, this);
       if (self) return self;
     }

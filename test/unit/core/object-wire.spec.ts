@@ -8,6 +8,7 @@ import {
   WIRE_VERSION,
   decodeFrame,
   decodeObjectRecord,
+  readLoneObjectRecord,
   encodeFrameworkFields,
   encodeObjectErrorReply,
   encodeObjectReply,
@@ -147,6 +148,13 @@ describe('object records: bytes and round trips', () => {
       payload,
       trace: traced ? { traceparent: TRACEPARENT, tracestate: 'k=v' } : undefined,
     });
+    expectLoneAgrees(bytes);
+  }
+
+  /** The fast path reads a record to exactly what msgpackr reads, or leaves it to msgpackr. */
+  function expectLoneAgrees(bytes: Uint8Array): void {
+    const lone = readLoneObjectRecord(Buffer.from(bytes));
+    if (lone !== undefined) expect(lone).toEqual(decodeObjectRecord(bytes));
   }
 
   it('ObjectSend is byte for byte the msgpackr record array and reads back (property)', () => {
@@ -186,6 +194,7 @@ describe('object records: bytes and round trips', () => {
             originGeneration: gen,
             payload,
           });
+          expectLoneAgrees(reply);
           const error = encodeObjectErrorReply(id, gen, { code: 'Rejected', message });
           expect(hex(error)).toBe(
             hex(pack([WIRE_VERSION, RecordKind.ObjectErrorReply, id, gen, ['Rejected', message]])),
@@ -341,5 +350,49 @@ describe('object records: size bounds', () => {
     const r = decodeObjectRecord(encodeObjectSend(ADDRESS, 'op', 'p', undefined, payload));
     expect(typeof r).not.toBe('string');
     expect((r as { payload: Uint8Array }).payload.length).toBe(payload.length);
+  });
+});
+
+describe('object records: the lone-record fast path', () => {
+  const to: ObjectAddress = {
+    objectKind: 'spot',
+    id: 'room-17',
+    fences: {
+      owner: { rid: 'node-a', nodeGeneration: 'ab12' },
+      objectGeneration: 9,
+      authorityOwnerGeneration: 1,
+      ownerLeaseGeneration: 2,
+    },
+  };
+  const payload = Uint8Array.of(1, 2, 3);
+
+  it('reads the usual send, request and reply itself (ASCII names, no trace)', () => {
+    const origin: NodeRun = { rid: 'caller-with-a-long-rid-of-more-than-31-bytes', nodeGeneration: 'cd34' };
+    const op = 'caller-with-a-long-rid-of-more-than-31-bytes/cd34/1a';
+    const cases = [
+      encodeObjectSend(to, op, 'join', undefined, payload),
+      encodeObjectRequest(7, origin, to, op, 'join', Uint8Array.of(0x80), payload),
+      encodeObjectReply(7, 'cd34', payload),
+    ];
+    for (const bytes of cases) {
+      const lone = readLoneObjectRecord(bytes);
+      expect(lone).toBeDefined();
+      expect(lone).toEqual(decodeObjectRecord(bytes));
+    }
+  });
+
+  it('leaves a traced, a non-ASCII or a grown record to msgpackr', () => {
+    const traced = encodeObjectSend(
+      to,
+      'op',
+      'join',
+      undefined,
+      payload,
+      encodeFrameworkFields(TRACEPARENT, 'k=v'),
+    );
+    const unicode = encodeObjectSend({ ...to, id: '방-1' }, 'op', 'join', undefined, payload);
+    const grown = pack([WIRE_VERSION, RecordKind.ObjectReply, 7, 'g', payload, 'later']);
+    for (const bytes of [traced, unicode, grown]) expect(readLoneObjectRecord(bytes)).toBeUndefined();
+    expect(decodeObjectRecord(grown)).toMatchObject({ kind: RecordKind.ObjectReply, correlation: 7 });
   });
 });
