@@ -27,7 +27,7 @@ export function readLoneObjectRecord(
   const r = reader.reset(bytes, 3);
   if (head === 0x95 && kind === RecordKind.ObjectReply) {
     const correlation = r.uint();
-    const originGeneration = correlation ? r.asciiStr() : undefined;
+    const originGeneration = correlation ? r.asciiStr(0) : undefined;
     const payload = originGeneration === undefined ? undefined : r.bin();
     if (payload === undefined || !r.atEnd) return undefined;
     return {
@@ -40,12 +40,12 @@ export function readLoneObjectRecord(
   let route: { correlation: number; origin: { rid: string; nodeGeneration: string } } | undefined;
   if (head === (0x90 | REQUEST_LENGTH) && kind === RecordKind.ObjectRequest) {
     const correlation = r.uint();
-    const rid = correlation ? r.asciiStr() : undefined;
-    const nodeGeneration = rid === undefined ? undefined : r.asciiStr();
+    const rid = correlation ? r.asciiStr(1) : undefined;
+    const nodeGeneration = rid === undefined ? undefined : r.asciiStr(0);
     if (nodeGeneration === undefined) return undefined;
     route = { correlation: correlation as number, origin: { rid: rid as string, nodeGeneration } };
   } else if (head !== (0x90 | SEND_LENGTH) || kind !== RecordKind.ObjectSend) return undefined;
-  const objectKind = r.asciiStr();
+  const objectKind = r.asciiStr(2);
   if (objectKind !== 'spot' && objectKind !== 'actor') return undefined;
   const call = readCallTail(r, objectKind);
   if (call === undefined) return undefined;
@@ -56,16 +56,16 @@ export function readLoneObjectRecord(
 
 /** From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after. */
 function readCallTail(r: MsgpackReader, objectKind: ObjectKind) {
-  const id = r.asciiStr();
+  const id = r.asciiStr(3);
   if (id === undefined || r.peek() !== 0x95) return undefined;
   r.skip(1);
-  const ownerRid = r.asciiStr();
-  const ownerGeneration = ownerRid === undefined ? undefined : r.asciiStr();
+  const ownerRid = r.asciiStr(4);
+  const ownerGeneration = ownerRid === undefined ? undefined : r.asciiStr(5);
   const objectGeneration = ownerGeneration === undefined ? undefined : r.uint();
   const authorityOwnerGeneration = objectGeneration === undefined ? undefined : r.uint();
   const ownerLeaseGeneration = authorityOwnerGeneration === undefined ? undefined : r.uint();
-  const operationId = ownerLeaseGeneration === undefined ? undefined : r.asciiStr();
-  const packet = operationId === undefined ? undefined : r.asciiStr();
+  const operationId = ownerLeaseGeneration === undefined ? undefined : r.asciiStr(6);
+  const packet = operationId === undefined ? undefined : r.asciiStr(7);
   const metadata = packet === undefined ? undefined : r.nilOrBin();
   const payload = metadata === undefined ? undefined : r.bin();
   if (payload === undefined || r.peek() !== 0xc0) return undefined;

@@ -83,10 +83,11 @@ export class MsgpackReader {
   }
 
   /**
-   * A non-empty ASCII string as fixstr or str 8 (ids, NodeRids, generations, operation ids), without
-   * the last-string cache: the object records' strings alternate. `undefined` for any other form.
+   * A non-empty ASCII string as fixstr or str 8 (ids, NodeRids, generations, operation ids).
+   * `slot` names the field: each keeps its last string, so a field that repeats from record to record
+   * (a NodeRid, a packet) costs a byte comparison, not a new string. `undefined` for any other form.
    */
-  asciiStr(): string | undefined {
+  asciiStr(slot: number): string | undefined {
     const b = this.bytes;
     const head = b[this.at] as number;
     let start: number;
@@ -100,11 +101,25 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
+    const last = this.slotBytes[slot];
+    if (last !== undefined && last.length === length && sameBytes(last, b, start)) {
+      this.at = end;
+      return this.slotStrings[slot];
+    }
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = b[i] as number;
+      if (c >= 0x80) return undefined;
+      s += String.fromCharCode(c);
+    }
+    this.slotBytes[slot] = b.slice(start, end);
+    this.slotStrings[slot] = s;
     this.at = end;
-    const buffer = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    return buffer.toString('latin1', start, end);
+    return s;
   }
+
+  private readonly slotBytes: (Uint8Array | undefined)[] = [];
+  private readonly slotStrings: string[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
   nilOrAsciiFixstr(): string | null | undefined {
@@ -152,4 +167,9 @@ export class MsgpackReader {
     this.at += size;
     return value;
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
+  return true;
 }

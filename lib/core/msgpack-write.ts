@@ -92,5 +92,16 @@ export function str(out: Buffer, at: number, s: string, n: number): number {
     out.writeUInt32BE(n, at + 1);
     at += 5;
   }
+  // ASCII (as long in bytes as in chars), the usual id: copied by hand, cheaper than an encoder call.
+  if (n === s.length) {
+    for (let i = 0; i < n; i++) out[at + i] = s.charCodeAt(i);
+    return at + n;
+  }
   return at + out.write(s, at, n, 'utf8');
+}
+
+/** The UTF-8 length of `s`: its length when it is ASCII (checked by hand), else the encoder's count. */
+export function utf8Length(s: string): number {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s);
+  return s.length;
 }

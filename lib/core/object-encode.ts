@@ -96,8 +96,8 @@ function encodeObjectCall(
   const owner = strBytes(f.owner.rid);
   const ownerRun = strBytes(f.owner.nodeGeneration);
   const name = strBytes(packet);
-  const idLength = Buffer.byteLength(to.id);
-  const opLength = Buffer.byteLength(operationId);
+  const idLength = write.utf8Length(to.id);
+  const opLength = write.utf8Length(operationId);
   let size =
     3 +
     kind.length +

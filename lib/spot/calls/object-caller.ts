@@ -64,7 +64,9 @@ export class ObjectCaller {
 
   constructor(private readonly config: ObjectCallerConfig) {
     this.waits = new PeerWaits(config.link);
-    this.opPrefix = `${config.self.rid}/${config.self.nodeGeneration}/`;
+    // The node generation is random per process start: with a counter it names one operation of one
+    // run, short enough to travel as a fixstr.
+    this.opPrefix = `${config.self.nodeGeneration}:`;
   }
 
   /**
