@@ -27,3 +27,4 @@ export * from './object-metrics.js';
 export * from './encoded-call.js';
 export * from './thenable.js';
 export * from './lone-object.js';
+export { readObjectFences, writeObjectFences } from './object-fences.js';

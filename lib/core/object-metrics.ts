@@ -1,12 +1,12 @@
+import { CallMetrics } from './call-metrics.js';
+
 /** Counters of one object type on this node (issue 16 item 9), kept where the work happens. */
 export class ObjectTypeMetrics {
-  /** Calls this node's callers started to objects of the type: sends and requests. */
-  sends = 0;
-  requests = 0;
-  /** Requests that ended with a reply. */
-  replies = 0;
-  /** Calls that ended otherwise, per `ZLinkError` code. */
-  readonly failures = new Map<string, number>();
+  /**
+   * Calls this node's callers started to objects of the type: sends, requests, and their terminals
+   * (replies, failures per code, latency), counted where they end — the pending table for requests.
+   */
+  readonly calls = new CallMetrics();
   /** Turns run here for objects of the type (handlers, not timers or lifecycle hooks). */
   handled = 0;
   activations = 0;
@@ -16,8 +16,9 @@ export class ObjectTypeMetrics {
   /** Messages waiting in the queues of this node's activations of the type, now (set by the owner). */
   queueDepth: () => number = () => 0;
 
+  /** A call that ended before it reached the pending table (or a send that failed), per code. */
   fail(code: string): void {
-    this.failures.set(code, (this.failures.get(code) ?? 0) + 1);
+    this.calls.failures.set(code, (this.calls.failures.get(code) ?? 0) + 1);
   }
 }
 
@@ -50,10 +51,10 @@ export class ObjectMetricsRegistry {
     return [...this.byType.values()].map(({ kind, type, m }) => ({
       kind,
       type,
-      sends: m.sends,
-      requests: m.requests,
-      replies: m.replies,
-      failures: Object.fromEntries(m.failures),
+      sends: m.calls.sends,
+      requests: m.calls.requests,
+      replies: m.calls.replies,
+      failures: Object.fromEntries(m.calls.failures),
       handled: m.handled,
       activations: m.activations,
       deactivations: m.deactivations,

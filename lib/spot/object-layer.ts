@@ -5,6 +5,7 @@ import {
   type ObjectControlRecord,
   type ObjectKind,
   type ObjectRef,
+  type ObjectRouteFences,
   type PendingRequests,
   RecordKind,
   ZLinkError,
@@ -22,6 +23,7 @@ import { ObjectCaller } from './calls/object-caller.js';
 import type { ObjectSubmission } from './calls/object-submission.js';
 import { ObjectHost, type ObjectHostConfig } from './objects/object-host.js';
 import { remoteAnswer, sendAnswer } from './objects/remote-answer.js';
+import { staleRoute } from './objects/refusals.js';
 import { settleObjectReply } from './calls/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
 
@@ -106,6 +108,10 @@ export class ObjectLayer {
       }),
     );
   }
+
+  private readonly onStale = (objectKind: ObjectKind, id: string, fences: ObjectRouteFences): void => {
+    this.cache.invalidateStale(objectKind, id, fences);
+  };
 
   /** A call by global id (see `ObjectCaller.call`). */
   call(sub: ObjectSubmission): Promise<unknown> {
@@ -274,7 +280,7 @@ export class ObjectLayer {
     switch (r.kind) {
       case RecordKind.ObjectReply:
       case RecordKind.ObjectErrorReply:
-        settleObjectReply(pending, events, mesh, self, record.from.rid, r);
+        settleObjectReply(pending, events, mesh, self, record.from.rid, r, this.onStale);
         return;
       case RecordKind.ObjectStale:
         this.cache.invalidateStale(r.objectKind, r.id, r.fences);
@@ -301,12 +307,8 @@ export class ObjectLayer {
             ? remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration)
             : sendAnswer(link, events, mesh, record.from.rid, call);
         if (host) host.dispatch(call, answer);
-        else
-          answer.error({
-            code: 'ObjectStale',
-            message: `node '${self.rid}' holds no objects`,
-            details: { reason: 'staleRoute' },
-          });
+        // A node that holds no objects is never the current owner of any.
+        else answer.error(staleRoute(self.rid, call));
       }
     }
   }

@@ -1,5 +1,6 @@
 import {
   type NodeRun,
+  type ObjectTypeMetrics,
   type PendingRequests,
   type WireError,
   type ZLinkEvents,
@@ -11,7 +12,7 @@ import {
 } from '../../core/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
 import { reportSendFailure } from '../objects/remote-answer.js';
-import type { ReadyRoute } from '../resolve/index.js';
+import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
 
 /** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
@@ -23,6 +24,7 @@ export interface LocalCaller {
   readonly events: ZLinkEvents;
   readonly mesh: string;
   readonly self: NodeRun;
+  readonly cache: RouteCache;
 }
 
 /**
@@ -41,6 +43,7 @@ export function localCall(
   operationId: string,
   timeoutMs: number,
   what: string,
+  metrics: ObjectTypeMetrics,
 ): Promise<unknown> {
   const { pending, events, mesh } = caller;
   const selfRid = caller.self.rid;
@@ -76,7 +79,13 @@ export function localCall(
   }
   let opened: { correlation: number; result: Promise<unknown> };
   try {
-    opened = pending.open({ timeoutMs, signal: sub.signal, route: LOCAL_ROUTE, describe: what });
+    opened = pending.open({
+      timeoutMs,
+      signal: sub.signal,
+      route: LOCAL_ROUTE,
+      describe: what,
+      metrics: metrics.calls,
+    });
   } catch (error) {
     return Promise.reject(error);
   }
@@ -100,7 +109,11 @@ export function localCall(
             ),
           );
       },
-      error: (error) => pending.reject(correlation, (d) => fromObjectWireError(error, d)),
+      error: (error) => {
+        // A stale answer drops exactly the cache entry the call was sent on.
+        if (error.code === 'ObjectStale') caller.cache.invalidateStale(sub.objectKind, sub.id, route);
+        pending.reject(correlation, (d) => fromObjectWireError(error, d));
+      },
     },
   );
   return opened.result;

@@ -211,38 +211,28 @@ export class ObjectCaller {
         operationId,
         Math.max(1, deadline - this.config.clock.now()),
         what,
+        m,
       );
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
         return this.whenReachable(route, sub, deadline, what, m);
-      raw = this.remoteCall(route, sub, operationId, deadline, what);
+      raw = this.remoteCall(route, sub, operationId, deadline, what, m);
     }
-    if (sub.messageKind === 'send') {
-      if (raw === RESOLVED) return raw;
-      return raw.catch((error: unknown) => {
-        this.settledWithError(route, sub, error);
-        this.failed(m, error);
-        throw error;
-      });
-    }
-    return raw.then(
-      (value) => {
-        m.replies++;
-        return value;
-      },
-      (error: unknown) => {
-        this.settledWithError(route, sub, error);
-        this.failed(m, error);
-        throw error;
-      },
-    );
+    if (sub.messageKind === 'request') return raw;
+    // A request's terminal is counted by the pending table, a stale answer handled where it arrives
+    // (`onStale`); a send that waited for queue space can still fail here.
+    if (raw === RESOLVED) return raw;
+    return raw.catch((error: unknown) => {
+      this.failed(m, error);
+      throw error;
+    });
   }
 
   /** The counters of `type`, with this call counted in them. */
   private counted(sub: ObjectSubmission, type: string): ObjectTypeMetrics {
     const m = this.metricsOf(sub.objectKind, type);
-    if (sub.messageKind === 'send') m.sends++;
-    else m.requests++;
+    if (sub.messageKind === 'send') m.calls.sends++;
+    else m.calls.requests++;
     return m;
   }
 
@@ -253,6 +243,7 @@ export class ObjectCaller {
     operationId: string,
     deadline: number,
     what: string,
+    m: ObjectTypeMetrics,
   ): Promise<unknown> {
     const { self, pending } = this.config;
     const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
@@ -267,6 +258,7 @@ export class ObjectCaller {
       signal: sub.signal,
       route: route.owner.rid,
       describe: what,
+      metrics: m.calls,
     });
     const bytes = encodeObjectRequest(
       opened.correlation,
@@ -285,12 +277,6 @@ export class ObjectCaller {
       ),
     );
     return opened.result;
-  }
-
-  /** A request ended with an error: a stale-route answer drops exactly the entry it was sent on. */
-  private settledWithError(route: ReadyRoute, sub: ObjectSubmission, error: unknown): void {
-    if (error instanceof ZLinkError && error.remote?.code === 'ObjectStale')
-      this.config.cache.invalidateStale(sub.objectKind, sub.id, route);
   }
 
   private failed(m: ObjectTypeMetrics, error: unknown): void {

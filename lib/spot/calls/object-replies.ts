@@ -1,5 +1,7 @@
 import {
   type NodeRun,
+  type ObjectKind,
+  type ObjectRouteFences,
   type ObjectErrorReplyRecord,
   type ObjectReplyRecord,
   type PendingRequests,
@@ -8,6 +10,7 @@ import {
   ZLinkError,
   decodePayload,
   fromObjectWireError,
+  readObjectFences,
 } from '../../core/index.js';
 
 /**
@@ -22,10 +25,12 @@ export function settleObjectReply(
   self: NodeRun,
   fromRid: string,
   r: ObjectReplyRecord | ObjectErrorReplyRecord,
+  onStale: (objectKind: ObjectKind, id: string, fences: ObjectRouteFences) => void,
 ): void {
   let settled = false;
   if (r.originGeneration === self.nodeGeneration) {
     if (r.kind === RecordKind.ObjectErrorReply) {
+      if (r.error.code === 'ObjectStale') staleRoute(r.error.details, onStale);
       settled = pending.reject(r.correlation, (d) => fromObjectWireError(r.error, d));
     } else {
       const payload = decodePayload(r.payload);
@@ -49,4 +54,20 @@ export function settleObjectReply(
     kind: 'request',
     reason: `object reply matches no pending request (correlation ${r.correlation}): it ended before the reply came`,
   });
+}
+
+/** The route a stale answer names (the owner echoes it): the caller drops exactly that entry. */
+function staleRoute(
+  details: unknown,
+  onStale: (objectKind: ObjectKind, id: string, fences: ObjectRouteFences) => void,
+): void {
+  const d = details as { objectKind?: unknown; id?: unknown; fences?: unknown } | undefined;
+  const fences = readObjectFences(d?.fences);
+  if (
+    fences === undefined ||
+    (d?.objectKind !== 'spot' && d?.objectKind !== 'actor') ||
+    typeof d.id !== 'string'
+  )
+    return;
+  onStale(d.objectKind, d.id, fences);
 }

@@ -22,7 +22,7 @@ import { Activation, objectRef } from './activation.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
-import { exists, refusal, staleRef } from './refusals.js';
+import { exists, refusal, staleRef, staleRoute } from './refusals.js';
 
 export interface ObjectHostConfig {
   readonly mesh: string;
@@ -249,11 +249,7 @@ export class ObjectHost {
     if (this.fenced) return answer.error(refusal(fencedRefusal(`${call.objectKind} '${call.id}'`)));
     const a = this.active[call.objectKind].get(call.id);
     if (a === undefined || !a.admits(this.config.self, call.fences)) {
-      return answer.error({
-        code: 'ObjectStale',
-        message: `node '${this.config.self.rid}' is not the current owner of ${call.objectKind} '${call.id}' on that route`,
-        details: { reason: 'staleRoute' },
-      });
+      return answer.error(staleRoute(this.config.self.rid, call));
     }
     runObjectCall(a, call, answer, this.config.tracing);
   }

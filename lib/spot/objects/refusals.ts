@@ -1,4 +1,5 @@
-import { type ObjectRef, type WireError, ZLinkError } from '../../core/index.js';
+import { type ObjectRef, type WireError, ZLinkError, writeObjectFences } from '../../core/index.js';
+import type { InboundObjectCall } from './object-dispatch.js';
 
 /** The owner's refusals, in the words and codes the issue's contract gives them. */
 
@@ -23,4 +24,21 @@ export function staleRef(what: string, ref: ObjectRef, current: number): ZLinkEr
 /** A framework refusal as the wire carries it (see OBJECT_REFUSALS). */
 export function refusal(error: ZLinkError): WireError {
   return { code: 'ObjectRefused', message: error.message, details: error.details };
+}
+
+/**
+ * A call on a route that is not the owner's current one (or for an object not here): it carries the
+ * route it came on, so the caller drops exactly that cache entry and never a newer one.
+ */
+export function staleRoute(rid: string, call: InboundObjectCall): WireError {
+  return {
+    code: 'ObjectStale',
+    message: `node '${rid}' is not the current owner of ${call.objectKind} '${call.id}' on that route`,
+    details: {
+      reason: 'staleRoute',
+      objectKind: call.objectKind,
+      id: call.id,
+      fences: writeObjectFences(call.fences),
+    },
+  };
 }

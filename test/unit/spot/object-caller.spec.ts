@@ -126,8 +126,8 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
     await expect(call).rejects.toMatchObject({ code: 'Cancelled' });
     expect(cache.size).toBe(1);
     expect(link.sent).toHaveLength(0);
-    expect(metrics().failures.get('Cancelled')).toBe(1);
-    expect(metrics().failures.get('Unavailable')).toBeUndefined();
+    expect(metrics().calls.failures.get('Cancelled')).toBe(1);
+    expect(metrics().calls.failures.get('Unavailable')).toBeUndefined();
   });
 
   it('a signal already aborted when the route is known does not wait at all', async () => {
@@ -149,7 +149,7 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
       details: { reason: 'ownerUnreachable' },
     });
     expect(cache.size).toBe(0);
-    expect(metrics().failures.get('Unavailable')).toBe(1);
+    expect(metrics().calls.failures.get('Unavailable')).toBe(1);
   });
 
   it('a call whose owner becomes ready during the wait is sent, and counted once', async () => {
@@ -159,7 +159,7 @@ describe('ObjectCaller: an owner that is not a ready peer yet', () => {
     link.up();
     await call;
     expect(link.sent).toHaveLength(1);
-    expect(metrics().sends).toBe(1);
+    expect(metrics().calls.sends).toBe(1);
   });
 
   it('closing the waits unsubscribes from the link', async () => {
@@ -190,6 +190,6 @@ describe('ObjectCaller: Instance intent and the per-type counters', () => {
     const { caller, link, metrics } = await setup(creating);
     link.ready = true;
     await caller.call({ ...send(undefined, 5000, 'y'), instance: { type: 'room', init: null } });
-    expect(metrics()).toMatchObject({ storeReads: 2, sends: 1 });
+    expect(metrics()).toMatchObject({ storeReads: 2, calls: { sends: 1 } });
   });
 });
