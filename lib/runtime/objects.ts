@@ -158,7 +158,7 @@ export class RuntimeObjects implements Topology {
       trace: submit.trace,
       timeoutMs: submit.timeoutMs,
       signal: submit.signal,
-      ...(target.instance && { instance: target.instance }),
+      instance: target.instance,
     });
   }
 

@@ -87,8 +87,9 @@ export class ObjectCaller {
       if (self) return Promise.reject(self);
     }
     if (sub.signal?.aborted) return Promise.reject(cancelledError(what, sub.signal));
-    const deadline = this.config.clock.now() + sub.timeoutMs;
-    const hit = this.config.cache.lookup(objectKind, id);
+    const now = this.config.clock.now();
+    const deadline = now + sub.timeoutMs;
+    const hit = this.config.cache.lookup(objectKind, id, now);
     if (hit !== undefined) {
       if (this.config.events.perMessage) this.routeEvent('hit', objectKind, id);
       return this.toOwner(hit, sub, deadline, what);

@@ -123,12 +123,14 @@ export class RouteCache {
    * lifetime goes: `expired`, or `leaseEnded`). An entry lives until the earlier of its max age and
    * the owner lease's current admission deadline (§2.2 "Usable duration"): past the deadline the
    * route was made with, the lease view is asked again (memory, no store read) and a refreshed lease
-   * gives a copy of the route with the later deadline. A hit allocates nothing otherwise.
+   * gives a copy of the route with the later deadline. A hit allocates nothing otherwise. `now`: the
+   * caller's reading of the same clock, if it has one.
    */
-  lookup(kind: ObjectKind, id: string): ReadyRoute | undefined {
+  lookup(kind: ObjectKind, id: string, now?: number): ReadyRoute | undefined {
     const entry = this.entries[kind].get(id);
     if (entry === undefined) return undefined;
-    const now = this.options.clock.now();
+    // A caller that just read the clock passes it: one read per call, not two.
+    now ??= this.options.clock.now();
     if (now >= entry.ageLimit) {
       this.drop(entry, 'expired');
       return undefined;
