@@ -245,7 +245,16 @@ describe('object owners lost: SIGKILL and SIGSTOP', () => {
     expect(retry.refs['p-new']).toMatchObject({ id: 'p-new', rid: 'srv-stop' });
 
     // p-0 runs on srv-a only: the old owner never ran a turn or a timer of it again.
-    const p0 = await calls(caller, { tag: 'p0', targets: ['p-0'], seqBase: 100 });
+    // The store pause fenced the survivors' leases too (no refresh lands for 3 s): srv-a refuses
+    // (`Rejected`: it never ran) until its own lease is back and it has re-read its Spots.
+    let p0: CallResult[];
+    const p0Deadline = Date.now() + 10000;
+    for (let round = 0; ; round++) {
+      p0 = await calls(caller, { tag: `p0-${round}`, targets: ['p-0'], seqBase: 100 + round });
+      if (p0[0]?.outcome !== 'Rejected') break;
+      if (Date.now() > p0Deadline) throw new Error(`srv-a never served p-0: ${JSON.stringify(p0)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(p0).toMatchObject([{ outcome: 'ok', rid: 'srv-a', gen: taken.objectGeneration }]);
     await settle([sleeper, ...survivors]);
     const afterStop = sleeper.logs.slice(frozenAt);
