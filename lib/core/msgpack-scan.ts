@@ -44,3 +44,38 @@ function sizeWithLength(bytes: Uint8Array, at: number, b: number): number {
   const extType = b >= 0xc7 && b <= 0xc9 ? 1 : 0;
   return 1 + field + extType + length;
 }
+
+/**
+ * Where the msgpack value that starts at `at` ends (nested values included), without decoding or
+ * allocating anything; `-1` when it runs past the end of `bytes`. A linear walk over headers, as
+ * `countMsgpackValues` does, keeping how many items the open containers still hold.
+ */
+export function msgpackValueEnd(bytes: Uint8Array, at: number): number {
+  let pending = 1;
+  while (pending > 0) {
+    if (at >= bytes.length) return -1;
+    const b = bytes[at] as number;
+    pending--;
+    if (b < 0x80 || b >= 0xe0) at += 1;
+    else if (b < 0x90) {
+      pending += 2 * (b & 0x0f);
+      at += 1;
+    } else if (b < 0xa0) {
+      pending += b & 0x0f;
+      at += 1;
+    } else if (b < 0xc0) at += 1 + (b & 0x1f);
+    else if (b >= 0xdc) {
+      // array 16/32, map 16/32: the count follows the header
+      const wide = b === 0xdd || b === 0xdf;
+      if (at + (wide ? 4 : 2) >= bytes.length) return -1;
+      let n = 0;
+      for (let i = 1; i <= (wide ? 4 : 2); i++) n = n * 256 + (bytes[at + i] as number);
+      pending += b >= 0xde ? 2 * n : n;
+      at += wide ? 5 : 3;
+    } else {
+      const fixed = FIXED_SIZE[b - 0xc0] as number;
+      at += fixed > 0 ? fixed : sizeWithLength(bytes, at, b);
+    }
+  }
+  return at <= bytes.length ? at : -1;
+}

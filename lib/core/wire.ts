@@ -23,7 +23,7 @@ import {
 } from './call-records.js';
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
 import { readLoneCall } from './lone-call.js';
-import { countMsgpackValues } from './msgpack-scan.js';
+import { countMsgpackValues, msgpackValueEnd } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
@@ -203,6 +203,9 @@ export function decodeRecords(frame: Uint8Array, objects = false): DecodedFrame 
   if (frame.length > MAX_FRAME_VALUES && countMsgpackValues(frame, MAX_FRAME_VALUES) > MAX_FRAME_VALUES) {
     return { records: [], malformed: [{ reason: `frame: more than ${MAX_FRAME_VALUES} msgpack values` }] };
   }
+  // A frame of object records (an object node's usual traffic) is split without msgpackr reading
+  // them: the object layer reads each one itself, once.
+  if (objects && startsWithObjectRecord(frame, 0)) return splitObjectFrame(frame);
   const values: unknown[] = [];
   // Where each value starts and ends, kept only when object records are asked for (they go out as views).
   const spans: number[] | undefined = objects ? [] : undefined;
@@ -241,6 +244,61 @@ export function decodeRecords(frame: Uint8Array, objects = false): DecodedFrame 
 }
 
 const NO_MALFORMED: MalformedRecord[] = [];
+
+/** A fixarray record of this version whose kind is an object layer's: its header says so, unread. */
+function startsWithObjectRecord(frame: Uint8Array, at: number): boolean {
+  return (
+    ((frame[at] as number) & 0xf0) === 0x90 &&
+    frame[at + 1] === WIRE_VERSION &&
+    RESERVED_KINDS.has(frame[at + 2] as number)
+  );
+}
+
+/**
+ * `decodeRecords` for a frame that starts with an object record: each record's end is found by
+ * walking its headers (`msgpackValueEnd`); object records go out as views, unread, and any other
+ * record is read by msgpackr alone, as `decodeRecords` would read it. The same records, the same
+ * bounds (`MAX_FRAME_RECORDS`), the same treatment of a damaged tail (what came before it is kept).
+ */
+function splitObjectFrame(frame: Uint8Array): DecodedFrame {
+  const records: WireRecord[] = [];
+  let malformed: MalformedRecord[] | undefined;
+  let found: ObjectWireRecord[] | undefined;
+  let count = 0;
+  for (let at = 0; at < frame.length; count++) {
+    if (count >= MAX_FRAME_RECORDS) {
+      (malformed ??= []).push({
+        reason: `frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`,
+      });
+      break;
+    }
+    const end = msgpackValueEnd(frame, at);
+    if (end < 0) {
+      (malformed ??= []).push({ reason: 'frame: a record runs past the end of the frame' });
+      break;
+    }
+    const bytes = frame.subarray(at, end);
+    at = end;
+    if (startsWithObjectRecord(bytes, 0)) {
+      (found ??= []).push({ kind: bytes[2] as number, bytes });
+      continue;
+    }
+    let r: WireRecord | MalformedRecord;
+    try {
+      const value: unknown = packr.unpack(bytes);
+      if (isObjectRecord(value)) {
+        (found ??= []).push({ kind: value[1], bytes });
+        continue;
+      }
+      r = toRecord(value);
+    } catch (e) {
+      r = { reason: `record could not be read: ${(e as Error).message}` };
+    }
+    if ('kind' in r) records.push(r);
+    else (malformed ??= []).push(r);
+  }
+  return { records, malformed: malformed ?? NO_MALFORMED, ...(found && { objects: found }) };
+}
 
 const isObjectRecord = (value: unknown): value is [number, number, ...unknown[]] =>
   Array.isArray(value) && value[0] === WIRE_VERSION && RESERVED_KINDS.has(value[1] as number);
