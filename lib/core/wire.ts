@@ -222,25 +222,46 @@ export function decodeRecords(frame: Uint8Array, objects = false): DecodedFrame 
   } catch (e) {
     broken = { reason: `frame: ${(e as Error).message}` };
   }
-  const records: WireRecord[] = [];
-  let malformed: MalformedRecord[] | undefined = broken && [broken];
-  let found: ObjectWireRecord[] | undefined;
+  const out = new FrameRecords();
+  if (broken) out.malformed(broken);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (spans && isObjectRecord(value)) {
-      (found ??= []).push({ kind: value[1], bytes: frame.subarray(spans[2 * i], spans[2 * i + 1]) });
-      continue;
-    }
+    if (spans && isObjectRecord(value)) out.object(value[1], frame.subarray(spans[2 * i], spans[2 * i + 1]));
+    else out.read(value);
+  }
+  return out.frame();
+}
+
+/** What one frame decodes to, gathered record by record (both readers of a frame share it). */
+class FrameRecords {
+  private readonly records: WireRecord[] = [];
+  private bad: MalformedRecord[] | undefined;
+  private objects: ObjectWireRecord[] | undefined;
+
+  malformed(record: MalformedRecord): void {
+    (this.bad ??= []).push(record);
+  }
+
+  object(kind: number, bytes: Uint8Array): void {
+    (this.objects ??= []).push({ kind, bytes });
+  }
+
+  /** The record `value` is (or the reason it cannot be read: a throw included). */
+  read(value: unknown): void {
     let r: WireRecord | MalformedRecord;
     try {
       r = toRecord(value);
     } catch (e) {
       r = { reason: `record could not be read: ${(e as Error).message}` };
     }
-    if ('kind' in r) records.push(r);
-    else (malformed ??= []).push(r);
+    if ('kind' in r) this.records.push(r);
+    else this.malformed(r);
   }
-  return { records, malformed: malformed ?? NO_MALFORMED, ...(found && { objects: found }) };
+
+  frame(): DecodedFrame {
+    const { records, bad, objects } = this;
+    return { records, malformed: bad ?? NO_MALFORMED, ...(objects && { objects }) };
+  }
 }
 
 const NO_MALFORMED: MalformedRecord[] = [];
@@ -261,43 +282,34 @@ function startsWithObjectRecord(frame: Uint8Array, at: number): boolean {
  * bounds (`MAX_FRAME_RECORDS`), the same treatment of a damaged tail (what came before it is kept).
  */
 function splitObjectFrame(frame: Uint8Array): DecodedFrame {
-  const records: WireRecord[] = [];
-  let malformed: MalformedRecord[] | undefined;
-  let found: ObjectWireRecord[] | undefined;
-  let count = 0;
-  for (let at = 0; at < frame.length; count++) {
+  const out = new FrameRecords();
+  for (let at = 0, count = 0; at < frame.length; count++) {
     if (count >= MAX_FRAME_RECORDS) {
-      (malformed ??= []).push({
-        reason: `frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read`,
-      });
+      out.malformed({ reason: `frame: more than ${MAX_FRAME_RECORDS} records; the rest was not read` });
       break;
     }
     const end = msgpackValueEnd(frame, at);
     if (end < 0) {
-      (malformed ??= []).push({ reason: 'frame: a record runs past the end of the frame' });
+      out.malformed({ reason: 'frame: a record runs past the end of the frame' });
       break;
     }
     const bytes = frame.subarray(at, end);
     at = end;
     if (startsWithObjectRecord(bytes, 0)) {
-      (found ??= []).push({ kind: bytes[2] as number, bytes });
+      out.object(bytes[2] as number, bytes);
       continue;
     }
-    let r: WireRecord | MalformedRecord;
+    let value: unknown;
     try {
-      const value: unknown = packr.unpack(bytes);
-      if (isObjectRecord(value)) {
-        (found ??= []).push({ kind: value[1], bytes });
-        continue;
-      }
-      r = toRecord(value);
+      value = packr.unpack(bytes);
     } catch (e) {
-      r = { reason: `record could not be read: ${(e as Error).message}` };
+      out.malformed({ reason: `record could not be read: ${(e as Error).message}` });
+      continue;
     }
-    if ('kind' in r) records.push(r);
-    else (malformed ??= []).push(r);
+    if (isObjectRecord(value)) out.object(value[1], bytes);
+    else out.read(value);
   }
-  return { records, malformed: malformed ?? NO_MALFORMED, ...(found && { objects: found }) };
+  return out.frame();
 }
 
 const isObjectRecord = (value: unknown): value is [number, number, ...unknown[]] =>
