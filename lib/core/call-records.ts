@@ -4,6 +4,7 @@ import {
   WIRE_VERSION,
   isBytes,
   isCorrelation,
+  isMetadata,
   isStr,
   MAX_UINT32,
   packr,
@@ -260,7 +261,6 @@ export function encodeMeshRoutedRequest(
 // --- decoding -------------------------------------------------------------------------------
 
 const isScope = (v: unknown): v is string | null => v === null || isStr(v);
-const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
 
 /**
  * Reads a version-checked record array of `l`'s kind (decoded by msgpackr); never throws. A

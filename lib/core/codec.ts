@@ -1,4 +1,5 @@
 import { Packr } from 'msgpackr';
+import type { ObjectKind } from './object-stores.js';
 
 /**
  * What every wire record shares: the msgpack codec, the version, the record kinds and the checks the
@@ -84,6 +85,14 @@ export const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 export const isCorrelation = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 export const isRevision = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+/** A name a record or stored record must have (NodeRid, id, type): a non-empty string. */
+export const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+/** A generation or other counter: a non-negative safe integer. */
+export const isCount = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+export const isObjectKind = (v: unknown): v is ObjectKind => v === 'spot' || v === 'actor';
+/** Metadata travels as nil when there is none. */
+export const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
 
 /** Names a peer's value in a reason without running any of its code (`String()` would call its toString). */
 export function describeValue(value: unknown): string {

@@ -1,4 +1,14 @@
-import { RecordKind, WIRE_VERSION, isBytes, isCorrelation, isStr, packr } from './codec.js';
+import {
+  RecordKind,
+  WIRE_VERSION,
+  isBytes,
+  isCorrelation,
+  isCount,
+  isName,
+  isObjectKind,
+  isStr,
+  packr,
+} from './codec.js';
 import type { ObjectRef } from './object-context.js';
 import type { NodeRun, ObjectKind } from './object-stores.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
@@ -76,10 +86,6 @@ export function encodeObjectStale(objectKind: ObjectKind, id: string, fences: Ob
 export function encodeObjectRefPayload(ref: ObjectRef): Uint8Array {
   return packr.pack([ref.kind, ref.type, ref.id, ref.objectGeneration, ref.mesh, ref.rid]);
 }
-
-const isName = (v: unknown): v is string => isStr(v) && v.length > 0;
-const isObjectKind = (v: unknown): v is ObjectKind => v === 'spot' || v === 'actor';
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** The ref an ObjectControl's reply carries (its decoded payload), frozen; `undefined` when it is not one. */
 export function parseObjectRef(v: unknown): ObjectRef | undefined {

@@ -1,4 +1,4 @@
-import { isStr } from './codec.js';
+import { isCount, isName, isStr } from './codec.js';
 import type { NodeRun } from './object-stores.js';
 
 /** What a call to an object was sent with: the owner run and the authority fences (spot-actor-routing §2.1 step 3). */
@@ -8,9 +8,6 @@ export interface ObjectRouteFences {
   readonly authorityOwnerGeneration: number;
   readonly ownerLeaseGeneration: number;
 }
-
-const isName = (v: unknown): v is string => isStr(v) && v.length > 0;
-const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** The fences as the nested array every object record carries them in. */
 export function writeObjectFences(f: ObjectRouteFences): unknown[] {
@@ -31,9 +28,9 @@ export function readObjectFences(v: unknown): ObjectRouteFences | undefined {
   if (
     !isName(rid) ||
     !isStr(nodeGeneration) ||
-    !isGeneration(objectGeneration) ||
-    !isGeneration(authorityOwnerGeneration) ||
-    !isGeneration(ownerLeaseGeneration)
+    !isCount(objectGeneration) ||
+    !isCount(authorityOwnerGeneration) ||
+    !isCount(ownerLeaseGeneration)
   ) {
     return undefined;
   }

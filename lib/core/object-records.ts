@@ -6,6 +6,7 @@ import type {
   RelocationRecord,
   RelocationState,
 } from './object-stores.js';
+import { isCount, isName } from './codec.js';
 
 /*
  * Object-store records read back from a store are checked field by field, like `parseDescriptor`:
@@ -13,11 +14,8 @@ import type {
  * exactly the fields it knows (an unknown extra field is dropped, not kept) or `undefined`.
  */
 
-const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-/** Generations are counters: non-negative safe integers. */
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 const AUTHORITY_STATES: readonly AuthorityState[] = ['creating', 'ready', 'releasing'];
 const RELOCATION_STATES: readonly RelocationState[] = ['preparing', 'committed', 'aborted'];

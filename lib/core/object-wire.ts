@@ -1,4 +1,14 @@
-import { RecordKind, WIRE_VERSION, isBytes, isCorrelation, isStr, packr } from './codec.js';
+import {
+  RecordKind,
+  WIRE_VERSION,
+  isBytes,
+  isCorrelation,
+  isMetadata,
+  isName,
+  isObjectKind,
+  isStr,
+  packr,
+} from './codec.js';
 import type { WireError } from './errors.js';
 import { type TraceFields, readFrameworkFields } from './framework-fields.js';
 import { countMsgpackValues } from './msgpack-scan.js';
@@ -92,10 +102,6 @@ export const SEND_LENGTH = 10;
 export const REQUEST_LENGTH = 13;
 
 // --- decoding -------------------------------------------------------------------------------
-
-const isObjectKind = (v: unknown): v is ObjectKind => v === 'spot' || v === 'actor';
-const isName = (v: unknown): v is string => isStr(v) && v.length > 0;
-const isMetadata = (v: unknown): v is Uint8Array | null => v === null || isBytes(v);
 
 /**
  * Reads one object record: the bytes of one record, as `decodeFrame(frame, true)` hands them back
