@@ -1,4 +1,5 @@
 import { ZLinkError, cancelledError } from './errors.js';
+import { decodePayload } from './wire.js';
 import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from './metrics.js';
 
 /**
@@ -144,6 +145,20 @@ export class PendingRequests {
     ended(entry, 'reply');
     entry.resolve(value);
     return true;
+  }
+
+  /**
+   * Completes with a reply's encoded payload: its value, or `ProtocolError` when it cannot be decoded.
+   * `false` (and counted as late) when nothing is pending under that id. Every reply path uses it.
+   */
+  resolveEncoded(correlation: number, payload: Uint8Array): boolean {
+    const decoded = decodePayload(payload);
+    return decoded.ok
+      ? this.resolve(correlation, decoded.value)
+      : this.reject(
+          correlation,
+          (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${decoded.reason}`),
+        );
   }
 
   /** Completes with an error. `false` (and counted as late) when nothing is pending under that id. */

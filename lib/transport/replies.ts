@@ -5,8 +5,6 @@ import {
   type RouteKind,
   type ZLinkEvents,
   RecordKind,
-  ZLinkError,
-  decodePayload,
   fromWireError,
 } from '../core/index.js';
 
@@ -19,13 +17,7 @@ export function settleReply(pending: PendingRequests, record: ReplyRecord | Erro
   if (record.kind === RecordKind.ErrorReply) {
     return pending.reject(record.correlation, (d) => fromWireError(record.error, d));
   }
-  const payload = decodePayload(record.payload);
-  return payload.ok
-    ? pending.resolve(record.correlation, payload.value)
-    : pending.reject(
-        record.correlation,
-        (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
-      );
+  return pending.resolveEncoded(record.correlation, record.payload);
 }
 
 /**

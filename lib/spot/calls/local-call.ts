@@ -5,7 +5,6 @@ import {
   type WireError,
   type ZLinkEvents,
   REMOTE_CODES,
-  decodePayload,
   encodePayload,
   errorMessage,
   fromObjectWireError,
@@ -94,20 +93,18 @@ export function localCall(
     { ...call, correlation },
     {
       ok: (value) => {
-        let decoded;
+        // Through the codec, as a remote reply: the caller gets what it would get from a peer.
+        let bytes: Uint8Array;
         try {
-          decoded = decodePayload(encodePayload(value));
+          bytes = encodePayload(value);
         } catch (error) {
-          decoded = { ok: false as const, reason: errorMessage(error) };
-        }
-        if (decoded.ok) pending.resolve(correlation, decoded.value);
-        else
+          const message = `reply could not be encoded: ${errorMessage(error)}`;
           pending.reject(correlation, (d) =>
-            fromObjectWireError(
-              { code: REMOTE_CODES.handlerError, message: `reply could not be encoded: ${decoded.reason}` },
-              d,
-            ),
+            fromObjectWireError({ code: REMOTE_CODES.handlerError, message }, d),
           );
+          return;
+        }
+        pending.resolveEncoded(correlation, bytes);
       },
       error: (error) => {
         // A stale answer drops exactly the cache entry the call was sent on.

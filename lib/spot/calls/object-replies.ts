@@ -7,8 +7,6 @@ import {
   type PendingRequests,
   type ZLinkEvents,
   RecordKind,
-  ZLinkError,
-  decodePayload,
   fromObjectWireError,
   readObjectFences,
 } from '../../core/index.js';
@@ -33,13 +31,7 @@ export function settleObjectReply(
       if (r.error.code === 'ObjectStale') staleRoute(r.error.details, onStale);
       settled = pending.reject(r.correlation, (d) => fromObjectWireError(r.error, d));
     } else {
-      const payload = decodePayload(r.payload);
-      settled = payload.ok
-        ? pending.resolve(r.correlation, payload.value)
-        : pending.reject(
-            r.correlation,
-            (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${payload.reason}`),
-          );
+      settled = pending.resolveEncoded(r.correlation, r.payload);
     }
   }
   if (settled) return;
