@@ -58,7 +58,6 @@ export function runObjectCall(
   answer: ObjectAnswer,
   tracing: TracePropagation | undefined,
 ): void {
-  const where = `${call.objectKind} '${call.id}'`;
   const handler = a.handlers?.[call.messageKind].get(call.packet);
   if (handler === undefined) {
     return answer.error({
@@ -70,7 +69,10 @@ export function runObjectCall(
   if (!metadata.ok) return answer.error({ code: REMOTE_CODES.badMetadata, message: metadata.reason });
   const payload = decodePayload(call.payload);
   if (!payload.ok)
-    return answer.error({ code: REMOTE_CODES.decodeError, message: `${where}: ${payload.reason}` });
+    return answer.error({
+      code: REMOTE_CODES.decodeError,
+      message: `${call.objectKind} '${call.id}': ${payload.reason}`,
+    });
   const context: ZLinkObjectContext = {
     ...a.scope,
     kind: call.messageKind,
