@@ -4,6 +4,7 @@ import {
   OBJECT_METRICS,
   OBJECT_TARGET_LABELS,
   OBJECT_WORKLOADS,
+  type ObjectTarget,
   type ObjectsSection,
 } from './objects-report.js';
 
@@ -213,6 +214,21 @@ function objectsSection(
       '',
       num(objects.storeReadsPerRequest.miss[w], 3),
     ]);
+  for (const w of OBJECT_WORKLOADS.filter((x) => workloads.includes(x))) {
+    const cpu = (t: ObjectTarget) => {
+      const c = objects.cpuUsPerRequest[t][w];
+      return c ? `${num(c.client, 1)} + ${num(c.server, 1)}` : '–';
+    };
+    const spot = objects.cpuUsPerRequest.spot[w];
+    const channel = objects.cpuUsPerRequest.channel[w];
+    rows.push([
+      `CPU µs per request, ${w}: client + server process (/proc, lower is better)`,
+      cpu('channel'),
+      cpu('spot'),
+      spot && channel ? ratio((spot.client + spot.server) / (channel.client + channel.server)) : '',
+      cpu('miss'),
+    ]);
+  }
   const us = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(1)} µs` : '–');
   return [
     `Objects: Spot requests by global id next to ChannelName requests, on the same object server and client ` +

@@ -20,6 +20,8 @@ export interface ObjectRun {
   readonly result: WorkloadResult;
   /** EVALSHA + EVAL + GET calls Redis counted during the run (the runtimes' lease refreshes included). */
   readonly storeReads: number;
+  /** CPU the client and the server process used during the run, ms (/proc; `undefined` without it). */
+  readonly cpuMs?: { readonly client: number; readonly server: number };
 }
 
 export interface ObjectsRuns {
@@ -35,6 +37,14 @@ export interface ObjectsSection extends ObjectsRuns {
   readonly medians: Record<ObjectTarget, Record<string, Cell>>;
   /** Target → workload → store reads per request, over all its repetitions. */
   readonly storeReadsPerRequest: Record<ObjectTarget, Partial<Record<WorkloadName, number>>>;
+  /**
+   * Target → workload → CPU per request of the client and the server process, µs, over all its
+   * repetitions: where throughput goes when both processes wait on each other.
+   */
+  readonly cpuUsPerRequest: Record<
+    ObjectTarget,
+    Partial<Record<WorkloadName, { client: number; server: number }>>
+  >;
   /** Metric key → Spot (route cached) ÷ ChannelName. */
   readonly ratios: Record<string, number>;
   /** What a miss adds to a call: sequential p50 not cached − cached, in µs. */
@@ -75,6 +85,21 @@ export function summarizeObjects(runs: ObjectsRuns): ObjectsSection {
     }
     return perRequest;
   });
+  const cpuUsPerRequest = byTarget((t) => {
+    const perRequest: Partial<Record<WorkloadName, { client: number; server: number }>> = {};
+    for (const w of OBJECT_WORKLOADS) {
+      const list = of(t, w);
+      if (list.length === 0 || list.some((r) => r.cpuMs === undefined)) continue;
+      const requests = list.reduce((sum, r) => sum + requestsOf(r.result), 0);
+      const sum = (role: 'client' | 'server') => list.reduce((s, r) => s + (r.cpuMs?.[role] ?? 0), 0);
+      if (requests > 0)
+        perRequest[w] = {
+          client: (sum('client') * 1000) / requests,
+          server: (sum('server') * 1000) / requests,
+        };
+    }
+    return perRequest;
+  });
   const median = (t: ObjectTarget, key: string): number => medians[t][key]?.median ?? Number.NaN;
   const ratios: Record<string, number> = {};
   for (const metric of OBJECT_METRICS) {
@@ -87,6 +112,7 @@ export function summarizeObjects(runs: ObjectsRuns): ObjectsSection {
     ...runs,
     medians,
     storeReadsPerRequest,
+    cpuUsPerRequest,
     ratios,
     missCostP50Us: median('miss', 'sequential.p50Us') - median('spot', 'sequential.p50Us'),
     missCostPipelinedUs: pipelined('miss') - pipelined('spot'),

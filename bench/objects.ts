@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
+import { processCpuMs } from './cpu-load.js';
 import { log } from './live-system.js';
 import type { BenchOptions } from './options.js';
 import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
@@ -37,6 +38,17 @@ async function storeReads(redis: Redis): Promise<number> {
     calls += match ? Number(match[1]) : 0;
   }
   return calls;
+}
+
+/** CPU the client and the server used between two readings, ms; `undefined` without /proc. */
+function cpuUsed(
+  before: (number | undefined)[],
+  after: (number | undefined)[],
+): { client: number; server: number } | undefined {
+  const [c0, s0] = before;
+  const [c1, s1] = after;
+  if (c0 === undefined || s0 === undefined || c1 === undefined || s1 === undefined) return undefined;
+  return { client: c1 - c0, server: s1 - s0 };
 }
 
 function describe(result: WorkloadResult): string {
@@ -102,14 +114,23 @@ export async function runObjects(
           const profile = options.cpuProf && rep === 0;
           if (profile) await both(() => ({ type: 'profile-start' }), 'profiling');
           const before = await storeReads(redis);
+          const cpuBefore = [processCpuMs(client.pid), processCpuMs(server.pid)];
           const result = await measure(target, workload, repMs);
+          const cpuAfter = [processCpuMs(client.pid), processCpuMs(server.pid)];
           const reads = (await storeReads(redis)) - before;
           if (profile) {
             const file = (role: string) =>
               join(profileDir, `objects-${target}-${workload}-${role}.cpuprofile`);
             await both((role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
           }
-          runs.push({ target, workload, rep: rep + 1, result, storeReads: reads });
+          runs.push({
+            target,
+            workload,
+            rep: rep + 1,
+            result,
+            storeReads: reads,
+            cpuMs: cpuUsed(cpuBefore, cpuAfter),
+          });
           const perRequest = (reads / (result.workload === 'oneway' ? result.sent : result.requests)).toFixed(
             3,
           );
