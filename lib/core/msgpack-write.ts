@@ -78,6 +78,17 @@ export function strSize(n: number): number {
 
 /** Writes `s`, whose UTF-8 length is `n`, with the smallest header (as msgpackr does). */
 export function str(out: Buffer, at: number, s: string, n: number): number {
+  at = strHead(out, at, n);
+  // ASCII (as long in bytes as in chars), the usual id: copied by hand, cheaper than an encoder call.
+  if (n === s.length) {
+    for (let i = 0; i < n; i++) out[at + i] = s.charCodeAt(i);
+    return at + n;
+  }
+  return at + out.write(s, at, n, 'utf8');
+}
+
+/** The header of a string of `n` UTF-8 bytes, the smallest that fits (as msgpackr writes it). */
+export function strHead(out: Buffer, at: number, n: number): number {
   if (n < 0x20) out[at++] = 0xa0 | n;
   else if (n < 0x100) {
     out[at] = 0xd9;
@@ -92,12 +103,7 @@ export function str(out: Buffer, at: number, s: string, n: number): number {
     out.writeUInt32BE(n, at + 1);
     at += 5;
   }
-  // ASCII (as long in bytes as in chars), the usual id: copied by hand, cheaper than an encoder call.
-  if (n === s.length) {
-    for (let i = 0; i < n; i++) out[at + i] = s.charCodeAt(i);
-    return at + n;
-  }
-  return at + out.write(s, at, n, 'utf8');
+  return at;
 }
 
 /** The UTF-8 length of `s`: its length when it is ASCII (checked by hand), else the encoder's count. */

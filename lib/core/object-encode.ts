@@ -1,34 +1,11 @@
 import { MAX_UINT32, RecordKind, WIRE_VERSION, packr, strBytes } from './codec.js';
 import type { WireError } from './errors.js';
 import * as write from './msgpack-write.js';
-import type { NodeRun } from './object-stores.js';
-import { writeObjectFences } from './object-fences.js';
-import { type ObjectAddress, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
+import type { NodeRun, ObjectKind } from './object-stores.js';
+import { type ObjectRouteFences, writeObjectFences } from './object-fences.js';
+import { type ObjectAddress, type OperationId, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
 
 /** The object message records written (their layout: `object-wire.ts`). */
-
-/**
- * `head` (a msgpackr array of the scalar items, fewer than `length`) made the record array of
- * `length` items by appending metadata, payload and the trace slot. msgpackr writes an array's
- * items one after the other, so the bytes are exactly those of `packr.pack` of the whole array
- * (property tests hold them to it) while the payload is copied once, not packed again.
- */
-function finish(
-  head: Uint8Array,
-  length: number,
-  metadata: Uint8Array | undefined,
-  payload: Uint8Array,
-  fields: Uint8Array | undefined,
-): Uint8Array {
-  const size = head.length + write.optionalBinSize(metadata) + write.binSize(payload) + (fields?.length ?? 1);
-  const out = Buffer.allocUnsafe(size);
-  out.set(head, 0);
-  out[0] = 0x90 | length;
-  const at = write.bin(out, write.optionalBin(out, head.length, metadata), payload);
-  if (fields === undefined) out[at] = 0xc0;
-  else out.set(fields, at);
-  return out;
-}
 
 /**
  * An ObjectSend to `to` as resolved (its route fences), `fields` the encoded framework field
@@ -37,7 +14,7 @@ function finish(
  */
 export function encodeObjectSend(
   to: ObjectAddress,
-  operationId: string,
+  operationId: string | OperationId,
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
@@ -51,7 +28,7 @@ export function encodeObjectRequest(
   correlation: number,
   origin: NodeRun,
   to: ObjectAddress,
-  operationId: string,
+  operationId: string | OperationId,
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
@@ -60,60 +37,110 @@ export function encodeObjectRequest(
   return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
 }
 
+/** Kind, id and the fences array as a record writes them (msgpackr's forms, so any value fits); a copy. */
+function packAddress(objectKind: ObjectKind, id: string, fences: ObjectRouteFences): Uint8Array {
+  return new Uint8Array(packr.pack([objectKind, id, writeObjectFences(fences)]).subarray(1));
+}
+
+/**
+ * `to` with its bytes written once (`ObjectAddress.bytes`): a route that carries many calls is not
+ * encoded again for each.
+ */
+export function wireAddress(objectKind: ObjectKind, id: string, fences: ObjectRouteFences): ObjectAddress {
+  return { objectKind, id, fences, bytes: packAddress(objectKind, id, fences) };
+}
+
+/** The caller's origin (NodeRid and node generation) as a request writes it, kept for the next call. */
+let lastOrigin: NodeRun | undefined;
+let lastOriginBytes: Uint8Array = new Uint8Array(0);
+
+function originBytes(origin: NodeRun): Uint8Array {
+  if (origin !== lastOrigin) {
+    const rid = strBytes(origin.rid);
+    const run = strBytes(origin.nodeGeneration);
+    lastOriginBytes = new Uint8Array(rid.length + run.length);
+    lastOriginBytes.set(rid, 0);
+    lastOriginBytes.set(run, rid.length);
+    lastOrigin = origin;
+  }
+  return lastOriginBytes;
+}
+
+/** The UTF-8 bytes of an operation id's prefix, kept for the next call (one caller, one prefix). */
+let lastPrefix = '';
+let lastPrefixBytes: Uint8Array = new Uint8Array(0);
+
+function prefixBytes(prefix: string): Uint8Array {
+  if (prefix !== lastPrefix) {
+    lastPrefixBytes = Buffer.from(prefix, 'utf8');
+    lastPrefix = prefix;
+  }
+  return lastPrefixBytes;
+}
+
+/** Digits of `n` (a safe integer >= 0) in base 36. */
+function base36Length(n: number): number {
+  let digits = 1;
+  while (n >= 36) {
+    n = Math.floor(n / 36);
+    digits++;
+  }
+  return digits;
+}
+
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Writes `n` in base 36 into its `digits` bytes at `at`, as `n.toString(36)` spells it. */
+function writeBase36(out: Buffer, at: number, n: number, digits: number): number {
+  for (let i = at + digits - 1; i >= at; i--) {
+    out[i] = BASE36.charCodeAt(n % 36);
+    n = Math.floor(n / 36);
+  }
+  return at + digits;
+}
+
 /**
  * A request when `origin` is given (its reply route), else a send, written by hand as channel calls
- * are (`encodeCall`): names and node runs from the string cache, the id and operation id written in
- * place, the payload copied once. The bytes are those of `packr.pack` of the record array (property
- * tests hold them to it); a number past 32 bits is left to msgpackr, which writes it as a float64.
+ * are (`encodeCall`): the address from its route's bytes, the origin and packet names from caches, the
+ * operation id written in place (an `OperationId` without its string ever being built), the payload
+ * copied once. The bytes are those of `packr.pack` of the record array (property tests hold them to
+ * it); a correlation past 32 bits is written by msgpackr (as a float64).
  */
-/** What every object send and request is written from (a send: correlation 0, no origin). */
-type ObjectCallArgs = [
+function encodeObjectCall(
   correlation: number,
   origin: NodeRun | undefined,
   to: ObjectAddress,
-  operationId: string,
+  operationId: string | OperationId,
   packet: string,
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
   fields: Uint8Array | undefined,
-];
-
-function encodeObjectCall(
-  ...[correlation, origin, to, operationId, packet, metadata, payload, fields]: ObjectCallArgs
 ): Uint8Array {
-  const f = to.fences;
-  if (
-    correlation > MAX_UINT32 ||
-    f.objectGeneration > MAX_UINT32 ||
-    f.authorityOwnerGeneration > MAX_UINT32 ||
-    f.ownerLeaseGeneration > MAX_UINT32
-  ) {
-    return packedObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
-  }
-  const from = origin && strBytes(origin.rid);
-  const fromRun = origin && strBytes(origin.nodeGeneration);
-  const kind = strBytes(to.objectKind);
-  const owner = strBytes(f.owner.rid);
-  const ownerRun = strBytes(f.owner.nodeGeneration);
+  const address = to.bytes ?? packAddress(to.objectKind, to.id, to.fences);
+  const from = origin && originBytes(origin);
+  const wide = origin && correlation > MAX_UINT32 ? new Uint8Array(packr.pack(correlation)) : undefined;
   const name = strBytes(packet);
-  const idLength = write.utf8Length(to.id);
-  const opLength = write.utf8Length(operationId);
+  let op: string | undefined;
+  let prefix: Uint8Array | undefined;
+  let digits = 0;
+  let opLength: number;
+  if (typeof operationId === 'string') {
+    op = operationId;
+    opLength = write.utf8Length(op);
+  } else {
+    prefix = prefixBytes(operationId.prefix);
+    digits = base36Length(operationId.seq);
+    opLength = prefix.length + digits;
+  }
   let size =
     3 +
-    kind.length +
-    write.strSize(idLength) +
-    1 +
-    owner.length +
-    ownerRun.length +
-    write.uintSize(f.objectGeneration) +
-    write.uintSize(f.authorityOwnerGeneration) +
-    write.uintSize(f.ownerLeaseGeneration) +
+    address.length +
     write.strSize(opLength) +
     name.length +
     write.optionalBinSize(metadata) +
     write.binSize(payload) +
     (fields?.length ?? 1);
-  if (from && fromRun) size += write.uintSize(correlation) + from.length + fromRun.length;
+  if (from) size += (wide ? wide.length : write.uintSize(correlation)) + from.length;
   const out = Buffer.allocUnsafe(size);
   let at = write.head(
     out,
@@ -121,15 +148,14 @@ function encodeObjectCall(
     WIRE_VERSION,
     origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
   );
-  if (from && fromRun) at = put(out, put(out, write.uint(out, at, correlation), from), fromRun);
-  at = write.str(out, put(out, at, kind), to.id, idLength);
-  out[at++] = 0x95;
-  at = put(out, put(out, at, owner), ownerRun);
-  at = write.uint(out, at, f.objectGeneration);
-  at = write.uint(out, at, f.authorityOwnerGeneration);
-  at = write.uint(out, at, f.ownerLeaseGeneration);
-  at = put(out, write.str(out, at, operationId, opLength), name);
-  at = write.bin(out, write.optionalBin(out, at, metadata), payload);
+  if (from) at = put(out, wide ? put(out, at, wide) : write.uint(out, at, correlation), from);
+  at = put(out, at, address);
+  if (op !== undefined) at = write.str(out, at, op, opLength);
+  else {
+    at = put(out, write.strHead(out, at, opLength), prefix as Uint8Array);
+    at = writeBase36(out, at, (operationId as OperationId).seq, digits);
+  }
+  at = write.bin(out, write.optionalBin(out, put(out, at, name), metadata), payload);
   if (fields === undefined) out[at] = 0xc0;
   else out.set(fields, at);
   return out;
@@ -138,19 +164,6 @@ function encodeObjectCall(
 function put(out: Buffer, at: number, bytes: Uint8Array): number {
   out.set(bytes, at);
   return at + bytes.length;
-}
-
-/** The same record through msgpackr, for numbers the hand-written form does not cover. */
-function packedObjectCall(
-  ...[correlation, origin, to, operationId, packet, metadata, payload, fields]: ObjectCallArgs
-): Uint8Array {
-  const items: unknown[] =
-    origin === undefined
-      ? [WIRE_VERSION, RecordKind.ObjectSend]
-      : [WIRE_VERSION, RecordKind.ObjectRequest, correlation, origin.rid, origin.nodeGeneration];
-  items.push(to.objectKind, to.id, writeObjectFences(to.fences), operationId, packet);
-  const length = origin === undefined ? SEND_LENGTH : REQUEST_LENGTH;
-  return finish(packr.pack(items), length, metadata, payload, fields);
 }
 
 /** The answer to an ObjectRequest: its correlation and origin generation, echoed. */

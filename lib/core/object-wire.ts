@@ -50,6 +50,25 @@ export interface ObjectAddress {
   /** The global Spot or Actor id. */
   readonly id: string;
   readonly fences: ObjectRouteFences;
+  /**
+   * Kind, id and fences as every call on this route writes them (`wireAddress`), so a route used
+   * for many calls is encoded once; without it each call writes them itself.
+   */
+  readonly bytes?: Uint8Array;
+}
+
+/**
+ * An operation id given as `prefix` followed by `seq` in base 36: a caller's ids are written into
+ * the record without the string ever being built (the send path's cost). The wire holds the string.
+ */
+export interface OperationId {
+  readonly prefix: string;
+  readonly seq: number;
+}
+
+/** The string an operation id stands for on the wire. */
+export function operationIdString(op: string | OperationId): string {
+  return typeof op === 'string' ? op : op.prefix + op.seq.toString(36);
 }
 
 /** What an object send and request both carry besides their address. */

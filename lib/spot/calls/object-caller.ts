@@ -5,12 +5,14 @@ import {
   type ObjectKey,
   type ObjectKind,
   type ObjectTypeMetrics,
+  type OperationId,
   type PendingRequests,
   type ZLinkEvents,
   ZLinkError,
   cancelledError,
   encodeObjectRequest,
   encodeObjectSend,
+  operationIdString,
 } from '../../core/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
@@ -198,7 +200,8 @@ export class ObjectCaller {
   ): Promise<unknown> {
     const m = counted ?? this.counted(sub, route.type);
     const { self, link } = this.config;
-    const operationId = this.opPrefix + (this.operations++).toString(36);
+    // Written into the record as prefix + counter: the string is built only for a local call.
+    const operationId: OperationId = { prefix: this.opPrefix, seq: this.operations++ };
     const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
     let raw: Promise<unknown>;
     if (local) {
@@ -209,7 +212,7 @@ export class ObjectCaller {
         host,
         route,
         sub,
-        operationId,
+        operationIdString(operationId),
         Math.max(1, deadline - this.config.clock.now()),
         what,
         m,
@@ -241,7 +244,7 @@ export class ObjectCaller {
   private remoteCall(
     route: ReadyRoute,
     sub: ObjectSubmission,
-    operationId: string,
+    operationId: OperationId,
     deadline: number,
     what: string,
     m: ObjectTypeMetrics,
@@ -249,7 +252,7 @@ export class ObjectCaller {
     const { self, pending } = this.config;
     const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
     const fields = sub.trace;
-    const address = { objectKind: sub.objectKind, id: sub.id, fences: route };
+    const { address } = route;
     if (sub.messageKind === 'send') {
       const bytes = encodeObjectSend(address, operationId, sub.packet, sub.metadata, sub.payload, fields);
       return this.offer(to, bytes, deadline, sub.signal, what) ?? RESOLVED;

@@ -1,4 +1,11 @@
-import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion, Versioned } from '../../core/index.js';
+import type {
+  AuthorityRecord,
+  NodeRun,
+  ObjectAddress,
+  ObjectKey,
+  StoreVersion,
+  Versioned,
+} from '../../core/index.js';
 
 /*
  * The resolver's four closed results (spot-actor-routing §2.2: "The resolver returns a lookup result
@@ -40,6 +47,8 @@ export interface ReadyRoute extends RouteFences {
    * refreshed; a route object itself never changes.
    */
   readonly admissionDeadline: number;
+  /** Kind, id and these fences as every call on the route writes them: encoded once per route. */
+  readonly address: ObjectAddress;
 }
 
 /** No authority record: never created, or its release has completed (§2.2, §2.4). */

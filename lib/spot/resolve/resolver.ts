@@ -5,6 +5,7 @@ import {
   type ObjectKind,
   type Versioned,
   invalidArgument,
+  wireAddress,
 } from '../../core/index.js';
 import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import type { ResolveResult, UnavailableReason } from './resolve-result.js';
@@ -67,16 +68,20 @@ export class AuthorityResolver {
     // message"; a record being built or released is there but not usable (and, §2.2, not Missing).
     if (record.state !== 'ready') return unavailable(key, record.state, stored);
     // §2.1 step 3 / §2.2: the route and every fence the owner judges admission by, kept together.
-    return {
-      tag: 'ReadyRoute',
-      key,
-      type: record.type,
+    const fences = {
       owner: record.owner,
       objectGeneration: record.objectGeneration,
       authorityOwnerGeneration: record.authorityOwnerGeneration,
       ownerLeaseGeneration: record.ownerLeaseGeneration,
+    };
+    return {
+      tag: 'ReadyRoute',
+      key,
+      type: record.type,
+      ...fences,
       storeVersion: stored.version,
       admissionDeadline: deadline,
+      address: wireAddress(key.kind, key.id, fences),
     };
   }
 }

@@ -17,6 +17,8 @@ import {
   encodePayload,
   encodeReply,
   joinRecords,
+  operationIdString,
+  wireAddress,
 } from '../../../lib/core/index.js';
 
 /**
@@ -57,9 +59,24 @@ const address = fc.record({
   }),
 });
 
+/** An operation id as a string, or as a prefix and counter the encoder spells itself. */
+const operation = fc.oneof(
+  name,
+  fc.record({
+    prefix: name,
+    seq: fc.oneof(
+      fc.nat(),
+      fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      fc.constantFrom(35, 36, 1295, 1296),
+    ),
+  }),
+);
+
 const call = fc.record({
   to: address,
-  op: name,
+  /** The route's bytes written once (`wireAddress`), or left for each call to write. */
+  routed: fc.boolean(),
+  op: operation,
   packet: fc.string(),
   md: fc.option(bin, { nil: undefined }),
   payload: bin,
@@ -120,7 +137,8 @@ const errorItems = (): unknown[] => [
 describe('object records: bytes and round trips', () => {
   /** The record array msgpackr would write, and the record the decoder must give, for one call. */
   function expectCall(bytes: Uint8Array, route: [number, NodeRun] | undefined, call: Call): void {
-    const { to, op, packet, md, payload, traced } = call;
+    const { to, packet, md, payload, traced } = call;
+    const op = operationIdString(call.op);
     const head = route
       ? [RecordKind.ObjectRequest, route[0], route[1].rid, route[1].nodeGeneration]
       : [RecordKind.ObjectSend];
@@ -160,7 +178,8 @@ describe('object records: bytes and round trips', () => {
   it('ObjectSend is byte for byte the msgpackr record array and reads back (property)', () => {
     fc.assert(
       fc.property(call, (c) => {
-        const bytes = encodeObjectSend(c.to, c.op, c.packet, c.md, c.payload, c.traced ? trace : undefined);
+        const to = c.routed ? wireAddress(c.to.objectKind, c.to.id, c.to.fences) : c.to;
+        const bytes = encodeObjectSend(to, c.op, c.packet, c.md, c.payload, c.traced ? trace : undefined);
         expectCall(bytes, undefined, c);
       }),
       { numRuns: 200 },
@@ -171,7 +190,8 @@ describe('object records: bytes and round trips', () => {
     fc.assert(
       fc.property(correlation, nodeRun, call, (id, origin, c) => {
         const fields = c.traced ? trace : undefined;
-        const bytes = encodeObjectRequest(id, origin, c.to, c.op, c.packet, c.md, c.payload, fields);
+        const to = c.routed ? wireAddress(c.to.objectKind, c.to.id, c.to.fences) : c.to;
+        const bytes = encodeObjectRequest(id, origin, to, c.op, c.packet, c.md, c.payload, fields);
         expectCall(bytes, [id, origin], c);
       }),
       { numRuns: 200 },

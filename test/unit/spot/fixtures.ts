@@ -1,5 +1,11 @@
 /** What the resolver and route cache tests share: a fake clock, a lease view, authority records. */
-import type { AuthorityRecord, AuthorityState, NodeRun, ObjectKind } from '../../../lib/core/index.js';
+import {
+  type AuthorityRecord,
+  type AuthorityState,
+  type NodeRun,
+  type ObjectKind,
+  wireAddress,
+} from '../../../lib/core/index.js';
 import type { Clock, OwnerLeaseView, ReadyRoute } from '../../../lib/spot/index.js';
 
 export const MESH = 'objects';
@@ -53,8 +59,8 @@ export function route(
   overrides: Partial<ReadyRoute> = {},
   kind: ObjectKind = 'spot',
 ): ReadyRoute {
-  return {
-    tag: 'ReadyRoute',
+  const made = {
+    tag: 'ReadyRoute' as const,
     key: { mesh: MESH, kind, id },
     type: 'room',
     owner: RUN_A,
@@ -65,4 +71,5 @@ export function route(
     admissionDeadline: Number.MAX_SAFE_INTEGER,
     ...overrides,
   };
+  return { ...made, address: overrides.address ?? wireAddress(kind, id, made) };
 }

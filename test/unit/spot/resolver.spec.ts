@@ -35,6 +35,12 @@ describe('AuthorityResolver', () => {
       ownerLeaseGeneration: 7,
       storeVersion: written.ok && written.version,
       admissionDeadline: clock.t + 9000,
+      address: {
+        objectKind: 'spot',
+        id: 'room-1',
+        fences: { owner: RUN_A, objectGeneration: 4, authorityOwnerGeneration: 2, ownerLeaseGeneration: 7 },
+        bytes: expect.any(Uint8Array),
+      },
     });
   });
 
