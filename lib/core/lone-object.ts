@@ -1,6 +1,6 @@
 import { RecordKind, WIRE_VERSION } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
-import type { ObjectKind } from './object-stores.js';
+import type { NodeRun, ObjectKind } from './object-stores.js';
 import {
   type ObjectReplyRecord,
   type ObjectRequestRecord,
@@ -37,25 +37,30 @@ export function readLoneObjectRecord(
       payload,
     };
   }
-  let route: { correlation: number; origin: { rid: string; nodeGeneration: string } } | undefined;
+  let correlation: number | undefined;
+  let origin: NodeRun | undefined;
   if (head === (0x90 | REQUEST_LENGTH) && kind === RecordKind.ObjectRequest) {
-    const correlation = r.uint();
+    correlation = r.uint();
     const rid = correlation ? r.asciiStr(1) : undefined;
     const nodeGeneration = rid === undefined ? undefined : r.asciiStr(0);
     if (nodeGeneration === undefined) return undefined;
-    route = { correlation: correlation as number, origin: { rid: rid as string, nodeGeneration } };
+    origin = { rid: rid as string, nodeGeneration };
   } else if (head !== (0x90 | SEND_LENGTH) || kind !== RecordKind.ObjectSend) return undefined;
   const objectKind = r.asciiStr(2);
   if (objectKind !== 'spot' && objectKind !== 'actor') return undefined;
-  const call = readCallTail(r, objectKind);
-  if (call === undefined) return undefined;
-  return route === undefined
-    ? { kind: RecordKind.ObjectSend, ...call }
-    : { kind: RecordKind.ObjectRequest, correlation: route.correlation, origin: route.origin, ...call };
+  return readCallTail(r, objectKind, correlation, origin);
 }
 
-/** From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after. */
-function readCallTail(r: MsgpackReader, objectKind: ObjectKind) {
+/**
+ * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after;
+ * made into the whole record at once (a request's when `origin` is given).
+ */
+function readCallTail(
+  r: MsgpackReader,
+  objectKind: ObjectKind,
+  correlation: number | undefined,
+  origin: NodeRun | undefined,
+): ObjectSendRecord | ObjectRequestRecord | undefined {
   const id = r.asciiStr(3);
   if (id === undefined || r.peek() !== 0x95) return undefined;
   r.skip(1);
@@ -71,15 +76,31 @@ function readCallTail(r: MsgpackReader, objectKind: ObjectKind) {
   if (payload === undefined || r.peek() !== 0xc0) return undefined;
   r.skip(1);
   if (!r.atEnd) return undefined;
+  const fences = {
+    owner: { rid: ownerRid as string, nodeGeneration: ownerGeneration as string },
+    objectGeneration: objectGeneration as number,
+    authorityOwnerGeneration: authorityOwnerGeneration as number,
+    ownerLeaseGeneration: ownerLeaseGeneration as number,
+  };
+  if (origin !== undefined)
+    return {
+      kind: RecordKind.ObjectRequest,
+      correlation: correlation as number,
+      origin,
+      objectKind,
+      id,
+      fences,
+      operationId: operationId as string,
+      packet: packet as string,
+      metadata: metadata ?? undefined,
+      payload,
+      trace: undefined,
+    };
   return {
+    kind: RecordKind.ObjectSend,
     objectKind,
     id,
-    fences: {
-      owner: { rid: ownerRid as string, nodeGeneration: ownerGeneration as string },
-      objectGeneration: objectGeneration as number,
-      authorityOwnerGeneration: authorityOwnerGeneration as number,
-      ownerLeaseGeneration: ownerLeaseGeneration as number,
-    },
+    fences,
     operationId: operationId as string,
     packet: packet as string,
     metadata: metadata ?? undefined,

@@ -139,6 +139,22 @@ export class ObjectTurns<W = unknown> {
   ): void {
     const refusal = this.refusal(options);
     if (refusal) return reject(refusal);
+    // Nothing runs, waits or is being started, and a permit is free: the turn starts now, as the pump
+    // would start it, with no queue entry made for it. Inside the pump's loop (a turn's callback
+    // submitting) it queues instead, so turns never nest.
+    if (
+      this.queue.length === 0 &&
+      !this.current &&
+      !this.admission &&
+      !this.pumping &&
+      this.jobs.tryAcquire()
+    )
+      return this.execute(
+        turn,
+        resolve as (value: unknown) => void,
+        reject,
+        options.oneWay ? undefined : currentTurn(),
+      );
     const entry: Entry<W> = {
       run: turn,
       resolve: resolve as (value: unknown) => void,
@@ -299,7 +315,7 @@ export class ObjectTurns<W = unknown> {
         }
         this.queue.shift();
         this.detach(head);
-        this.execute(head);
+        this.execute(head.run, head.resolve, head.reject, head.awaitedBy);
       }
     } finally {
       this.pumping = false;
@@ -329,7 +345,7 @@ export class ObjectTurns<W = unknown> {
     }
     this.queue.shift();
     this.detach(head);
-    this.execute(head);
+    this.execute(head.run, head.resolve, head.reject, head.awaitedBy);
   }
 
   private admissionEnded(): void {
@@ -338,28 +354,33 @@ export class ObjectTurns<W = unknown> {
   }
 
   /** Runs one turn; one that returns a plain value (or throws) ends before this returns. */
-  private execute(entry: Entry<W>): void {
-    const context: TurnContext = { key: this.key, owner: this, awaitedBy: entry.awaitedBy, active: true };
+  private execute(
+    run: () => unknown,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+    awaitedBy: TurnContext | undefined,
+  ): void {
+    const context: TurnContext = { key: this.key, owner: this, awaitedBy, active: true };
     this.current = context;
     let result: unknown;
     try {
-      result = runInTurn(context, entry.run);
+      result = runInTurn(context, run);
     } catch (error) {
       this.ended(context);
-      return settle(entry.reject, error);
+      return settle(reject, error);
     }
     if (!isThenable(result)) {
       this.ended(context);
-      return settle(entry.resolve, result);
+      return settle(resolve, result);
     }
     result.then(
       (value) => {
         this.ended(context);
-        settle(entry.resolve, value);
+        settle(resolve, value);
       },
       (error: unknown) => {
         this.ended(context);
-        settle(entry.reject, error);
+        settle(reject, error);
       },
     );
   }

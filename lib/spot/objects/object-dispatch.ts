@@ -11,7 +11,6 @@ import {
   decodePayload,
   toObjectWireError,
   toWireError,
-  isThenable,
 } from '../../core/index.js';
 import type { Activation } from './activation.js';
 
@@ -43,8 +42,6 @@ export interface ObjectAnswer {
   accepted?(): void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
 /**
  * Runs `call` on activation `a` as one turn: metadata and payload decoded first (a bad one is
  * answered at once and never queued), then the handler through the adapter, inside the call's trace
@@ -73,8 +70,15 @@ export function runObjectCall(
       code: REMOTE_CODES.decodeError,
       message: `${call.objectKind} '${call.id}': ${payload.reason}`,
     });
+  // Written out, not spread from the scope: this object is made for every call.
+  const { scope } = a;
   const context: ZLinkObjectContext = {
-    ...a.scope,
+    target: scope.target,
+    type: scope.type,
+    id: scope.id,
+    objectGeneration: scope.objectGeneration,
+    self: scope.self,
+    timers: scope.timers,
     kind: call.messageKind,
     packet: call.packet,
     metadata: metadata.metadata,
@@ -84,32 +88,28 @@ export function runObjectCall(
   const fn = a.handler(handler.method);
   const value = payload.value;
   const { trace } = call;
-  const turn = (): Outcome | Promise<Outcome> => {
+  // What ends the call before its turn started is the queue's refusal; after, the handler's outcome.
+  let started = false;
+  const turn = (): unknown => {
+    started = true;
     answer.accepted?.();
-    try {
-      const result =
-        trace === undefined || tracing === undefined
-          ? fn(value, context)
-          : tracing.run(trace, () => fn(value, context));
-      if (!isThenable(result)) return { ok: true, value: result };
-      return Promise.resolve(result).then(
-        (resolved): Outcome => ({ ok: true, value: resolved }),
-        (error: unknown): Outcome => ({ ok: false, error }),
-      );
-    } catch (error) {
-      return { ok: false, error };
-    }
+    return trace === undefined || tracing === undefined
+      ? fn(value, context)
+      : tracing.run(trace, () => fn(value, context));
   };
   // A refusal is answered at once (a send's in its sender's turn: a queued send is "done"); a handler
   // that answers with a plain value is answered in the turn that ran it.
   a.turns.submitThen(
     turn,
     { oneWay: call.messageKind === 'send', work: call },
-    (outcome) => {
+    (result) => {
       a.metrics.handled++;
-      if (outcome.ok) answer.ok(outcome.value);
-      else answer.error(toWireError(outcome.error));
+      answer.ok(result);
     },
-    (refused: unknown) => answer.error(toObjectWireError(refused)),
+    (error: unknown) => {
+      if (!started) return answer.error(toObjectWireError(error));
+      a.metrics.handled++;
+      answer.error(toWireError(error));
+    },
   );
 }

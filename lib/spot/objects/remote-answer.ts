@@ -26,24 +26,35 @@ export function remoteAnswer(
   originGeneration: string,
   ref = false,
 ): ObjectAnswer {
-  const fail = (error: WireError): void => {
-    link.answer(originRid, encodeObjectErrorReply(correlation, originGeneration, error));
-  };
-  return {
-    ok: (value) => {
-      let payload: Uint8Array;
-      try {
-        payload = ref ? encodeObjectRefPayload(value as ObjectRef) : encodePayload(value);
-      } catch (error) {
-        return fail({
-          code: REMOTE_CODES.handlerError,
-          message: `reply could not be encoded: ${errorMessage(error)}`,
-        });
-      }
-      link.answer(originRid, encodeObjectReply(correlation, originGeneration, payload));
-    },
-    error: fail,
-  };
+  return new RemoteAnswer(link, originRid, correlation, originGeneration, ref);
+}
+
+/** One object per request answered (its methods shared), not a closure per outcome. */
+class RemoteAnswer implements ObjectAnswer {
+  constructor(
+    private readonly link: MeshLink,
+    private readonly originRid: string,
+    private readonly correlation: number,
+    private readonly originGeneration: string,
+    private readonly ref: boolean,
+  ) {}
+
+  ok(value: unknown): void {
+    let payload: Uint8Array;
+    try {
+      payload = this.ref ? encodeObjectRefPayload(value as ObjectRef) : encodePayload(value);
+    } catch (error) {
+      return this.error({
+        code: REMOTE_CODES.handlerError,
+        message: `reply could not be encoded: ${errorMessage(error)}`,
+      });
+    }
+    this.link.answer(this.originRid, encodeObjectReply(this.correlation, this.originGeneration, payload));
+  }
+
+  error(error: WireError): void {
+    this.link.answer(this.originRid, encodeObjectErrorReply(this.correlation, this.originGeneration, error));
+  }
 }
 
 /**
