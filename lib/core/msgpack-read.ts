@@ -7,11 +7,10 @@ export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;
   /**
-   * The last string read and its bytes: a peer sends the same few packet names over and over, and
+   * The last string read: a peer sends the same few packet names over and over, and
    * handing back the same string also spares the handler lookup hashing a new one.
    */
   private lastString = '';
-  private lastBytes: Uint8Array = new Uint8Array(0);
 
   /** Starts over on `bytes` at `offset` (one reader serves every frame). */
   reset(bytes: Uint8Array, offset: number): this {
@@ -61,31 +60,20 @@ export class MsgpackReader {
     const start = this.at + 1;
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
-    if (!this.sameAsLast(start, end)) {
-      let s = '';
-      for (let i = start; i < end; i++) {
-        const c = b[i] as number;
-        if (c >= 0x80) return undefined;
-        s += String.fromCharCode(c);
-      }
-      this.lastString = s;
-      this.lastBytes = b.slice(start, end);
+    const last = this.lastString;
+    if (last.length !== end - start || !sameChars(last, b, start)) {
+      for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
+      this.lastString = latin1(b, start, end);
     }
     this.at = end;
     return this.lastString;
   }
 
-  private sameAsLast(start: number, end: number): boolean {
-    const last = this.lastBytes;
-    if (last.length !== end - start) return false;
-    for (let i = 0; i < last.length; i++) if (last[i] !== this.bytes[start + i]) return false;
-    return true;
-  }
-
   /**
    * A non-empty ASCII string as fixstr or str 8 (ids, NodeRids, generations, operation ids).
    * `slot` names the field: each keeps its last string, so a field that repeats from record to record
-   * (a NodeRid, a packet) costs a byte comparison, not a new string. `undefined` for any other form.
+   * (a NodeRid, a packet) costs a comparison of its bytes with that string's characters, not a new
+   * string. `undefined` for any other form.
    */
   asciiStr(slot: number): string | undefined {
     const b = this.bytes;
@@ -101,25 +89,19 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    const last = this.slotBytes[slot];
-    if (last !== undefined && last.length === length && sameBytes(last, b, start)) {
+    const last = this.slotStrings[slot];
+    if (last !== undefined && last.length === length && sameChars(last, b, start)) {
       this.at = end;
-      return this.slotStrings[slot];
+      return last;
     }
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = b[i] as number;
-      if (c >= 0x80) return undefined;
-      s += String.fromCharCode(c);
-    }
-    this.slotBytes[slot] = b.slice(start, end);
+    for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
+    const s = latin1(b, start, end);
     this.slotStrings[slot] = s;
     this.at = end;
     return s;
   }
 
-  private readonly slotBytes: (Uint8Array | undefined)[] = [];
-  private readonly slotStrings: string[] = [];
+  private readonly slotStrings: (string | undefined)[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
   nilOrAsciiFixstr(): string | null | undefined {
@@ -169,7 +151,20 @@ export class MsgpackReader {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
+/** Whether the bytes at `at` are the characters of `s` (an ASCII string: one byte each). */
+function sameChars(s: string, b: Uint8Array, at: number): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== b[at + i]) return false;
   return true;
+}
+
+type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
+/** Node's own bytes-to-string for one-byte text (msgpackr reads short strings with it too). */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: Latin1Slice }).latin1Slice;
+
+/** The string of ASCII bytes `start`..`end` of `b`. */
+function latin1(b: Uint8Array, start: number, end: number): string {
+  if (latin1Slice !== undefined) return latin1Slice.call(b, start, end);
+  let s = '';
+  for (let i = start; i < end; i++) s += String.fromCharCode(b[i] as number);
+  return s;
 }
