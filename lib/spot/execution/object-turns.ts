@@ -7,7 +7,7 @@ import {
   runInTurn,
   selfSubmitRefusal,
 } from './turn-context.js';
-import { settle } from './turn-outcomes.js';
+import { admissionRefusal, closedRefusal, refusedTurn, settle } from './turn-outcomes.js';
 
 /** One unit of an object's work: a handler call, a lifecycle hook, a timer callback. */
 export type Turn<T> = () => T | PromiseLike<T>;
@@ -139,9 +139,8 @@ export class ObjectTurns<W = unknown> {
   ): void {
     const refusal = this.refusal(options);
     if (refusal) return reject(refusal);
-    // Nothing runs, waits or is being started, and a permit is free: the turn starts now, as the pump
-    // would start it, with no queue entry made for it. Inside the pump's loop (a turn's callback
-    // submitting) it queues instead, so turns never nest.
+    // Nothing runs, waits or is being started and a permit is free: it starts now, with no queue entry.
+    // Inside the pump's loop (a turn's callback submitting) it queues instead, so turns never nest.
     if (
       this.queue.length === 0 &&
       !this.current &&
@@ -215,7 +214,7 @@ export class ObjectTurns<W = unknown> {
       if (entry.timer) continue;
       works.push(entry.work as W);
       entry.reject(
-        this.refused('Unavailable', 'the turn moved with the object to its new owner', 'handedOff'),
+        refusedTurn(this.key, 'Unavailable', 'the turn moved with the object to its new owner', 'handedOff'),
       );
     }
     return works;
@@ -244,40 +243,21 @@ export class ObjectTurns<W = unknown> {
       this.admission?.abort();
       for (const entry of this.queue.splice(0)) {
         this.detach(entry);
-        if (!entry.timer) entry.reject(this.closedError());
+        if (!entry.timer) entry.reject(closedRefusal(this.key, this.closing));
       }
     }
     return this.whenIdle();
   }
 
   private refusal(options: SubmitOptions<W>): ZLinkError | undefined {
-    if (this.phase === 'closed') return this.closedError();
+    if (this.phase === 'closed') return closedRefusal(this.key, this.closing);
     // Only code running inside some turn can be waiting for this one (the name is built only then).
     if (!options.oneWay && currentTurn() !== undefined) {
       const self = selfSubmitRefusal(`turn of ${describeObject(this.key)}`, this.key, this);
       if (self) return self;
     }
     if (options.signal?.aborted) return cancelledError(`turn of ${describeObject(this.key)}`, options.signal);
-    if (this.fenced())
-      return this.refused('Rejected', 'the owner lease is fenced: no new object work', 'fenced');
-    if (this.phase === 'sealed')
-      return this.refused('Unavailable', 'the object is sealed for relocation', 'sealed');
-    if (this.queue.length >= this.limit)
-      return this.refused('Rejected', `the object queue is full (${this.limit} turns waiting)`, 'queueFull', {
-        limit: this.limit,
-      });
-    return undefined;
-  }
-
-  private refused(code: ZLinkError['code'], problem: string, reason: string, more: object = {}): ZLinkError {
-    return new ZLinkError(code, `turn of ${describeObject(this.key)}: ${problem}`, {
-      details: { reason, ...more },
-    });
-  }
-
-  private closedError(): ZLinkError {
-    const { reason, code } = this.closing ?? { reason: 'closed', code: 'Unavailable' };
-    return this.refused(code, `the object was deactivated (${reason})`, reason);
+    return admissionRefusal(this.key, this.fenced(), this.phase, this.queue.length, this.limit);
   }
 
   private enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void {
