@@ -2,5 +2,6 @@
 // through core's ports; the runtime wires it.
 export * from './execution/index.js';
 export * from './resolve/index.js';
+export * from './relocation/index.js';
 export { ObjectLayer, advertisedType, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
 export type { ObjectSubmission } from './calls/object-submission.js';

@@ -1,0 +1,179 @@
+import {
+  MAX_FOLLOW_HOPS,
+  type NodeRun,
+  type ObjectKey,
+  type ObjectKind,
+  type ObjectRouteFences,
+  invalidArgument,
+} from '../../core/index.js';
+import type { Clock } from '../resolve/index.js';
+
+/**
+ * Message Follow on the source of a committed move (spot-actor-routing §2.5): for a while after an
+ * object left this node, a message that still reaches it on the old route is relayed to the new owner
+ * instead of failing. This table holds the committed routes and decides, for one arriving message,
+ * whether it is relayed and where — from memory only: it never reads a store and never runs a handler.
+ */
+
+/** One committed move away from this node, as Message Follow relays along it. */
+export interface FollowRoute {
+  readonly key: ObjectKey;
+  /** The incarnation that moved: a message for another one is not this route's (`InvalidOperation`). */
+  readonly objectGeneration: number;
+  /** The route a message must carry to be relayed: this run as owner, the generations it held the object under. */
+  readonly source: ObjectRouteFences;
+  /** Where it now lives: the new owner and the fences its admission checks; a relayed message carries these. */
+  readonly target: ObjectRouteFences;
+  /** Until when, by the table's clock, it relays: the follow duration in force when it was installed. */
+  readonly until: number;
+}
+
+/** Why a message that reached an old route is not relayed. */
+export type FollowRefusal =
+  /** No move of this object from this route was committed here, or Message Follow is off. */
+  | 'noFollowRoute'
+  /** The route's follow duration has passed. */
+  | 'followExpired'
+  /** The message already took `MAX_FOLLOW_HOPS` hops: one more would be the ninth. */
+  | 'followHops'
+  /** The message names another incarnation than the one that moved (`InvalidOperation`). */
+  | 'generationMismatch';
+
+export type FollowDecision =
+  | {
+      readonly tag: 'relay';
+      readonly route: FollowRoute;
+      /** Hops the message will have taken once relayed (1 for a message sent straight to the old owner). */
+      readonly hops: number;
+    }
+  | {
+      readonly tag: 'refuse';
+      /** `Unavailable` for every refusal but a generation mismatch, which is `InvalidOperation`. */
+      readonly code: 'Unavailable' | 'InvalidOperation';
+      readonly reason: FollowRefusal;
+    };
+
+const keyOf = (kind: ObjectKind, id: string): string => `${kind}\u0000${id}`;
+const sameRun = (a: NodeRun, b: NodeRun): boolean => a.rid === b.rid && a.nodeGeneration === b.nodeGeneration;
+
+function checkDuration(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw invalidArgument('messageFollowDurationMs', 'must be an integer >= 0');
+  return ms;
+}
+
+/**
+ * The committed Message Follow routes of one node, by object and by the authority owner generation the
+ * object was held under here (a move away, a move back and a second move away are separate routes).
+ * An expired route goes when it is next looked at, or at `sweep()`: the table runs no timer of its own.
+ */
+export class FollowRoutes {
+  private durationMs: number;
+  private readonly routes = new Map<string, FollowRoute[]>();
+
+  constructor(
+    private readonly clock: Clock,
+    durationMs: number,
+  ) {
+    this.durationMs = checkDuration(durationMs);
+  }
+
+  /** The follow duration new routes get, in ms (0: Message Follow is off and nothing is installed). */
+  get followDurationMs(): number {
+    return this.durationMs;
+  }
+
+  /**
+   * Changes the duration of routes installed from now on; an installed route keeps its own (§2.5: "A
+   * Message Follow duration changed at runtime applies starting from new relocations"). Throws
+   * `InvalidArgument` unless `ms` is an integer >= 0; the pairing with the route cache's max age
+   * (`cacheFollowProblem`) is the caller's to check.
+   */
+  setDurationMs(ms: number): void {
+    this.durationMs = checkDuration(ms);
+  }
+
+  /** Routes held now, expired ones not yet swept included. */
+  get size(): number {
+    let n = 0;
+    for (const list of this.routes.values()) n += list.length;
+    return n;
+  }
+
+  /**
+   * Installs the route of a move committed from `source` (this run's fences for the object) to `target`.
+   * `undefined` when Message Follow is off (duration 0). Throws `InvalidArgument` unless the target's
+   * authority owner generation is larger than the source's (§2.5: the owner generation grows with every
+   * hop, so no chain of routes can lead back into itself) and both name the same incarnation.
+   */
+  install(key: ObjectKey, source: ObjectRouteFences, target: ObjectRouteFences): FollowRoute | undefined {
+    if (target.authorityOwnerGeneration <= source.authorityOwnerGeneration)
+      throw invalidArgument('target', 'the new owner must hold a larger authority owner generation');
+    if (target.objectGeneration !== source.objectGeneration)
+      throw invalidArgument('target', 'a move keeps the object generation');
+    if (this.durationMs === 0) return undefined;
+    const route: FollowRoute = {
+      key,
+      objectGeneration: source.objectGeneration,
+      source,
+      target,
+      until: this.clock.now() + this.durationMs,
+    };
+    const k = keyOf(key.kind, key.id);
+    const list = (this.routes.get(k) ?? []).filter(
+      (r) => r.source.authorityOwnerGeneration !== source.authorityOwnerGeneration,
+    );
+    list.push(route);
+    this.routes.set(k, list);
+    return route;
+  }
+
+  /**
+   * What to do with a message for (`kind`, `id`) that reached this run on route `carried` after
+   * `hops` relays already (0: its sender sent it here). Relay along the route its fences name while it
+   * is in force and the hop bound allows; otherwise refuse with the code the call ends with. Reads no
+   * store; an expired route found here goes.
+   */
+  decide(kind: ObjectKind, id: string, carried: ObjectRouteFences, hops: number): FollowDecision {
+    const k = keyOf(kind, id);
+    const list = this.routes.get(k);
+    const route = list?.find(
+      (r) =>
+        sameRun(r.source.owner, carried.owner) &&
+        r.source.authorityOwnerGeneration === carried.authorityOwnerGeneration &&
+        r.source.ownerLeaseGeneration === carried.ownerLeaseGeneration,
+    );
+    if (list === undefined || route === undefined) return refuse('Unavailable', 'noFollowRoute');
+    if (this.clock.now() >= route.until) {
+      this.remove(k, list, route);
+      return refuse('Unavailable', 'followExpired');
+    }
+    if (carried.objectGeneration !== route.objectGeneration)
+      return refuse('InvalidOperation', 'generationMismatch');
+    if (hops >= MAX_FOLLOW_HOPS) return refuse('Unavailable', 'followHops');
+    return { tag: 'relay', route, hops: hops + 1 };
+  }
+
+  /** Drops every route whose duration has passed; returns how many went. */
+  sweep(): number {
+    const now = this.clock.now();
+    let dropped = 0;
+    for (const [k, list] of this.routes) {
+      const live = list.filter((r) => r.until > now);
+      dropped += list.length - live.length;
+      if (live.length === 0) this.routes.delete(k);
+      else if (live.length !== list.length) this.routes.set(k, live);
+    }
+    return dropped;
+  }
+
+  private remove(k: string, list: FollowRoute[], route: FollowRoute): void {
+    const rest = list.filter((r) => r !== route);
+    if (rest.length === 0) this.routes.delete(k);
+    else this.routes.set(k, rest);
+  }
+}
+
+function refuse(code: 'Unavailable' | 'InvalidOperation', reason: FollowRefusal): FollowDecision {
+  return { tag: 'refuse', code, reason };
+}
