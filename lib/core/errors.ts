@@ -216,6 +216,12 @@ export function invalidArgument(what: string, problem: string): ZLinkError {
   return new ZLinkError('InvalidArgument', `${what}: ${problem}`, { details: { argument: what } });
 }
 
+/** A duration in ms given at run time (a setter's argument): `ms` when an integer >= 0, else `InvalidArgument` naming `what`. */
+export function runtimeMs(what: string, ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw invalidArgument(what, 'must be an integer >= 0');
+  return ms;
+}
+
 /** A message for anything thrown; never throws itself (a hostile `toString` included). */
 export function errorMessage(error: unknown): string {
   try {

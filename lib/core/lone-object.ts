@@ -82,22 +82,11 @@ function readCallTail(
     authorityOwnerGeneration: authorityOwnerGeneration as number,
     ownerLeaseGeneration: ownerLeaseGeneration as number,
   };
-  if (origin !== undefined)
-    return {
-      kind: RecordKind.ObjectRequest,
-      correlation: correlation as number,
-      origin,
-      objectKind,
-      id,
-      fences,
-      operationId: operationId as string,
-      packet: packet as string,
-      metadata: metadata ?? undefined,
-      payload,
-      trace: undefined,
-    };
+  // One literal for both kinds (a send's correlation and origin left undefined): one object shape.
   return {
-    kind: RecordKind.ObjectSend,
+    kind: origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
+    correlation,
+    origin,
     objectKind,
     id,
     fences,
@@ -106,5 +95,5 @@ function readCallTail(
     metadata: metadata ?? undefined,
     payload,
     trace: undefined,
-  };
+  } as ObjectSendRecord | ObjectRequestRecord;
 }

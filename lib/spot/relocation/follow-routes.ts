@@ -5,6 +5,7 @@ import {
   type ObjectKind,
   type ObjectRouteFences,
   invalidArgument,
+  runtimeMs,
 } from '../../core/index.js';
 import type { Clock } from '../resolve/index.js';
 
@@ -56,11 +57,7 @@ export type FollowDecision =
 const keyOf = (kind: ObjectKind, id: string): string => `${kind}\u0000${id}`;
 const sameRun = (a: NodeRun, b: NodeRun): boolean => a.rid === b.rid && a.nodeGeneration === b.nodeGeneration;
 
-function checkDuration(ms: number): number {
-  if (!Number.isSafeInteger(ms) || ms < 0)
-    throw invalidArgument('messageFollowDurationMs', 'must be an integer >= 0');
-  return ms;
-}
+const checkDuration = (ms: number): number => runtimeMs('messageFollowDurationMs', ms);
 
 /**
  * The committed Message Follow routes of one node, by object and by the authority owner generation the

@@ -1,4 +1,10 @@
-import { type NodeRun, type ObjectKind, type StoreVersion, invalidArgument } from '../../core/index.js';
+import {
+  type NodeRun,
+  type ObjectKind,
+  type StoreVersion,
+  invalidArgument,
+  runtimeMs,
+} from '../../core/index.js';
 import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import { type ReadyRoute, type ResolveResult, type RouteFences, fencesMatch } from './resolve-result.js';
 
@@ -66,11 +72,7 @@ interface Entry {
 
 const runName = (run: NodeRun): string => `${run.rid}\u0000${run.nodeGeneration}`;
 
-function checkMaxAge(ms: number): number {
-  if (!Number.isSafeInteger(ms) || ms < 0)
-    throw invalidArgument('routeCacheMaxAgeMs', 'must be an integer >= 0');
-  return ms;
-}
+const checkMaxAge = (ms: number): number => runtimeMs('routeCacheMaxAgeMs', ms);
 
 /**
  * The positive route cache of one object mesh (spot-actor-routing §2.2): only confirmed Ready
