@@ -7,10 +7,11 @@ export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;
   /**
-   * The last string read: a peer sends the same few packet names over and over, and
+   * The last string read and its bytes: a peer sends the same few packet names over and over, and
    * handing back the same string also spares the handler lookup hashing a new one.
    */
   private lastString = '';
+  private lastBytes: Uint8Array = new Uint8Array(0);
 
   /** Starts over on `bytes` at `offset` (one reader serves every frame). */
   reset(bytes: Uint8Array, offset: number): this {
@@ -60,10 +61,11 @@ export class MsgpackReader {
     const start = this.at + 1;
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
-    const last = this.lastString;
-    if (last.length !== end - start || !sameChars(last, b, start)) {
+    const last = this.lastBytes;
+    if (last.length !== end - start || !sameBytes(last, b, start)) {
       for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
       this.lastString = latin1(b, start, end);
+      this.lastBytes = b.subarray(start, end);
     }
     this.at = end;
     return this.lastString;
@@ -72,8 +74,8 @@ export class MsgpackReader {
   /**
    * A non-empty ASCII string as fixstr or str 8 (ids, NodeRids, generations, operation ids).
    * `slot` names the field: each keeps its last string, so a field that repeats from record to record
-   * (a NodeRid, a packet) costs a comparison of its bytes with that string's characters, not a new
-   * string. `undefined` for any other form.
+   * (a NodeRid, a packet) costs a comparison of its bytes, not a new string. `undefined` for any
+   * other form.
    */
   asciiStr(slot: number): string | undefined {
     const b = this.bytes;
@@ -89,19 +91,22 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    const last = this.slotStrings[slot];
-    if (last !== undefined && last.length === length && sameChars(last, b, start)) {
+    const last = this.slotBytes[slot];
+    if (last !== undefined && last.length === length && sameBytes(last, b, start)) {
       this.at = end;
-      return last;
+      return this.slotStrings[slot];
     }
     for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
     const s = latin1(b, start, end);
+    // A view, not a copy: a received frame is never written again, so its bytes stay what they were.
+    this.slotBytes[slot] = b.subarray(start, end);
     this.slotStrings[slot] = s;
     this.at = end;
     return s;
   }
 
-  private readonly slotStrings: (string | undefined)[] = [];
+  private readonly slotBytes: (Uint8Array | undefined)[] = [];
+  private readonly slotStrings: string[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
   nilOrAsciiFixstr(): string | null | undefined {
@@ -151,9 +156,8 @@ export class MsgpackReader {
   }
 }
 
-/** Whether the bytes at `at` are the characters of `s` (an ASCII string: one byte each). */
-function sameChars(s: string, b: Uint8Array, at: number): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== b[at + i]) return false;
+function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
   return true;
 }
 
