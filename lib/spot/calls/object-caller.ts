@@ -58,7 +58,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export class ObjectCaller {
   readonly waits: PeerWaits;
   private operations = 0;
-  private readonly opPrefix: string;
+  private readonly operation: { readonly prefix: string; seq: number };
   private readonly metrics: Record<ObjectKind, Map<string, ObjectTypeMetrics>> = {
     spot: new Map(),
     actor: new Map(),
@@ -68,7 +68,7 @@ export class ObjectCaller {
     this.waits = new PeerWaits(config.link);
     // The node generation is random per process start: with a counter it names one operation of one
     // run, short enough to travel as a fixstr.
-    this.opPrefix = `${config.self.nodeGeneration}:`;
+    this.operation = { prefix: `${config.self.nodeGeneration}:`, seq: 0 };
   }
 
   /**
@@ -94,7 +94,7 @@ export class ObjectCaller {
     const hit = this.config.cache.lookup(objectKind, id, now);
     if (hit !== undefined) {
       if (this.config.events.perMessage) this.routeEvent('hit', objectKind, id);
-      return this.toOwner(hit, sub, deadline, what);
+      return this.toOwner(hit, sub, deadline, what, undefined, now);
     }
     if (this.config.events.perMessage) this.routeEvent('miss', objectKind, id);
     return this.resolve(sub, deadline, what).then((route) => this.toOwner(route, sub, deadline, what));
@@ -197,11 +197,15 @@ export class ObjectCaller {
     deadline: number,
     what: string,
     counted?: ObjectTypeMetrics,
+    // The caller's reading of the clock when it has just taken one (a cache hit): one read per call.
+    now = this.config.clock.now(),
   ): Promise<unknown> {
     const m = counted ?? this.counted(sub, route.type);
     const { self, link } = this.config;
-    // Written into the record as prefix + counter: the string is built only for a local call.
-    const operationId: OperationId = { prefix: this.opPrefix, seq: this.operations++ };
+    // Written into the record as prefix + counter, the string built only for a local call. One
+    // object per caller, its counter set for each call: the encoder reads it at once and keeps nothing.
+    const operationId = this.operation;
+    operationId.seq = this.operations++;
     const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
     let raw: Promise<unknown>;
     if (local) {
@@ -213,14 +217,14 @@ export class ObjectCaller {
         route,
         sub,
         operationIdString(operationId),
-        Math.max(1, deadline - this.config.clock.now()),
+        Math.max(1, deadline - now),
         what,
         m,
       );
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
         return this.whenReachable(route, sub, deadline, what, m);
-      raw = this.remoteCall(route, sub, operationId, deadline, what, m);
+      raw = this.remoteCall(route, sub, operationId, deadline, now, what, m);
     }
     if (sub.messageKind === 'request') return raw;
     // A request's terminal is counted by the pending table, a stale answer handled where it arrives
@@ -246,6 +250,7 @@ export class ObjectCaller {
     sub: ObjectSubmission,
     operationId: OperationId,
     deadline: number,
+    now: number,
     what: string,
     m: ObjectTypeMetrics,
   ): Promise<unknown> {
@@ -258,7 +263,7 @@ export class ObjectCaller {
       return this.offer(to, bytes, deadline, sub.signal, what) ?? RESOLVED;
     }
     const opened = pending.open({
-      timeoutMs: Math.max(1, deadline - this.config.clock.now()),
+      timeoutMs: Math.max(1, deadline - now),
       signal: sub.signal,
       route: route.owner.rid,
       describe: what,
