@@ -29,6 +29,18 @@ export interface FollowRoute {
   readonly until: number;
 }
 
+/**
+ * Where the messageFollow notice to one sender stands for one route (§2.5's duplicate-suppression
+ * registry): `inFlight` while a notice is being sent (no second one starts), `sent` once one went out
+ * (none again while the route lasts), back to absent when a send failed (the next relay may try again).
+ */
+export type NoticeState = 'inFlight' | 'sent';
+
+/** A route with its notice registry: by sender run, for this route only (both fences in its key). */
+interface HeldRoute extends FollowRoute {
+  readonly notices: Map<string, NoticeState>;
+}
+
 /** Why a message that reached an old route is not relayed. */
 export type FollowRefusal =
   /** No move of this object from this route was committed here, or Message Follow is off. */
@@ -55,6 +67,7 @@ export type FollowDecision =
     };
 
 const keyOf = (kind: ObjectKind, id: string): string => `${kind}\u0000${id}`;
+const runKey = (run: NodeRun): string => `${run.rid}\u0000${run.nodeGeneration}`;
 const sameRun = (a: NodeRun, b: NodeRun): boolean => a.rid === b.rid && a.nodeGeneration === b.nodeGeneration;
 
 const checkDuration = (ms: number): number => runtimeMs('messageFollowDurationMs', ms);
@@ -66,7 +79,7 @@ const checkDuration = (ms: number): number => runtimeMs('messageFollowDurationMs
  */
 export class FollowRoutes {
   private durationMs: number;
-  private readonly routes = new Map<string, FollowRoute[]>();
+  private readonly routes = new Map<string, HeldRoute[]>();
 
   constructor(
     private readonly clock: Clock,
@@ -109,12 +122,13 @@ export class FollowRoutes {
     if (target.objectGeneration !== source.objectGeneration)
       throw invalidArgument('target', 'a move keeps the object generation');
     if (this.durationMs === 0) return undefined;
-    const route: FollowRoute = {
+    const route: HeldRoute = {
       key,
       objectGeneration: source.objectGeneration,
       source,
       target,
       until: this.clock.now() + this.durationMs,
+      notices: new Map(),
     };
     const k = keyOf(key.kind, key.id);
     const list = (this.routes.get(k) ?? []).filter(
@@ -164,7 +178,35 @@ export class FollowRoutes {
     return dropped;
   }
 
-  private remove(k: string, list: FollowRoute[], route: FollowRoute): void {
+  /**
+   * Whether to send the messageFollow notice to `sender` for a message just relayed on `route`: `true`
+   * once per sender and route (the registry goes `inFlight`), `false` while one is in flight or after
+   * one went out. Report the send with `noticeSent`. The registry lives and goes with its route: it
+   * keys on both routes' every fence (a route of another move is another registry) and runs no timer.
+   */
+  claimNotice(route: FollowRoute, sender: NodeRun): boolean {
+    const notices = (route as HeldRoute).notices;
+    const k = runKey(sender);
+    if (notices === undefined || notices.has(k)) return false;
+    notices.set(k, 'inFlight');
+    return true;
+  }
+
+  /** The notice `claimNotice` let through went out (`sent`), or failed: the next relay may try again. */
+  noticeSent(route: FollowRoute, sender: NodeRun, ok: boolean): void {
+    const notices = (route as HeldRoute).notices;
+    const k = runKey(sender);
+    if (notices?.get(k) !== 'inFlight') return;
+    if (ok) notices.set(k, 'sent');
+    else notices.delete(k);
+  }
+
+  /** The registry's state for `sender` on `route` (`undefined`: no notice claimed, or the last one failed). */
+  noticeState(route: FollowRoute, sender: NodeRun): NoticeState | undefined {
+    return (route as HeldRoute).notices?.get(runKey(sender));
+  }
+
+  private remove(k: string, list: HeldRoute[], route: HeldRoute): void {
     const rest = list.filter((r) => r !== route);
     if (rest.length === 0) this.routes.delete(k);
     else this.routes.set(k, rest);

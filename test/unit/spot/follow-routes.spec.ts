@@ -163,4 +163,50 @@ describe('FollowRoutes', () => {
     expect(routes.size).toBe(1);
     expect(routes.decide('spot', 'room-2', SOURCE, 0).tag).toBe('relay');
   });
+
+  describe('the messageFollow notice registry', () => {
+    const SENDER: NodeRun = { rid: 'caller', nodeGeneration: 'gc1' };
+
+    it('one notice per sender and route: inFlight blocks a second, sent keeps it, a failure lets the next try', () => {
+      const { routes } = table();
+      const route = routes.install(KEY, SOURCE, TARGET) as NonNullable<ReturnType<FollowRoutes['install']>>;
+      expect(routes.claimNotice(route, SENDER)).toBe(true);
+      expect(routes.noticeState(route, SENDER)).toBe('inFlight');
+      expect(routes.claimNotice(route, SENDER)).toBe(false);
+      routes.noticeSent(route, SENDER, false);
+      expect(routes.noticeState(route, SENDER)).toBeUndefined();
+      expect(routes.claimNotice(route, SENDER)).toBe(true);
+      routes.noticeSent(route, SENDER, true);
+      expect(routes.noticeState(route, SENDER)).toBe('sent');
+      expect(routes.claimNotice(route, SENDER)).toBe(false);
+      // Another sender, or another run of the same NodeRid, is told on its own.
+      expect(routes.claimNotice(route, { rid: 'other', nodeGeneration: 'go1' })).toBe(true);
+      expect(routes.claimNotice(route, { rid: 'caller', nodeGeneration: 'gc2' })).toBe(true);
+      // A report for a notice never claimed changes nothing.
+      routes.noticeSent(route, { rid: 'nobody', nodeGeneration: 'x' }, true);
+      expect(routes.noticeState(route, { rid: 'nobody', nodeGeneration: 'x' })).toBeUndefined();
+    });
+
+    it('keys on the route: a second move of the same object has its own registry', () => {
+      const { routes } = table();
+      const first = routes.install(KEY, SOURCE, TARGET) as NonNullable<ReturnType<FollowRoutes['install']>>;
+      routes.noticeSent(first, SENDER, routes.claimNotice(first, SENDER));
+      const back = routes.install(KEY, fences(RUN_A, 3), fences(RUN_B, 4));
+      expect(routes.claimNotice(back as NonNullable<typeof back>, SENDER)).toBe(true);
+      // The same route installed again (a new target) starts over as well.
+      const replaced = routes.install(KEY, SOURCE, fences(RUN_B, 5));
+      expect(routes.claimNotice(replaced as NonNullable<typeof replaced>, SENDER)).toBe(true);
+    });
+
+    it('goes with its route when the route expires: no timer of its own', () => {
+      const { clock, routes } = table(1000);
+      const route = routes.install(KEY, SOURCE, TARGET) as NonNullable<ReturnType<FollowRoutes['install']>>;
+      routes.noticeSent(route, SENDER, routes.claimNotice(route, SENDER));
+      clock.t += 1000;
+      expect(routes.decide('spot', 'room-1', SOURCE, 0)).toMatchObject({ reason: 'followExpired' });
+      const again = routes.install(KEY, SOURCE, TARGET) as NonNullable<ReturnType<FollowRoutes['install']>>;
+      expect(routes.noticeState(again, SENDER)).toBeUndefined();
+      expect(routes.claimNotice(again, SENDER)).toBe(true);
+    });
+  });
 });
