@@ -23,6 +23,7 @@ export * from './snapshots.js';
 export * from './object-classes.js';
 export * from './object-context.js';
 export * from './object-control-wire.js';
+export * from './object-follow-wire.js';
 export * from './object-metrics.js';
 export * from './encoded-call.js';
 export * from './thenable.js';

@@ -17,6 +17,7 @@ import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 
 export type { ObjectRouteFences } from './object-fences.js';
 import { MAX_FRAME_VALUES } from './wire.js';
+import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
 import {
   type ObjectControlRecord,
   type ObjectStaleRecord,
@@ -109,6 +110,7 @@ export interface ObjectErrorReplyRecord {
 }
 
 export type ObjectRecord =
+  | MessageFollowRecord
   | ObjectSendRecord
   | ObjectRequestRecord
   | ObjectReplyRecord
@@ -180,6 +182,8 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.ObjectControl:
     case RecordKind.ObjectStale:
       return decodeObjectControl(v);
+    case RecordKind.MessageFollow:
+      return decodeMessageFollow(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }

@@ -285,6 +285,11 @@ export class ObjectLayer {
       case RecordKind.ObjectStale:
         this.cache.invalidateStale(r.objectKind, r.id, r.fences);
         return;
+      case RecordKind.MessageFollow:
+        // Only the route the message came on goes, never a newer entry (§2.5); a lost notice costs
+        // latency only (the detour goes on until the entry expires).
+        this.cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
+        return;
       case RecordKind.ObjectControl:
         this.controlled(r);
         return;

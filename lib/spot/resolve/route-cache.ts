@@ -21,6 +21,8 @@ export type RouteDropReason =
   | 'newerVersion'
   /** The owner answered that the route's fences are not its current ones. */
   | 'staleRoute'
+  /** A messageFollow notice: a message on this route reached the old owner and was relayed to the new one. */
+  | 'moved'
   /** The store recovered from an outage: every entry goes. */
   | 'storeRecovered'
   /** The owner's run ended: its node descriptor went, or its NodeRid came back with another generation. */
@@ -190,16 +192,21 @@ export class RouteCache {
   }
 
   /**
-   * The owner answered a call on route `fences` as stale: the entry goes (`staleRoute`) only if it
-   * is that route — an entry made since, with other fences, stays (§2.5: "so it doesn't clear a
+   * The owner answered a call on route `fences` as stale (`staleRoute`), or a messageFollow notice said
+   * a message on it was relayed to the object's new owner (`moved`): the entry goes only if it is that route — an entry made since, with other fences, stays (§2.5: "so it doesn't clear a
    * newer route already stored"). Misses in flight for the key are spoiled either way. Returns
    * whether an entry went.
    */
-  invalidateStale(kind: ObjectKind, id: string, fences: RouteFences): boolean {
+  invalidateStale(
+    kind: ObjectKind,
+    id: string,
+    fences: RouteFences,
+    reason: 'staleRoute' | 'moved' = 'staleRoute',
+  ): boolean {
     this.spoil(kind, id);
     const entry = this.entries[kind].get(id);
     if (entry === undefined || !fencesMatch(entry.route, fences)) return false;
-    this.drop(entry, 'staleRoute');
+    this.drop(entry, reason);
     return true;
   }
 

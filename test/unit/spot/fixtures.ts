@@ -2,8 +2,12 @@
 import {
   type AuthorityRecord,
   type AuthorityState,
+  type InboundObjectRecord,
+  type MeshLink,
+  type MeshPeerEvent,
   type NodeRun,
   type ObjectKind,
+  type ObjectRecordKind,
   wireAddress,
 } from '../../../lib/core/index.js';
 import type { Clock, OwnerLeaseView, ReadyRoute } from '../../../lib/spot/index.js';
@@ -72,4 +76,60 @@ export function route(
     ...overrides,
   };
   return { ...made, address: overrides.address ?? wireAddress(kind, id, made) };
+}
+
+/** A MeshLink whose one peer (RUN_B) becomes ready when the test says so; sends are kept. */
+export class FakeLink implements MeshLink {
+  readonly mesh = MESH;
+  readonly self = { rid: RUN_A.rid, generation: RUN_A.nodeGeneration };
+  ready = false;
+  readonly sent: Uint8Array[] = [];
+  private readonly listeners = new Set<(event: MeshPeerEvent) => void>();
+
+  up(): void {
+    this.ready = true;
+    const peer = {
+      rid: RUN_B.rid,
+      generation: RUN_B.nodeGeneration,
+      objectRole: 'server' as const,
+      objectTypes: [],
+    };
+    for (const l of [...this.listeners]) l({ type: 'up', peer });
+  }
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+  send(_to: unknown, record: Uint8Array): boolean {
+    this.sent.push(record);
+    return true;
+  }
+  answer(): boolean {
+    return true;
+  }
+  waitForSpace(): Promise<void> {
+    return Promise.resolve();
+  }
+  private readonly records = new Set<(record: InboundObjectRecord) => void>();
+  onRecord(listener: (record: InboundObjectRecord) => void): () => void {
+    this.records.add(listener);
+    return () => this.records.delete(listener);
+  }
+  /** Hands `bytes` to the record listeners as a record of `kind` from RUN_B. */
+  deliver(kind: ObjectRecordKind, bytes: Uint8Array): void {
+    const from = { rid: RUN_B.rid, generation: RUN_B.nodeGeneration };
+    for (const l of [...this.records]) l({ kind, from, bytes });
+  }
+  onPeer(listener: (event: MeshPeerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  isReady(rid: string, generation: string): boolean {
+    return this.ready && rid === RUN_B.rid && generation === RUN_B.nodeGeneration;
+  }
+  peers(): [] {
+    return [];
+  }
+  objectServers(): [] {
+    return [];
+  }
 }

@@ -1,8 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   type AuthorityStore,
-  type MeshLink,
-  type MeshPeerEvent,
   type NodeRun,
   type ObjectTypeMetrics,
   PendingRequests,
@@ -14,62 +12,13 @@ import { ObjectCaller } from '../../../lib/spot/calls/object-caller.js';
 import type { ObjectSubmission } from '../../../lib/spot/calls/object-submission.js';
 import { AuthorityResolver, CachedResolver, RouteCache, SYSTEM_CLOCK } from '../../../lib/spot/index.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
-import { FakeLeases, MESH, RUN_A, RUN_B, authority } from './fixtures.js';
+import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, authority } from './fixtures.js';
 
 /**
  * Spot-actor-routing §2.1 on the caller: a route whose owner is not a ready peer yet waits for its
  * link (bounded); a caller that gives up meanwhile ends `Cancelled` and keeps the route, only a wait
  * that ran out drops it. Each call counts once in the per-type counters, however it got there.
  */
-
-/** A MeshLink whose one peer (RUN_B) becomes ready when the test says so; sends are kept. */
-class FakeLink implements MeshLink {
-  readonly mesh = MESH;
-  readonly self = { rid: RUN_A.rid, generation: RUN_A.nodeGeneration };
-  ready = false;
-  readonly sent: Uint8Array[] = [];
-  private readonly listeners = new Set<(event: MeshPeerEvent) => void>();
-
-  up(): void {
-    this.ready = true;
-    const peer = {
-      rid: RUN_B.rid,
-      generation: RUN_B.nodeGeneration,
-      objectRole: 'server' as const,
-      objectTypes: [],
-    };
-    for (const l of [...this.listeners]) l({ type: 'up', peer });
-  }
-  get subscribers(): number {
-    return this.listeners.size;
-  }
-  send(_to: unknown, record: Uint8Array): boolean {
-    this.sent.push(record);
-    return true;
-  }
-  answer(): boolean {
-    return true;
-  }
-  waitForSpace(): Promise<void> {
-    return Promise.resolve();
-  }
-  onRecord(): () => void {
-    return () => undefined;
-  }
-  onPeer(listener: (event: MeshPeerEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  isReady(rid: string, generation: string): boolean {
-    return this.ready && rid === RUN_B.rid && generation === RUN_B.nodeGeneration;
-  }
-  peers(): [] {
-    return [];
-  }
-  objectServers(): [] {
-    return [];
-  }
-}
 
 type GetOrCreate = ConstructorParameters<typeof ObjectCaller>[0]['getOrCreate'];
 
