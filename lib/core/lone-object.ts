@@ -52,7 +52,8 @@ export function readLoneObjectRecord(
 }
 
 /**
- * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after;
+ * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after
+ * (a relayed record, with its hops, takes the long way);
  * made into the whole record at once (a request's when `origin` is given).
  */
 function readCallTail(
@@ -95,5 +96,6 @@ function readCallTail(
     metadata: metadata ?? undefined,
     payload,
     trace: undefined,
+    hops: 0,
   } as ObjectSendRecord | ObjectRequestRecord;
 }

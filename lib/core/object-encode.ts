@@ -9,7 +9,8 @@ import { type ObjectAddress, type OperationId, REQUEST_LENGTH, SEND_LENGTH } fro
 
 /**
  * An ObjectSend to `to` as resolved (its route fences), `fields` the encoded framework field
- * (`encodeFrameworkFields`) or `undefined`. Metadata and payload are already encoded. Throws only
+ * (`encodeFrameworkFields`) or `undefined`; `hops`, written after it by a Message Follow relay only,
+ * the relays the message has taken. Metadata and payload are already encoded. Throws only
  * a TypeError for values msgpack cannot hold (never for valid strings and safe integers).
  */
 export function encodeObjectSend(
@@ -19,8 +20,9 @@ export function encodeObjectSend(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
   fields?: Uint8Array,
+  hops = 0,
 ): Uint8Array {
-  return encodeObjectCall(0, undefined, to, operationId, packet, metadata, payload, fields);
+  return encodeObjectCall(0, undefined, to, operationId, packet, metadata, payload, fields, hops);
 }
 
 /** An ObjectRequest whose reply goes to `origin` under `correlation`, however often it is relayed. */
@@ -33,8 +35,9 @@ export function encodeObjectRequest(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
   fields?: Uint8Array,
+  hops = 0,
 ): Uint8Array {
-  return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields);
+  return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields, hops);
 }
 
 /** Kind, id and the fences array as a record writes them (msgpackr's forms, so any value fits); a copy. */
@@ -115,8 +118,11 @@ function encodeObjectCall(
   metadata: Uint8Array | undefined,
   payload: Uint8Array,
   fields: Uint8Array | undefined,
+  hops: number,
 ): Uint8Array {
   const address = to.bytes ?? packAddress(to.objectKind, to.id, to.fences);
+  // Relays are rare and a hop count small: only a safe count is written, as msgpackr would.
+  const relayed = hops > 0 ? new Uint8Array(packr.pack(hops)) : undefined;
   const from = origin && originBytes(origin);
   const wide = origin && correlation > MAX_UINT32 ? new Uint8Array(packr.pack(correlation)) : undefined;
   const name = strBytes(packet);
@@ -139,12 +145,13 @@ function encodeObjectCall(
     name.length +
     write.optionalBinSize(metadata) +
     write.binSize(payload) +
-    (fields?.length ?? 1);
+    (fields?.length ?? 1) +
+    (relayed?.length ?? 0);
   if (from) size += (wide ? wide.length : write.uintSize(correlation)) + from.length;
   const out = Buffer.allocUnsafe(size);
   let at = write.head(
     out,
-    origin === undefined ? SEND_LENGTH : REQUEST_LENGTH,
+    (origin === undefined ? SEND_LENGTH : REQUEST_LENGTH) + (relayed ? 1 : 0),
     WIRE_VERSION,
     origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
   );
@@ -156,8 +163,9 @@ function encodeObjectCall(
     at = writeBase36(out, at, (operationId as OperationId).seq, digits);
   }
   at = write.bin(out, write.optionalBin(out, put(out, at, name), metadata), payload);
-  if (fields === undefined) out[at] = 0xc0;
-  else out.set(fields, at);
+  if (fields === undefined) out[at++] = 0xc0;
+  else at = put(out, at, fields);
+  if (relayed) out.set(relayed, at);
   return out;
 }
 

@@ -3,6 +3,7 @@ import {
   WIRE_VERSION,
   isBytes,
   isCorrelation,
+  isCount,
   isMetadata,
   isName,
   isObjectKind,
@@ -29,8 +30,8 @@ import {
  * channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a
  * Spot payload to a channel handler. Field order (docs/decisions.md):
  *
- *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, ...later]
- *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, ...later]
+ *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, ...later]
+ *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, ...later]
  *     ObjectReply      [1, 62, correlation, originGeneration, payload, ...later]
  *     ObjectErrorReply [1, 63, correlation, originGeneration, [code, message, details?], ...later]
  *
@@ -41,8 +42,9 @@ import {
  * straight to the origin. A reply echoes the origin's node generation: a reply meant for an earlier
  * run of the origin (whose correlations start over) is refused there, never settling a new call.
  * The fences are one nested array, the form Message Follow's notice names a route by (§2.5). The
- * trace slot is always written (nil without a trace), so fields a later version appends come after
- * it and are ignored here; a record shorter than this version's is refused.
+ * trace slot is always written (nil without a trace); `hops`, the Message Follow relays the message
+ * took, only by a relay (absent: 0, sent by its sender). Fields a later version appends come after
+ * them and are ignored here; a record shorter than this version's is refused.
  */
 
 /** Which object a message is for, and the route it was sent on. */
@@ -80,6 +82,8 @@ interface ObjectCall extends ObjectAddress {
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
   readonly trace: TraceFields | undefined;
+  /** Message Follow relays it took (spot-actor-routing §2.5): 0 from its sender, at most 8. */
+  readonly hops: number;
 }
 
 export interface ObjectSendRecord extends ObjectCall {
@@ -195,10 +199,14 @@ function readCall(
   at: number,
   route: { correlation: number; origin: NodeRun } | undefined,
 ): ObjectSendRecord | ObjectRequestRecord | undefined {
-  const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace] = v.slice(at, at + 8);
+  const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace, hops = 0] = v.slice(
+    at,
+    at + 9,
+  );
   const fences = readObjectFences(rawFences);
   const trace = rawTrace === null ? undefined : readFrameworkFields(rawTrace);
   if (
+    !isCount(hops) ||
     !isObjectKind(objectKind) ||
     !isName(id) ||
     fences === undefined ||
@@ -219,6 +227,7 @@ function readCall(
     metadata: metadata ?? undefined,
     payload,
     trace,
+    hops,
   };
   return route === undefined
     ? { kind: RecordKind.ObjectSend, ...call }

@@ -26,6 +26,7 @@ import { remoteAnswer, sendAnswer } from './objects/remote-answer.js';
 import { staleRoute } from './objects/refusals.js';
 import { settleObjectReply } from './calls/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
+import { FollowRoutes, MessageFollow } from './relocation/index.js';
 
 export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
   readonly role: 'client' | 'server';
@@ -49,6 +50,9 @@ export interface CreateOptions {
  */
 export class ObjectLayer {
   readonly cache: RouteCache;
+  /** The Message Follow routes of moves committed away from this node (relocation installs them). */
+  readonly followRoutes: FollowRoutes;
+  private readonly follow: MessageFollow;
   readonly host: ObjectHost | undefined;
   private readonly resolver: CachedResolver;
   private readonly caller: ObjectCaller;
@@ -58,6 +62,8 @@ export class ObjectLayer {
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
+    this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
+    this.follow = new MessageFollow({ link, routes: this.followRoutes });
     this.cache = new RouteCache({
       maxAgeMs: config.options.routeCacheMaxAgeMs,
       clock,
@@ -306,14 +312,17 @@ export class ObjectLayer {
           trace: r.trace,
           correlation: r.kind === RecordKind.ObjectRequest ? r.correlation : undefined,
           sourceRid: record.from.rid,
+          hops: r.hops,
         };
         const answer =
           r.kind === RecordKind.ObjectRequest
             ? remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration)
             : sendAnswer(link, events, mesh, record.from.rid, call);
-        if (host) host.dispatch(call, answer);
         // A node that holds no objects is never the current owner of any.
-        else answer.error(staleRoute(self.rid, call));
+        if (!host) return answer.error(staleRoute(self.rid, call));
+        // Once something moved away from here, a call on a route this node no longer holds may follow it.
+        const elsewhere = this.follow.active ? () => this.follow.take(r, record.from, answer) : undefined;
+        host.dispatch(call, answer, elsewhere);
       }
     }
   }

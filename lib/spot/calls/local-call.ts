@@ -58,6 +58,7 @@ export function localCall(
     // The handler runs in its own turn; a local caller's trace context is not carried across it.
     trace: undefined,
     sourceRid: selfRid,
+    hops: 0,
   };
   if (sub.messageKind === 'send') {
     let refused: WireError | undefined;

@@ -29,6 +29,8 @@ export interface InboundObjectCall {
   readonly correlation: number | undefined;
   /** The NodeRid the call came from. */
   readonly sourceRid: string;
+  /** Message Follow relays it took to get here (0: straight from its sender). */
+  readonly hops: number;
 }
 
 /**

@@ -243,12 +243,14 @@ export class ObjectHost {
   /**
    * Admits one call to an object of this node, or answers why not: `ObjectRefused` while fenced,
    * `ObjectStale` when the route is not the held one (§2.1 step 5; ObjectGeneration is not compared,
-   * §2.6), else the call becomes a turn. Never throws.
+   * §2.6) and `elsewhere` (Message Follow, once an object moved away) did not take it, else the call
+   * becomes a turn. Never throws.
    */
-  dispatch(call: InboundObjectCall, answer: ObjectAnswer): void {
+  dispatch(call: InboundObjectCall, answer: ObjectAnswer, elsewhere?: () => boolean): void {
     if (this.fenced) return answer.error(refusal(fencedRefusal(`${call.objectKind} '${call.id}'`)));
     const a = this.active[call.objectKind].get(call.id);
     if (a === undefined || !a.admits(this.config.self, call.fences)) {
+      if (elsewhere?.() === true) return;
       return answer.error(staleRoute(this.config.self.rid, call));
     }
     runObjectCall(a, call, answer, this.config.tracing);

@@ -103,6 +103,11 @@ export class FollowRoutes {
     this.durationMs = checkDuration(ms);
   }
 
+  /** No route is held: the one check a call pays while nothing has moved away from here. */
+  get empty(): boolean {
+    return this.routes.size === 0;
+  }
+
   /** Routes held now, expired ones not yet swept included. */
   get size(): number {
     let n = 0;

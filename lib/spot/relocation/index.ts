@@ -1,1 +1,2 @@
 export * from './follow-routes.js';
+export * from './message-follow.js';

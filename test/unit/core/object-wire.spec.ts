@@ -81,6 +81,8 @@ const call = fc.record({
   md: fc.option(bin, { nil: undefined }),
   payload: bin,
   traced: fc.boolean(),
+  /** Message Follow relays: written only by a relay (0: absent). */
+  hops: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 2 ** 40 })),
 });
 type Call = typeof call extends fc.Arbitrary<infer C> ? C : never;
 
@@ -137,7 +139,7 @@ const errorItems = (): unknown[] => [
 describe('object records: bytes and round trips', () => {
   /** The record array msgpackr would write, and the record the decoder must give, for one call. */
   function expectCall(bytes: Uint8Array, route: [number, NodeRun] | undefined, call: Call): void {
-    const { to, packet, md, payload, traced } = call;
+    const { to, packet, md, payload, traced, hops } = call;
     const op = operationIdString(call.op);
     const head = route
       ? [RecordKind.ObjectRequest, route[0], route[1].rid, route[1].nodeGeneration]
@@ -154,6 +156,7 @@ describe('object records: bytes and round trips', () => {
       md ?? null,
       payload,
       tp,
+      ...(hops > 0 ? [hops] : []),
     ];
     expect(hex(bytes)).toBe(hex(pack(items)));
     expect(decodeObjectRecord(bytes)).toEqual({
@@ -165,6 +168,7 @@ describe('object records: bytes and round trips', () => {
       metadata: md,
       payload,
       trace: traced ? { traceparent: TRACEPARENT, tracestate: 'k=v' } : undefined,
+      hops,
     });
     expectLoneAgrees(bytes);
   }
@@ -179,7 +183,15 @@ describe('object records: bytes and round trips', () => {
     fc.assert(
       fc.property(call, (c) => {
         const to = c.routed ? wireAddress(c.to.objectKind, c.to.id, c.to.fences) : c.to;
-        const bytes = encodeObjectSend(to, c.op, c.packet, c.md, c.payload, c.traced ? trace : undefined);
+        const bytes = encodeObjectSend(
+          to,
+          c.op,
+          c.packet,
+          c.md,
+          c.payload,
+          c.traced ? trace : undefined,
+          c.hops,
+        );
         expectCall(bytes, undefined, c);
       }),
       { numRuns: 200 },
@@ -191,7 +203,7 @@ describe('object records: bytes and round trips', () => {
       fc.property(correlation, nodeRun, call, (id, origin, c) => {
         const fields = c.traced ? trace : undefined;
         const to = c.routed ? wireAddress(c.to.objectKind, c.to.id, c.to.fences) : c.to;
-        const bytes = encodeObjectRequest(id, origin, to, c.op, c.packet, c.md, c.payload, fields);
+        const bytes = encodeObjectRequest(id, origin, to, c.op, c.packet, c.md, c.payload, fields, c.hops);
         expectCall(bytes, [id, origin], c);
       }),
       { numRuns: 200 },
@@ -277,7 +289,11 @@ describe('object records: later versions and refusals', () => {
   it.each(all)('%s: fields a later version appends are ignored (nested fences too)', (_n, items) => {
     const plain = decodeObjectRecord(pack(items()));
     expect(typeof plain).not.toBe('string');
-    expect(decodeObjectRecord(pack([...items(), 'later', { x: 1 }]))).toEqual(plain);
+    const call = items()[1] === RecordKind.ObjectSend || items()[1] === RecordKind.ObjectRequest;
+    // A call's later fields come after its hops slot (0: not relayed).
+    const later = call ? [0, 'later', { x: 1 }] : ['later', { x: 1 }];
+    expect(decodeObjectRecord(pack([...items(), ...later]))).toEqual(plain);
+    if (call) expect(decodeObjectRecord(pack([...items(), 'later']))).toMatch(/^malformed/);
     const v = items();
     const fences = v.findIndex(Array.isArray);
     if (v[1] === RecordKind.ObjectSend || v[1] === RecordKind.ObjectRequest) {

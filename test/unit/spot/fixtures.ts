@@ -3,6 +3,11 @@ import {
   type AuthorityRecord,
   type AuthorityState,
   type InboundObjectRecord,
+  JobQueue,
+  ObjectClassRegistry,
+  PendingRequests,
+  ZLinkEvents,
+  plainObjectInstances,
   type MeshLink,
   type MeshPeerEvent,
   type NodeRun,
@@ -10,7 +15,14 @@ import {
   type ObjectRecordKind,
   wireAddress,
 } from '../../../lib/core/index.js';
-import type { Clock, OwnerLeaseView, ReadyRoute } from '../../../lib/spot/index.js';
+import {
+  type Clock,
+  ObjectLayer,
+  type OwnerLeaseView,
+  type ReadyRoute,
+  SYSTEM_CLOCK,
+} from '../../../lib/spot/index.js';
+import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 
 export const MESH = 'objects';
 
@@ -103,7 +115,10 @@ export class FakeLink implements MeshLink {
     this.sent.push(record);
     return true;
   }
-  answer(): boolean {
+  /** What `answer` was given, in order: replies, relays, notices. */
+  readonly answered: { to: string; bytes: Uint8Array }[] = [];
+  answer(to: string, bytes: Uint8Array): boolean {
+    this.answered.push({ to, bytes });
     return true;
   }
   waitForSpace(): Promise<void> {
@@ -132,4 +147,35 @@ export class FakeLink implements MeshLink {
   objectServers(): [] {
     return [];
   }
+}
+
+/** An ObjectLayer on `link` as node RUN_A, on an in-memory store, nothing hosted; its events too. */
+export function objectLayer(
+  link: MeshLink,
+  role: 'client' | 'server',
+  messageFollowDurationMs = 30_000,
+): { objects: ObjectLayer; events: ZLinkEvents } {
+  const events = new ZLinkEvents();
+  const leases = new FakeLeases();
+  leases.set(RUN_B, Date.now() + 60_000);
+  const objects = new ObjectLayer({
+    mesh: MESH,
+    self: RUN_A,
+    role,
+    options: { routeCacheMaxAgeMs: 15_000, messageFollowDurationMs, objectQueueLimit: 16 },
+    link,
+    store: new MemoryLocationStore().authorityStore(),
+    leases,
+    clock: SYSTEM_CLOCK,
+    classes: new ObjectClassRegistry(),
+    instances: plainObjectInstances,
+    jobs: new JobQueue(16),
+    pending: new PendingRequests(),
+    events,
+    tracing: undefined,
+    leaseFenced: () => false,
+    leaseGeneration: () => 1,
+    closeTimeoutMs: 1000,
+  });
+  return { objects, events };
 }

@@ -1,18 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  JobQueue,
   type ObjectRouteFences,
-  ObjectClassRegistry,
-  PendingRequests,
   RecordKind,
   type ZLinkEvent,
-  ZLinkEvents,
   encodeMessageFollow,
-  plainObjectInstances,
 } from '../../../lib/core/index.js';
-import { ObjectLayer, SYSTEM_CLOCK } from '../../../lib/spot/index.js';
-import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
-import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, route } from './fixtures.js';
+import type { ObjectLayer } from '../../../lib/spot/index.js';
+import { FakeLink, RUN_A, RUN_B, objectLayer, route } from './fixtures.js';
 
 /**
  * The messageFollow notice on the sending runtime (spot-actor-routing §2.5): it drops the cached
@@ -22,28 +16,7 @@ import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, route } from './fixtures.js';
 
 function layer() {
   const link = new FakeLink();
-  const events = new ZLinkEvents();
-  const leases = new FakeLeases();
-  leases.set(RUN_B, Date.now() + 60_000);
-  const objects = new ObjectLayer({
-    mesh: MESH,
-    self: RUN_A,
-    role: 'client',
-    options: { routeCacheMaxAgeMs: 15_000, messageFollowDurationMs: 30_000, objectQueueLimit: 16 },
-    link,
-    store: new MemoryLocationStore().authorityStore(),
-    leases,
-    clock: SYSTEM_CLOCK,
-    classes: new ObjectClassRegistry(),
-    instances: plainObjectInstances,
-    jobs: new JobQueue(16),
-    pending: new PendingRequests(),
-    events,
-    tracing: undefined,
-    leaseFenced: () => false,
-    leaseGeneration: () => 1,
-    closeTimeoutMs: 1000,
-  });
+  const { objects, events } = objectLayer(link, 'client');
   const seen: ZLinkEvent[] = [];
   events.subscribe((e) => seen.push(e), { perMessage: false });
   return { objects, link, seen };
