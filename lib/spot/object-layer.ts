@@ -311,6 +311,7 @@ export class ObjectLayer {
           payload: r.payload,
           trace: r.trace,
           correlation: r.kind === RecordKind.ObjectRequest ? r.correlation : undefined,
+          origin: r.kind === RecordKind.ObjectRequest ? r.origin : undefined,
           sourceRid: record.from.rid,
           hops: r.hops,
         };

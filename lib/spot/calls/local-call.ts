@@ -63,7 +63,7 @@ export function localCall(
   if (sub.messageKind === 'send') {
     let refused: WireError | undefined;
     let queued = false;
-    const inbound = { ...call, correlation: undefined };
+    const inbound = { ...call, correlation: undefined, origin: undefined };
     host.dispatch(inbound, {
       ok: () => undefined,
       // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
@@ -91,7 +91,7 @@ export function localCall(
   }
   const { correlation } = opened;
   host.dispatch(
-    { ...call, correlation },
+    { ...call, correlation, origin: caller.self },
     {
       ok: (value) => {
         // Through the codec, as a remote reply: the caller gets what it would get from a peer.

@@ -1,5 +1,6 @@
 import {
   type MessageKind,
+  type NodeRun,
   type ObjectKind,
   type ObjectRouteFences,
   type TraceFields,
@@ -27,6 +28,11 @@ export interface InboundObjectCall {
   readonly trace: TraceFields | undefined;
   /** Request correlation (the origin's); `undefined` for a send. */
   readonly correlation: number | undefined;
+  /**
+   * With `correlation`, a request's reply route: the node run its answer goes to, wherever the call is
+   * handled (a turn that moves with its object is answered by the new owner on it); `undefined` for a send.
+   */
+  readonly origin: NodeRun | undefined;
   /** The NodeRid the call came from. */
   readonly sourceRid: string;
   /** Message Follow relays it took to get here (0: straight from its sender). */
