@@ -96,6 +96,6 @@ export type {
   ServerDescriptor,
   StoreConnectionOptions,
 } from './core/index.js';
-export { MemoryLocationStore, type RedisLocationStoreOptions } from './store/index.js';
+export { MemoryLocationStore, MemoryRelocationStore, type RedisLocationStoreOptions } from './store/index.js';
 export * from './runtime/index.js';
 export * from './nest/index.js';

@@ -37,6 +37,43 @@ export interface ObjectLifecycleHooks {
   readonly restore: boolean;
 }
 
+/** What `@Spot(type, options)` / `@Actor(type, options)` take besides the type. */
+export interface ObjectClassOptions {
+  /**
+   * The object may be moved to another node by `ZLinkObjects.relocate` (and, once it exists, by a drain
+   * that relocates). Its moves are recorded in the Relocation Store, so the `relocationStore` option is
+   * required. @default false
+   */
+  readonly relocatable?: boolean;
+}
+
+/** The options as the runtime reads them: every field set. */
+export interface NormalizedObjectClassOptions {
+  readonly relocatable: boolean;
+}
+
+const CLASS_OPTION_KEYS = ['relocatable'];
+
+/**
+ * `options` of the class `where` names, checked: an unknown key or a value of the wrong type is
+ * `Configuration` naming it, so a typo never quietly leaves an object unable to move.
+ */
+export function normalizeObjectClassOptions(where: string, options: unknown): NormalizedObjectClassOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw configurationError(`${where} options`, 'must be an object');
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!CLASS_OPTION_KEYS.includes(key))
+      throw configurationError(
+        `${where} options.${key}`,
+        `is not an option (${CLASS_OPTION_KEYS.join(', ')})`,
+      );
+  const { relocatable = false } = given;
+  if (typeof relocatable !== 'boolean')
+    throw configurationError(`${where} options.relocatable`, 'must be a boolean');
+  return Object.freeze({ relocatable });
+}
+
 export interface ObjectClassDescription {
   readonly kind: ObjectKind;
   readonly type: string;
@@ -44,11 +81,16 @@ export interface ObjectClassDescription {
   readonly token: unknown;
   /** The class name, for error messages. */
   readonly source: string;
-  /** The decorator's options object as given, frozen; its fields grow with the object runtime. */
-  readonly options: Readonly<Record<string, unknown>>;
+  /** The decorator's options as given; `ObjectClassRegistry.register` checks them. */
+  readonly options: ObjectClassOptions;
   readonly handlers: readonly ObjectHandlerDescription[];
   readonly subscriptions: readonly ObjectSubscriptionDescription[];
   readonly hooks: ObjectLifecycleHooks;
+}
+
+/** A class as registered: its options checked, every field set. */
+export interface RegisteredObjectClass extends ObjectClassDescription {
+  readonly options: NormalizedObjectClassOptions;
 }
 
 interface ObjectHandlerEntry extends ObjectHandlerDescription {
@@ -61,28 +103,27 @@ interface ObjectHandlerEntry extends ObjectHandlerDescription {
  * (type, kind, packet).
  */
 export class ObjectClassRegistry {
-  private readonly byKey = new Map<string, ObjectClassDescription>();
+  private readonly byKey = new Map<string, RegisteredObjectClass>();
   private readonly handlers = new HandlerRegistry<ObjectHandlerEntry>((r) => r.scope, 'object handler');
 
   register(description: ObjectClassDescription): void {
     const key = `${description.kind} ${description.type}`;
+    const where = `@${label(description.kind)}('${description.type}')`;
     const existing = this.byKey.get(key);
     if (existing) {
-      throw configurationError(
-        `@${label(description.kind)}('${description.type}')`,
-        `declared twice: ${existing.source} and ${description.source}`,
-      );
+      throw configurationError(where, `declared twice: ${existing.source} and ${description.source}`);
     }
+    const options = normalizeObjectClassOptions(`${where} ${description.source}`, description.options);
     for (const handler of description.handlers) this.handlers.register({ ...handler, scope: key });
-    this.byKey.set(key, description);
+    this.byKey.set(key, { ...description, options });
   }
 
-  get(kind: ObjectKind, type: string): ObjectClassDescription | undefined {
+  get(kind: ObjectKind, type: string): RegisteredObjectClass | undefined {
     return this.byKey.get(`${kind} ${type}`);
   }
 
   /** Every class, in registration order. */
-  all(): ObjectClassDescription[] {
+  all(): RegisteredObjectClass[] {
     return [...this.byKey.values()];
   }
 
@@ -113,8 +154,9 @@ function label(kind: ObjectKind): string {
 
 /**
  * Declared object classes need a mesh that hosts objects and a Location Store for their authority
- * records (issue 16 item 10): without them they would never activate, so startup fails with
- * `Configuration` naming the first class and the missing option, before any socket opens.
+ * records (issue 16 item 10), and a relocatable one the Relocation Store (guide §6.1): without them
+ * they would never activate or move, so startup fails with `Configuration` naming the class and the
+ * missing option, before any socket opens.
  */
 export function checkObjectClasses(options: NormalizedOptions, classes: ObjectClassRegistry): void {
   const first = classes.all()[0];
@@ -126,6 +168,12 @@ export function checkObjectClasses(options: NormalizedOptions, classes: ObjectCl
       "object classes need the locationStore option (their authority records live there) and a mesh with objectRole 'server'",
     );
   }
+  const relocatable = classes.all().find((c) => c.options.relocatable);
+  if (relocatable && !options.relocationStore)
+    throw configurationError(
+      'relocationStore',
+      `${objectDecoratorName(relocatable.kind)}('${relocatable.type}') ${relocatable.source} is relocatable: its moves are recorded in the Relocation Store, register relocationStore`,
+    );
   for (const mesh of options.meshes.values()) if (mesh.objectRole === 'server') return;
   const objectMesh = [...options.meshes.entries()].find(([, m]) => m.objectRole !== 'none');
   throw configurationError(

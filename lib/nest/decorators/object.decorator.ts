@@ -1,10 +1,14 @@
 import { Injectable, Scope } from '@nestjs/common';
-import { type ObjectKind, configurationError } from '../../core/index.js';
+import {
+  type ObjectClassOptions,
+  type ObjectKind,
+  configurationError,
+  normalizeObjectClassOptions,
+} from '../../core/index.js';
 import { ZLINK_OBJECT_CLASS } from '../zlink.constants.js';
 import { checkName } from './handler-decorator.js';
 
-/** What `@Spot` / `@Actor` take besides the type; grows with the object runtime. */
-export type ObjectClassOptions = Record<string, unknown>;
+export type { ObjectClassOptions };
 
 /** What `@Spot` / `@Actor` record on a class. @internal */
 export interface ObjectClassMetadata {
@@ -43,8 +47,7 @@ function objectClassDecorator(kind: ObjectKind, type: string, options: ObjectCla
   return (target) => {
     const where = `@${name} on ${target.name}`;
     checkName(where, 'type', type);
-    if (typeof options !== 'object' || options === null || Array.isArray(options))
-      throw configurationError(where, 'options must be an object');
+    normalizeObjectClassOptions(where, options);
     if (Reflect.getMetadata(ZLINK_OBJECT_CLASS, target) !== undefined)
       throw configurationError(where, 'a class takes one @Spot or @Actor');
     const metadata: ObjectClassMetadata = { kind, type, options: Object.freeze({ ...options }) };

@@ -5,6 +5,7 @@ import {
   Actor,
   ActorHandler,
   MemoryLocationStore,
+  MemoryRelocationStore,
   Spot,
   SpotHandler,
   SpotSubscribe,
@@ -31,7 +32,7 @@ class Greeter {
   }
 }
 
-@Spot('room', { note: 'x' })
+@Spot('room', { relocatable: false })
 class RoomSpot {
   static built = 0;
   constructor(readonly greeter: Greeter) {
@@ -98,7 +99,7 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
         type: 'room',
         token: RoomSpot,
         source: 'RoomSpot',
-        options: { note: 'x' },
+        options: { relocatable: false },
         hooks: { onActivate: true, onDeactivate: false, capture: true, restore: false },
       });
       expect(room?.handlers).toEqual([
@@ -125,8 +126,14 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
     }
   });
 
-  it('an empty type throws Configuration when the class is defined', () => {
+  it('an empty type, or an option that is not one, throws Configuration when the class is defined', () => {
     expect(() => Spot('')(class Empty {})).toThrow(/@Spot on Empty.*type must be a non-empty string/);
+    expect(() => Spot('room', { relocateable: true } as object)(class Typo {})).toThrow(
+      /@Spot on Typo options\.relocateable: is not an option \(relocatable\)/,
+    );
+    expect(() => Actor('p', { relocatable: 'yes' } as object)(class Loose {})).toThrow(
+      /options\.relocatable: must be a boolean/,
+    );
     expect(() => SpotHandler('')({}, 'm', { value: () => 0 })).toThrow(ZLinkError);
     expect(() => SpotSubscribe('', 'news')({}, 'm', { value: () => 0 })).toThrow(/channelName must be/);
   });
@@ -247,6 +254,26 @@ describe('object classes need an object mesh and a Location Store (issue 16 item
       /@Actor\('player'\) PlayerActor.*meshes\.game\.objectRole is 'client'.*'server'/,
     );
     expect(runtime?.endpoint('billing')).toBeUndefined();
+  });
+
+  it('a relocatable class without a Relocation Store → Configuration naming relocationStore, before any socket opens', async () => {
+    @Spot('moving', { relocatable: true })
+    class MovingSpot {}
+    const { error, runtime } = await discover(objectOptions(), [MovingSpot]);
+    expect(error).toBeInstanceOf(ZLinkError);
+    expect(error.code).toBe('Configuration');
+    expect(error.message).toMatch(/^relocationStore: @Spot\('moving'\) MovingSpot is relocatable/);
+    expect((error.details as { field?: string }).field).toBe('relocationStore');
+    expect(runtime?.snapshot().objects).toBeUndefined();
+    // With one registered, the same class boots.
+    const app = await bootApp({
+      zlink: ZLinkModule.forRoot({
+        ...objectOptions(),
+        relocationStore: { instance: new MemoryRelocationStore() },
+      }),
+      providers: [MovingSpot],
+    });
+    await app.close();
   });
 
   it("a store and no object mesh → Configuration saying objectRole: 'server' is missing", async () => {
