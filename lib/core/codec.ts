@@ -40,6 +40,8 @@ export const RecordKind = {
   ObjectControl: 64,
   /** An owner's answer to a one-way send on a route that is not its current one. */
   ObjectStale: 65,
+  /** One chunk of a moving object's image, source to target (docs/decisions.md "Relocation records"). */
+  RelocationChunk: 66,
 } as const;
 
 /**
@@ -60,6 +62,7 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'ObjectErrorReply',
       'ObjectControl',
       'ObjectStale',
+      'RelocationChunk',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

@@ -19,6 +19,7 @@ import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 export type { ObjectRouteFences } from './object-fences.js';
 import { MAX_FRAME_VALUES } from './wire.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
+import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import {
   type ObjectControlRecord,
   type ObjectStaleRecord,
@@ -115,6 +116,7 @@ export interface ObjectErrorReplyRecord {
 
 export type ObjectRecord =
   | MessageFollowRecord
+  | RelocationChunkRecord
   | ObjectSendRecord
   | ObjectRequestRecord
   | ObjectReplyRecord
@@ -188,6 +190,8 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
       return decodeObjectControl(v);
     case RecordKind.MessageFollow:
       return decodeMessageFollow(v);
+    case RecordKind.RelocationChunk:
+      return decodeRelocationChunk(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }

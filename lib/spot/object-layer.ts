@@ -299,6 +299,16 @@ export class ObjectLayer {
       case RecordKind.ObjectControl:
         this.controlled(r);
         return;
+      case RecordKind.RelocationChunk:
+        // Until this node restores moving objects, a chunk belongs to no transfer here.
+        events.emit({
+          type: 'protocol_error',
+          route: 'route-mesh',
+          mesh,
+          peerRid: record.from.rid,
+          reason: `relocation chunk for '${r.relocationId}': no transfer in progress here`,
+        });
+        return;
       default: {
         const call = {
           messageKind: r.kind === RecordKind.ObjectSend ? ('send' as const) : ('request' as const),
