@@ -106,8 +106,8 @@ export class Activation {
     return fn;
   }
 
-  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`), with `args`. */
-  hook(name: 'onActivate' | 'onDeactivate', ...args: unknown[]): unknown {
+  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`, `capture`, `restore`), with `args`. */
+  hook(name: 'onActivate' | 'onDeactivate' | 'capture' | 'restore', ...args: unknown[]): unknown {
     if (!this.cls.hooks[name]) return undefined;
     const fn = (this.instance as Record<string, (...a: unknown[]) => unknown>)[name];
     return fn.apply(this.instance, args);

@@ -1,2 +1,3 @@
 export * from './follow-routes.js';
 export * from './message-follow.js';
+export { captureActivation, heldRoute } from './capture.js';

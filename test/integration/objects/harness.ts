@@ -38,8 +38,8 @@ export function objectClass(
     hooks: {
       onActivate: has('onActivate'),
       onDeactivate: has('onDeactivate'),
-      capture: false,
-      restore: false,
+      capture: has('capture'),
+      restore: has('restore'),
     },
   };
 }

@@ -1,0 +1,89 @@
+import {
+  type NodeRun,
+  type ObjectRouteFences,
+  type RelocationImage,
+  type TimerImage,
+  ZLinkError,
+  encodeFrameworkFields,
+  encodeObjectRequest,
+  encodeObjectSend,
+  encodePayload,
+  userCodeError,
+} from '../../core/index.js';
+import type { TimerSnapshot } from '../execution/index.js';
+import type { Activation } from '../objects/activation.js';
+import type { InboundObjectCall } from '../objects/object-dispatch.js';
+import { userCode } from '../objects/host-helpers.js';
+
+/**
+ * The source's seal and capture of a move (spot-actor-routing §2.5; docs/decisions.md "Relocation
+ * flow"): the object's turns are sealed after the one running, then its state (`capture()`), the
+ * calls waiting in its queue and its timers are read into one image. Nothing is taken away: while
+ * sealed no turn starts and no timer fires, so the image stays true until the move ends. A move that
+ * aborts unseals (`turns.unseal()`) and the object goes on as if nothing happened; a committed one
+ * hands the queue off (`turns.handOff()`), whose calls the new owner then answers.
+ */
+
+/** The route `a` is held on here: this run as owner, the generations of its authority. */
+export function heldRoute(a: Activation, self: NodeRun): ObjectRouteFences {
+  const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
+  return { owner: self, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
+}
+
+/**
+ * Seals `a` and reads its image. Rejects with `Unavailable` when the object is not open (closed, or
+ * sealed by another move) and with `userCodeError` when `capture()` throws or returns what msgpack
+ * cannot hold — the seal stays; the caller aborts the move, which unseals.
+ */
+export async function captureActivation(a: Activation, self: NodeRun): Promise<RelocationImage> {
+  const what = `relocate ${a.cls.kind} '${a.key.id}'`;
+  if (a.turns.state !== 'open')
+    throw new ZLinkError('Unavailable', `${what}: the object is ${a.turns.state}`, {
+      details: { reason: a.turns.state },
+    });
+  await a.turns.seal();
+  const captured = await userCode(`${what}: capture()`, () => a.hook('capture'));
+  let state: Uint8Array | undefined;
+  if (a.cls.hooks.capture) {
+    try {
+      state = encodePayload(captured);
+    } catch (error) {
+      throw userCodeError(error, `${what}: capture() returned what msgpack cannot hold`);
+    }
+  }
+  const source = heldRoute(a, self);
+  return {
+    objectKind: a.key.kind,
+    id: a.key.id,
+    type: a.cls.type,
+    objectGeneration: a.authority.objectGeneration,
+    source,
+    state,
+    queued: (a.turns.queuedWork() as InboundObjectCall[]).map((call) => callRecord(call)),
+    timers: a.turns.timers.pending().map(timerImage),
+  };
+}
+
+/** A waiting call as the record it would arrive as, its reply route and hops kept: the target reads it as any call. */
+function callRecord(call: InboundObjectCall): Uint8Array {
+  const to = { objectKind: call.objectKind, id: call.id, fences: call.fences };
+  const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
+  const { operationId, packet, metadata, payload, hops } = call;
+  return call.correlation !== undefined && call.origin !== undefined
+    ? encodeObjectRequest(
+        call.correlation,
+        call.origin,
+        to,
+        operationId,
+        packet,
+        metadata,
+        payload,
+        fields,
+        hops,
+      )
+    : encodeObjectSend(to, operationId, packet, metadata, payload, fields, hops);
+}
+
+function timerImage(t: TimerSnapshot): TimerImage {
+  return { kind: t.kind, label: t.label, dueInMs: t.dueInMs, intervalMs: t.intervalMs };
+}
