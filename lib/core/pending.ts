@@ -30,8 +30,11 @@ export interface PendingOptions {
   readonly signal?: AbortSignal;
   /** Which connection carries the request, so a lost route can end exactly its requests. */
   readonly route: unknown;
-  /** Names the call in error messages: "request billing/billing.charge". */
-  readonly describe: string;
+  /**
+   * Names the call in error messages: "request billing/billing.charge". An object whose `toString`
+   * makes the name lets a caller put off building it until an error needs it.
+   */
+  readonly describe: string | { toString(): string };
   /** The caller-side counters of the call's channel: its terminal and time to terminal go there. */
   readonly metrics?: CallMetrics;
 }
@@ -39,7 +42,7 @@ export interface PendingOptions {
 interface Entry {
   readonly correlation: number;
   readonly route: unknown;
-  readonly describe: string;
+  readonly describe: string | { toString(): string };
   readonly metrics: CallMetrics | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: ZLinkError) => void;
@@ -97,7 +100,7 @@ export class PendingRequests {
    */
   open(options: PendingOptions): { correlation: number; result: Promise<unknown> } {
     const { signal } = options;
-    if (signal?.aborted) throw cancelledError(options.describe, signal);
+    if (signal?.aborted) throw cancelledError(String(options.describe), signal);
     const correlation = newCorrelation();
     let resolve!: (value: unknown) => void;
     let reject!: (error: ZLinkError) => void;
@@ -111,7 +114,7 @@ export class PendingRequests {
         if (this.settle(entry)) {
           this.counters.cancelled++;
           ended(entry, 'Cancelled');
-          reject(cancelledError(options.describe, signal));
+          reject(cancelledError(String(options.describe), signal));
         }
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -165,7 +168,7 @@ export class PendingRequests {
   reject(correlation: number, error: ZLinkError | ((describe: string) => ZLinkError)): boolean {
     const entry = this.take(correlation);
     if (!entry) return false;
-    failEntry(entry, typeof error === 'function' ? error(entry.describe) : error);
+    failEntry(entry, typeof error === 'function' ? error(String(entry.describe)) : error);
     return true;
   }
 
@@ -193,7 +196,7 @@ export class PendingRequests {
     let n = 0;
     for (const entry of [...this.table.values()]) {
       if (!match(entry) || !this.settle(entry)) continue;
-      failEntry(entry, error(entry.describe));
+      failEntry(entry, error(String(entry.describe)));
       n++;
     }
     return n;
@@ -270,7 +273,10 @@ export class PendingRequests {
       }
       this.settle(first);
       this.counters.timeouts++;
-      failEntry(first, new ZLinkError('Timeout', `${first.describe}: no reply within ${first.timeoutMs} ms`));
+      failEntry(
+        first,
+        new ZLinkError('Timeout', `${String(first.describe)}: no reply within ${first.timeoutMs} ms`),
+      );
     }
   };
 }

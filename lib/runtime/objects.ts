@@ -144,7 +144,11 @@ export class RuntimeObjects implements Topology {
     target: CallTarget & { kind: 'object' },
     tracing: TracePropagation | undefined,
   ): Promise<unknown> {
-    const layer = this.started(`${call.kind} ${target.objectKind} '${target.id}'/${call.packet}`);
+    // The name is built only for the error that needs it.
+    const layer =
+      this.mesh !== undefined && this.layer && !this.closed
+        ? this.layer
+        : this.started(`${call.kind} ${target.objectKind} '${target.id}'/${call.packet}`);
     if (target.instance && (typeof target.instance.type !== 'string' || target.instance.type === ''))
       throw invalidArgument('type', 'the Instance intent needs a non-empty Spot type');
     const submit = toSubmission(call, this.config.options.requestTimeoutMs, tracing);

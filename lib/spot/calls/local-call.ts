@@ -12,7 +12,7 @@ import {
 import type { ObjectHost } from '../objects/object-host.js';
 import { reportSendFailure } from '../objects/remote-answer.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
-import type { ObjectSubmission } from './object-submission.js';
+import type { CallName, ObjectSubmission } from './object-submission.js';
 
 /** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
 const LOCAL_ROUTE = Symbol('local object calls');
@@ -41,7 +41,7 @@ export function localCall(
   sub: ObjectSubmission,
   operationId: string,
   timeoutMs: number,
-  what: string,
+  what: CallName,
   metrics: ObjectTypeMetrics,
 ): Promise<unknown> {
   const { pending, events, mesh } = caller;
@@ -75,7 +75,9 @@ export function localCall(
       },
     });
     queued = true;
-    return refused === undefined ? Promise.resolve() : Promise.reject(fromObjectWireError(refused, what));
+    return refused === undefined
+      ? Promise.resolve()
+      : Promise.reject(fromObjectWireError(refused, String(what)));
   }
   let opened: { correlation: number; result: Promise<unknown> };
   try {

@@ -18,7 +18,7 @@ import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
 import { localCall } from './local-call.js';
-import type { ObjectSubmission } from './object-submission.js';
+import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
 
 export interface ObjectCallerConfig {
@@ -83,12 +83,12 @@ export class ObjectCaller {
    */
   call(sub: ObjectSubmission): Promise<unknown> {
     const { objectKind, id } = sub;
-    const what = `${sub.messageKind} ${objectKind} '${id}'/${sub.packet}`;
+    const what = new CallName(sub);
     if (sub.messageKind === 'request' && currentTurn() !== undefined) {
-      const self = selfRequestRefusal(what, { mesh: this.config.mesh, kind: objectKind, id });
+      const self = selfRequestRefusal(String(what), { mesh: this.config.mesh, kind: objectKind, id });
       if (self) return Promise.reject(self);
     }
-    if (sub.signal?.aborted) return Promise.reject(cancelledError(what, sub.signal));
+    if (sub.signal?.aborted) return Promise.reject(cancelledError(String(what), sub.signal));
     const now = this.config.clock.now();
     const deadline = now + sub.timeoutMs;
     const hit = this.config.cache.lookup(objectKind, id, now);
@@ -101,7 +101,7 @@ export class ObjectCaller {
   }
 
   /** Direct resolution with the retry rules of issue 16 item 3; Missing goes to creation only under Instance intent. */
-  private async resolve(sub: ObjectSubmission, deadline: number, what: string): Promise<ReadyRoute> {
+  private async resolve(sub: ObjectSubmission, deadline: number, what: CallName): Promise<ReadyRoute> {
     const { objectKind, id } = sub;
     let created = false;
     // Reads that found no record to name a type: counted under the Instance intent's type only once
@@ -159,7 +159,7 @@ export class ObjectCaller {
                 details: { resolver: 'StoreFailure' },
               },
             );
-          if (sub.signal?.aborted) throw cancelledError(what, sub.signal);
+          if (sub.signal?.aborted) throw cancelledError(String(what), sub.signal);
           await sleep(Math.min(STORE_RETRY_MS[Math.min(attempt, STORE_RETRY_MS.length - 1)] as number, left));
         }
       }
@@ -180,7 +180,7 @@ export class ObjectCaller {
 
   private storeFailing = false;
 
-  private left(deadline: number, what: string): number {
+  private left(deadline: number, what: CallName): number {
     const left = deadline - this.config.clock.now();
     if (left <= 0) throw new ZLinkError('Timeout', `${what}: the deadline passed before the call was sent`);
     return left;
@@ -195,7 +195,7 @@ export class ObjectCaller {
     route: ReadyRoute,
     sub: ObjectSubmission,
     deadline: number,
-    what: string,
+    what: CallName,
     counted?: ObjectTypeMetrics,
     // The caller's reading of the clock when it has just taken one (a cache hit): one read per call.
     now = this.config.clock.now(),
@@ -251,7 +251,7 @@ export class ObjectCaller {
     operationId: OperationId,
     deadline: number,
     now: number,
-    what: string,
+    what: CallName,
     m: ObjectTypeMetrics,
   ): Promise<unknown> {
     const { self, pending } = this.config;
@@ -301,7 +301,7 @@ export class ObjectCaller {
     route: ReadyRoute,
     sub: ObjectSubmission,
     deadline: number,
-    what: string,
+    what: CallName,
     m: ObjectTypeMetrics,
   ): Promise<unknown> {
     const { signal } = sub;
@@ -309,13 +309,13 @@ export class ObjectCaller {
     const up = wait > 0 && !signal?.aborted && (await this.waits.until(route.owner, wait, signal));
     if (signal?.aborted) {
       m.fail('Cancelled');
-      throw cancelledError(what, signal);
+      throw cancelledError(String(what), signal);
     }
     if (!up) return this.stale(route, sub, what, `its owner '${route.owner.rid}' is not reachable`);
     return this.toOwner(route, sub, deadline, what, m);
   }
 
-  private stale(route: ReadyRoute, sub: ObjectSubmission, what: string, why: string): Promise<never> {
+  private stale(route: ReadyRoute, sub: ObjectSubmission, what: CallName, why: string): Promise<never> {
     this.config.cache.invalidateStale(sub.objectKind, sub.id, route);
     this.metricsOf(sub.objectKind, route.type).fail('Unavailable');
     return Promise.reject(
@@ -332,7 +332,7 @@ export class ObjectCaller {
     bytes: Uint8Array,
     deadline: number,
     signal: AbortSignal | undefined,
-    what: string,
+    what: CallName,
   ): Promise<void> | undefined {
     try {
       if (this.queueNow(to, bytes, what)) return undefined;
@@ -347,7 +347,7 @@ export class ObjectCaller {
     bytes: Uint8Array,
     deadline: number,
     signal: AbortSignal | undefined,
-    what: string,
+    what: CallName,
   ): Promise<void> {
     for (;;) {
       const left = deadline - this.config.clock.now();
@@ -359,7 +359,7 @@ export class ObjectCaller {
   }
 
   /** One try: `false` when the send queue is full; `RouteError` when `to` is no longer a ready peer. */
-  private queueNow(to: { rid: string; generation: string }, bytes: Uint8Array, what: string): boolean {
+  private queueNow(to: { rid: string; generation: string }, bytes: Uint8Array, what: CallName): boolean {
     try {
       return this.config.link.send(to, bytes);
     } catch (error) {

@@ -8,3 +8,16 @@ export interface ObjectSubmission extends EncodedCall {
   /** Instance intent (`toSpot(id).instance(type, init)`): a Missing Spot is created, then called. */
   readonly instance?: { readonly type: string; readonly init: unknown };
 }
+
+/**
+ * Names a call in its error messages ("request spot 'room-1'/join"), built only when an error needs
+ * it: a call that succeeds never makes the string.
+ */
+export class CallName {
+  constructor(private readonly sub: ObjectSubmission) {}
+
+  toString(): string {
+    const { messageKind, objectKind, id, packet } = this.sub;
+    return `${messageKind} ${objectKind} '${id}'/${packet}`;
+  }
+}

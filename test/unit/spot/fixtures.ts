@@ -22,6 +22,7 @@ import {
   type ReadyRoute,
   SYSTEM_CLOCK,
 } from '../../../lib/spot/index.js';
+import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 
 export const MESH = 'objects';
@@ -178,4 +179,29 @@ export function objectLayer(
     closeTimeoutMs: 1000,
   });
   return { objects, events };
+}
+
+/** An ObjectHost as node `self` hosting `classes`: jobs 4, queue limit 8; override what a test needs. */
+export function objectHost(
+  self: NodeRun,
+  classes: ObjectClassRegistry,
+  overrides: Partial<ConstructorParameters<typeof ObjectHost>[0]> = {},
+): ObjectHost {
+  return new ObjectHost({
+    mesh: MESH,
+    self,
+    store: new MemoryLocationStore().authorityStore(),
+    leases: new FakeLeases(),
+    clock: SYSTEM_CLOCK,
+    classes,
+    instances: plainObjectInstances,
+    jobs: new JobQueue(4),
+    queueLimit: 8,
+    events: new ZLinkEvents(),
+    tracing: undefined,
+    leaseFenced: () => false,
+    leaseGeneration: () => 1,
+    closeTimeoutMs: 1000,
+    ...overrides,
+  });
 }

@@ -1,16 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  type AuthorityStore,
-  JobQueue,
-  type NodeRun,
-  ZLinkEvents,
-  plainObjectInstances,
-} from '../../../lib/core/index.js';
-import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
-import { SYSTEM_CLOCK } from '../../../lib/spot/index.js';
+import { type AuthorityStore, type NodeRun } from '../../../lib/core/index.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
-import { FakeLeases, MESH } from './fixtures.js';
+import { objectHost } from './fixtures.js';
 
 /** Guide §6.2 on the owner: after a fence, admission opens only once the latest re-check has read every object. */
 
@@ -60,21 +52,9 @@ describe('ObjectHost.leaseRegained', () => {
   it('a pass overtaken by a newer fence does not open admission; the newer pass does', async () => {
     const reads = slowReads(new MemoryLocationStore().authorityStore());
     let leaseFenced = false;
-    const host = new ObjectHost({
-      mesh: MESH,
-      self: SELF,
+    const host = objectHost(SELF, registry(objectClass('spot', 'room', Room, ['ping'])), {
       store: reads.store,
-      leases: new FakeLeases(),
-      clock: SYSTEM_CLOCK,
-      classes: registry(objectClass('spot', 'room', Room, ['ping'])),
-      instances: plainObjectInstances,
-      jobs: new JobQueue(4),
-      queueLimit: 8,
-      events: new ZLinkEvents(),
-      tracing: undefined,
       leaseFenced: () => leaseFenced,
-      leaseGeneration: () => 1,
-      closeTimeoutMs: 1000,
     });
     await host.activate('spot', 'room', 'x', 'create', undefined, 5000);
     reads.held = true;

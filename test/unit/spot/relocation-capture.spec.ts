@@ -1,21 +1,17 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
-  JobQueue,
   type NodeRun,
   RecordKind,
   type WireError,
-  ZLinkEvents,
   decodeObjectRecord,
   decodePayload,
   encodePayload,
-  plainObjectInstances,
 } from '../../../lib/core/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-dispatch.js';
 import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
-import { SYSTEM_CLOCK, captureActivation } from '../../../lib/spot/index.js';
-import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
+import { captureActivation } from '../../../lib/spot/index.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
-import { FakeLeases, MESH } from './fixtures.js';
+import { objectHost } from './fixtures.js';
 
 /**
  * The seal and capture of a move's source (spot-actor-routing §2.5): after the running turn, the
@@ -48,22 +44,7 @@ class Counter {
 }
 
 async function setup() {
-  const host = new ObjectHost({
-    mesh: MESH,
-    self: SELF,
-    store: new MemoryLocationStore().authorityStore(),
-    leases: new FakeLeases(),
-    clock: SYSTEM_CLOCK,
-    classes: registry(objectClass('spot', 'counter', Counter, ['bump', 'slow'])),
-    instances: plainObjectInstances,
-    jobs: new JobQueue(4),
-    queueLimit: 8,
-    events: new ZLinkEvents(),
-    tracing: undefined,
-    leaseFenced: () => false,
-    leaseGeneration: () => 1,
-    closeTimeoutMs: 1000,
-  });
+  const host = objectHost(SELF, registry(objectClass('spot', 'counter', Counter, ['bump', 'slow'])));
   await host.activate('spot', 'counter', 'x', 'create', undefined, 5000);
   const a = host.get('spot', 'x');
   if (!a) throw new Error('not activated');
