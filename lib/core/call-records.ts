@@ -180,17 +180,12 @@ export function encodeCall(
   const out = Buffer.allocUnsafe(fields === undefined ? size : size + fields.length);
   let at = write.head(out, fields === undefined ? l.length : l.length + 1, WIRE_VERSION, l.kind);
   if (l.correlated) at = write.uint(out, at, correlation);
-  if (from !== undefined) at = put(out, at, from);
-  if (scope !== undefined) at = put(out, at, scope);
+  if (from !== undefined) at = write.put(out, at, from);
+  if (scope !== undefined) at = write.put(out, at, scope);
   out.set(name, at);
   at = write.bin(out, write.optionalBin(out, at + name.length, metadata), payload);
   if (fields !== undefined) out.set(fields, at);
   return out;
-}
-
-function put(out: Buffer, at: number, bytes: Uint8Array): number {
-  out.set(bytes, at);
-  return at + bytes.length;
 }
 
 export function encodeSend(

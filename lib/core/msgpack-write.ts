@@ -111,3 +111,9 @@ export function utf8Length(s: string): number {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s);
   return s.length;
 }
+
+/** Copies `bytes` (already msgpack: a cached name, a precomputed address) in at `at`. */
+export function put(out: Buffer, at: number, bytes: Uint8Array): number {
+  out.set(bytes, at);
+  return at + bytes.length;
+}

@@ -155,23 +155,18 @@ function encodeObjectCall(
     WIRE_VERSION,
     origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
   );
-  if (from) at = put(out, wide ? put(out, at, wide) : write.uint(out, at, correlation), from);
-  at = put(out, at, address);
+  if (from) at = write.put(out, wide ? write.put(out, at, wide) : write.uint(out, at, correlation), from);
+  at = write.put(out, at, address);
   if (op !== undefined) at = write.str(out, at, op, opLength);
   else {
-    at = put(out, write.strHead(out, at, opLength), prefix as Uint8Array);
+    at = write.put(out, write.strHead(out, at, opLength), prefix as Uint8Array);
     at = writeBase36(out, at, (operationId as OperationId).seq, digits);
   }
-  at = write.bin(out, write.optionalBin(out, put(out, at, name), metadata), payload);
+  at = write.bin(out, write.optionalBin(out, write.put(out, at, name), metadata), payload);
   if (fields === undefined) out[at++] = 0xc0;
-  else at = put(out, at, fields);
+  else at = write.put(out, at, fields);
   if (relayed) out.set(relayed, at);
   return out;
-}
-
-function put(out: Buffer, at: number, bytes: Uint8Array): number {
-  out.set(bytes, at);
-  return at + bytes.length;
 }
 
 /** The answer to an ObjectRequest: its correlation and origin generation, echoed. */
@@ -193,7 +188,7 @@ export function encodeObjectReply(
   const out = Buffer.allocUnsafe(
     3 + write.uintSize(correlation) + generation.length + write.binSize(payload),
   );
-  const at = put(
+  const at = write.put(
     out,
     write.uint(out, write.head(out, 5, WIRE_VERSION, RecordKind.ObjectReply), correlation),
     generation,
