@@ -156,8 +156,12 @@ export class MsgpackReader {
   }
 }
 
+/**
+ * Whether `a` is `b` from `at` on (as long as `a`). From the end: the fields that change from record to
+ * record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
+ */
 function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[at + i]) return false;
   return true;
 }
 
