@@ -77,9 +77,10 @@ export interface ZLinkActivationContext extends ZLinkObjectScope {
 /**
  * Why an activation ends (`onDeactivate(ctx, reason)`): `destroyed` by `destroy(ref)`, `shutdown` when
  * the runtime closes, `takenOver` when another node took the object while this one's lease lapsed,
- * `failed` when its creation did not complete.
+ * `failed` when its creation did not complete, `relocated` on the node it moved away from (it goes on,
+ * with its state, on the new owner).
  */
-export type DeactivationReason = 'destroyed' | 'shutdown' | 'takenOver' | 'failed';
+export type DeactivationReason = 'destroyed' | 'shutdown' | 'takenOver' | 'failed' | 'relocated';
 
 /**
  * How the object runtime builds an instance per activation and calls its methods: the Nest module

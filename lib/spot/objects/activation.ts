@@ -15,6 +15,7 @@ import type {
   ZLinkObjectScope,
 } from '../../core/index.js';
 import { ObjectTurns } from '../execution/index.js';
+import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
 export type ActivationState = 'creating' | 'ready' | 'closing';
@@ -40,6 +41,11 @@ export function objectRef(key: ObjectKey, type: string, objectGeneration: number
  */
 export class Activation {
   state: ActivationState = 'creating';
+  /**
+   * Set while the object is moving away (sealed for relocation): a call admitted on its route goes
+   * here, in arrival order, instead of to its turns (the move's ingress hold), and its answer with it.
+   */
+  ingress: ((call: InboundObjectCall, answer: ObjectAnswer) => void) | undefined = undefined;
   readonly ref: ObjectRef;
   readonly scope: ZLinkObjectScope;
   private readonly bound = new Map<string, HandlerFn>();

@@ -1,11 +1,5 @@
 import {
-  type MessageKind,
-  type NodeRun,
-  type ObjectKind,
-  type ObjectRouteFences,
-  type TraceFields,
   type TracePropagation,
-  type WireError,
   type ZLinkObjectContext,
   REMOTE_CODES,
   decodeMetadata,
@@ -14,41 +8,9 @@ import {
   toWireError,
 } from '../../core/index.js';
 import type { Activation } from './activation.js';
+import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
-/** One send or request as its owner admits it, from the wire or from a caller in this process. */
-export interface InboundObjectCall {
-  readonly messageKind: MessageKind;
-  readonly objectKind: ObjectKind;
-  readonly id: string;
-  readonly fences: ObjectRouteFences;
-  readonly operationId: string;
-  readonly packet: string;
-  readonly metadata: Uint8Array | undefined;
-  readonly payload: Uint8Array;
-  readonly trace: TraceFields | undefined;
-  /** Request correlation (the origin's); `undefined` for a send. */
-  readonly correlation: number | undefined;
-  /**
-   * With `correlation`, a request's reply route: the node run its answer goes to, wherever the call is
-   * handled (a turn that moves with its object is answered by the new owner on it); `undefined` for a send.
-   */
-  readonly origin: NodeRun | undefined;
-  /** The NodeRid the call came from. */
-  readonly sourceRid: string;
-  /** Message Follow relays it took to get here (0: straight from its sender). */
-  readonly hops: number;
-}
-
-/**
- * How a call's single terminal leaves its owner: the handler's result (encoded by the answer), or a
- * wire error. A send's answer reports instead of replying; a stale send also tells its sender.
- */
-export interface ObjectAnswer {
-  ok(result: unknown): void;
-  error(error: WireError): void;
-  /** The call's turn starts: from here on a failure is the handler's, not a refusal. */
-  accepted?(): void;
-}
+export type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /**
  * Runs `call` on activation `a` as one turn: metadata and payload decoded first (a bad one is

@@ -16,9 +16,10 @@ import {
   ZLinkError,
   errorMessage,
 } from '../../core/index.js';
-import { ObjectTurns } from '../execution/index.js';
 import type { Clock, OwnerLeaseView } from '../resolve/index.js';
-import { Activation, objectRef } from './activation.js';
+import { Activation, type HeldAuthority, objectRef } from './activation.js';
+import { ActivationTable } from './activation-table.js';
+import { buildActivation } from './activation-build.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
@@ -51,10 +52,7 @@ export interface ObjectHostConfig {
  * call to another owner.
  */
 export class ObjectHost {
-  private readonly active: Record<ObjectKind, Map<string, Activation>> = {
-    spot: new Map(),
-    actor: new Map(),
-  };
+  private readonly active = new ActivationTable();
   /** Creations in flight here, so two local creators of one id share one claim. */
   private readonly creating: Record<ObjectKind, Map<string, Promise<ObjectRef>>> = {
     spot: new Map(),
@@ -76,11 +74,11 @@ export class ObjectHost {
       clock: config.clock,
       fenced: () => this.fenced,
       // Its own creation is the only one in flight for a key (local creators share it).
-      holds: (key) => this.active[key.kind].has(key.id),
+      holds: (key) => this.active.has(key.kind, key.id),
     });
     for (const cls of config.classes.all()) {
       const m = config.events.metrics.objects.of(cls.kind, cls.type);
-      m.queueDepth = () => this.depth(cls.kind, cls.type);
+      m.queueDepth = () => this.active.depth(cls.kind, cls.type);
       this.metrics.set(`${cls.kind} ${cls.type}`, m);
     }
   }
@@ -90,6 +88,25 @@ export class ObjectHost {
     return this.closed || this.config.leaseFenced() || this.revalidating;
   }
 
+  /** A new activation held under `held`, not in the table yet (`buildActivation`, fenced with this host). */
+  private build(
+    key: ObjectKey,
+    cls: ObjectClassDescription,
+    held: HeldAuthority,
+    metrics: ObjectTypeMetrics,
+    what: string,
+  ): Promise<Activation> {
+    return buildActivation(
+      { ...this.config, fenced: () => this.fenced },
+      key,
+      cls,
+      held,
+      metrics,
+      what,
+      (a, e) => this.report(a, 'failed', `a timer callback threw: ${errorMessage(e)}`),
+    );
+  }
+
   /** Whether this node hosts `type` of `kind` (has its class). */
   hosts(kind: ObjectKind, type: string): boolean {
     return this.config.classes.get(kind, type) !== undefined;
@@ -97,7 +114,7 @@ export class ObjectHost {
 
   /** The activation of (`kind`, `id`) here, if any. */
   get(kind: ObjectKind, id: string): Activation | undefined {
-    return this.active[kind].get(id);
+    return this.active.get(kind, id);
   }
 
   /**
@@ -125,7 +142,7 @@ export class ObjectHost {
       return Promise.reject(
         new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' hosts no ${kind} type '${type}'`),
       );
-    const here = this.active[kind].get(id);
+    const here = this.active.get(kind, id);
     if (here?.state === 'ready') {
       if (here.cls.type !== type || mode === 'create') return Promise.reject(exists(what, here.ref));
       return Promise.resolve(here.ref);
@@ -168,29 +185,12 @@ export class ObjectHost {
     let activation: Activation | undefined;
     let late = false;
     try {
-      const instance = await userCode(what, () => this.config.instances.create(cls));
-      const turns = new ObjectTurns({
-        key,
-        jobs: this.config.jobs,
-        queueLimit: this.config.queueLimit,
-        fenced: () => this.fenced,
-        onTimerError: (error) =>
-          this.report(activation, 'failed', `a timer callback threw: ${errorMessage(error)}`),
-      });
-      activation = new Activation(
-        key,
-        cls,
-        instance,
-        turns,
-        held,
-        this.config.instances,
-        this.config.self,
-        this.config.classes,
-        metrics,
-      );
-      this.active[key.kind].set(key.id, activation);
+      activation = await this.build(key, cls, held, metrics, what);
+      this.active.set(activation);
       const a = activation;
-      const activated = turns.submit(() => userCode(what, () => a.hook('onActivate', { ...a.scope, init })));
+      const activated = a.turns.submit(() =>
+        userCode(what, () => a.hook('onActivate', { ...a.scope, init })),
+      );
       if (!(await within(activated, deadline - this.config.clock.now()))) {
         late = true;
         throw new ZLinkError('Unavailable', `${what}: onActivate did not end by the deadline`, {
@@ -232,7 +232,7 @@ export class ObjectHost {
    */
   async destroy(ref: ObjectRef): Promise<ObjectRef> {
     const what = `destroy ${ref.kind} '${ref.id}'`;
-    const a = this.active[ref.kind].get(ref.id);
+    const a = this.active.get(ref.kind, ref.id);
     if (a === undefined || a.state !== 'ready')
       throw new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' holds no such object`);
     if (a.ref.objectGeneration !== ref.objectGeneration) throw staleRef(what, ref, a.ref.objectGeneration);
@@ -248,11 +248,13 @@ export class ObjectHost {
    */
   dispatch(call: InboundObjectCall, answer: ObjectAnswer, elsewhere?: () => boolean): void {
     if (this.fenced) return answer.error(refusal(fencedRefusal(`${call.objectKind} '${call.id}'`)));
-    const a = this.active[call.objectKind].get(call.id);
+    const a = this.active.get(call.objectKind, call.id);
     if (a === undefined || !a.admits(this.config.self, call.fences)) {
       if (elsewhere?.() === true) return;
       return answer.error(staleRoute(this.config.self.rid, call));
     }
+    // A moving object's hold keeps what arrives after its seal, for the target or for an abort.
+    if (a.ingress !== undefined) return a.ingress(call, answer);
     runObjectCall(a, call, answer, this.config.tracing);
   }
 
@@ -269,15 +271,13 @@ export class ObjectHost {
     this.revalidating = true;
     for (;;) {
       try {
-        for (const kind of ['spot', 'actor'] as const) {
-          for (const a of [...this.active[kind].values()]) {
-            if (superseded()) return;
-            if (a.state !== 'ready') continue;
-            this.metricsOf(a.cls).storeReads++;
-            const stored = await this.config.store.get(a.key);
-            if (!a.heldIn(stored?.record, this.config.self))
-              await this.discard(a, 'takenOver', 'another node holds it now');
-          }
+        for (const a of this.active.all()) {
+          if (superseded()) return;
+          if (a.state !== 'ready') continue;
+          this.metricsOf(a.cls).storeReads++;
+          const stored = await this.config.store.get(a.key);
+          if (!a.heldIn(stored?.record, this.config.self))
+            await this.discard(a, 'takenOver', 'another node holds it now');
         }
         break;
       } catch {
@@ -287,8 +287,7 @@ export class ObjectHost {
     }
     if (superseded()) return;
     this.revalidating = false;
-    for (const kind of ['spot', 'actor'] as const)
-      for (const a of this.active[kind].values()) a.turns.fenceLifted();
+    for (const a of this.active.all()) a.turns.fenceLifted();
   }
 
   /**
@@ -299,28 +298,19 @@ export class ObjectHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const all = [...this.active.spot.values(), ...this.active.actor.values()];
-    const released = Promise.all(all.map((a) => this.release(a, 'shutdown')));
+    const released = Promise.all(this.active.all().map((a) => this.release(a, 'shutdown')));
     if (await within(released, this.config.closeTimeoutMs)) return;
-    for (const a of [...this.active.spot.values(), ...this.active.actor.values()])
+    for (const a of this.active.all())
       this.report(a, 'failed', `still running at shutdown after ${this.config.closeTimeoutMs} ms`);
   }
 
   snapshot(): ObjectActivationSnapshot[] {
-    return [...this.active.spot.values(), ...this.active.actor.values()].map((a) => ({
-      kind: a.key.kind,
-      type: a.cls.type,
-      id: a.key.id,
-      objectGeneration: a.authority.objectGeneration,
-      state: a.state,
-      queued: a.turns.depth,
-      busy: a.turns.busy,
-    }));
+    return this.active.snapshot();
   }
 
   /** Activations held here now. */
   get size(): number {
-    return this.active.spot.size + this.active.actor.size;
+    return this.active.size;
   }
 
   /**
@@ -358,7 +348,7 @@ export class ObjectHost {
     } catch (error) {
       this.report(a, 'failed', `onDeactivate threw: ${errorMessage(error)}`);
     }
-    if (this.active[a.key.kind].get(a.key.id) === a) this.active[a.key.kind].delete(a.key.id);
+    this.active.delete(a);
     if (reason === 'failed') return;
     this.metricsOf(a.cls).deactivations++;
     this.emit(
@@ -388,11 +378,5 @@ export class ObjectHost {
     return (
       this.metrics.get(`${cls.kind} ${cls.type}`) ?? this.config.events.metrics.objects.of(cls.kind, cls.type)
     );
-  }
-
-  private depth(kind: ObjectKind, type: string): number {
-    let n = 0;
-    for (const a of this.active[kind].values()) if (a.cls.type === type) n += a.turns.depth;
-    return n;
   }
 }

@@ -1,0 +1,60 @@
+import type {
+  JobQueue,
+  NodeRun,
+  ObjectClassDescription,
+  ObjectClassRegistry,
+  ObjectInstances,
+  ObjectKey,
+  ObjectTypeMetrics,
+} from '../../core/index.js';
+import { ObjectTurns } from '../execution/index.js';
+import { Activation, type HeldAuthority } from './activation.js';
+import { userCode } from './host-helpers.js';
+
+/** What building an activation needs of its host. */
+export interface ActivationDeps {
+  readonly self: NodeRun;
+  readonly classes: ObjectClassRegistry;
+  readonly instances: ObjectInstances;
+  readonly jobs: JobQueue;
+  readonly queueLimit: number;
+  /** The host's fence: its turns start nothing while it holds. */
+  readonly fenced: () => boolean;
+}
+
+/**
+ * A new activation of `cls` held under `held`, the one way an object comes to life on a node (created,
+ * or restored by a move): its instance built through the class's DI (what that throws ends as
+ * `userCodeError`), its turn queue on the runtime's job queue. Not in any table yet; nothing has run.
+ */
+export async function buildActivation(
+  deps: ActivationDeps,
+  key: ObjectKey,
+  cls: ObjectClassDescription,
+  held: HeldAuthority,
+  metrics: ObjectTypeMetrics,
+  what: string,
+  onTimerError: (a: Activation, error: unknown) => void,
+): Promise<Activation> {
+  const instance = await userCode(what, () => deps.instances.create(cls));
+  const turns = new ObjectTurns({
+    key,
+    jobs: deps.jobs,
+    queueLimit: deps.queueLimit,
+    fenced: deps.fenced,
+    // Called only once a timer fired, long after `activation` below was made.
+    onTimerError: (error) => onTimerError(activation, error),
+  });
+  const activation = new Activation(
+    key,
+    cls,
+    instance,
+    turns,
+    held,
+    deps.instances,
+    deps.self,
+    deps.classes,
+    metrics,
+  );
+  return activation;
+}
