@@ -42,6 +42,14 @@ export const RecordKind = {
   ObjectStale: 65,
   /** One chunk of a moving object's image, source to target (docs/decisions.md "Relocation records"). */
   RelocationChunk: 66,
+  /** The target's answer to a move's image: restored and relaying may start, or refused (a reason). */
+  RelocationReady: 67,
+  /** A call the source holds or receives for a moving object, relayed to the target's temporary queue. */
+  RelocationRelay: 68,
+  /** The end of a move, target to source: committed (the target's route) or aborted (the reason). */
+  RelocationCommit: 69,
+  /** Source to target: the hold is relayed, take the authority (go) — or the move is off (a reason). */
+  RelocationCutover: 70,
 } as const;
 
 /**
@@ -63,6 +71,10 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'ObjectControl',
       'ObjectStale',
       'RelocationChunk',
+      'RelocationReady',
+      'RelocationRelay',
+      'RelocationCommit',
+      'RelocationCutover',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

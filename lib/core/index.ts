@@ -25,6 +25,7 @@ export * from './object-context.js';
 export * from './object-control-wire.js';
 export * from './object-follow-wire.js';
 export * from './relocation-wire.js';
+export * from './relocation-steps-wire.js';
 export * from './object-metrics.js';
 export * from './encoded-call.js';
 export * from './thenable.js';

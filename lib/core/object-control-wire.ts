@@ -17,7 +17,8 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  * The object layer's control records beside its messages (docs/decisions.md "Object control
  * records"):
  *
- *     ObjectControl [1, 64, correlation, originRid, originGeneration, op, kind, id, type, objectGeneration, init | nil, ...later]
+ *     ObjectControl [1, 64, correlation, originRid, originGeneration, op, kind, id, type, objectGeneration, init | nil,
+ *                    target | nil, timeoutMs | nil, ...later]
  *     ObjectStale   [1, 65, kind, id, fences, ...later]
  *
  * ObjectControl asks a node to create (`create`, `getOrCreate`: the node placement chose, which will own
@@ -28,7 +29,7 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  * from its error reply).
  */
 
-export type ObjectControlOp = 'create' | 'getOrCreate' | 'destroy';
+export type ObjectControlOp = 'create' | 'getOrCreate' | 'destroy' | 'relocate';
 
 export interface ObjectControlRecord {
   readonly kind: typeof RecordKind.ObjectControl;
@@ -42,6 +43,10 @@ export interface ObjectControlRecord {
   readonly objectGeneration: number;
   /** The msgpack of the `init` value given to `onActivate`; `undefined` when none was given. */
   readonly init: Uint8Array | undefined;
+  /** For `relocate`: the NodeRid to move to (`undefined`: placement's pick). */
+  readonly target: string | undefined;
+  /** For `relocate`: the move's deadline until relay-ready. */
+  readonly timeoutMs: number | undefined;
 }
 
 export interface ObjectStaleRecord {
@@ -62,6 +67,7 @@ export function encodeObjectControl(
     readonly objectGeneration: number;
   },
   init: Uint8Array | undefined,
+  move?: { readonly target: string | undefined; readonly timeoutMs: number },
 ): Uint8Array {
   return packr.pack([
     WIRE_VERSION,
@@ -75,6 +81,8 @@ export function encodeObjectControl(
     ref.type,
     ref.objectGeneration,
     init ?? null,
+    move?.target ?? null,
+    move?.timeoutMs ?? null,
   ]);
 }
 
@@ -84,7 +92,12 @@ export function encodeObjectStale(objectKind: ObjectKind, id: string, fences: Ob
 
 /** The payload of the ObjectReply that answers an ObjectControl. */
 export function encodeObjectRefPayload(ref: ObjectRef): Uint8Array {
-  return packr.pack([ref.kind, ref.type, ref.id, ref.objectGeneration, ref.mesh, ref.rid]);
+  return packr.pack(objectRefItems(ref));
+}
+
+/** A ref as the items `parseObjectRef` reads (inside another answer, e.g. a move's outcome). */
+export function objectRefItems(ref: ObjectRef): unknown[] {
+  return [ref.kind, ref.type, ref.id, ref.objectGeneration, ref.mesh, ref.rid];
 }
 
 /** The ref an ObjectControl's reply carries (its decoded payload), frozen; `undefined` when it is not one. */
@@ -96,7 +109,7 @@ export function parseObjectRef(v: unknown): ObjectRef | undefined {
   return Object.freeze({ kind, type, id, objectGeneration, mesh, rid });
 }
 
-const OPS: readonly unknown[] = ['create', 'getOrCreate', 'destroy'];
+const OPS: readonly unknown[] = ['create', 'getOrCreate', 'destroy', 'relocate'];
 
 /**
  * Reads an ObjectControl or ObjectStale (the bytes of one record); the reason it is malformed
@@ -107,6 +120,8 @@ export function decodeObjectControl(
 ): ObjectControlRecord | ObjectStaleRecord | string {
   if (value[1] === RecordKind.ObjectControl) {
     const [, , correlation, rid, nodeGeneration, op, objectKind, id, type, objectGeneration, init] = value;
+    const target = value[11] ?? null;
+    const timeoutMs = value[12] ?? null;
     if (
       value.length < 11 ||
       !isCorrelation(correlation) ||
@@ -117,7 +132,9 @@ export function decodeObjectControl(
       !isName(type) ||
       !OPS.includes(op) ||
       !isCount(objectGeneration) ||
-      (init !== null && !isBytes(init))
+      (init !== null && !isBytes(init)) ||
+      (target !== null && !isName(target)) ||
+      (timeoutMs !== null && !isCount(timeoutMs))
     ) {
       return 'malformed object control record';
     }
@@ -131,6 +148,8 @@ export function decodeObjectControl(
       type,
       objectGeneration,
       init: init ?? undefined,
+      target: target ?? undefined,
+      timeoutMs: timeoutMs ?? undefined,
     };
   }
   const [, , objectKind, id, rawFences] = value;

@@ -20,6 +20,7 @@ export type { ObjectRouteFences } from './object-fences.js';
 import { MAX_FRAME_VALUES } from './wire.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
+import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
 import {
   type ObjectControlRecord,
   type ObjectStaleRecord,
@@ -117,6 +118,7 @@ export interface ObjectErrorReplyRecord {
 export type ObjectRecord =
   | MessageFollowRecord
   | RelocationChunkRecord
+  | RelocationStepRecord
   | ObjectSendRecord
   | ObjectRequestRecord
   | ObjectReplyRecord
@@ -192,6 +194,11 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
       return decodeMessageFollow(v);
     case RecordKind.RelocationChunk:
       return decodeRelocationChunk(v);
+    case RecordKind.RelocationReady:
+    case RecordKind.RelocationRelay:
+    case RecordKind.RelocationCommit:
+    case RecordKind.RelocationCutover:
+      return decodeRelocationStep(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }

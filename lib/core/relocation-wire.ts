@@ -10,7 +10,8 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  * checksum of the whole:
  *
  *     RelocationChunk [1, 66, relocationId, seq, total, checksum, bytes, ...later]
- *     image = [kind, id, type, objectGeneration, sourceFences, state | nil, [record...], [timer...], ...later]
+ *     image = [kind, id, type, objectGeneration, sourceFences, state | nil, [record...], [timer...],
+ *              storeVersion, ...later]
  *     timer = [kind, label | nil, dueInMs, intervalMs | nil]
  *
  * `checksum` is the CRC-32 of the whole image; a waiting turn travels as the ObjectSend or
@@ -38,6 +39,8 @@ export interface RelocationImage {
   /** The turns that were waiting, in order, each the call record it arrived as. */
   readonly queued: readonly Uint8Array[];
   readonly timers: readonly TimerImage[];
+  /** The authority record's version as the source holds it: the target's CAS expects it. */
+  readonly storeVersion: number;
 }
 
 export interface RelocationChunkRecord {
@@ -62,6 +65,7 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
       image.state ?? null,
       image.queued,
       image.timers.map((t) => [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null]),
+      image.storeVersion,
     ]),
   );
 }
@@ -76,8 +80,9 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
   } catch (e) {
     return `${BAD_IMAGE}: ${(e as Error).message}`;
   }
-  if (!Array.isArray(v) || v.length < 8) return BAD_IMAGE;
-  const [objectKind, id, type, objectGeneration, rawSource, state, queued, rawTimers] = v as unknown[];
+  if (!Array.isArray(v) || v.length < 9) return BAD_IMAGE;
+  const [objectKind, id, type, objectGeneration, rawSource, state, queued, rawTimers, storeVersion] =
+    v as unknown[];
   const source = readObjectFences(rawSource);
   if (
     !isObjectKind(objectKind) ||
@@ -88,7 +93,8 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     (state !== null && !isBytes(state)) ||
     !Array.isArray(queued) ||
     !queued.every(isBytes) ||
-    !Array.isArray(rawTimers)
+    !Array.isArray(rawTimers) ||
+    !isCount(storeVersion)
   )
     return BAD_IMAGE;
   const timers: TimerImage[] = [];
@@ -97,7 +103,17 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     if (timer === undefined) return BAD_IMAGE;
     timers.push(timer);
   }
-  return { objectKind, id, type, objectGeneration, source, state: state ?? undefined, queued, timers };
+  return {
+    objectKind,
+    id,
+    type,
+    objectGeneration,
+    source,
+    state: state ?? undefined,
+    queued,
+    timers,
+    storeVersion,
+  };
 }
 
 function readTimer(t: unknown): TimerImage | undefined {

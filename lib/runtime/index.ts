@@ -11,6 +11,8 @@ export {
   ZLinkObjects,
   type ObjectCreateOptions,
   type ObjectDestroyOptions,
+  type ObjectRelocateOptions,
+  type ObjectRelocation,
   type ObjectResolution,
 } from './zlink-objects.js';
 export { ZLinkRuntime } from './zlink-runtime.js';

@@ -5,7 +5,7 @@ import {
   type SpotRef,
   invalidArgument,
 } from '../core/index.js';
-import type { ObjectLayer, ResolveResult } from '../spot/index.js';
+import type { ObjectLayer, RelocationResult, ResolveResult } from '../spot/index.js';
 
 /** Per-call options of creation and destroy. */
 export interface ObjectCreateOptions {
@@ -20,6 +20,20 @@ export interface ObjectCreateOptions {
 export interface ObjectDestroyOptions {
   timeoutMs?: number;
 }
+
+/** Per-move options of `relocate`. */
+export interface ObjectRelocateOptions {
+  /** The NodeRid of the object server to move to; default: another server hosting the type, in turn. */
+  target?: string;
+  /**
+   * How long the move may take until the target has restored the object (its relay-ready); past it the
+   * move aborts and the object goes on where it was. Defaults to the runtime's `requestTimeoutMs`.
+   */
+  timeoutMs?: number;
+}
+
+/** How a move ended: `committed` on `owner` (the new owner's NodeRid), or `aborted` with why (the object stayed). */
+export type ObjectRelocation = RelocationResult;
 
 /**
  * What `resolve(kind, id)` found: `ReadyRoute` (owner and fences), `Missing` (no record), `Unavailable`
@@ -90,6 +104,44 @@ export class ZLinkObjects {
       throw invalidArgument('ref', 'must be a SpotRef or ActorRef returned by a creation');
     const layer = await this.host.objectLayer(what);
     await layer.destroy(ref, this.timeout(options?.timeoutMs));
+  }
+
+  /**
+   * Moves a live Spot (an id) or a Spot or Actor (a ref, or `{ kind, id }`) to another object server,
+   * with its state (`capture()` → `restore(state, ctx)`), its waiting calls and its timers (those set
+   * with a label naming one of its methods), while calls keep arriving: none is lost or run twice, and
+   * each sender's calls run in the order sent. Resolves `committed` with the new owner, or `aborted`
+   * with the reason when the move could not finish before the target restored the object (the object
+   * then goes on where it was, as if nothing happened). Rejects, nothing moved: `NotFound` (no such
+   * object, or no other server hosting its type, or `target` is not one), `InvalidOperation` (a ref of
+   * another incarnation, a class not declared `relocatable`, `target` is its owner), `Unavailable`
+   * (not Ready, already moving, the store or the owner unreachable), `Rejected` (the owner's lease is
+   * fenced), `InvalidArgument`, `NotConfigured`, `Shutdown`.
+   */
+  async relocate(
+    object: string | ObjectRef | { readonly kind: ObjectKind; readonly id: string },
+    options?: ObjectRelocateOptions,
+  ): Promise<ObjectRelocation> {
+    const target = typeof object === 'string' ? { kind: 'spot' as const, id: object } : object;
+    if (typeof target !== 'object' || target === null || (target.kind !== 'spot' && target.kind !== 'actor'))
+      throw invalidArgument(
+        'object',
+        "must be a Spot id, a SpotRef or ActorRef, or { kind: 'spot' | 'actor', id }",
+      );
+    if (typeof target.id !== 'string' || target.id === '')
+      throw invalidArgument('id', 'must be a non-empty string');
+    if (options?.target !== undefined && (typeof options.target !== 'string' || options.target === ''))
+      throw invalidArgument('target', 'must be a non-empty NodeRid');
+    const what = `relocate ${target.kind} '${target.id}'`;
+    const timeoutMs = this.timeout(options?.timeoutMs);
+    const layer = await this.host.objectLayer(what);
+    return layer.relocate({
+      kind: target.kind,
+      id: target.id,
+      objectGeneration: 'objectGeneration' in target ? (target as ObjectRef).objectGeneration : undefined,
+      target: options?.target,
+      timeoutMs,
+    });
   }
 
   /**

@@ -2,7 +2,6 @@ import {
   type InboundObjectRecord,
   type MeshLink,
   type NormalizedObjectOptions,
-  type ObjectControlRecord,
   type ObjectKind,
   type ObjectRef,
   type ObjectRouteFences,
@@ -12,21 +11,24 @@ import {
   cacheFollowProblem,
   decodeObjectRecord,
   readLoneObjectRecord,
-  parseObjectRef,
-  decodePayload,
-  encodeObjectControl,
   encodePayload,
   errorMessage,
-  toObjectWireError,
 } from '../core/index.js';
 import { ObjectCaller } from './calls/object-caller.js';
 import type { ObjectSubmission } from './calls/object-submission.js';
 import { ObjectHost, type ObjectHostConfig } from './objects/object-host.js';
-import { remoteAnswer, sendAnswer } from './objects/remote-answer.js';
+import { inboundCall } from './objects/inbound-call.js';
 import { staleRoute } from './objects/refusals.js';
 import { settleObjectReply } from './calls/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
-import { FollowRoutes, MessageFollow } from './relocation/index.js';
+import {
+  FollowRoutes,
+  MessageFollow,
+  type MoveRequest,
+  type RelocationResult,
+  Relocations,
+} from './relocation/index.js';
+import { type ObjectControlDeps, answerControl, controlMove, controlObject } from './object-control.js';
 
 export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
   readonly role: 'client' | 'server';
@@ -56,6 +58,9 @@ export class ObjectLayer {
   readonly host: ObjectHost | undefined;
   private readonly resolver: CachedResolver;
   private readonly caller: ObjectCaller;
+  /** This node's moves, either end; only on an object server. */
+  private readonly relocations: Relocations | undefined;
+  private readonly controlDeps: ObjectControlDeps;
   private readonly unsubscribe: (() => void)[] = [];
   /** Rotates placement among the object servers hosting a type (the channel selector with equal weights). */
   private turn = 0;
@@ -85,6 +90,22 @@ export class ObjectLayer {
       config.role === 'server'
         ? new ObjectHost({ ...config, queueLimit: config.options.objectQueueLimit })
         : undefined;
+    const host = this.host;
+    this.relocations =
+      host &&
+      new Relocations({
+        mesh,
+        self,
+        link,
+        host,
+        store,
+        followRoutes: this.followRoutes,
+        events,
+        clock,
+        leaseGeneration: config.leaseGeneration,
+        objectServers: (kind, type) => link.objectServers(advertisedType(kind, type)),
+      });
+    this.controlDeps = { mesh, self, link, pending: config.pending, host, relocations: this.relocations };
     this.caller = new ObjectCaller({
       mesh,
       self,
@@ -102,6 +123,7 @@ export class ObjectLayer {
       link.onRecord((record) => this.receive(record)),
       link.onPeer((event) => {
         if (event.type !== 'down') return;
+        this.relocations?.peerDown(event.peer.rid);
         this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
         config.pending.failRoute(
           event.peer.rid,
@@ -173,7 +195,15 @@ export class ObjectLayer {
         new ZLinkError('InvalidArgument', `${what}: init cannot be encoded: ${errorMessage(error)}`),
       );
     }
-    return this.control(owner, mode, { kind, id, type, objectGeneration: 0 }, init, options.timeoutMs, what);
+    return controlObject(
+      this.controlDeps,
+      owner,
+      mode,
+      { kind, id, type, objectGeneration: 0 },
+      init,
+      options.timeoutMs,
+      what,
+    );
   }
 
   /**
@@ -212,11 +242,11 @@ export class ObjectLayer {
       // is really gone (a stale view never deletes a live owner's object).
       const gone = await this.config.store.takeOver(key, stored.version, undefined, record.owner);
       if (!gone.ok && gone.ownerAlive)
-        await this.control(record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
+        await controlObject(this.controlDeps, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
       else if (!gone.ok)
         throw new ZLinkError('Unavailable', `${what}: the record changed while it was being removed`);
     } else {
-      await this.control(record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
+      await controlObject(this.controlDeps, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
     }
     this.cache.observeVersion(ref.kind, ref.id, stored.version + 1);
   }
@@ -246,35 +276,6 @@ export class ObjectLayer {
     return (sorted[this.turn++ % sorted.length] as { rid: string }).rid;
   }
 
-  /** An ObjectControl request to `owner`, answered by the ref (create) or its echo (destroy). */
-  private control(
-    owner: string,
-    op: 'create' | 'getOrCreate' | 'destroy',
-    ref: { kind: ObjectKind; id: string; type: string; objectGeneration: number },
-    init: Uint8Array | undefined,
-    timeoutMs: number,
-    what: string,
-  ): Promise<ObjectRef> {
-    const { pending, link, self } = this.config;
-    let opened: { correlation: number; result: Promise<unknown> };
-    try {
-      opened = pending.open({ timeoutMs, route: owner, describe: what });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    // A control record is rare and small: it is never refused for queue space.
-    if (!link.answer(owner, encodeObjectControl(opened.correlation, self, op, ref, init)))
-      pending.reject(
-        opened.correlation,
-        new ZLinkError('Unavailable', `${what}: node '${owner}' is not a ready peer`),
-      );
-    return opened.result.then((value) => {
-      const got = parseObjectRef(value);
-      if (!got) throw new ZLinkError('ProtocolError', `${what}: the owner's answer is not an object ref`);
-      return got;
-    });
-  }
-
   private receive(record: InboundObjectRecord): void {
     const r = readLoneObjectRecord(record.bytes) ?? decodeObjectRecord(record.bytes);
     const { events, mesh, link, self, pending } = this.config;
@@ -297,38 +298,24 @@ export class ObjectLayer {
         this.cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
         return;
       case RecordKind.ObjectControl:
-        this.controlled(r);
+        answerControl(this.controlDeps, r);
         return;
       case RecordKind.RelocationChunk:
-        // Until this node restores moving objects, a chunk belongs to no transfer here.
+      case RecordKind.RelocationReady:
+      case RecordKind.RelocationRelay:
+      case RecordKind.RelocationCutover:
+      case RecordKind.RelocationCommit:
+        if (this.relocations) return this.relocations.receive(r, record.from);
         events.emit({
           type: 'protocol_error',
           route: 'route-mesh',
           mesh,
           peerRid: record.from.rid,
-          reason: `relocation chunk for '${r.relocationId}': no transfer in progress here`,
+          reason: `relocation record for '${r.relocationId}': this node holds no objects`,
         });
         return;
       default: {
-        const call = {
-          messageKind: r.kind === RecordKind.ObjectSend ? ('send' as const) : ('request' as const),
-          objectKind: r.objectKind,
-          id: r.id,
-          fences: r.fences,
-          operationId: r.operationId,
-          packet: r.packet,
-          metadata: r.metadata,
-          payload: r.payload,
-          trace: r.trace,
-          correlation: r.kind === RecordKind.ObjectRequest ? r.correlation : undefined,
-          origin: r.kind === RecordKind.ObjectRequest ? r.origin : undefined,
-          sourceRid: record.from.rid,
-          hops: r.hops,
-        };
-        const answer =
-          r.kind === RecordKind.ObjectRequest
-            ? remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration)
-            : sendAnswer(link, events, mesh, record.from.rid, call);
+        const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh);
         // A node that holds no objects is never the current owner of any.
         if (!host) return answer.error(staleRoute(self.rid, call));
         // Once something moved away from here, a call on a route this node no longer holds may follow it.
@@ -338,37 +325,26 @@ export class ObjectLayer {
     }
   }
 
-  /** Runs an ObjectControl from a peer on this node's host; answers on the request's reply route. */
-  private controlled(r: ObjectControlRecord): void {
-    const { link } = this.config;
-    const host = this.host;
-    const answer = remoteAnswer(link, r.origin.rid, r.correlation, r.origin.nodeGeneration, true);
-    if (!host)
-      return answer.error({
-        code: 'ObjectNotFound',
-        message: `node '${this.config.self.rid}' hosts no objects`,
+  /**
+   * Moves the object to another object server, asking its owner (one store read finds it): see
+   * `Relocations.move` for how it ends; `NotFound` when the id has no record.
+   */
+  async relocate(req: MoveRequest): Promise<RelocationResult> {
+    const what = `relocate ${req.kind} '${req.id}'`;
+    const key = { mesh: this.config.mesh, kind: req.kind, id: req.id };
+    const stored = await this.config.store.get(key).catch((error: unknown) => {
+      throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer`, {
+        cause: error,
+        details: { resolver: 'StoreFailure' },
       });
-    let init: unknown;
-    if (r.init !== undefined) {
-      const decoded = decodePayload(r.init);
-      if (!decoded.ok) return answer.error({ code: 'DecodeError', message: `init: ${decoded.reason}` });
-      init = decoded.value;
-    }
-    const done: Promise<ObjectRef> =
-      r.op === 'destroy'
-        ? host.destroy({
-            kind: r.objectKind,
-            type: r.type,
-            id: r.id,
-            objectGeneration: r.objectGeneration,
-            mesh: this.config.mesh,
-            rid: this.config.self.rid,
-          })
-        : host.activate(r.objectKind, r.type, r.id, r.op, init, CONTROL_TIMEOUT_MS);
-    done.then(
-      (ref) => answer.ok(ref),
-      (error: unknown) => answer.error(toObjectWireError(error)),
-    );
+    });
+    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${req.kind}`);
+    this.caller.metricsOf(req.kind, stored.record.type).storeReads++;
+    const { owner } = stored.record;
+    const { self } = this.config;
+    if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration && this.relocations)
+      return this.relocations.move(req);
+    return controlMove(this.controlDeps, owner.rid, req, stored.record.type, what);
   }
 
   snapshot(): { readonly routeCacheSize: number; readonly activations: ReturnType<ObjectHost['snapshot']> } {
@@ -376,14 +352,12 @@ export class ObjectLayer {
   }
 
   async close(): Promise<void> {
+    this.relocations?.close();
     await this.host?.close();
     this.caller.waits.close();
     for (const off of this.unsubscribe.splice(0)) off();
   }
 }
-
-/** How long an owner works on a creation asked of it by a peer (the asker's own deadline ends its wait). */
-const CONTROL_TIMEOUT_MS = 10000;
 
 /** How a node advertises the object types it hosts in its mesh state: `spot:Room`, `actor:Player`. */
 export function advertisedType(kind: ObjectKind, type: string): string {

@@ -81,6 +81,21 @@ export class ObjectTimers {
     return this.add('interval', callback, checkDelay('timers.setInterval', ms, 1), label);
   }
 
+  /**
+   * Sets again a timer that moved with its object (relocation): its first firing after `dueInMs`, an
+   * interval's later ones every `intervalMs`, as it would have fired on the node it left.
+   */
+  restore(
+    kind: 'timeout' | 'interval',
+    callback: TimerCallback,
+    dueInMs: number,
+    intervalMs: number | undefined,
+    label: string | undefined,
+  ): TimerId {
+    const ms = kind === 'interval' ? checkDelay('intervalMs', intervalMs as number, 1) : dueInMs;
+    return this.add(kind, callback, ms, label, checkDelay('dueInMs', dueInMs, 0));
+  }
+
   /** Stops the timer; a firing of it already queued as a turn does not run. Unknown ids are ignored. */
   clear(id: TimerId): void {
     const timer = this.timers.get(id);
@@ -111,7 +126,13 @@ export class ObjectTimers {
     this.timers.clear();
   }
 
-  private add(kind: Timer['kind'], callback: TimerCallback, ms: number, label: string | undefined): TimerId {
+  private add(
+    kind: Timer['kind'],
+    callback: TimerCallback,
+    ms: number,
+    label: string | undefined,
+    firstMs = ms,
+  ): TimerId {
     const id = this.nextId++;
     if (this.closed) return id;
     const timer: Timer = {
@@ -126,14 +147,14 @@ export class ObjectTimers {
       queued: false,
     };
     this.timers.set(id, timer);
-    this.arm(timer);
+    this.arm(timer, firstMs);
     return id;
   }
 
-  private arm(timer: Timer): void {
-    timer.dueAt = Date.now() + timer.ms;
+  private arm(timer: Timer, ms = timer.ms): void {
+    timer.dueAt = Date.now() + ms;
     // Armed outside the turn that set it: the firing belongs to the object, not to that turn's caller.
-    timer.handle = runOutsideTurns(() => setTimeout(() => this.due(timer), timer.ms));
+    timer.handle = runOutsideTurns(() => setTimeout(() => this.due(timer), ms));
   }
 
   private due(timer: Timer): void {

@@ -7,6 +7,7 @@ import {
   toObjectWireError,
   toWireError,
 } from '../../core/index.js';
+import { isHandedOff } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
@@ -77,6 +78,8 @@ export function runObjectCall(
       answer.ok(result);
     },
     (error: unknown) => {
+      // Handed off with its object to the new owner, which answers it on the call's reply route.
+      if (!started && isHandedOff(error)) return;
       if (!started) return answer.error(toObjectWireError(error));
       a.metrics.handled++;
       answer.error(toWireError(error));

@@ -20,6 +20,7 @@ import type { Clock, OwnerLeaseView } from '../resolve/index.js';
 import { Activation, type HeldAuthority, objectRef } from './activation.js';
 import { ActivationTable } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
+import { HostMoves } from './host-moves.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
@@ -59,6 +60,8 @@ export class ObjectHost {
     actor: new Map(),
   };
   private readonly claims: AuthorityClaims;
+  /** The steps of a move on this node, either end (lib/spot/relocation drives them). */
+  readonly moves: HostMoves;
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
   /** Set from a lease regained until every activation is checked against the store again. */
   private revalidating = false;
@@ -75,6 +78,18 @@ export class ObjectHost {
       fenced: () => this.fenced,
       // Its own creation is the only one in flight for a key (local creators share it).
       holds: (key) => this.active.has(key.kind, key.id),
+    });
+    this.moves = new HostMoves({
+      mesh: config.mesh,
+      table: this.active,
+      classes: config.classes,
+      tracing: config.tracing,
+      build: (key, cls, held, what) => this.build(key, cls, held, this.metricsOf(cls), what),
+      discard: (a, reason, detail) => this.discard(a, reason, detail),
+      arrived: (a) => {
+        this.metricsOf(a.cls).activations++;
+        this.emit(a.key, a.cls.type, 'activated', a.authority.objectGeneration, 'relocated');
+      },
     });
     for (const cls of config.classes.all()) {
       const m = config.events.metrics.objects.of(cls.kind, cls.type);

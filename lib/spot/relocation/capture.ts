@@ -61,11 +61,12 @@ export async function captureActivation(a: Activation, self: NodeRun): Promise<R
     state,
     queued: (a.turns.queuedWork() as InboundObjectCall[]).map((call) => callRecord(call)),
     timers: a.turns.timers.pending().map(timerImage),
+    storeVersion: a.authority.storeVersion,
   };
 }
 
 /** A waiting call as the record it would arrive as, its reply route and hops kept: the target reads it as any call. */
-function callRecord(call: InboundObjectCall): Uint8Array {
+export function callRecord(call: InboundObjectCall): Uint8Array {
   const to = { objectKind: call.objectKind, id: call.id, fences: call.fences };
   const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
   const { operationId, packet, metadata, payload, hops } = call;

@@ -1,3 +1,5 @@
 export * from './follow-routes.js';
 export * from './message-follow.js';
 export { captureActivation, heldRoute } from './capture.js';
+export { Relocations, type MoveRequest, type RelocationsConfig } from './relocations.js';
+export type { RelocationResult } from './move-context.js';

@@ -53,6 +53,7 @@ const image = fc.record({
   state: fc.option(fc.uint8Array({ maxLength: 300 }), { nil: undefined }),
   queued: fc.array(fc.uint8Array({ minLength: 1, maxLength: 40 }), { maxLength: 5 }),
   timers: fc.array(timer, { maxLength: 4 }),
+  storeVersion: count,
 });
 
 const chunkOf = (bytes: Uint8Array): RelocationChunkRecord =>

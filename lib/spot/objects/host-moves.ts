@@ -1,0 +1,130 @@
+import {
+  type DeactivationReason,
+  type ObjectClassDescription,
+  type ObjectClassRegistry,
+  type ObjectKey,
+  type ObjectKind,
+  type RegisteredObjectClass,
+  type RelocationImage,
+  type StoreVersion,
+  type TimerImage,
+  type TracePropagation,
+  ZLinkError,
+  decodePayload,
+} from '../../core/index.js';
+import type { Activation, HeldAuthority } from './activation.js';
+import type { ActivationTable } from './activation-table.js';
+import { userCode } from './host-helpers.js';
+import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
+import { runObjectCall } from './object-dispatch.js';
+
+/** What a move does through the host: its table, how it builds and ends activations. */
+export interface HostMovesDeps {
+  readonly mesh: string;
+  readonly table: ActivationTable;
+  readonly classes: ObjectClassRegistry;
+  readonly tracing: TracePropagation | undefined;
+  build(key: ObjectKey, cls: ObjectClassDescription, held: HeldAuthority, what: string): Promise<Activation>;
+  discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void>;
+  /** Counts and reports an activation that came here by a move (`activated`, reason `relocated`). */
+  arrived(a: Activation): void;
+}
+
+/**
+ * The owner-side steps of a move (spot-actor-routing §2.5), on both ends: the target restores the
+ * object off the table (nothing reaches it), adopts it at cutover and runs the calls the move carried;
+ * the source lets it go once the move committed. Each step touches only the activation it is given.
+ */
+export class HostMoves {
+  constructor(private readonly deps: HostMovesDeps) {}
+
+  /**
+   * The class of `type` here when its objects may move (`relocatable: true`), else why not:
+   * `NotFound` when this node hosts no such class, `InvalidOperation` when it is not relocatable.
+   */
+  relocatableClass(kind: ObjectKind, type: string, what: string): RegisteredObjectClass | ZLinkError {
+    const cls = this.deps.classes.get(kind, type);
+    if (cls === undefined)
+      return new ZLinkError('NotFound', `${what}: this node hosts no ${kind} type '${type}'`);
+    if (!cls.options.relocatable)
+      return new ZLinkError('InvalidOperation', `${what}: ${kind} type '${type}' is not relocatable`, {
+        details: { reason: 'notRelocatable' },
+      });
+    return cls;
+  }
+
+  /**
+   * The target's restore: the instance built (DI), its turns sealed so that no turn and no timer runs
+   * before cutover, then `restore(state, ctx)` with the state the source captured. Not in the table:
+   * no call reaches it until `adopt`. What user code throws ends as `userCodeError`; the activation is
+   * then closed again, nothing kept.
+   */
+  async restore(image: RelocationImage, held: HeldAuthority, what: string): Promise<Activation> {
+    const cls = this.relocatableClass(image.objectKind, image.type, what);
+    if (cls instanceof ZLinkError) throw cls;
+    const key = { mesh: this.deps.mesh, kind: image.objectKind, id: image.id };
+    const a = await this.deps.build(key, cls, held, what);
+    void a.turns.seal();
+    try {
+      let state: unknown;
+      if (image.state !== undefined) {
+        const decoded = decodePayload(image.state);
+        if (!decoded.ok) throw new ZLinkError('ProtocolError', `${what}: the moved state: ${decoded.reason}`);
+        state = decoded.value;
+      }
+      await userCode(`${what}: restore()`, () => a.hook('restore', state, a.scope));
+    } catch (error) {
+      await a.turns.close('relocationAborted');
+      throw error;
+    }
+    return a;
+  }
+
+  /**
+   * Cutover on the target: the authority CAS landed at `storeVersion`, so the activation takes its place
+   * in the table, Ready, and its turns open; the moved timers are set again (see `restoreTimers`).
+   * Run the carried calls with `run` right after, in order.
+   */
+  adopt(a: Activation, storeVersion: StoreVersion, timers: readonly TimerImage[], elapsedMs: number): void {
+    a.authority = { ...a.authority, storeVersion };
+    a.state = 'ready';
+    this.deps.table.set(a);
+    a.turns.unseal();
+    restoreTimers(a, timers, elapsedMs);
+    this.deps.arrived(a);
+  }
+
+  /** Runs a call the move carried (the source admitted it on the old route) as a turn of `a`. */
+  run(a: Activation, call: InboundObjectCall, answer: ObjectAnswer): void {
+    runObjectCall(a, call, answer, this.deps.tracing);
+  }
+
+  /**
+   * The source, once the move committed: its waiting turns go with the object (the new owner answers
+   * them; no reply leaves here), then `onDeactivate(ctx, 'relocated')` and it leaves the table.
+   */
+  relinquish(a: Activation): Promise<void> {
+    a.turns.handOff();
+    return this.deps.discard(a, 'relocated');
+  }
+
+  /** A restored activation that will not be adopted (the move ended before cutover). */
+  drop(a: Activation, detail: string): Promise<void> {
+    return this.deps.discard(a, 'failed', detail);
+  }
+}
+
+/**
+ * Timers as they moved: one whose label names a method of the object is set again to call it, due
+ * when it would have been due on the source (`elapsedMs` since the capture taken off); one without
+ * such a label stays behind (a callback cannot travel), and `restore()` may set it again itself.
+ */
+function restoreTimers(a: Activation, timers: readonly TimerImage[], elapsedMs: number): void {
+  const instance = a.instance as Record<string, unknown>;
+  for (const t of timers) {
+    const method = t.label === undefined ? undefined : instance[t.label];
+    if (typeof method !== 'function') continue;
+    const due = Math.max(0, t.dueInMs - elapsedMs);
+    a.turns.timers.restore(t.kind, () => method.call(instance) as void, due, t.intervalMs, t.label);
+  }
+}

@@ -1,0 +1,234 @@
+import {
+  type AuthorityRecord,
+  ChunkAssembly,
+  type ObjectRouteFences,
+  type PeerAddress,
+  type RelocationChunkRecord,
+  type RelocationCutoverRecord,
+  type RelocationImage,
+  type RelocationRefusal,
+  type StoreVersion,
+  ZLinkError,
+  decodeRelocationImage,
+  encodeRelocationCommit,
+  encodeRelocationReady,
+  errorMessage,
+} from '../../core/index.js';
+import type { Activation, HeldAuthority } from '../objects/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
+import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
+import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
+
+interface Carried {
+  readonly call: InboundObjectCall;
+  readonly answer: ObjectAnswer;
+}
+
+/**
+ * The target of one move, as phases: `receiving` the image's chunks; `restoring` (the instance built,
+ * `restore(state)` run, nothing dispatched); `ready` (relay-ready told, the source's relays gather in
+ * the temporary queue, registered before the instance was made); `cutting` (the source's go came: the
+ * authority CAS, which only the target writes); `open` (the object is Ready here: the calls it brought,
+ * then the temporary queue, then whatever comes); `ended` (given up: nothing kept, every carried call
+ * answered). The target never takes the authority without the source's go, so a source that gave the
+ * move up never meets a second copy.
+ */
+export class IncomingMove {
+  private phase: 'receiving' | 'restoring' | 'ready' | 'cutting' | 'open' | 'ended' = 'receiving';
+  private readonly assembly: ChunkAssembly;
+  private readonly temporary: Carried[] = [];
+  private image: RelocationImage | undefined;
+  private activation: Activation | undefined;
+  private arrivedAt = 0;
+
+  constructor(
+    private readonly ctx: MoveContext,
+    readonly relocationId: string,
+    readonly source: PeerAddress,
+    /** Told once, when the move opened here or was given up: its late relays are still expected a while. */
+    private readonly onSettled: (move: IncomingMove) => void,
+  ) {
+    this.assembly = new ChunkAssembly(relocationId, RELOCATION_MAX_IMAGE_BYTES);
+  }
+
+  chunk(r: RelocationChunkRecord): void {
+    if (this.phase !== 'receiving') return;
+    const step = this.assembly.add(r);
+    if (step.tag === 'more') return;
+    if (step.tag === 'failed') return this.refuse(refusalOf('ProtocolError', step.reason));
+    const image = decodeRelocationImage(step.image);
+    if (typeof image === 'string') return this.refuse(refusalOf('ProtocolError', image));
+    this.image = image;
+    this.arrivedAt = this.ctx.clock.now();
+    this.phase = 'restoring';
+    void this.restore(image);
+  }
+
+  /** A call the source held or received after its seal: queued until the object opens here, then run. */
+  relay(bytes: Uint8Array): void {
+    const r = readCallRecord(bytes);
+    if (typeof r === 'string') {
+      this.ctx.events.emit({
+        type: 'protocol_error',
+        route: 'route-mesh',
+        mesh: this.ctx.mesh,
+        peerRid: this.source.rid,
+        reason: `relocation '${this.relocationId}': ${r}`,
+      });
+      return;
+    }
+    const carried = inboundCall(r, this.source.rid, this.ctx.link, this.ctx.events, this.ctx.mesh);
+    if (this.phase === 'open')
+      return this.ctx.host.moves.run(this.activation as Activation, carried.call, carried.answer);
+    if (this.phase === 'ready' || this.phase === 'cutting') return void this.temporary.push(carried);
+    unmoved(carried, `the move of ${r.objectKind} '${r.id}' was given up`);
+  }
+
+  /** The source's go (take the authority) or its giving up. */
+  cutover(r: RelocationCutoverRecord): void {
+    if (r.refusal !== undefined) {
+      if (this.phase !== 'cutting' && this.phase !== 'open') this.end(r.refusal.message);
+      return;
+    }
+    if (this.phase !== 'ready') return;
+    this.phase = 'cutting';
+    void this.takeAuthority();
+  }
+
+  /** The source left the mesh: a move not yet open here is dropped (the source still holds the authority). */
+  sourceLost(): void {
+    if (this.phase !== 'cutting' && this.phase !== 'open')
+      this.end(`the source '${this.source.rid}' was lost`);
+  }
+
+  private async restore(image: RelocationImage): Promise<void> {
+    const { ctx } = this;
+    const what = `relocate ${image.objectKind} '${image.id}'`;
+    if (ctx.host.fenced)
+      return this.refuse(refusalOf('Rejected', `${what}: this node's owner lease is fenced`));
+    const held: HeldAuthority = {
+      objectGeneration: image.objectGeneration,
+      authorityOwnerGeneration: image.source.authorityOwnerGeneration + 1,
+      ownerLeaseGeneration: ctx.leaseGeneration(),
+      storeVersion: image.storeVersion,
+    };
+    let a: Activation;
+    try {
+      a = await ctx.host.moves.restore(image, held, what);
+    } catch (error) {
+      const code = error instanceof ZLinkError ? error.code : 'RemoteError';
+      return this.refuse(refusalOf(code, errorMessage(error)));
+    }
+    this.activation = a;
+    if (this.phase !== 'restoring') return void ctx.host.moves.drop(a, 'its move was given up');
+    this.phase = 'ready';
+    if (!ctx.link.answer(this.source.rid, encodeRelocationReady(this.relocationId))) this.sourceLost();
+  }
+
+  /** The route the object is held on here once the CAS landed. */
+  private fences(): ObjectRouteFences {
+    const { authority } = this.activation as Activation;
+    return {
+      owner: this.ctx.self,
+      objectGeneration: authority.objectGeneration,
+      authorityOwnerGeneration: authority.authorityOwnerGeneration,
+      ownerLeaseGeneration: authority.ownerLeaseGeneration,
+    };
+  }
+
+  /**
+   * The target-only CAS of the authority, expecting the version the source held. A CAS whose answer
+   * was lost is settled by reading the record (ours: it landed) until the store answers; a record that
+   * changed otherwise ends the move: the temporary queue is answered `Unavailable`, the source resumes.
+   */
+  private async takeAuthority(): Promise<void> {
+    const { ctx } = this;
+    const image = this.image as RelocationImage;
+    const a = this.activation as Activation;
+    const fences = this.fences();
+    const next: AuthorityRecord = {
+      type: image.type,
+      state: 'ready',
+      owner: ctx.self,
+      objectGeneration: fences.objectGeneration,
+      authorityOwnerGeneration: fences.authorityOwnerGeneration,
+      ownerLeaseGeneration: fences.ownerLeaseGeneration,
+    };
+    const ours = (r: AuthorityRecord | undefined): boolean =>
+      r !== undefined &&
+      r.owner.rid === ctx.self.rid &&
+      r.owner.nodeGeneration === ctx.self.nodeGeneration &&
+      r.authorityOwnerGeneration === next.authorityOwnerGeneration;
+    for (let wait = 25, unknown = false; ; wait = Math.min(wait * 2, 1000)) {
+      if (this.phase !== 'cutting') return;
+      if (ctx.host.fenced)
+        return this.giveUp(refusalOf('Rejected', "the target's owner lease is fenced: it commits no move"));
+      try {
+        if (unknown) {
+          // The last CAS may have landed: the record says.
+          const stored = await ctx.store.get(a.key);
+          if (ours(stored?.record)) return this.openHere((stored as { version: StoreVersion }).version);
+          if (stored?.version !== image.storeVersion)
+            return this.giveUp(refusalOf('Unavailable', 'the authority changed during the move'));
+        }
+        const cas = await ctx.store.compareAndSet(a.key, image.storeVersion, next);
+        if (cas.ok) return this.openHere(cas.version);
+        if (ours(cas.current?.record))
+          return this.openHere((cas.current as { version: StoreVersion }).version);
+        return this.giveUp(refusalOf('Unavailable', 'the authority changed during the move'));
+      } catch {
+        unknown = true;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** Cutover: Ready here, the calls it brought first, then the temporary queue, then the commit to the source. */
+  private openHere(version: StoreVersion): void {
+    if (this.phase !== 'cutting') return;
+    const { ctx } = this;
+    const image = this.image as RelocationImage;
+    const a = this.activation as Activation;
+    ctx.host.moves.adopt(a, version, image.timers, ctx.clock.now() - this.arrivedAt);
+    this.phase = 'open';
+    for (const bytes of image.queued) {
+      const r = readCallRecord(bytes);
+      if (typeof r === 'string') continue;
+      const { call, answer } = inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh);
+      ctx.host.moves.run(a, call, answer);
+    }
+    for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
+    ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
+    this.onSettled(this);
+  }
+
+  /** Before relay-ready: the source is told and resumes on its own; nothing was taken from it. */
+  private refuse(refusal: RelocationRefusal): void {
+    if (this.phase === 'ended') return;
+    this.ctx.link.answer(this.source.rid, encodeRelocationReady(this.relocationId, refusal));
+    this.end(refusal.message);
+  }
+
+  /** After the go, without the authority: the carried calls end here, the source resumes with its own. */
+  private giveUp(refusal: RelocationRefusal): void {
+    this.ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { refusal }));
+    this.end(refusal.message);
+  }
+
+  private end(reason: string): void {
+    if (this.phase === 'ended' || this.phase === 'open') return;
+    this.phase = 'ended';
+    for (const c of this.temporary.splice(0)) unmoved(c, reason);
+    if (this.activation !== undefined) void this.ctx.host.moves.drop(this.activation, reason);
+    this.onSettled(this);
+  }
+}
+
+/** A carried call of a move that did not happen here: it ends `Unavailable` (never run, never resent). */
+function unmoved(c: Carried, reason: string): void {
+  c.answer.error({
+    code: 'ObjectClosed',
+    message: `${c.call.objectKind} '${c.call.id}': the object did not move here (${reason})`,
+    details: { reason: 'relocationFailed' },
+  });
+}

@@ -1,0 +1,41 @@
+import type {
+  AuthorityStore,
+  MeshLink,
+  NodeRun,
+  ObjectRef,
+  RelocationRefusal,
+  ZLinkEvents,
+} from '../../core/index.js';
+import type { ObjectHost } from '../objects/object-host.js';
+import type { Clock } from '../resolve/index.js';
+import type { FollowRoutes } from './follow-routes.js';
+
+/** What both ends of a move work with: this node's host, the mesh, the Authority Store. */
+export interface MoveContext {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly link: MeshLink;
+  readonly host: ObjectHost;
+  readonly store: AuthorityStore;
+  readonly followRoutes: FollowRoutes;
+  readonly events: ZLinkEvents;
+  readonly clock: Clock;
+  /** This node's lease epoch: the OwnerLeaseGeneration an object that arrives here is held under. */
+  readonly leaseGeneration: () => number;
+}
+
+/**
+ * How a move ended (`ZLinkObjects.relocate`): `committed` — the object runs on `owner` now, as `ref`
+ * names it — or `aborted` — it stayed where it was, and `code` / `reason` say why.
+ */
+export type RelocationResult =
+  | { readonly outcome: 'committed'; readonly owner: string; readonly ref: ObjectRef }
+  | { readonly outcome: 'aborted'; readonly code: string; readonly reason: string };
+
+/** The size of one chunk of a moving object's image: well inside any frame a mesh carries. */
+export const RELOCATION_CHUNK_BYTES = 64 * 1024;
+
+/** The most image bytes a target takes for one move (state, waiting calls, timers). */
+export const RELOCATION_MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+export const refusalOf = (code: string, message: string): RelocationRefusal => ({ code, message });

@@ -1,0 +1,180 @@
+import {
+  type ObjectKind,
+  type ObjectPeer,
+  type PeerAddress,
+  RecordKind,
+  type RelocationChunkRecord,
+  type RelocationStepRecord,
+  ZLinkError,
+} from '../../core/index.js';
+import { IncomingMove } from './incoming-move.js';
+import type { MoveContext, RelocationResult } from './move-context.js';
+import { OutgoingMove } from './outgoing-move.js';
+
+/** What a move needs beyond the shared context: the object servers that host a type. */
+export interface RelocationsConfig extends MoveContext {
+  readonly objectServers: (kind: ObjectKind, type: string) => readonly ObjectPeer[];
+}
+
+/** What `move` is asked to move. */
+export interface MoveRequest {
+  readonly kind: ObjectKind;
+  readonly id: string;
+  /** The incarnation a ref names; `undefined` for an id (whatever is live). */
+  readonly objectGeneration: number | undefined;
+  /** The NodeRid to move to; `undefined`: placement among the other servers hosting the type. */
+  readonly target: string | undefined;
+  /** Until relay-ready; after it the move ends by the target's commit or refusal. */
+  readonly timeoutMs: number;
+}
+
+/** How long a target keeps a move's entry after it opened or ended, for the source's late relays. */
+const INCOMING_LINGER_MS = 60_000;
+
+/**
+ * The moves of one node, both ways (spot-actor-routing §2.5): `move` starts one of an object held
+ * here; the records of moves (66–70) reach the move they name, only from the peer at its other end.
+ * One move at a time per object.
+ */
+export class Relocations {
+  private readonly outgoing = new Map<string, OutgoingMove>();
+  private readonly incoming = new Map<string, IncomingMove>();
+  private moves = 0;
+  private turn = 0;
+  private closed = false;
+
+  constructor(private readonly config: RelocationsConfig) {}
+
+  /**
+   * Moves the object held here to another object server and ends with how it went: `committed` (the
+   * new owner) or `aborted` (the reason; the object goes on here). Rejects, nothing moved: `NotFound`
+   * (not held here, no server to move to, or `target` is not a ready server hosting the type),
+   * `InvalidOperation` (a ref of another incarnation, a class that is not relocatable, `target` is
+   * this node), `Unavailable` (not Ready, or already moving), `Rejected` (this node's lease is fenced),
+   * `Shutdown`.
+   */
+  move(req: MoveRequest): Promise<RelocationResult> {
+    const { host, self } = this.config;
+    const what = `relocate ${req.kind} '${req.id}'`;
+    if (this.closed) return Promise.reject(new ZLinkError('Shutdown', `${what}: the runtime is closing`));
+    const a = host.get(req.kind, req.id);
+    if (a === undefined)
+      return Promise.reject(new ZLinkError('NotFound', `${what}: node '${self.rid}' does not hold it`));
+    if (req.objectGeneration !== undefined && req.objectGeneration !== a.authority.objectGeneration)
+      return Promise.reject(
+        new ZLinkError(
+          'InvalidOperation',
+          `${what}: the ref names generation ${req.objectGeneration}, the object is generation ${a.authority.objectGeneration}`,
+          { details: { reason: 'staleRef', objectGeneration: a.authority.objectGeneration } },
+        ),
+      );
+    const cls = host.moves.relocatableClass(req.kind, a.cls.type, what);
+    if (cls instanceof ZLinkError) return Promise.reject(cls);
+    if (a.state !== 'ready' || a.ingress !== undefined)
+      return Promise.reject(
+        new ZLinkError('Unavailable', `${what}: the object is ${a.ingress ? 'already moving' : a.state}`, {
+          details: { reason: a.ingress ? 'relocating' : a.state },
+        }),
+      );
+    if (host.fenced)
+      return Promise.reject(new ZLinkError('Rejected', `${what}: the owner lease is fenced: no move starts`));
+    const target = this.pickTarget(req, a.cls.type, what);
+    if (target instanceof ZLinkError) return Promise.reject(target);
+    const relocationId = `${self.nodeGeneration}:${++this.moves}`;
+    const move = new OutgoingMove(this.config, relocationId, a, target, req.timeoutMs);
+    this.outgoing.set(relocationId, move);
+    void move.start();
+    return move.done.finally(() => this.outgoing.delete(relocationId));
+  }
+
+  private pickTarget(req: MoveRequest, type: string, what: string): PeerAddress | ZLinkError {
+    const { self } = this.config;
+    if (req.target === self.rid)
+      return new ZLinkError('InvalidOperation', `${what}: the object is already on '${self.rid}'`);
+    const servers = this.config.objectServers(req.kind, type).filter((p) => p.rid !== self.rid);
+    if (req.target !== undefined) {
+      const found = servers.find((p) => p.rid === req.target);
+      return (
+        found ??
+        new ZLinkError(
+          'NotFound',
+          `${what}: node '${req.target}' is not a ready object server hosting ${req.kind} type '${type}'`,
+        )
+      );
+    }
+    if (servers.length === 0)
+      return new ZLinkError(
+        'NotFound',
+        `${what}: no other ready object server hosts ${req.kind} type '${type}'`,
+      );
+    const sorted = [...servers].sort((x, y) => (x.rid < y.rid ? -1 : 1));
+    return sorted[this.turn++ % sorted.length] as ObjectPeer;
+  }
+
+  /** A record of a move (66–70) from peer `from`; one that names no move of that peer is reported. */
+  receive(r: RelocationChunkRecord | RelocationStepRecord, from: PeerAddress): void {
+    switch (r.kind) {
+      case RecordKind.RelocationChunk: {
+        let move = this.incoming.get(r.relocationId);
+        if (move === undefined && !this.closed) {
+          move = new IncomingMove(this.config, r.relocationId, from, (m) => this.linger(m));
+          this.incoming.set(r.relocationId, move);
+        }
+        if (move?.source.rid === from.rid) return move.chunk(r);
+        break;
+      }
+      case RecordKind.RelocationRelay: {
+        const move = this.incoming.get(r.relocationId);
+        if (move?.source.rid === from.rid) return move.relay(r.record);
+        break;
+      }
+      case RecordKind.RelocationCutover: {
+        const move = this.incoming.get(r.relocationId);
+        if (move?.source.rid === from.rid) return move.cutover(r);
+        break;
+      }
+      case RecordKind.RelocationReady: {
+        const move = this.outgoing.get(r.relocationId);
+        if (move?.target.rid === from.rid) return move.ready(r);
+        break;
+      }
+      case RecordKind.RelocationCommit: {
+        const move = this.outgoing.get(r.relocationId);
+        if (move?.target.rid === from.rid) return move.committed(r);
+        break;
+      }
+    }
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'route-mesh',
+      mesh: this.config.mesh,
+      peerRid: from.rid,
+      reason: `relocation record for '${r.relocationId}': no such move with that peer here`,
+    });
+  }
+
+  /** A peer left: moves with it at the other end go on without it (see the moves' `targetLost` / `sourceLost`). */
+  peerDown(rid: string): void {
+    for (const move of this.outgoing.values()) if (move.target.rid === rid) move.targetLost();
+    for (const [id, move] of this.incoming)
+      if (move.source.rid === rid) {
+        move.sourceLost();
+        this.incoming.delete(id);
+      }
+  }
+
+  /** Moves of objects held here not yet at their go are given up; incoming ones not open are dropped. */
+  close(): void {
+    this.closed = true;
+    for (const move of this.outgoing.values()) move.cancel('the runtime is closing');
+    for (const move of this.incoming.values()) move.sourceLost();
+    this.incoming.clear();
+  }
+
+  /** Keeps a finished incoming move a while (late relays of its source still find it), then forgets it. */
+  private linger(move: IncomingMove): void {
+    setTimeout(() => {
+      if (this.incoming.get(move.relocationId) === move) this.incoming.delete(move.relocationId);
+    }, INCOMING_LINGER_MS).unref();
+  }
+}

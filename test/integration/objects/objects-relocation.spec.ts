@@ -1,0 +1,190 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import {
+  MemoryLocationStore,
+  MemoryRelocationStore,
+  type ObjectClassDescription,
+  type ZLinkEvent,
+  type ZLinkObjectContext,
+  type ZLinkObjectScope,
+  type ZLinkRuntime,
+} from '../../../lib/index.js';
+import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
+
+/**
+ * Moving a live Spot between two object servers of one process pair (real sockets, the memory store):
+ * its state, waiting calls and labelled timers go with it, calls made during the move are answered
+ * once each, in the order each sender sent them, and a failed move leaves the object where it was.
+ */
+
+/** Which node ran each call, in order (the log a test reads to prove nothing ran twice). */
+const ran: { node: string; seq: number }[] = [];
+
+class Counter {
+  n = 0;
+  ticks = 0;
+  node = '';
+  onActivate(ctx: ZLinkObjectScope): void {
+    this.node = ctx.self.rid;
+    ctx.timers.setInterval(() => this.tick(), 20, 'tick');
+  }
+  tick(): void {
+    this.ticks++;
+  }
+  add(payload: { seq: number }, ctx: ZLinkObjectContext): { n: number; node: string } {
+    this.n++;
+    ran.push({ node: ctx.self.rid, seq: payload.seq });
+    return { n: this.n, node: ctx.self.rid };
+  }
+  async slow(payload: { ms: number }): Promise<number> {
+    await new Promise((r) => setTimeout(r, payload.ms));
+    return this.n;
+  }
+  read(): { n: number; ticks: number; node: string } {
+    return { n: this.n, ticks: this.ticks, node: this.node };
+  }
+  capture(): unknown {
+    return { n: this.n, ticks: this.ticks };
+  }
+  restore(state: { n: number; ticks: number }, ctx: ZLinkObjectScope): void {
+    this.n = state.n;
+    this.ticks = state.ticks;
+    this.node = ctx.self.rid;
+  }
+}
+
+class Refuses extends Counter {
+  override restore(): void {
+    throw new Error('no room here');
+  }
+}
+
+const counterClass = (token: new () => object = Counter): ObjectClassDescription => ({
+  ...objectClass('spot', 'counter', token, ['add', 'slow', 'read']),
+  options: { relocatable: true },
+});
+
+const runtimes: ZLinkRuntime[] = [];
+afterEach(async () => {
+  ran.length = 0;
+  await Promise.all(runtimes.splice(0).map((r) => r.close()));
+});
+
+async function world(targetClass: ObjectClassDescription = counterClass()) {
+  const store = new MemoryLocationStore();
+  const relocationStore = { instance: new MemoryRelocationStore(), keyPrefix: 'moves' };
+  const start = async (role: 'server' | 'client', rid: string, cls?: ObjectClassDescription) => {
+    const r = await startRuntime(
+      objectMeshOptions(store, role, rid, role === 'server' ? { relocationStore } : {}),
+      cls && registry(cls),
+    );
+    runtimes.push(r);
+    return r;
+  };
+  const a = await start('server', 'server-a', counterClass());
+  const b = await start('server', 'server-b', targetClass);
+  const client = await start('client', 'client-1');
+  for (const r of [a, b, client]) await r.waitForPeers('objects', 2);
+  return { a, b, client };
+}
+
+describe('relocation between two object servers', () => {
+  it('moves state, waiting calls and a labelled timer; calls during the move run once, in order', async () => {
+    const { a, b, client } = await world();
+    const ref = await client.objects.createSpot('counter', 'c-1', { node: 'server-a' });
+    const spot = client.routeClient.toSpot('c-1');
+    for (let seq = 0; seq < 5; seq++) await spot.request('add', { seq }).async();
+    await new Promise((r) => setTimeout(r, 100));
+    const before = (await spot.request('read', null).async()) as { ticks: number };
+    expect(before.ticks).toBeGreaterThan(0);
+
+    const events: ZLinkEvent[] = [];
+    b.events.subscribe((e) => void events.push(e), { perMessage: false });
+    // A running turn (the seal waits for it), then calls that wait in its queue and calls held after the seal.
+    const slow = spot.request('slow', { ms: 150 }).async();
+    const during: Promise<unknown>[] = [];
+    for (let seq = 5; seq < 10; seq++) during.push(spot.request('add', { seq }).async());
+    const clientEvents: ZLinkEvent[] = [];
+    client.events.subscribe((e) => void clientEvents.push(e), { perMessage: false });
+    let settled = false;
+    const moved = client.objects.relocate('c-1', { target: 'server-b' }).finally(() => (settled = true));
+    // Calls keep coming while the object moves (held after the seal, relayed, then followed), and after.
+    let seq = 10;
+    while (!settled || seq < 60) {
+      during.push(spot.request('add', { seq: seq++ }).async());
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    const result = await moved;
+    expect(result).toMatchObject({ outcome: 'committed', owner: 'server-b' });
+    expect(result.outcome === 'committed' && result.ref).toMatchObject({
+      id: 'c-1',
+      rid: 'server-b',
+      objectGeneration: ref.objectGeneration,
+    });
+    await slow;
+    const answers = (await Promise.all(during)) as { n: number }[];
+    const total = seq;
+    expect(answers.map((x) => x.n)).toEqual(Array.from({ length: total - 5 }, (_, i) => i + 6));
+    // Every call ran exactly once, in the order sent: on a before the move, on b after.
+    expect(ran.map((r) => r.seq)).toEqual(Array.from({ length: total }, (_, i) => i));
+    const firstOnB = ran.findIndex((r) => r.node === 'server-b');
+    expect(firstOnB).toBeGreaterThan(4);
+    expect(ran.slice(firstOnB).every((r) => r.node === 'server-b')).toBe(true);
+
+    const after = (await spot.request('read', null).async()) as { n: number; ticks: number; node: string };
+    expect(after).toMatchObject({ n: total, node: 'server-b' });
+    expect(after.ticks).toBeGreaterThanOrEqual(before.ticks);
+    await new Promise((r) => setTimeout(r, 100));
+    const later = (await spot.request('read', null).async()) as { ticks: number };
+    expect(later.ticks).toBeGreaterThan(after.ticks);
+
+    expect(a.snapshot().objects?.activations).toEqual([]);
+    expect(b.snapshot().objects?.activations.map((x) => x.id)).toEqual(['c-1']);
+    expect(await client.objects.resolve('spot', 'c-1')).toMatchObject({
+      tag: 'ReadyRoute',
+      owner: { rid: 'server-b' },
+      authorityOwnerGeneration: 2,
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'object', state: 'activated', id: 'c-1', reason: 'relocated' }),
+    );
+    // A call on the old route was relayed and the caller told: it dropped exactly that entry.
+    expect(clientEvents).toContainEqual(
+      expect.objectContaining({ type: 'object_route', result: 'invalidated', id: 'c-1', reason: 'moved' }),
+    );
+  });
+
+  it('a refused restore aborts: the object stays and runs what arrived meanwhile, once each', async () => {
+    const { a, client } = await world(counterClass(Refuses));
+    await client.objects.createSpot('counter', 'c-2', { node: 'server-a' });
+    const spot = client.routeClient.toSpot('c-2');
+    await spot.request('add', { seq: 0 }).async();
+    const during: Promise<unknown>[] = [];
+    const moved = client.objects.relocate('c-2', { target: 'server-b' });
+    for (let seq = 1; seq < 20; seq++) during.push(spot.request('add', { seq }).async());
+    const result = await moved;
+    expect(result).toMatchObject({ outcome: 'aborted', code: 'RemoteError' });
+    expect(result.outcome === 'aborted' && result.reason).toMatch(/no room here/);
+    expect(((await Promise.all(during)) as { n: number }[]).map((x) => x.n)).toEqual(
+      Array.from({ length: 19 }, (_, i) => i + 2),
+    );
+    expect(ran.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(ran.every((r) => r.node === 'server-a')).toBe(true);
+    expect(a.snapshot().objects?.activations.map((x) => x.id)).toEqual(['c-2']);
+  });
+
+  it('refuses what cannot move, before anything moves', async () => {
+    const { client } = await world();
+    const ref = await client.objects.createSpot('counter', 'c-3', { node: 'server-a' });
+    await expect(client.objects.relocate('nope')).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(client.objects.relocate('c-3', { target: 'server-a' })).rejects.toMatchObject({
+      code: 'InvalidOperation',
+    });
+    await expect(client.objects.relocate('c-3', { target: 'client-1' })).rejects.toMatchObject({
+      code: 'NotFound',
+    });
+    await expect(
+      client.objects.relocate({ ...ref, objectGeneration: ref.objectGeneration + 1 }),
+    ).rejects.toMatchObject({ code: 'InvalidOperation', details: { reason: 'staleRef' } });
+    expect(await client.objects.relocate(ref)).toMatchObject({ outcome: 'committed', owner: 'server-b' });
+  });
+});
