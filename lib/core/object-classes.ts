@@ -88,6 +88,12 @@ export interface ObjectClassDescription {
   readonly hooks: ObjectLifecycleHooks;
 }
 
+/**
+ * The packet of a route flush: an ObjectRequest that runs no handler and takes no turn; its owner
+ * answers it as it admits it, behind every call that reached the object on the same path before it.
+ */
+export const OBJECT_FLUSH_PACKET = 'zlink:flush';
+
 /** A class as registered: its options checked, every field set. */
 export interface RegisteredObjectClass extends ObjectClassDescription {
   readonly options: NormalizedObjectClassOptions;
@@ -114,6 +120,12 @@ export class ObjectClassRegistry {
       throw configurationError(where, `declared twice: ${existing.source} and ${description.source}`);
     }
     const options = normalizeObjectClassOptions(`${where} ${description.source}`, description.options);
+    const reserved = description.handlers.find((h) => h.packet === OBJECT_FLUSH_PACKET);
+    if (reserved)
+      throw configurationError(
+        `${where} ${reserved.source}`,
+        `packet '${OBJECT_FLUSH_PACKET}' is the runtime's own (it keeps a sender's order across a move)`,
+      );
     for (const handler of description.handlers) this.handlers.register({ ...handler, scope: key });
     this.byKey.set(key, { ...description, options });
   }

@@ -74,6 +74,8 @@ export class ObjectLayer {
       clock,
       leases,
       onDrop: (route, reason) => {
+        // Calls sent on it may still be travelling: the next call there keeps behind them (`RouteChanges`).
+        if (reason !== 'evicted') this.caller.routeChanges.left(route);
         if (reason === 'expired' || reason === 'leaseEnded') return;
         events.emit({
           type: 'object_route',
@@ -104,6 +106,8 @@ export class ObjectLayer {
         clock,
         leaseGeneration: config.leaseGeneration,
         objectServers: (kind, type) => link.objectServers(advertisedType(kind, type)),
+        // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
+        movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
       });
     this.controlDeps = { mesh, self, link, pending: config.pending, host, relocations: this.relocations };
     this.caller = new ObjectCaller({
@@ -112,7 +116,15 @@ export class ObjectLayer {
       link,
       resolver: this.resolver,
       cache: this.cache,
-      host: this.host,
+      // A local call is admitted as a peer's would be, Message Follow included.
+      host: host && {
+        dispatch: (call, answer) =>
+          host.dispatch(
+            call,
+            answer,
+            this.follow.active ? () => this.follow.takeCall(call, self, answer) : undefined,
+          ),
+      },
       pending: config.pending,
       events,
       clock,

@@ -9,13 +9,21 @@ import {
   errorMessage,
   fromObjectWireError,
 } from '../../core/index.js';
-import type { ObjectHost } from '../objects/object-host.js';
+import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import { reportSendFailure } from '../objects/remote-answer.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
 
 /** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
 const LOCAL_ROUTE = Symbol('local object calls');
+
+/**
+ * The owner side here, as a local call reaches it: the host's admission, and for an object that moved
+ * away from this node, its Message Follow route (as for a peer's call).
+ */
+export interface LocalOwner {
+  dispatch(call: InboundObjectCall, answer: ObjectAnswer): void;
+}
 
 /** What a local call needs of its caller (the caller's config has it). */
 export interface LocalCaller {
@@ -36,7 +44,7 @@ export interface LocalCaller {
  */
 export function localCall(
   caller: LocalCaller,
-  host: ObjectHost,
+  host: LocalOwner,
   route: ReadyRoute,
   sub: ObjectSubmission,
   operationId: string,

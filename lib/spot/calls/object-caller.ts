@@ -4,22 +4,25 @@ import {
   type NodeRun,
   type ObjectKey,
   type ObjectKind,
-  type ObjectTypeMetrics,
   type OperationId,
   type PendingRequests,
   type ZLinkEvents,
+  OBJECT_FLUSH_PACKET,
+  ObjectTypeMetrics,
   ZLinkError,
   cancelledError,
   encodeObjectRequest,
+  encodePayload,
   encodeObjectSend,
   operationIdString,
 } from '../../core/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
-import type { ObjectHost } from '../objects/object-host.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
-import { localCall } from './local-call.js';
+import { type LocalOwner, localCall } from './local-call.js';
+import { offer } from './mesh-offer.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
+import { FLUSH_WAIT_MS, RouteChanges } from './route-changes.js';
 
 export interface ObjectCallerConfig {
   readonly mesh: string;
@@ -28,7 +31,7 @@ export interface ObjectCallerConfig {
   readonly resolver: CachedResolver;
   readonly cache: RouteCache;
   /** The owner side here, on an object server. */
-  readonly host: ObjectHost | undefined;
+  readonly host: LocalOwner | undefined;
   readonly pending: PendingRequests;
   readonly events: ZLinkEvents;
   readonly clock: Clock;
@@ -45,6 +48,8 @@ export interface ObjectCallerConfig {
 /** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
 const RESOLVED: Promise<undefined> = Promise.resolve(undefined);
 
+const FLUSH_PAYLOAD = encodePayload(null);
+
 /** Between reads while the store fails, for a call that still has time. */
 const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
 
@@ -57,6 +62,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 export class ObjectCaller {
   readonly waits: PeerWaits;
+  /** Keeps each sender's order to an object whose route changed (moved): see `RouteChanges`. */
+  readonly routeChanges = new RouteChanges((route) => this.flush(route));
+  /** Flushes are the runtime's own requests: counted apart from the application's calls. */
+  private readonly flushMetrics = new ObjectTypeMetrics();
   private operations = 0;
   private readonly operation: { readonly prefix: string; seq: number };
   private readonly metrics: Record<ObjectKind, Map<string, ObjectTypeMetrics>> = {
@@ -94,10 +103,52 @@ export class ObjectCaller {
     const hit = this.config.cache.lookup(objectKind, id, now);
     if (hit !== undefined) {
       if (this.config.events.perMessage) this.routeEvent('hit', objectKind, id);
-      return this.toOwner(hit, sub, deadline, what, undefined, now);
+      if (this.routeChanges.idle) return this.toOwner(hit, sub, deadline, what, undefined, now);
+      return this.inOrder(hit, sub, deadline, what);
     }
     if (this.config.events.perMessage) this.routeEvent('miss', objectKind, id);
-    return this.resolve(sub, deadline, what).then((route) => this.toOwner(route, sub, deadline, what));
+    return this.resolve(sub, deadline, what).then((route) => {
+      // With no cache, each call's read is the only sign of a new route: the last one is kept for the next.
+      if (this.config.cache.maxAgeMs === 0) {
+        const ordered = this.inOrder(route, sub, deadline, what);
+        this.routeChanges.left(route);
+        return ordered;
+      }
+      return this.inOrder(route, sub, deadline, what);
+    });
+  }
+
+  /** Submits on `route` once the calls this sender sent to the object on its previous route were admitted. */
+  private inOrder(
+    route: ReadyRoute,
+    sub: ObjectSubmission,
+    deadline: number,
+    what: CallName,
+  ): Promise<unknown> {
+    const wait = this.routeChanges.gate(sub.objectKind, sub.id, route);
+    if (wait === undefined) return this.toOwner(route, sub, deadline, what);
+    return wait.then(() => this.toOwner(route, sub, deadline, what));
+  }
+
+  /** A flush on `route` (see `RouteChanges`): a request that runs no handler, answered as the owner admits it. */
+  private flush(route: ReadyRoute): Promise<unknown> {
+    const flush: ObjectSubmission = {
+      messageKind: 'request',
+      objectKind: route.key.kind,
+      id: route.key.id,
+      packet: OBJECT_FLUSH_PACKET,
+      metadata: undefined,
+      payload: FLUSH_PAYLOAD,
+      trace: undefined,
+      timeoutMs: FLUSH_WAIT_MS,
+      signal: undefined,
+    };
+    const { self, link } = this.config;
+    const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
+    // A lost owner takes what was in flight to it along; nothing can arrive from there any more.
+    if (!local && !link.isReady(route.owner.rid, route.owner.nodeGeneration)) return Promise.resolve();
+    const now = this.config.clock.now();
+    return this.toOwner(route, flush, now + FLUSH_WAIT_MS, new CallName(flush), this.flushMetrics, now);
   }
 
   /** Direct resolution with the retry rules of issue 16 item 3; Missing goes to creation only under Instance intent. */
@@ -260,7 +311,7 @@ export class ObjectCaller {
     const { address } = route;
     if (sub.messageKind === 'send') {
       const bytes = encodeObjectSend(address, operationId, sub.packet, sub.metadata, sub.payload, fields);
-      return this.offer(to, bytes, deadline, sub.signal, what) ?? RESOLVED;
+      return offer(this.config, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
     }
     const opened = pending.open({
       timeoutMs: Math.max(1, deadline - now),
@@ -279,7 +330,7 @@ export class ObjectCaller {
       sub.payload,
       fields,
     );
-    this.offer(to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
+    offer(this.config, to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
       pending.reject(
         opened.correlation,
         error instanceof ZLinkError ? error : new ZLinkError('RouteError', `${what}: ${String(error)}`),
@@ -321,52 +372,6 @@ export class ObjectCaller {
     return Promise.reject(
       new ZLinkError('Unavailable', `${what}: ${why}`, { details: { reason: 'ownerUnreachable' } }),
     );
-  }
-
-  /**
-   * Queues `bytes` for `to`, waiting for space within the deadline; never to another peer. Queued in
-   * the caller's turn (the usual case) it returns `undefined` and makes no promise; otherwise the wait.
-   */
-  private offer(
-    to: { rid: string; generation: string },
-    bytes: Uint8Array,
-    deadline: number,
-    signal: AbortSignal | undefined,
-    what: CallName,
-  ): Promise<void> | undefined {
-    try {
-      if (this.queueNow(to, bytes, what)) return undefined;
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.offerLater(to, bytes, deadline, signal, what);
-  }
-
-  private async offerLater(
-    to: { rid: string; generation: string },
-    bytes: Uint8Array,
-    deadline: number,
-    signal: AbortSignal | undefined,
-    what: CallName,
-  ): Promise<void> {
-    for (;;) {
-      const left = deadline - this.config.clock.now();
-      if (left <= 0)
-        throw new ZLinkError('Timeout', `${what}: the mesh send queue stayed full until the deadline`);
-      await this.config.link.waitForSpace(left, signal);
-      if (this.queueNow(to, bytes, what)) return;
-    }
-  }
-
-  /** One try: `false` when the send queue is full; `RouteError` when `to` is no longer a ready peer. */
-  private queueNow(to: { rid: string; generation: string }, bytes: Uint8Array, what: CallName): boolean {
-    try {
-      return this.config.link.send(to, bytes);
-    } catch (error) {
-      if (error instanceof ZLinkError && error.code === 'RouteError')
-        throw new ZLinkError('RouteError', `${what}: ${error.message}`, { cause: error });
-      throw error;
-    }
   }
 
   private routeEvent(result: 'hit' | 'miss', objectKind: ObjectKind, id: string): void {

@@ -1,6 +1,7 @@
 import {
   type TracePropagation,
   type ZLinkObjectContext,
+  OBJECT_FLUSH_PACKET,
   REMOTE_CODES,
   decodeMetadata,
   decodePayload,
@@ -26,6 +27,8 @@ export function runObjectCall(
   answer: ObjectAnswer,
   tracing: TracePropagation | undefined,
 ): void {
+  // A flush is answered as it is admitted: every call before it on its path is in the queue already.
+  if (call.packet === OBJECT_FLUSH_PACKET) return answer.ok(null);
   const handler = a.handlers?.[call.messageKind].get(call.packet);
   if (handler === undefined) {
     return answer.error({

@@ -13,7 +13,7 @@ import {
   wireAddress,
   writeObjectFences,
 } from '../../core/index.js';
-import type { ObjectAnswer } from '../objects/object-dispatch.js';
+import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
 
 /** What relaying needs: the mesh to the new owner and back to the sender, and the committed routes. */
@@ -90,6 +90,27 @@ export class MessageFollow {
     const outcome = this.relay(r, from);
     if (outcome.tag === 'refused') answer.error(outcome.error);
     return outcome.tag !== 'none';
+  }
+
+  /** `take` for a call of this node's own callers (`from` this run), as the host admits it. */
+  takeCall(call: InboundObjectCall, from: NodeRun, answer: ObjectAnswer): boolean {
+    const { correlation, origin } = call;
+    const shared = {
+      objectKind: call.objectKind,
+      id: call.id,
+      fences: call.fences,
+      operationId: call.operationId,
+      packet: call.packet,
+      metadata: call.metadata,
+      payload: call.payload,
+      trace: call.trace,
+      hops: call.hops,
+    };
+    const r: ObjectSendRecord | ObjectRequestRecord =
+      correlation !== undefined && origin !== undefined
+        ? { kind: RecordKind.ObjectRequest, correlation, origin, ...shared }
+        : { kind: RecordKind.ObjectSend, ...shared };
+    return this.take(r, { rid: from.rid, generation: from.nodeGeneration }, answer);
   }
 
   /** Tells the sender of a message on the old route, once per route and sender; a lost notice costs latency only. */

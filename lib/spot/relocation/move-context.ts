@@ -2,7 +2,9 @@ import type {
   AuthorityStore,
   MeshLink,
   NodeRun,
+  ObjectKind,
   ObjectRef,
+  ObjectRouteFences,
   RelocationRefusal,
   ZLinkEvents,
 } from '../../core/index.js';
@@ -22,6 +24,8 @@ export interface MoveContext {
   readonly clock: Clock;
   /** This node's lease epoch: the OwnerLeaseGeneration an object that arrives here is held under. */
   readonly leaseGeneration: () => number;
+  /** An object left this node on route `source` (committed): this node's own cached route to it goes. */
+  readonly movedAway: (kind: ObjectKind, id: string, source: ObjectRouteFences) => void;
 }
 
 /**

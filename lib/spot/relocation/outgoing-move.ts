@@ -170,7 +170,9 @@ export class OutgoingMove {
   private finish(target: ObjectRouteFences): void {
     this.phase = 'ended';
     const { a, ctx } = this;
-    ctx.followRoutes.install(a.key, this.source ?? heldRoute(a, ctx.self), target);
+    const source = this.source ?? heldRoute(a, ctx.self);
+    ctx.followRoutes.install(a.key, source, target);
+    ctx.movedAway(a.key.kind, a.key.id, source);
     void ctx.host.moves.relinquish(a);
     this.settle({
       outcome: 'committed',
