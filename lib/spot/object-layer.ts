@@ -364,7 +364,7 @@ export class ObjectLayer {
   }
 
   async close(): Promise<void> {
-    this.relocations?.close();
+    await this.relocations?.close(this.config.closeTimeoutMs);
     await this.host?.close();
     this.caller.waits.close();
     for (const off of this.unsubscribe.splice(0)) off();

@@ -1,5 +1,5 @@
 import { type JobQueue, type ObjectKey, ZLinkError, cancelledError, isThenable } from '../../core/index.js';
-import { ObjectTimers, type TimerSnapshot } from './object-timers.js';
+import { ObjectTimers } from './object-timers.js';
 import {
   type TurnContext,
   currentTurn,
@@ -8,46 +8,9 @@ import {
   selfSubmitRefusal,
 } from './turn-context.js';
 import { admissionRefusal, closedRefusal, refusedTurn, settle } from './turn-outcomes.js';
+import type { ClosingCode, ObjectTurnsOptions, SubmitOptions, Turn, TurnsState } from './turn-options.js';
 
-/** One unit of an object's work: a handler call, a lifecycle hook, a timer callback. */
-export type Turn<T> = () => T | PromiseLike<T>;
-
-export interface SubmitOptions<W> {
-  /** Withdraws the turn while it waits (`Cancelled`); once it has started it runs to its end. */
-  readonly signal?: AbortSignal;
-  /**
-   * Nobody awaits this turn (a one-way send): one from the object's own turn is accepted and runs as a
-   * later turn, where a request would wait for itself and is refused `InvalidOperation`.
-   */
-  readonly oneWay?: boolean;
-  /** What the turn carries (the message, its reply route), for capture on relocation: see `handOff()`. */
-  readonly work?: W;
-}
-
-export interface ObjectTurnsOptions {
-  readonly key: ObjectKey;
-  /** The runtime's one job queue: every turn holds one of its permits while it runs. */
-  readonly jobs: JobQueue;
-  /**
-   * Turns that may wait to start (`objectQueueLimit`); one more is refused `Rejected`. A timer firing is
-   * never refused (nobody could be told): each timer holds at most one slot, so timers overshoot the
-   * limit by at most their number.
-   */
-  readonly queueLimit: number;
-  /**
-   * True while the owner lease is fenced (guide §6.2): no new turns, no timer firings, and no queued
-   * turn starts (the queue is held, as when sealed) until `fenceLifted()`.
-   */
-  readonly fenced?: () => boolean;
-  /** A timer callback's failure: nobody awaits a timer, so it is reported here. @default ignored */
-  readonly onTimerError?: (error: unknown, timer: TimerSnapshot) => void;
-}
-
-/** `open` runs turns; `sealed` starts none and keeps its queue (relocation); `closed` is for good. */
-export type TurnsState = 'open' | 'sealed' | 'closed';
-
-/** How a deactivation ends the turns still waiting; both mean "it never ran". */
-export type ClosingCode = 'Unavailable' | 'Shutdown';
+export type { ClosingCode, ObjectTurnsOptions, SubmitOptions, Turn, TurnsState } from './turn-options.js';
 
 interface Entry<W> {
   readonly run: () => unknown;
@@ -72,7 +35,8 @@ export class ObjectTurns<W = unknown> {
   /** `ctx.timers` of this activation: their callbacks run as turns of this queue. */
   readonly timers: ObjectTimers;
   private readonly jobs: JobQueue;
-  private readonly limit: number;
+  /** How many turns may wait (`objectQueueLimit`). */
+  readonly queueLimit: number;
   private readonly fenced: () => boolean;
   private readonly queue: Entry<W>[] = [];
   private current: TurnContext | undefined;
@@ -85,7 +49,7 @@ export class ObjectTurns<W = unknown> {
   constructor(options: ObjectTurnsOptions) {
     this.key = options.key;
     this.jobs = options.jobs;
-    this.limit = options.queueLimit;
+    this.queueLimit = options.queueLimit;
     this.fenced = options.fenced ?? (() => false);
     this.timers = new ObjectTimers(
       {
@@ -257,7 +221,8 @@ export class ObjectTurns<W = unknown> {
       if (self) return self;
     }
     if (options.signal?.aborted) return cancelledError(`turn of ${describeObject(this.key)}`, options.signal);
-    return admissionRefusal(this.key, this.fenced(), this.phase, this.queue.length, this.limit);
+    const limit = options.carried ? Infinity : this.queueLimit;
+    return admissionRefusal(this.key, this.fenced(), this.phase, this.queue.length, limit);
   }
 
   private enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void {

@@ -9,12 +9,13 @@ import {
   type StoreVersion,
   type TimerImage,
   type TracePropagation,
+  type ZLinkEvents,
   ZLinkError,
   decodePayload,
 } from '../../core/index.js';
 import type { Activation, HeldAuthority } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
-import { userCode } from './host-helpers.js';
+import { emitObjectEvent, userCode } from './host-helpers.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 import { runObjectCall } from './object-dispatch.js';
 
@@ -26,8 +27,7 @@ export interface HostMovesDeps {
   readonly tracing: TracePropagation | undefined;
   build(key: ObjectKey, cls: ObjectClassDescription, held: HeldAuthority, what: string): Promise<Activation>;
   discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void>;
-  /** Counts and reports an activation that came here by a move (`activated`, reason `relocated`). */
-  arrived(a: Activation): void;
+  readonly events: ZLinkEvents;
 }
 
 /**
@@ -91,39 +91,62 @@ export class HostMoves {
     this.deps.table.set(a);
     a.turns.unseal();
     restoreTimers(a, timers, elapsedMs);
-    this.deps.arrived(a);
+    a.metrics.activations++;
+    emitObjectEvent(
+      this.deps.events,
+      a.key,
+      a.cls.type,
+      'activated',
+      a.authority.objectGeneration,
+      'relocated',
+    );
   }
 
-  /** Runs a call the move carried (the source admitted it on the old route) as a turn of `a`. */
+  /**
+   * Runs a call the move carried (admitted on the old route, held or relayed) as a turn of `a`, past its
+   * queue limit; to the object's hold instead when it is moving again.
+   */
   run(a: Activation, call: InboundObjectCall, answer: ObjectAnswer): void {
-    runObjectCall(a, call, answer, this.deps.tracing);
+    if (a.ingress !== undefined) return a.ingress(call, answer);
+    runObjectCall(a, call, answer, this.deps.tracing, true);
   }
 
   /**
    * The source, once the move committed: its waiting turns go with the object (the new owner answers
-   * them; no reply leaves here), then `onDeactivate(ctx, 'relocated')` and it leaves the table.
+   * them; no reply leaves here), then `onDeactivate(ctx, 'relocated')` and it leaves the table. An
+   * activation already closing (released meanwhile) is left to that.
    */
   relinquish(a: Activation): Promise<void> {
     a.turns.handOff();
+    if (a.state === 'closing') return Promise.resolve();
     return this.deps.discard(a, 'relocated');
   }
 
-  /** A restored activation that will not be adopted (the move ended before cutover). */
-  drop(a: Activation, detail: string): Promise<void> {
-    return this.deps.discard(a, 'failed', detail);
+  /**
+   * An activation that will not run here: a restored one never adopted (the move ended before
+   * cutover; it never activated here, so no `onDeactivate`), or a source whose record changed during a
+   * move. Its turns close; it leaves the table if it was there.
+   */
+  async drop(a: Activation, detail: string): Promise<void> {
+    a.state = 'closing';
+    await a.turns.close(detail);
+    this.deps.table.delete(a);
   }
 }
 
 /**
  * Timers as they moved: one whose label names a method of the object is set again to call it, due
- * when it would have been due on the source (`elapsedMs` since the capture taken off); one without
- * such a label stays behind (a callback cannot travel), and `restore()` may set it again itself.
+ * when it would have been due on the source (`elapsedMs` since the image arrived taken off: the
+ * transfer itself is not counted); one without such a label stays behind (a callback cannot travel),
+ * and `restore()` may set it again itself.
  */
 function restoreTimers(a: Activation, timers: readonly TimerImage[], elapsedMs: number): void {
   const instance = a.instance as Record<string, unknown>;
+  // One that `restore()` set again itself is not set twice.
+  const set = new Set(a.turns.timers.pending().map((t) => t.label));
   for (const t of timers) {
     const method = t.label === undefined ? undefined : instance[t.label];
-    if (typeof method !== 'function') continue;
+    if (typeof method !== 'function' || set.has(t.label)) continue;
     const due = Math.max(0, t.dueInMs - elapsedMs);
     a.turns.timers.restore(t.kind, () => method.call(instance) as void, due, t.intervalMs, t.label);
   }

@@ -26,6 +26,8 @@ export function runObjectCall(
   call: InboundObjectCall,
   answer: ObjectAnswer,
   tracing: TracePropagation | undefined,
+  /** A move carried it: accepted already, so past the queue limit. */
+  carried = false,
 ): void {
   // A flush is answered as it is admitted: every call before it on its path is in the queue already.
   if (call.packet === OBJECT_FLUSH_PACKET) return answer.ok(null);
@@ -75,7 +77,7 @@ export function runObjectCall(
   // that answers with a plain value is answered in the turn that ran it.
   a.turns.submitThen(
     turn,
-    { oneWay: call.messageKind === 'send', work: call },
+    { oneWay: call.messageKind === 'send', work: call, carried },
     (result) => {
       a.metrics.handled++;
       answer.ok(result);

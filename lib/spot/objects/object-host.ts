@@ -84,12 +84,9 @@ export class ObjectHost {
       table: this.active,
       classes: config.classes,
       tracing: config.tracing,
-      build: (key, cls, held, what) => this.build(key, cls, held, this.metricsOf(cls), what),
+      events: config.events,
+      build: (key, cls, held, what) => this.build(key, cls, held, what),
       discard: (a, reason, detail) => this.discard(a, reason, detail),
-      arrived: (a) => {
-        this.metricsOf(a.cls).activations++;
-        this.emit(a.key, a.cls.type, 'activated', a.authority.objectGeneration, 'relocated');
-      },
     });
     for (const cls of config.classes.all()) {
       const m = config.events.metrics.objects.of(cls.kind, cls.type);
@@ -108,7 +105,6 @@ export class ObjectHost {
     key: ObjectKey,
     cls: ObjectClassDescription,
     held: HeldAuthority,
-    metrics: ObjectTypeMetrics,
     what: string,
   ): Promise<Activation> {
     return buildActivation(
@@ -116,7 +112,7 @@ export class ObjectHost {
       key,
       cls,
       held,
-      metrics,
+      this.metricsOf(cls),
       what,
       (a, e) => this.report(a, 'failed', `a timer callback threw: ${errorMessage(e)}`),
     );
@@ -200,7 +196,7 @@ export class ObjectHost {
     let activation: Activation | undefined;
     let late = false;
     try {
-      activation = await this.build(key, cls, held, metrics, what);
+      activation = await this.build(key, cls, held, what);
       this.active.set(activation);
       const a = activation;
       const activated = a.turns.submit(() =>
@@ -251,6 +247,11 @@ export class ObjectHost {
     if (a === undefined || a.state !== 'ready')
       throw new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' holds no such object`);
     if (a.ref.objectGeneration !== ref.objectGeneration) throw staleRef(what, ref, a.ref.objectGeneration);
+    // A move has the object (its image may be running elsewhere by now): destroy it once it landed.
+    if (a.ingress !== undefined)
+      throw new ZLinkError('Unavailable', `${what}: the object is moving`, {
+        details: { reason: 'relocating' },
+      });
     await this.release(a, 'destroyed');
     return a.ref;
   }
@@ -288,7 +289,8 @@ export class ObjectHost {
       try {
         for (const a of this.active.all()) {
           if (superseded()) return;
-          if (a.state !== 'ready') continue;
+          // A moving object is its move's to settle: the move reads the store itself.
+          if (a.state !== 'ready' || a.ingress !== undefined) continue;
           this.metricsOf(a.cls).storeReads++;
           const stored = await this.config.store.get(a.key);
           if (!a.heldIn(stored?.record, this.config.self))

@@ -31,17 +31,23 @@ export function heldRoute(a: Activation, self: NodeRun): ObjectRouteFences {
 }
 
 /**
- * Seals `a` and reads its image. Rejects with `Unavailable` when the object is not open (closed, or
+ * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable` when the object is not open (closed, or
  * sealed by another move) and with `userCodeError` when `capture()` throws or returns what msgpack
  * cannot hold — the seal stays; the caller aborts the move, which unseals.
  */
-export async function captureActivation(a: Activation, self: NodeRun): Promise<RelocationImage> {
+export async function captureActivation(
+  a: Activation,
+  self: NodeRun,
+  /** Asked once the running turn ended: `false` (the move was given up meanwhile) skips `capture()`. */
+  wanted: () => boolean = () => true,
+): Promise<RelocationImage | undefined> {
   const what = `relocate ${a.cls.kind} '${a.key.id}'`;
   if (a.turns.state !== 'open')
     throw new ZLinkError('Unavailable', `${what}: the object is ${a.turns.state}`, {
       details: { reason: a.turns.state },
     });
   await a.turns.seal();
+  if (!wanted()) return undefined;
   const captured = await userCode(`${what}: capture()`, () => a.hook('capture'));
   let state: Uint8Array | undefined;
   if (a.cls.hooks.capture) {

@@ -127,6 +127,8 @@ export class FollowRoutes {
     if (target.objectGeneration !== source.objectGeneration)
       throw invalidArgument('target', 'a move keeps the object generation');
     if (this.durationMs === 0) return undefined;
+    // Each move adds one; the expired go here rather than wait for a call on their route.
+    this.sweep();
     const route: HeldRoute = {
       key,
       objectGeneration: source.objectGeneration,

@@ -19,6 +19,9 @@ import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js'
 import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
 import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
 
+/** How long a target waits for the source's go once it has the image: past it, the move is off. */
+const TARGET_WAIT_MS = 30_000;
+
 interface Carried {
   readonly call: InboundObjectCall;
   readonly answer: ObjectAnswer;
@@ -40,6 +43,11 @@ export class IncomingMove {
   private image: RelocationImage | undefined;
   private activation: Activation | undefined;
   private arrivedAt = 0;
+  /** Until the source's go: a source gone silent (no go, no refusal, no peer-down) leaves nothing held here. */
+  private readonly wait: ReturnType<typeof setTimeout>;
+  private settledOnce!: () => void;
+  /** Settles once the move opened here or was given up. */
+  readonly settled = new Promise<void>((resolve) => (this.settledOnce = resolve));
 
   constructor(
     private readonly ctx: MoveContext,
@@ -49,6 +57,15 @@ export class IncomingMove {
     private readonly onSettled: (move: IncomingMove) => void,
   ) {
     this.assembly = new ChunkAssembly(relocationId, RELOCATION_MAX_IMAGE_BYTES);
+    this.wait = setTimeout(() => {
+      if (this.phase !== 'cutting' && this.phase !== 'open') this.refuse(refusalOf('Timeout', 'no go came'));
+    }, TARGET_WAIT_MS);
+    this.wait.unref();
+  }
+
+  /** Whether the move is past the source's go here: the authority may be, or become, this node's. */
+  get pastGo(): boolean {
+    return this.phase === 'cutting';
   }
 
   chunk(r: RelocationChunkRecord): void {
@@ -67,21 +84,12 @@ export class IncomingMove {
   /** A call the source held or received after its seal: queued until the object opens here, then run. */
   relay(bytes: Uint8Array): void {
     const r = readCallRecord(bytes);
-    if (typeof r === 'string') {
-      this.ctx.events.emit({
-        type: 'protocol_error',
-        route: 'route-mesh',
-        mesh: this.ctx.mesh,
-        peerRid: this.source.rid,
-        reason: `relocation '${this.relocationId}': ${r}`,
-      });
-      return;
-    }
+    if (typeof r === 'string') return this.report(r);
     const carried = inboundCall(r, this.source.rid, this.ctx.link, this.ctx.events, this.ctx.mesh);
     if (this.phase === 'open')
       return this.ctx.host.moves.run(this.activation as Activation, carried.call, carried.answer);
     if (this.phase === 'ready' || this.phase === 'cutting') return void this.temporary.push(carried);
-    unmoved(carried, `the move of ${r.objectKind} '${r.id}' was given up`);
+    // Given up: the source runs what it relayed, once it learns so (it keeps a copy until the commit).
   }
 
   /** The source's go (take the authority) or its giving up. */
@@ -95,10 +103,20 @@ export class IncomingMove {
     void this.takeAuthority();
   }
 
-  /** The source left the mesh: a move not yet open here is dropped (the source still holds the authority). */
+  /**
+   * The source left the mesh: a move not past its go is dropped (the source held the authority), and
+   * what it relayed ends `Unavailable` here — nobody is left to run it.
+   */
   sourceLost(): void {
+    if (this.phase === 'cutting' || this.phase === 'open') return;
+    for (const c of this.temporary.splice(0)) unmoved(c, `the source '${this.source.rid}' was lost`);
+    this.end(`the source '${this.source.rid}' was lost`);
+  }
+
+  /** This node is closing: a move not past its go is given up, the source told (it keeps the object). */
+  close(): void {
     if (this.phase !== 'cutting' && this.phase !== 'open')
-      this.end(`the source '${this.source.rid}' was lost`);
+      this.refuse(refusalOf('Shutdown', 'the target is closing'));
   }
 
   private async restore(image: RelocationImage): Promise<void> {
@@ -161,16 +179,16 @@ export class IncomingMove {
       r.authorityOwnerGeneration === next.authorityOwnerGeneration;
     for (let wait = 25, unknown = false; ; wait = Math.min(wait * 2, 1000)) {
       if (this.phase !== 'cutting') return;
-      if (ctx.host.fenced)
-        return this.giveUp(refusalOf('Rejected', "the target's owner lease is fenced: it commits no move"));
       try {
         if (unknown) {
-          // The last CAS may have landed: the record says.
+          // The last CAS may have landed: the record says, before anything else is decided.
           const stored = await ctx.store.get(a.key);
           if (ours(stored?.record)) return this.openHere((stored as { version: StoreVersion }).version);
           if (stored?.version !== image.storeVersion)
             return this.giveUp(refusalOf('Unavailable', 'the authority changed during the move'));
         }
+        if (ctx.host.fenced)
+          return this.giveUp(refusalOf('Rejected', "the target's owner lease is fenced: it commits no move"));
         const cas = await ctx.store.compareAndSet(a.key, image.storeVersion, next);
         if (cas.ok) return this.openHere(cas.version);
         if (ours(cas.current?.record))
@@ -193,23 +211,38 @@ export class IncomingMove {
     this.phase = 'open';
     for (const bytes of image.queued) {
       const r = readCallRecord(bytes);
-      if (typeof r === 'string') continue;
+      if (typeof r === 'string') {
+        this.report(r);
+        continue;
+      }
       const { call, answer } = inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh);
       ctx.host.moves.run(a, call, answer);
     }
     for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
+    clearTimeout(this.wait);
+    this.settledOnce();
     this.onSettled(this);
   }
 
-  /** Before relay-ready: the source is told and resumes on its own; nothing was taken from it. */
+  /**
+   * Gives the move up before the go: the source is told (a refused relay-ready before it relays, a
+   * refused commit once it does) and resumes with the object; nothing was taken from it.
+   */
   private refuse(refusal: RelocationRefusal): void {
-    if (this.phase === 'ended') return;
-    this.ctx.link.answer(this.source.rid, encodeRelocationReady(this.relocationId, refusal));
+    if (this.phase === 'ended' || this.phase === 'open') return;
+    const record =
+      this.phase === 'ready'
+        ? encodeRelocationCommit(this.relocationId, { refusal })
+        : encodeRelocationReady(this.relocationId, refusal);
+    this.ctx.link.answer(this.source.rid, record);
     this.end(refusal.message);
   }
 
-  /** After the go, without the authority: the carried calls end here, the source resumes with its own. */
+  /**
+   * After the go, without the authority: the source resumes, and runs what it relayed here itself
+   * (it kept each until the commit), so nothing carried is answered here.
+   */
   private giveUp(refusal: RelocationRefusal): void {
     this.ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { refusal }));
     this.end(refusal.message);
@@ -218,9 +251,21 @@ export class IncomingMove {
   private end(reason: string): void {
     if (this.phase === 'ended' || this.phase === 'open') return;
     this.phase = 'ended';
-    for (const c of this.temporary.splice(0)) unmoved(c, reason);
+    clearTimeout(this.wait);
+    this.temporary.length = 0;
     if (this.activation !== undefined) void this.ctx.host.moves.drop(this.activation, reason);
+    this.settledOnce();
     this.onSettled(this);
+  }
+
+  private report(reason: string): void {
+    this.ctx.events.emit({
+      type: 'protocol_error',
+      route: 'route-mesh',
+      mesh: this.ctx.mesh,
+      peerRid: this.source.rid,
+      reason: `relocation '${this.relocationId}': ${reason}`,
+    });
   }
 }
 

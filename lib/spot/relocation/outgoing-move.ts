@@ -10,6 +10,7 @@ import {
   encodeRelocationImage,
   encodeRelocationRelay,
   errorMessage,
+  writeObjectFences,
 } from '../../core/index.js';
 import { type Activation, objectRef } from '../objects/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
@@ -24,7 +25,12 @@ import {
 interface Held {
   readonly call: InboundObjectCall;
   readonly answer: ObjectAnswer;
+  /** Relayed to the target (its answer comes from there once the target opens). */
+  sent: boolean;
 }
+
+/** How long the source waits for the commit after its go before it asks the store how the move ended. */
+export const COMMIT_WAIT_MS = 1000;
 
 /**
  * The source of one move (spot-actor-routing §2.5; docs/decisions.md "Relocation flow"), as phases:
@@ -33,19 +39,24 @@ interface Held {
  *   `capture()`, the waiting calls and the timers become the image.
  * - `transferring`: the image went to the target in chunks; waiting for its relay-ready.
  * - `relaying`: the target restored it; the hold went to it in order, then the go (cutover), and every
- *   later arrival follows. From the go on there is no rollback here: only the target's commit, or its
- *   refusal, ends the move (or, the target lost, what the store says).
- * - `ended`.
+ *   later arrival follows — each kept here too until the commit, so a move the target gives up loses
+ *   none of them: they run here, in order, after the object's own queue.
+ * - `resuming`: the move is off and the object unseals once its capture has ended (arrivals still wait
+ *   in the hold, behind the queue); `committed`: the object runs on the target, arrivals are relayed.
  *
- * An abort before the go unseals the object and runs the hold after its own queue, in order, without
- * reading the store: nothing was taken away, so nothing is lost and nothing runs twice.
+ * Nothing is taken away before the commit, so an abort loses nothing and runs nothing twice; the
+ * target runs nothing before it holds the authority, and it takes it only after the go.
  */
 export class OutgoingMove {
-  private phase: 'capturing' | 'transferring' | 'relaying' | 'ended' = 'capturing';
+  private phase: 'capturing' | 'transferring' | 'relaying' | 'resuming' | 'committed' = 'capturing';
+  /** What arrived after the seal and was not relayed: in arrival order. */
   private readonly held: Held[] = [];
+  /** What was relayed (or tried) since relay-ready: replayed here if the move does not commit. */
+  private readonly relayed: Held[] = [];
   private source: ObjectRouteFences | undefined;
   private capturing: Promise<unknown> = Promise.resolve();
-  private deadline: ReturnType<typeof setTimeout> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private settling = false;
   private settle!: (result: RelocationResult) => void;
   /** Ends once the move did: committed or aborted. Never rejects. */
   readonly done: Promise<RelocationResult>;
@@ -58,7 +69,7 @@ export class OutgoingMove {
     timeoutMs: number,
   ) {
     this.done = new Promise((resolve) => (this.settle = resolve));
-    this.deadline = setTimeout(
+    this.timer = setTimeout(
       () => this.abort(refusalOf('Timeout', `the target did not restore the object within ${timeoutMs} ms`)),
       timeoutMs,
     );
@@ -69,7 +80,7 @@ export class OutgoingMove {
     const { a, ctx } = this;
     // From here every call admitted on the object's route is held, in order, behind its queue.
     a.ingress = (call, answer) => this.arrived(call, answer);
-    const captured = captureActivation(a, ctx.self);
+    const captured = captureActivation(a, ctx.self, () => this.phase === 'capturing');
     this.capturing = captured.catch(() => undefined);
     let image;
     try {
@@ -78,7 +89,7 @@ export class OutgoingMove {
       const code = error instanceof ZLinkError ? error.code : 'RemoteError';
       return this.abort(refusalOf(code, errorMessage(error)));
     }
-    if (this.phase !== 'capturing') return;
+    if (this.phase !== 'capturing' || image === undefined) return;
     this.source = image.source;
     const chunks = encodeRelocationChunks(
       this.relocationId,
@@ -95,10 +106,13 @@ export class OutgoingMove {
   ready(r: RelocationReadyRecord): void {
     if (this.phase !== 'transferring') return;
     if (r.refusal !== undefined) return this.abort(r.refusal, false);
-    clearTimeout(this.deadline);
+    clearTimeout(this.timer);
     this.phase = 'relaying';
-    for (const h of this.held.splice(0)) this.relay(h.call, h.answer);
-    if (!this.ctx.link.answer(this.target.rid, encodeRelocationCutover(this.relocationId))) this.targetLost();
+    for (const h of this.held.splice(0)) this.relay(h);
+    if (!this.ctx.link.answer(this.target.rid, encodeRelocationCutover(this.relocationId)))
+      return this.targetLost();
+    // The commit normally follows within a store write; past this the store says how the move ended.
+    this.timer = setTimeout(() => void this.settleByStore(), COMMIT_WAIT_MS);
   }
 
   /** The target's end of the move: it holds the object now, or it gave the move up. */
@@ -124,19 +138,26 @@ export class OutgoingMove {
   }
 
   private arrived(call: InboundObjectCall, answer: ObjectAnswer): void {
-    if (this.phase === 'relaying' || this.phase === 'ended') this.relay(call, answer);
-    else this.held.push({ call, answer });
+    const h: Held = { call, answer, sent: false };
+    if (this.phase === 'relaying' || this.phase === 'committed') return this.relay(h);
+    // The hold is the object's queue continued: bounded as it is.
+    if (this.held.length + this.a.turns.depth >= this.a.turns.queueLimit)
+      return answer.error({
+        code: 'ObjectRefused',
+        message: `${call.objectKind} '${call.id}': the object queue is full while it moves`,
+        details: { reason: 'queueFull' },
+      });
+    this.held.push(h);
   }
 
   /** One call on to the target's temporary queue (its answer travels from there, on its reply route). */
-  private relay(call: InboundObjectCall, answer: ObjectAnswer): void {
-    if (this.ctx.link.answer(this.target.rid, encodeRelocationRelay(this.relocationId, callRecord(call))))
-      return;
-    answer.error({
-      code: 'ObjectClosed',
-      message: `${call.objectKind} '${call.id}' is moving and its new owner is not reachable`,
-      details: { reason: 'followTargetUnreachable' },
-    });
+  private relay(h: Held): void {
+    h.sent = this.ctx.link.answer(
+      this.target.rid,
+      encodeRelocationRelay(this.relocationId, callRecord(h.call)),
+    );
+    if (this.phase === 'relaying') this.relayed.push(h);
+    else if (!h.sent) unreachable(h);
   }
 
   /**
@@ -150,15 +171,19 @@ export class OutgoingMove {
     this.resume(refusal);
   }
 
-  /** The object goes on here: unsealed once its capture (user code) has ended, then its hold, in order. */
+  /**
+   * The object goes on here: unsealed once its capture (user code) has ended, then what was relayed
+   * and what was held, in the order it arrived — already accepted, so past the queue limit.
+   */
   private resume(refusal: RelocationRefusal): void {
-    this.phase = 'ended';
-    clearTimeout(this.deadline);
+    this.phase = 'resuming';
+    clearTimeout(this.timer);
     const { a } = this;
     void this.capturing.then(() => {
       a.ingress = undefined;
       a.turns.unseal();
-      for (const h of this.held.splice(0)) this.ctx.host.moves.run(a, h.call, h.answer);
+      for (const h of [...this.relayed.splice(0), ...this.held.splice(0)])
+        this.ctx.host.moves.run(a, h.call, h.answer);
       this.settle({ outcome: 'aborted', code: refusal.code, reason: refusal.message });
     });
   }
@@ -168,8 +193,11 @@ export class OutgoingMove {
    * relayed either way (held arrivals still go as relays until the table lets it go).
    */
   private finish(target: ObjectRouteFences): void {
-    this.phase = 'ended';
+    this.phase = 'committed';
+    clearTimeout(this.timer);
     const { a, ctx } = this;
+    // The target answers what reached it; what never left here ends here.
+    for (const h of this.relayed.splice(0)) if (!h.sent) unreachable(h);
     const source = this.source ?? heldRoute(a, ctx.self);
     ctx.followRoutes.install(a.key, source, target);
     ctx.movedAway(a.key.kind, a.key.id, source);
@@ -182,19 +210,23 @@ export class OutgoingMove {
   }
 
   /**
-   * The target was lost after the go: its CAS may or may not have landed. The store says which —
-   * read until it answers. Still ours at the version we hold: the move is off, and a CAS of our own
-   * fences a late one of the target's; the calls relayed to it are lost with it (their callers'
-   * deadlines end them). The target's: committed (its follow route answers `Unavailable` while it is gone).
+   * After the go, without a commit (the target lost, or silent): its CAS may or may not have landed.
+   * The store says which — read until it answers. The target's: committed. Still ours at the version
+   * we hold: a CAS of our own fences a late one of the target's, and the move is off (what was relayed
+   * runs here: the target runs nothing before it holds the authority). Neither's (destroyed or taken
+   * over meanwhile): the object ends here too, and what it carried ends `Unavailable`.
    */
   private async settleByStore(): Promise<void> {
+    if (this.settling) return;
+    this.settling = true;
     const { a, ctx } = this;
+    const lost = refusalOf('Unavailable', `the target '${this.target.rid}' did not commit the move`);
     for (let wait = 50; this.phase === 'relaying'; wait = Math.min(wait * 2, 1000)) {
       try {
         const stored = await ctx.store.get(a.key);
         if (this.phase !== 'relaying') return;
         const record = stored?.record;
-        if (stored !== undefined && record !== undefined && record.owner.rid === this.target.rid) {
+        if (record !== undefined && record.owner.rid === this.target.rid) {
           return this.finish({
             owner: record.owner,
             objectGeneration: record.objectGeneration,
@@ -202,10 +234,9 @@ export class OutgoingMove {
             ownerLeaseGeneration: record.ownerLeaseGeneration,
           });
         }
-        const lost = refusalOf('Unavailable', `the target '${this.target.rid}' was lost during cutover`);
         if (stored === undefined || !a.heldIn(record, ctx.self)) {
-          // Neither end holds it any more (destroyed, or taken over meanwhile): it ends here too.
-          this.phase = 'ended';
+          this.phase = 'committed';
+          for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) unreachable(h);
           await ctx.host.moves.drop(a, 'its record changed during a move');
           return this.settle({ outcome: 'aborted', code: lost.code, reason: lost.message });
         }
@@ -219,4 +250,19 @@ export class OutgoingMove {
       }
     }
   }
+}
+
+/** A call that could not reach the object's new owner: it ends `Unavailable`, and its sender drops the route. */
+function unreachable(h: Held): void {
+  const { call } = h;
+  h.answer.error({
+    code: 'ObjectStale',
+    message: `${call.objectKind} '${call.id}' moved and its new owner is not reachable`,
+    details: {
+      reason: 'followTargetUnreachable',
+      objectKind: call.objectKind,
+      id: call.id,
+      fences: writeObjectFences(call.fences),
+    },
+  });
 }

@@ -7,6 +7,8 @@ import {
   type RelocationStepRecord,
   ZLinkError,
 } from '../../core/index.js';
+import { within } from '../objects/host-helpers.js';
+import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
 import { IncomingMove } from './incoming-move.js';
 import type { MoveContext, RelocationResult } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
@@ -126,7 +128,8 @@ export class Relocations {
       case RecordKind.RelocationRelay: {
         const move = this.incoming.get(r.relocationId);
         if (move?.source.rid === from.rid) return move.relay(r.record);
-        break;
+        // A call of a move this node no longer has (long over, or never began here): it ends here.
+        return this.unknownRelay(r.relocationId, r.record, from);
       }
       case RecordKind.RelocationCutover: {
         const move = this.incoming.get(r.relocationId);
@@ -163,12 +166,46 @@ export class Relocations {
       }
   }
 
-  /** Moves of objects held here not yet at their go are given up; incoming ones not open are dropped. */
-  close(): void {
+  /**
+   * Stops: moves not yet at their go are given up (the objects stay where they were); those past it
+   * are waited for, `timeoutMs` at most, so that an object whose authority is landing here or leaving
+   * is settled before the host releases what it holds.
+   */
+  async close(timeoutMs: number): Promise<void> {
     this.closed = true;
     for (const move of this.outgoing.values()) move.cancel('the runtime is closing');
-    for (const move of this.incoming.values()) move.sourceLost();
+    for (const move of this.incoming.values()) move.close();
+    const pending = [
+      ...[...this.outgoing.values()].map((m) => m.done),
+      ...[...this.incoming.values()].filter((m) => m.pastGo).map((m) => m.settled),
+    ];
+    if (pending.length > 0) await within(Promise.all(pending), timeoutMs);
     this.incoming.clear();
+  }
+
+  private unknownRelay(relocationId: string, bytes: Uint8Array, from: PeerAddress): void {
+    const r = readCallRecord(bytes);
+    if (typeof r !== 'string') {
+      const { call, answer } = inboundCall(
+        r,
+        from.rid,
+        this.config.link,
+        this.config.events,
+        this.config.mesh,
+      );
+      answer.error({
+        code: 'ObjectClosed',
+        message: `${call.objectKind} '${call.id}': its move '${relocationId}' is not in progress here`,
+        details: { reason: 'relocationFailed' },
+      });
+    }
+    this.config.events.emit({
+      type: 'protocol_error',
+      route: 'route-mesh',
+      mesh: this.config.mesh,
+      peerRid: from.rid,
+      reason: `relocation relay for '${relocationId}': no such move here`,
+    });
   }
 
   /** Keeps a finished incoming move a while (late relays of its source still find it), then forgets it. */

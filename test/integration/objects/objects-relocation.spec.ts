@@ -58,6 +58,20 @@ class Refuses extends Counter {
   }
 }
 
+/** The test opens this gate to let a target's `restore` return (a target slow to restore). */
+let gate: Promise<void> = Promise.resolve();
+let openGate: () => void = () => undefined;
+const closeGate = (): void => {
+  gate = new Promise((r) => (openGate = r));
+};
+
+class SlowRestore extends Counter {
+  override async restore(state: { n: number; ticks: number }, ctx: ZLinkObjectScope): Promise<void> {
+    super.restore(state, ctx);
+    await gate;
+  }
+}
+
 const counterClass = (token: new () => object = Counter): ObjectClassDescription => ({
   ...objectClass('spot', 'counter', token, ['add', 'slow', 'read']),
   options: { relocatable: true },
@@ -71,6 +85,10 @@ afterEach(async () => {
 
 async function world(targetClass: ObjectClassDescription = counterClass()) {
   const store = new MemoryLocationStore();
+  return { ...(await worldOn(store, targetClass)), store };
+}
+
+async function worldOn(store: MemoryLocationStore, targetClass: ObjectClassDescription) {
   const relocationStore = { instance: new MemoryRelocationStore(), keyPrefix: 'moves' };
   const start = async (role: 'server' | 'client', rid: string, cls?: ObjectClassDescription) => {
     const r = await startRuntime(
@@ -186,5 +204,66 @@ describe('relocation between two object servers', () => {
       client.objects.relocate({ ...ref, objectGeneration: ref.objectGeneration + 1 }),
     ).rejects.toMatchObject({ code: 'InvalidOperation', details: { reason: 'staleRef' } });
     expect(await client.objects.relocate(ref)).toMatchObject({ outcome: 'committed', owner: 'server-b' });
+  });
+
+  it('a move that times out while the running turn ends: what arrived meanwhile runs here, once, in order', async () => {
+    const { a, client } = await world();
+    await client.objects.createSpot('counter', 'c-4', { node: 'server-a' });
+    const spot = client.routeClient.toSpot('c-4');
+    const slow = spot.request('slow', { ms: 400 }).async();
+    await new Promise((r) => setTimeout(r, 20));
+    const moved = client.objects.relocate('c-4', { target: 'server-b', timeoutMs: 100 });
+    await new Promise((r) => setTimeout(r, 200));
+    // The move is over (its deadline passed) but the seal still waits for the running turn.
+    const during = Array.from({ length: 10 }, (_, seq) => spot.request('add', { seq }).async());
+    expect(await moved).toMatchObject({ outcome: 'aborted', code: 'Timeout' });
+    await slow;
+    expect(((await Promise.all(during)) as { n: number }[]).map((x) => x.n)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
+    expect(ran.map((r) => r.seq)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(a.snapshot().objects?.activations.map((x) => x.id)).toEqual(['c-4']);
+  });
+
+  it('the target gives up after the go (the record changed): the source runs what it had relayed', async () => {
+    closeGate();
+    const { a, client, store } = await world(counterClass(SlowRestore));
+    await client.objects.createSpot('counter', 'c-5', { node: 'server-a' });
+    const spot = client.routeClient.toSpot('c-5');
+    await spot.request('add', { seq: 0 }).async();
+    const moved = client.objects.relocate('c-5', { target: 'server-b' });
+    await new Promise((r) => setTimeout(r, 50));
+    const during = Array.from({ length: 10 }, (_, i) => spot.request('add', { seq: i + 1 }).async());
+    // A write nobody in the move made: the target's CAS will not find the version it expects.
+    const authority = store.authorityStore();
+    const key = { mesh: 'objects', kind: 'spot' as const, id: 'c-5' };
+    const held = await authority.get(key);
+    expect((await authority.compareAndSet(key, held!.version, held!.record)).ok).toBe(true);
+    openGate();
+    expect(await moved).toMatchObject({ outcome: 'aborted', code: 'Unavailable' });
+    expect(((await Promise.all(during)) as { n: number }[]).map((x) => x.n)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 2),
+    );
+    expect(ran.map((r) => r.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(ran.every((r) => r.node === 'server-a')).toBe(true);
+    expect(a.snapshot().objects?.activations.map((x) => x.id)).toEqual(['c-5']);
+  });
+
+  it('destroy waits for no move: a moving object refuses it, Unavailable', async () => {
+    closeGate();
+    const { client } = await world(counterClass(SlowRestore));
+    const ref = await client.objects.createSpot('counter', 'c-6', { node: 'server-a' });
+    const moved = client.objects.relocate('c-6', { target: 'server-b' });
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(client.objects.destroy(ref)).rejects.toMatchObject({
+      code: 'Unavailable',
+      details: { reason: 'relocating' },
+    });
+    openGate();
+    expect(await moved).toMatchObject({ outcome: 'committed', owner: 'server-b' });
+    await client.objects.destroy({ ...ref, rid: 'server-b' });
+    await expect(client.routeClient.toSpot('c-6').request('read', null).async()).rejects.toMatchObject({
+      code: 'NotFound',
+    });
   });
 });

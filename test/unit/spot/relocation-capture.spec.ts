@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   type NodeRun,
   RecordKind,
+  type RelocationImage,
   type WireError,
   decodeObjectRecord,
   decodePayload,
@@ -97,7 +98,7 @@ describe('captureActivation', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(captured).toBe(false); // the running turn first
     release();
-    const img = await image;
+    const img = (await image) as RelocationImage;
     expect(img).toMatchObject({
       objectKind: 'spot',
       id: 'x',
