@@ -45,7 +45,7 @@ class Counter {
   capture(): unknown {
     return { n: this.n, ticks: this.ticks };
   }
-  restore(state: { n: number; ticks: number }, ctx: ZLinkObjectScope): void {
+  restore(state: { n: number; ticks: number }, ctx: ZLinkObjectScope): void | Promise<void> {
     this.n = state.n;
     this.ticks = state.ticks;
     this.node = ctx.self.rid;
