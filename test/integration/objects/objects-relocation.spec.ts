@@ -67,7 +67,7 @@ const closeGate = (): void => {
 
 class SlowRestore extends Counter {
   override async restore(state: { n: number; ticks: number }, ctx: ZLinkObjectScope): Promise<void> {
-    super.restore(state, ctx);
+    void super.restore(state, ctx);
     await gate;
   }
 }
