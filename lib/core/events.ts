@@ -147,6 +147,29 @@ export type ZLinkEvent =
       readonly id: string;
       readonly objectGeneration?: number;
       readonly reason?: string;
+    }
+  | {
+      /**
+       * A move of an object (`ZLinkObjects.relocate`), on the end that saw it: the source `started` it
+       * (its record written, the seal next), got the target's relay-ready, and saw it `committed` —
+       * `pauseMs` from the seal to the commit, the time calls to the object waited — or `aborted`
+       * (`reason`); the target `opened` it (Ready there). `followed`, per message, on a node that
+       * relayed a call on a route the object left (`hops` so far). `recordFailed`: the Relocation
+       * Store did not take the move's last write (the move itself is unaffected).
+       */
+      readonly type: 'object_relocation';
+      readonly phase:
+        'started' | 'relayReady' | 'committed' | 'aborted' | 'opened' | 'followed' | 'recordFailed';
+      readonly mesh: string;
+      readonly objectKind: 'spot' | 'actor';
+      readonly id: string;
+      /** The move's id (not on `followed`: a relay belongs to the route, not to one move). */
+      readonly relocationId?: string;
+      /** The other end: the target on the source, the source on the target, the next owner on a relay. */
+      readonly peerRid?: string;
+      readonly pauseMs?: number;
+      readonly hops?: number;
+      readonly reason?: string;
     };
 
 export type ZLinkEventType = ZLinkEvent['type'];
@@ -220,6 +243,7 @@ function isPerMessage(event: ZLinkEvent): boolean {
   return (
     event.type === 'selection' ||
     (event.type === 'delivery' && event.result === 'ok') ||
-    (event.type === 'object_route' && event.result !== 'invalidated')
+    (event.type === 'object_route' && event.result !== 'invalidated') ||
+    (event.type === 'object_relocation' && event.phase === 'followed')
   );
 }

@@ -7,6 +7,7 @@ import {
   type ObjectClassRegistry,
   type ObjectInstances,
   type PendingRequests,
+  type RelocationStore,
   type TracePropagation,
   type ZLinkEvents,
   ObjectClassRegistry as Registry,
@@ -16,7 +17,7 @@ import {
   plainObjectInstances,
 } from '../core/index.js';
 import { ObjectLayer, SYSTEM_CLOCK, advertisedType } from '../spot/index.js';
-import { createAuthorityStore } from '../store/index.js';
+import { createAuthorityStore, createRelocationStore } from '../store/index.js';
 import type { MeshNode } from '../transport/index.js';
 import { DescriptorLeaseView } from './lease-view.js';
 import type { CallSubmission, CallTarget } from './calls.js';
@@ -88,6 +89,8 @@ export class RuntimeObjects implements Topology {
     const options = this.config.options.locationStore;
     if (!options || !m.objects) return;
     this.store = await createAuthorityStore(options);
+    const relocation = this.config.options.relocationStore;
+    if (relocation) this.relocationStore = await createRelocationStore(relocation);
     const leases = new DescriptorLeaseView(options.lease, SYSTEM_CLOCK, (run) =>
       this.layer?.cache.ownerRunEnded(run),
     );
@@ -100,6 +103,7 @@ export class RuntimeObjects implements Topology {
       options: m.objects,
       link: node.objectLink(),
       store: this.store.store,
+      relocationStore: this.relocationStore?.store,
       leases,
       clock: SYSTEM_CLOCK,
       classes: this.classes,
@@ -189,9 +193,11 @@ export class RuntimeObjects implements Topology {
     this.offFence?.();
     await this.layer?.close();
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
+    if (this.relocationStore?.owned) await this.relocationStore.store.close().catch(() => undefined);
   }
 
   private closed = false;
+  private relocationStore: { store: RelocationStore; owned: boolean } | undefined;
   private unsubscribe: (() => void) | undefined;
   private offFence: (() => void) | undefined;
 

@@ -6,6 +6,7 @@ import {
   type ObjectRef,
   type ObjectRouteFences,
   type PendingRequests,
+  type RelocationStore,
   RecordKind,
   ZLinkError,
   cacheFollowProblem,
@@ -35,6 +36,8 @@ export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> 
   readonly options: NormalizedObjectOptions;
   readonly link: MeshLink;
   readonly pending: PendingRequests;
+  /** The Relocation Store, when one is registered (moves leave their records there). */
+  readonly relocationStore: RelocationStore | undefined;
 }
 
 export interface CreateOptions {
@@ -68,7 +71,7 @@ export class ObjectLayer {
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
     this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
-    this.follow = new MessageFollow({ link, routes: this.followRoutes });
+    this.follow = new MessageFollow({ mesh, link, routes: this.followRoutes, events });
     this.cache = new RouteCache({
       maxAgeMs: config.options.routeCacheMaxAgeMs,
       clock,
@@ -101,6 +104,7 @@ export class ObjectLayer {
         link,
         host,
         store,
+        relocationStore: config.relocationStore,
         followRoutes: this.followRoutes,
         events,
         clock,

@@ -1,6 +1,7 @@
 import {
   type AuthorityStore,
   type NormalizedLocationStore,
+  type NormalizedRelocationStore,
   type RelocationStore,
   configurationError,
 } from '../core/index.js';
@@ -44,4 +45,17 @@ export async function createAuthorityStore(
     return { store, owned: false };
   }
   return { store: await createRedisAuthorityStore({ ...redisConnection(source), keyPrefix }), owned: true };
+}
+
+/**
+ * The Relocation Store the `relocationStore` option names, and whether the runtime owns it (closes it
+ * on stop): a Redis store on its own key prefix (it may share the Location Store's Redis), or the
+ * instance given.
+ */
+export async function createRelocationStore(
+  options: NormalizedRelocationStore,
+): Promise<{ store: RelocationStore; owned: boolean }> {
+  const { source, keyPrefix } = options;
+  if (source.kind === 'instance') return { store: source.instance, owned: false };
+  return { store: await createRedisRelocationStore({ ...redisConnection(source), keyPrefix }), owned: true };
 }

@@ -8,6 +8,7 @@ export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-obj
 export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
 export {
   createAuthorityStore,
+  createRelocationStore,
   createRedisAuthorityStore,
   createRedisRelocationStore,
 } from './create-object-stores.js';

@@ -220,6 +220,15 @@ export class IncomingMove {
     }
     for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
+    ctx.events.emit({
+      type: 'object_relocation',
+      phase: 'opened',
+      mesh: ctx.mesh,
+      objectKind: a.key.kind,
+      id: a.key.id,
+      relocationId: this.relocationId,
+      peerRid: this.source.rid,
+    });
     clearTimeout(this.wait);
     this.settledOnce();
     this.onSettled(this);

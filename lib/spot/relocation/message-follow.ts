@@ -6,6 +6,7 @@ import {
   type PeerAddress,
   RecordKind,
   type WireError,
+  type ZLinkEvents,
   encodeFrameworkFields,
   encodeMessageFollow,
   encodeObjectRequest,
@@ -18,8 +19,10 @@ import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.j
 
 /** What relaying needs: the mesh to the new owner and back to the sender, and the committed routes. */
 export interface MessageFollowConfig {
+  readonly mesh: string;
   readonly link: MeshLink;
   readonly routes: FollowRoutes;
+  readonly events: ZLinkEvents;
 }
 
 /** How a message that reached this node on a route it no longer holds ended here. */
@@ -79,6 +82,17 @@ export class MessageFollow {
     if (!link.answer(route.target.owner.rid, bytes))
       return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
     if (hops === 1) this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
+    const { events } = this.config;
+    if (events.perMessage)
+      events.emit({
+        type: 'object_relocation',
+        phase: 'followed',
+        mesh: this.config.mesh,
+        objectKind: r.objectKind,
+        id: r.id,
+        peerRid: route.target.owner.rid,
+        hops,
+      });
     return { tag: 'relayed', route, hops };
   }
 

@@ -6,6 +6,7 @@ import type {
   ObjectRef,
   ObjectRouteFences,
   RelocationRefusal,
+  RelocationStore,
   ZLinkEvents,
 } from '../../core/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
@@ -19,6 +20,8 @@ export interface MoveContext {
   readonly link: MeshLink;
   readonly host: ObjectHost;
   readonly store: AuthorityStore;
+  /** Where each move leaves its record; startup requires it wherever a class is relocatable. */
+  readonly relocationStore: RelocationStore | undefined;
   readonly followRoutes: FollowRoutes;
   readonly events: ZLinkEvents;
   readonly clock: Clock;

@@ -2,6 +2,7 @@ import {
   type ObjectRouteFences,
   type PeerAddress,
   type RelocationCommitRecord,
+  type RelocationEnd,
   type RelocationReadyRecord,
   type RelocationRefusal,
   ZLinkError,
@@ -57,6 +58,8 @@ export class OutgoingMove {
   private capturing: Promise<unknown> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private settling = false;
+  private sealedAt = 0;
+  private committedTo: ObjectRouteFences | undefined;
   private settle!: (result: RelocationResult) => void;
   /** Ends once the move did: committed or aborted. Never rejects. */
   readonly done: Promise<RelocationResult>;
@@ -80,6 +83,7 @@ export class OutgoingMove {
     const { a, ctx } = this;
     // From here every call admitted on the object's route is held, in order, behind its queue.
     a.ingress = (call, answer) => this.arrived(call, answer);
+    this.sealedAt = ctx.clock.now();
     const captured = captureActivation(a, ctx.self, () => this.phase === 'capturing');
     this.capturing = captured.catch(() => undefined);
     let image;
@@ -108,6 +112,7 @@ export class OutgoingMove {
     if (r.refusal !== undefined) return this.abort(r.refusal, false);
     clearTimeout(this.timer);
     this.phase = 'relaying';
+    this.emit('relayReady');
     for (const h of this.held.splice(0)) this.relay(h);
     if (!this.ctx.link.answer(this.target.rid, encodeRelocationCutover(this.relocationId)))
       return this.targetLost();
@@ -129,6 +134,34 @@ export class OutgoingMove {
         refusalOf('Unavailable', `the target '${this.target.rid}' was lost before it restored`),
       );
     if (this.phase === 'relaying') void this.settleByStore();
+  }
+
+  /** The target's side as the move's record keeps it: its fences once committed. */
+  targetEnd(): RelocationEnd {
+    const to = this.committedTo;
+    return {
+      rid: this.target.rid,
+      nodeGeneration: this.target.generation,
+      authorityOwnerGeneration: to?.authorityOwnerGeneration ?? 0,
+      ownerLeaseGeneration: to?.ownerLeaseGeneration ?? 0,
+    };
+  }
+
+  private emit(
+    phase: 'relayReady' | 'committed' | 'aborted',
+    extra: { readonly pauseMs?: number; readonly reason?: string } = {},
+  ): void {
+    const { a, ctx } = this;
+    ctx.events.emit({
+      type: 'object_relocation',
+      phase,
+      mesh: ctx.mesh,
+      objectKind: a.key.kind,
+      id: a.key.id,
+      relocationId: this.relocationId,
+      peerRid: this.target.rid,
+      ...extra,
+    });
   }
 
   /** This node is closing: a move not yet at its go is given up (the object stays and closes here). */
@@ -184,6 +217,7 @@ export class OutgoingMove {
       a.turns.unseal();
       for (const h of [...this.relayed.splice(0), ...this.held.splice(0)])
         this.ctx.host.moves.run(a, h.call, h.answer);
+      this.emit('aborted', { reason: `${refusal.code}: ${refusal.message}` });
       this.settle({ outcome: 'aborted', code: refusal.code, reason: refusal.message });
     });
   }
@@ -194,8 +228,10 @@ export class OutgoingMove {
    */
   private finish(target: ObjectRouteFences): void {
     this.phase = 'committed';
+    this.committedTo = target;
     clearTimeout(this.timer);
     const { a, ctx } = this;
+    this.emit('committed', { pauseMs: ctx.clock.now() - this.sealedAt });
     // The target answers what reached it; what never left here ends here.
     for (const h of this.relayed.splice(0)) if (!h.sent) unreachable(h);
     const source = this.source ?? heldRoute(a, ctx.self);

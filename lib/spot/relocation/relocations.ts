@@ -6,10 +6,13 @@ import {
   type RelocationChunkRecord,
   type RelocationStepRecord,
   ZLinkError,
+  configurationError,
 } from '../../core/index.js';
 import { within } from '../objects/host-helpers.js';
 import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
+import type { Activation } from '../objects/activation.js';
 import { IncomingMove } from './incoming-move.js';
+import { MoveRecord } from './move-records.js';
 import type { MoveContext, RelocationResult } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
 
@@ -42,6 +45,8 @@ export class Relocations {
   private readonly outgoing = new Map<string, OutgoingMove>();
   private readonly incoming = new Map<string, IncomingMove>();
   private moves = 0;
+  /** Objects whose move is writing its first record: a second move of one is refused meanwhile. */
+  private readonly starting = new Set<Activation>();
   private turn = 0;
   private closed = false;
 
@@ -55,38 +60,90 @@ export class Relocations {
    * this node), `Unavailable` (not Ready, or already moving), `Rejected` (this node's lease is fenced),
    * `Shutdown`.
    */
-  move(req: MoveRequest): Promise<RelocationResult> {
+  async move(req: MoveRequest): Promise<RelocationResult> {
     const { host, self } = this.config;
     const what = `relocate ${req.kind} '${req.id}'`;
-    if (this.closed) return Promise.reject(new ZLinkError('Shutdown', `${what}: the runtime is closing`));
+    if (this.closed) throw new ZLinkError('Shutdown', `${what}: the runtime is closing`);
     const a = host.get(req.kind, req.id);
-    if (a === undefined)
-      return Promise.reject(new ZLinkError('NotFound', `${what}: node '${self.rid}' does not hold it`));
+    if (a === undefined) throw new ZLinkError('NotFound', `${what}: node '${self.rid}' does not hold it`);
     if (req.objectGeneration !== undefined && req.objectGeneration !== a.authority.objectGeneration)
-      return Promise.reject(
-        new ZLinkError(
-          'InvalidOperation',
-          `${what}: the ref names generation ${req.objectGeneration}, the object is generation ${a.authority.objectGeneration}`,
-          { details: { reason: 'staleRef', objectGeneration: a.authority.objectGeneration } },
-        ),
+      throw new ZLinkError(
+        'InvalidOperation',
+        `${what}: the ref names generation ${req.objectGeneration}, the object is generation ${a.authority.objectGeneration}`,
+        { details: { reason: 'staleRef', objectGeneration: a.authority.objectGeneration } },
       );
     const cls = host.moves.relocatableClass(req.kind, a.cls.type, what);
-    if (cls instanceof ZLinkError) return Promise.reject(cls);
-    if (a.state !== 'ready' || a.ingress !== undefined)
-      return Promise.reject(
-        new ZLinkError('Unavailable', `${what}: the object is ${a.ingress ? 'already moving' : a.state}`, {
-          details: { reason: a.ingress ? 'relocating' : a.state },
-        }),
-      );
-    if (host.fenced)
-      return Promise.reject(new ZLinkError('Rejected', `${what}: the owner lease is fenced: no move starts`));
+    if (cls instanceof ZLinkError) throw cls;
+    const moving = a.ingress !== undefined || this.starting.has(a);
+    if (a.state !== 'ready' || moving)
+      throw new ZLinkError('Unavailable', `${what}: the object is ${moving ? 'already moving' : a.state}`, {
+        details: { reason: moving ? 'relocating' : a.state },
+      });
+    if (host.fenced) throw new ZLinkError('Rejected', `${what}: the owner lease is fenced: no move starts`);
     const target = this.pickTarget(req, a.cls.type, what);
-    if (target instanceof ZLinkError) return Promise.reject(target);
+    if (target instanceof ZLinkError) throw target;
+    const { relocationStore } = this.config;
+    // Startup refuses a relocatable class without one; a class registered later is refused here.
+    if (relocationStore === undefined)
+      throw configurationError('relocationStore', `${what}: no Relocation Store is registered`);
     const relocationId = `${self.nodeGeneration}:${++this.moves}`;
+    // Its record first, before anything is sealed: a store that cannot take it stops the move here.
+    this.starting.add(a);
+    let record: MoveRecord;
+    try {
+      record = await MoveRecord.open(relocationStore, a.key, {
+        relocationId,
+        type: a.cls.type,
+        state: 'preparing',
+        objectGeneration: a.authority.objectGeneration,
+        source: { ...self, ...a.authority },
+        target: {
+          rid: target.rid,
+          nodeGeneration: target.generation,
+          authorityOwnerGeneration: 0,
+          ownerLeaseGeneration: 0,
+        },
+        followMs: 0,
+      });
+    } catch (error) {
+      throw new ZLinkError('Unavailable', `${what}: the Relocation Store did not take the move's record`, {
+        cause: error,
+        details: { resolver: 'StoreFailure' },
+      });
+    } finally {
+      this.starting.delete(a);
+    }
+    if (this.closed || a.state !== 'ready' || a.ingress !== undefined)
+      throw new ZLinkError('Unavailable', `${what}: the object changed before its move began`, {
+        details: { reason: 'changed' },
+      });
     const move = new OutgoingMove(this.config, relocationId, a, target, req.timeoutMs);
     this.outgoing.set(relocationId, move);
+    this.emit(a.key.kind, a.key.id, 'started', relocationId, target.rid);
     void move.start();
-    return move.done.finally(() => this.outgoing.delete(relocationId));
+    const result = await move.done;
+    this.outgoing.delete(relocationId);
+    const end = move.targetEnd();
+    void record.close(result, end, this.config.followRoutes.followDurationMs, this.config.events);
+    return result;
+  }
+
+  private emit(
+    objectKind: ObjectKind,
+    id: string,
+    phase: 'started',
+    relocationId: string,
+    peerRid: string,
+  ): void {
+    this.config.events.emit({
+      type: 'object_relocation',
+      phase,
+      mesh: this.config.mesh,
+      objectKind,
+      id,
+      relocationId,
+      peerRid,
+    });
   }
 
   private pickTarget(req: MoveRequest, type: string, what: string): PeerAddress | ZLinkError {

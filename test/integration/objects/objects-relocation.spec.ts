@@ -85,11 +85,16 @@ afterEach(async () => {
 
 async function world(targetClass: ObjectClassDescription = counterClass()) {
   const store = new MemoryLocationStore();
-  return { ...(await worldOn(store, targetClass)), store };
+  const moves = new MemoryRelocationStore();
+  return { ...(await worldOn(store, moves, targetClass)), store, moves };
 }
 
-async function worldOn(store: MemoryLocationStore, targetClass: ObjectClassDescription) {
-  const relocationStore = { instance: new MemoryRelocationStore(), keyPrefix: 'moves' };
+async function worldOn(
+  store: MemoryLocationStore,
+  moves: MemoryRelocationStore,
+  targetClass: ObjectClassDescription,
+) {
+  const relocationStore = { instance: moves, keyPrefix: 'moves' };
   const start = async (role: 'server' | 'client', rid: string, cls?: ObjectClassDescription) => {
     const r = await startRuntime(
       objectMeshOptions(store, role, rid, role === 'server' ? { relocationStore } : {}),
@@ -107,7 +112,9 @@ async function worldOn(store: MemoryLocationStore, targetClass: ObjectClassDescr
 
 describe('relocation between two object servers', () => {
   it('moves state, waiting calls and a labelled timer; calls during the move run once, in order', async () => {
-    const { a, b, client } = await world();
+    const { a, b, client, moves } = await world();
+    const sourceEvents: ZLinkEvent[] = [];
+    a.events.subscribe((e) => void sourceEvents.push(e), { perMessage: false });
     const ref = await client.objects.createSpot('counter', 'c-1', { node: 'server-a' });
     const spot = client.routeClient.toSpot('c-1');
     for (let seq = 0; seq < 5; seq++) await spot.request('add', { seq }).async();
@@ -165,6 +172,21 @@ describe('relocation between two object servers', () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'object', state: 'activated', id: 'c-1', reason: 'relocated' }),
     );
+    const phases = sourceEvents.filter((e) => e.type === 'object_relocation').map((e) => e.phase);
+    expect(phases).toEqual(['started', 'relayReady', 'committed']);
+    const committed = sourceEvents.find((e) => e.type === 'object_relocation' && e.phase === 'committed');
+    expect(committed).toMatchObject({ id: 'c-1', peerRid: 'server-b', pauseMs: expect.any(Number) });
+    // The move's record: committed, with both ends' fences and the follow duration.
+    await new Promise((r) => setTimeout(r, 20));
+    const record = await moves.get({ mesh: 'objects', kind: 'spot', id: 'c-1' });
+    expect(record?.record).toMatchObject({
+      state: 'committed',
+      type: 'counter',
+      objectGeneration: ref.objectGeneration,
+      source: { rid: 'server-a', authorityOwnerGeneration: 1 },
+      target: { rid: 'server-b', authorityOwnerGeneration: 2 },
+      followMs: 30000,
+    });
     // A call on the old route was relayed and the caller told: it dropped exactly that entry.
     expect(clientEvents).toContainEqual(
       expect.objectContaining({ type: 'object_route', result: 'invalidated', id: 'c-1', reason: 'moved' }),
@@ -172,7 +194,7 @@ describe('relocation between two object servers', () => {
   });
 
   it('a refused restore aborts: the object stays and runs what arrived meanwhile, once each', async () => {
-    const { a, client } = await world(counterClass(Refuses));
+    const { a, client, moves } = await world(counterClass(Refuses));
     await client.objects.createSpot('counter', 'c-2', { node: 'server-a' });
     const spot = client.routeClient.toSpot('c-2');
     await spot.request('add', { seq: 0 }).async();
@@ -188,6 +210,8 @@ describe('relocation between two object servers', () => {
     expect(ran.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(ran.every((r) => r.node === 'server-a')).toBe(true);
     expect(a.snapshot().objects?.activations.map((x) => x.id)).toEqual(['c-2']);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await moves.get({ mesh: 'objects', kind: 'spot', id: 'c-2' }))?.record.state).toBe('aborted');
   });
 
   it('refuses what cannot move, before anything moves', async () => {

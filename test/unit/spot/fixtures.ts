@@ -166,6 +166,7 @@ export function objectLayer(
     options: { routeCacheMaxAgeMs: 15_000, messageFollowDurationMs, objectQueueLimit: 16 },
     link,
     store: new MemoryLocationStore().authorityStore(),
+    relocationStore: undefined,
     leases,
     clock: SYSTEM_CLOCK,
     classes: new ObjectClassRegistry(),

@@ -1,0 +1,66 @@
+import type {
+  ObjectKey,
+  RelocationEnd,
+  RelocationRecord,
+  RelocationStore,
+  StoreVersion,
+  ZLinkEvents,
+} from '../../core/index.js';
+import type { RelocationResult } from './move-context.js';
+
+/**
+ * A move's record in the Relocation Store (guide §6.1: what remains after a move; spot-actor-routing
+ * §2.5), one per object, each change a compare-and-swap: `preparing` before the source seals, then
+ * `committed` (with the target's fences and the follow duration) or `aborted`. The moving state never
+ * passes through it. The record is a trace for operators and for a node that restarts with moves in
+ * flight, never a source of routes: no call reads it.
+ */
+export class MoveRecord {
+  private constructor(
+    private readonly store: RelocationStore,
+    private readonly key: ObjectKey,
+    private readonly preparing: RelocationRecord,
+    private readonly version: StoreVersion,
+  ) {}
+
+  /**
+   * Writes `preparing` for the move (over the object's previous move record, whatever it is). Rejects
+   * with the store's error when it cannot be reached, or when another move's write came in between:
+   * the move then does not start.
+   */
+  static async open(store: RelocationStore, key: ObjectKey, record: RelocationRecord): Promise<MoveRecord> {
+    const previous = await store.get(key);
+    const cas = await store.compareAndSet(key, previous?.version ?? 'absent', record);
+    if (!cas.ok) throw new Error('another move of the object wrote its record at the same time');
+    return new MoveRecord(store, key, record, cas.version);
+  }
+
+  /**
+   * Writes how the move ended. After the fact: the object runs on regardless, so a failed write is
+   * reported (`object_relocation` `recordFailed`), never retried into the object's way.
+   */
+  async close(
+    result: RelocationResult,
+    target: RelocationEnd,
+    followMs: number,
+    events: ZLinkEvents,
+  ): Promise<void> {
+    const next: RelocationRecord =
+      result.outcome === 'committed'
+        ? { ...this.preparing, state: 'committed', target, followMs }
+        : { ...this.preparing, state: 'aborted' };
+    try {
+      await this.store.compareAndSet(this.key, this.version, next);
+    } catch (error) {
+      events.emit({
+        type: 'object_relocation',
+        phase: 'recordFailed',
+        mesh: this.key.mesh,
+        objectKind: this.key.kind,
+        id: this.key.id,
+        relocationId: this.preparing.relocationId,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
