@@ -169,6 +169,8 @@ export type ZLinkEvent =
       readonly peerRid?: string;
       readonly pauseMs?: number;
       readonly hops?: number;
+      /** On `followed`: the relayed call's packet (`zlink:flush` for a sender keeping its order). */
+      readonly packet?: string;
       readonly reason?: string;
     };
 

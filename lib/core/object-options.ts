@@ -24,12 +24,20 @@ export interface ObjectOptions {
    * silent drop). @default 1024
    */
   objectQueueLimit?: number;
+  /**
+   * Whether the node a moved object left tells each sender whose message it relayed (once per route),
+   * so that sender drops its stale route at once and its next call goes straight to the new owner.
+   * Off, the detour goes on until the sender's cached route expires: a cost in latency, never in
+   * correctness — for measuring the detour, and for tests. @default true
+   */
+  messageFollowNotice?: boolean;
 }
 
 export interface NormalizedObjectOptions {
   readonly routeCacheMaxAgeMs: number;
   readonly messageFollowDurationMs: number;
   readonly objectQueueLimit: number;
+  readonly messageFollowNotice: boolean;
 }
 
 /** @default 15000 */
@@ -48,7 +56,12 @@ export const MAX_FOLLOW_HOPS = 8;
 /** A relocation's target commits at the latest this long after relay-ready (§2.5); not an option. */
 export const CUTOVER_DEADLINE_MS = 1000;
 
-const OBJECT_KEYS = ['routeCacheMaxAgeMs', 'messageFollowDurationMs', 'objectQueueLimit'];
+const OBJECT_KEYS = [
+  'routeCacheMaxAgeMs',
+  'messageFollowDurationMs',
+  'objectQueueLimit',
+  'messageFollowNotice',
+];
 
 /**
  * What is wrong with this pair of cache age and follow duration (ms), `undefined` when nothing is:
@@ -87,7 +100,7 @@ export function normalizeObjects(
   if (!isRecord(raw))
     throw configurationError(
       f,
-      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit? }',
+      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit?, messageFollowNotice? }',
     );
   checkKeys(f, raw, OBJECT_KEYS);
   const routeCacheMaxAgeMs = nonNegativeInt(
@@ -102,7 +115,11 @@ export function normalizeObjects(
   );
   const problem = cacheFollowProblem(routeCacheMaxAgeMs, messageFollowDurationMs);
   if (problem !== undefined) throw configurationError(`${f}.routeCacheMaxAgeMs`, problem);
+  const { messageFollowNotice = true } = raw;
+  if (typeof messageFollowNotice !== 'boolean')
+    throw configurationError(`${f}.messageFollowNotice`, 'must be a boolean');
   return Object.freeze({
+    messageFollowNotice,
     routeCacheMaxAgeMs,
     messageFollowDurationMs,
     objectQueueLimit: positiveInt(`${f}.objectQueueLimit`, raw.objectQueueLimit, DEFAULT_OBJECT_QUEUE_LIMIT),

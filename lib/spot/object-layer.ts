@@ -71,7 +71,13 @@ export class ObjectLayer {
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
     this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
-    this.follow = new MessageFollow({ mesh, link, routes: this.followRoutes, events });
+    this.follow = new MessageFollow({
+      mesh,
+      link,
+      routes: this.followRoutes,
+      events,
+      notices: config.options.messageFollowNotice,
+    });
     this.cache = new RouteCache({
       maxAgeMs: config.options.routeCacheMaxAgeMs,
       clock,

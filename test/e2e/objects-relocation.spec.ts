@@ -34,6 +34,10 @@ async function relocate(app: ChildApp, id: string, extra: Record<string, unknown
   return (await ask<{ moves: Move[] }>(app, { type: 'relocate', id, ...extra }, 120000)).moves;
 }
 
+/** The calls `app` relayed for `id` (a sender's own order flushes left out). */
+const relayedCalls = (app: ChildApp, id: string) =>
+  lines(app, 'followed', id).filter((m) => m.packet !== 'zlink:flush');
+
 async function createMover(app: ChildApp, id: string, node: string, init?: unknown): Promise<void> {
   const reply = await ask<{ refs: Record<string, { rid?: string }> }>(app, {
     type: 'create',
@@ -144,4 +148,53 @@ describe('relocation across processes', () => {
     expect(report.outOfOrder).toEqual([]);
     expect(results.every((r) => report.ran.get(r.op)?.rid === 's1')).toBe(true);
   }, 120000);
+
+  it('after the notice the next call goes direct: one relay, then none', async () => {
+    const [s1, s2] = servers as [ChildApp, ChildApp];
+    const [c1] = callers as [ChildApp];
+    await createMover(c1, 'm-notice', 's1');
+    expect(outcomes(await calls(c1, { targets: ['m-notice'], tag: 'warm' }))).toEqual({ ok: 1 });
+    expect(await relocate(s1, 'm-notice', { target: 's2' })).toMatchObject([{ outcome: 'committed' }]);
+    // The first call takes the old route: s1 relays it and tells c1.
+    const [first] = await calls(c1, { targets: ['m-notice'], tag: 'first', seqBase: 1 });
+    expect(first).toMatchObject({ outcome: 'ok', rid: 's2' });
+    await settle([s1]);
+    expect(relayedCalls(s1, 'm-notice')).toMatchObject([{ hops: 1, to: 's2', packet: 'work' }]);
+    // Every later one goes straight to s2: no further relay on s1.
+    const later = await calls(c1, { targets: ['m-notice'], perTarget: 5, tag: 'later', seqBase: 2 });
+    expect(later.every((r) => r.outcome === 'ok' && r.rid === 's2')).toBe(true);
+    await settle([s1, s2]);
+    expect(relayedCalls(s1, 'm-notice')).toHaveLength(1);
+  }, 60000);
+
+  it('with the notice off, calls take the detour until the cached route expires, then go direct', async () => {
+    const quiet = await Promise.all(
+      ['q1', 'q2'].map((rid) => cluster.node(rid, 'server', { messageFollowNotice: false })),
+    );
+    const [q1] = quiet as [ChildApp, ChildApp];
+    const caller = await cluster.node('c-short', 'client', { routeCacheMaxAgeMs: 1000 });
+    await Promise.all([
+      // s1-s3, q2, c1, c2, c-short (s-slow is gone); the caller sees the five servers.
+      ask(q1, { type: 'waitPeers', count: 7 }),
+      ask(caller, { type: 'waitPeers', count: 5 }),
+    ]);
+    await createMover(caller, 'm-quiet', 'q1');
+    expect(outcomes(await calls(caller, { targets: ['m-quiet'], tag: 'warm' }))).toEqual({ ok: 1 });
+    expect(await relocate(q1, 'm-quiet', { target: 'q2' })).toMatchObject([{ outcome: 'committed' }]);
+    // One call every 100 ms for 2 s: the cached route (1 s at most) expires within them.
+    const results = await calls(caller, {
+      targets: ['m-quiet'],
+      perTarget: 20,
+      spacingMs: 100,
+      tag: 'detour',
+      seqBase: 1,
+    });
+    expect(results.every((r) => r.outcome === 'ok' && r.rid === 'q2')).toBe(true);
+    await settle([q1]);
+    // Without the notice the detour went on (more than the one relay a notice allows) until the
+    // cached route expired; the calls after that went straight to q2.
+    const relayed = relayedCalls(q1, 'm-quiet').length;
+    expect(relayed).toBeGreaterThanOrEqual(2);
+    expect(relayed).toBeLessThanOrEqual(12);
+  }, 90000);
 });

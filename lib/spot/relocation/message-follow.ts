@@ -23,6 +23,8 @@ export interface MessageFollowConfig {
   readonly link: MeshLink;
   readonly routes: FollowRoutes;
   readonly events: ZLinkEvents;
+  /** `messageFollowNotice`: tell the sender of a relayed message (off: its route lives on until it expires). */
+  readonly notices: boolean;
 }
 
 /** How a message that reached this node on a route it no longer holds ended here. */
@@ -81,7 +83,8 @@ export class MessageFollow {
     // The follow queue is unbounded (§2.5): past the send queue's bound, as answers are.
     if (!link.answer(route.target.owner.rid, bytes))
       return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
-    if (hops === 1) this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
+    if (hops === 1 && this.config.notices)
+      this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
     const { events } = this.config;
     if (events.perMessage)
       events.emit({
@@ -92,6 +95,7 @@ export class MessageFollow {
         id: r.id,
         peerRid: route.target.owner.rid,
         hops,
+        packet: r.packet,
       });
     return { tag: 'relayed', route, hops };
   }

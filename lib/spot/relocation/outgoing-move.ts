@@ -1,4 +1,5 @@
 import {
+  CUTOVER_DEADLINE_MS,
   type ObjectRouteFences,
   type PeerAddress,
   type RelocationCommitRecord,
@@ -29,9 +30,6 @@ interface Held {
   /** Relayed to the target (its answer comes from there once the target opens). */
   sent: boolean;
 }
-
-/** How long the source waits for the commit after its go before it asks the store how the move ended. */
-export const COMMIT_WAIT_MS = 1000;
 
 /**
  * The source of one move (spot-actor-routing §2.5; docs/decisions.md "Relocation flow"), as phases:
@@ -116,8 +114,9 @@ export class OutgoingMove {
     for (const h of this.held.splice(0)) this.relay(h);
     if (!this.ctx.link.answer(this.target.rid, encodeRelocationCutover(this.relocationId)))
       return this.targetLost();
-    // The commit normally follows within a store write; past this the store says how the move ended.
-    this.timer = setTimeout(() => void this.settleByStore(), COMMIT_WAIT_MS);
+    // The commit follows within a store write, at the latest by the cutover deadline; past it the
+    // store says how the move ended.
+    this.timer = setTimeout(() => void this.settleByStore(), CUTOVER_DEADLINE_MS);
   }
 
   /** The target's end of the move: it holds the object now, or it gave the move up. */

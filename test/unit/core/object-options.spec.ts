@@ -20,7 +20,12 @@ const failure = (game: unknown) => configError({ locationStore, meshes: { game }
 
 describe('meshes.<mesh>.objects', () => {
   it('an object mesh gets the defaults; a plain mesh has no object settings', () => {
-    const defaults = { routeCacheMaxAgeMs: 15000, messageFollowDurationMs: 30000, objectQueueLimit: 1024 };
+    const defaults = {
+      routeCacheMaxAgeMs: 15000,
+      messageFollowDurationMs: 30000,
+      objectQueueLimit: 1024,
+      messageFollowNotice: true,
+    };
     expect(objectsOf({ objectRole: 'server' })).toEqual(defaults);
     expect(objectsOf({ objectRole: 'client', objects: {} })).toEqual(defaults);
     expect(objectsOf({})).toBeUndefined();
@@ -39,9 +44,19 @@ describe('meshes.<mesh>.objects', () => {
     expect(
       objectsOf({
         objectRole: 'server',
-        objects: { routeCacheMaxAgeMs: 0, messageFollowDurationMs: 0, objectQueueLimit: 1 },
+        objects: {
+          routeCacheMaxAgeMs: 0,
+          messageFollowDurationMs: 0,
+          objectQueueLimit: 1,
+          messageFollowNotice: false,
+        },
       }),
-    ).toEqual({ routeCacheMaxAgeMs: 0, messageFollowDurationMs: 0, objectQueueLimit: 1 });
+    ).toEqual({
+      routeCacheMaxAgeMs: 0,
+      messageFollowDurationMs: 0,
+      objectQueueLimit: 1,
+      messageFollowNotice: false,
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -52,6 +67,7 @@ describe('meshes.<mesh>.objects', () => {
     ['a follow duration of NaN', { messageFollowDurationMs: NaN }, 'messageFollowDurationMs'],
     ['a queue limit of 0', { objectQueueLimit: 0 }, 'objectQueueLimit'],
     ['a fractional queue limit', { objectQueueLimit: 2.5 }, 'objectQueueLimit'],
+    ['a notice switch that is not a boolean', { messageFollowNotice: 'no' }, 'messageFollowNotice'],
     ['an unknown key', { cutoverDeadlineMs: 500 }, 'cutoverDeadlineMs'],
   ])('%s fails naming meshes.game.objects.%s', (_what, objects, key) => {
     const e = failure({ objectRole: 'server', objects });

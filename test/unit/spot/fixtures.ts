@@ -163,7 +163,12 @@ export function objectLayer(
     mesh: MESH,
     self: RUN_A,
     role,
-    options: { routeCacheMaxAgeMs: 15_000, messageFollowDurationMs, objectQueueLimit: 16 },
+    options: {
+      routeCacheMaxAgeMs: 15_000,
+      messageFollowDurationMs,
+      objectQueueLimit: 16,
+      messageFollowNotice: true,
+    },
     link,
     store: new MemoryLocationStore().authorityStore(),
     relocationStore: undefined,
