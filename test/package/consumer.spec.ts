@@ -24,6 +24,7 @@ import {
 const SOURCES = [
   'examples/quickstart/main.ts',
   'examples/objects/rooms.ts',
+  'examples/objects/moving-rooms.ts',
   'test/package/fixtures/subpaths.ts',
 ];
 const ENTRY_POINTS = [
@@ -141,6 +142,14 @@ describe.each([
       'room-1 <ann> hi all (en)',
       'room-1: closed (destroyed)',
       'room-2: closed (shutdown)',
+    ]);
+  }, 60000);
+
+  it('runs the moving example: a room moves between two object servers while chat arrives, losing none', async () => {
+    const { stdout } = await runOk(process.execPath, ['dist/moving-rooms.js'], apps[type], 60000);
+    expect(stdout.trim().split('\n')).toEqual([
+      'moved to rooms-2',
+      '{"node":"rooms-2","lines":["before the move","during the move 1","during the move 2","after the move"],"ticking":true}',
     ]);
   }, 60000);
 
