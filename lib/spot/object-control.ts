@@ -119,12 +119,13 @@ function parseRelocationResult(v: unknown): RelocationResult | undefined {
     outcome?: unknown;
     owner?: unknown;
     ref?: unknown;
+    pauseMs?: unknown;
     code?: unknown;
     reason?: unknown;
   } | null;
-  if (r?.outcome === 'committed' && typeof r.owner === 'string') {
+  if (r?.outcome === 'committed' && typeof r.owner === 'string' && typeof r.pauseMs === 'number') {
     const ref = parseObjectRef(r.ref);
-    return ref && { outcome: 'committed', owner: r.owner, ref };
+    return ref && { outcome: 'committed', owner: r.owner, ref, pauseMs: r.pauseMs };
   }
   if (r?.outcome === 'aborted' && typeof r.code === 'string' && typeof r.reason === 'string')
     return { outcome: 'aborted', code: r.code, reason: r.reason };
@@ -153,11 +154,7 @@ export function answerControl(deps: ObjectControlDeps, r: ObjectControlRecord): 
     };
     relocations.move(req).then(
       (result) =>
-        answer.ok(
-          result.outcome === 'committed'
-            ? { outcome: result.outcome, owner: result.owner, ref: objectRefItems(result.ref) }
-            : result,
-        ),
+        answer.ok(result.outcome === 'committed' ? { ...result, ref: objectRefItems(result.ref) } : result),
       (error: unknown) => answer.error(toObjectWireError(error)),
     );
     return;

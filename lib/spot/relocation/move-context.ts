@@ -36,7 +36,13 @@ export interface MoveContext {
  * names it — or `aborted` — it stayed where it was, and `code` / `reason` say why.
  */
 export type RelocationResult =
-  | { readonly outcome: 'committed'; readonly owner: string; readonly ref: ObjectRef }
+  | {
+      readonly outcome: 'committed';
+      readonly owner: string;
+      readonly ref: ObjectRef;
+      /** How long calls to the object waited: from the seal on the old node until the commit came back. */
+      readonly pauseMs: number;
+    }
   | { readonly outcome: 'aborted'; readonly code: string; readonly reason: string };
 
 /** The size of one chunk of a moving object's image: well inside any frame a mesh carries. */

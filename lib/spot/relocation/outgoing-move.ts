@@ -230,7 +230,8 @@ export class OutgoingMove {
     this.committedTo = target;
     clearTimeout(this.timer);
     const { a, ctx } = this;
-    this.emit('committed', { pauseMs: ctx.clock.now() - this.sealedAt });
+    const pauseMs = ctx.clock.now() - this.sealedAt;
+    this.emit('committed', { pauseMs });
     // The target answers what reached it; what never left here ends here.
     for (const h of this.relayed.splice(0)) if (!h.sent) unreachable(h);
     const source = this.source ?? heldRoute(a, ctx.self);
@@ -241,6 +242,7 @@ export class OutgoingMove {
       outcome: 'committed',
       owner: target.owner.rid,
       ref: objectRef(a.key, a.cls.type, a.authority.objectGeneration, target.owner.rid),
+      pauseMs,
     });
   }
 
