@@ -1,3 +1,4 @@
+import type { RelocationSection } from './relocation.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
@@ -149,6 +150,8 @@ export interface BenchReport {
   readonly fanout: FanoutRow[] | { error: string } | undefined;
   /** Spots next to ChannelName on one pair of processes (bench/objects.ts); absent unless it ran. */
   readonly objects?: ObjectsSection | { error: string };
+  /** Moves of a Spot under load (bench/relocation.ts); absent unless it ran. */
+  relocation?: RelocationSection | { error: string };
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;

@@ -21,6 +21,7 @@ import { type BenchReport, buildReport } from './report.js';
 import type { SelectorRow } from './selector.js';
 import { runFanout } from './fanout.js';
 import { runObjects } from './objects.js';
+import { relocationMarkdown, runRelocation } from './relocation.js';
 import { summarizeObjects } from './objects-report.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
@@ -138,11 +139,16 @@ async function runBench(
     baseline && { rev: baseline.rev, commit: baseline.commit, short: baseline.short },
     objects,
   );
+  if (options.relocation) {
+    report.relocation = await runRelocation(join(HERE, 'systems'), options.durationMs / 2);
+    if ('error' in report.relocation) log(`relocation FAILED: ${report.relocation.error}`);
+  }
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(renderMarkdown(report));
+  if (report.relocation) process.stdout.write(`\n${relocationMarkdown(report.relocation).join('\n')}`);
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
@@ -151,7 +157,8 @@ async function runBench(
     systems.some((s) => s.runs.error) ||
     (selector !== undefined && !Array.isArray(selector)) ||
     (fanout !== undefined && !Array.isArray(fanout)) ||
-    (objects !== undefined && 'error' in objects);
+    (objects !== undefined && 'error' in objects) ||
+    (report.relocation !== undefined && 'error' in report.relocation);
   return failed ? 1 : 0;
 }
 

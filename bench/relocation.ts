@@ -1,0 +1,90 @@
+/**
+ * Live relocation under load (issue 17 item 9): two object servers hosting a relocatable Spot type and
+ * one client, on an object mesh through a private `redis-server`. The client keeps requests
+ * outstanding on one Spot, first without moves (the baseline), then while moving it between the two
+ * servers one move after the other; then it samples the cost of one Message Follow hop. Reports the
+ * pause (seal to commit, p50 / p99), the throughput during moves against the baseline, and the hop.
+ */
+import { join } from 'node:path';
+import { startPrivateRedis } from '../sample/private-redis.js';
+import { BenchChild } from './children.js';
+import { log } from './live-system.js';
+import { BENCH_MOVER_SERVERS, type RelocationResultMessage } from './systems/zlink-relocation.js';
+
+const STARTUP_TIMEOUT_MS = 60_000;
+const STANDARD_REDIS = 'redis://127.0.0.1:6379';
+
+export interface RelocationSection extends RelocationResultMessage {
+  readonly store: string;
+  readonly depth: number;
+  readonly moveEveryMs: number;
+  readonly hopSamples: number;
+}
+
+/** Runs the relocation bench for `durationMs` of baseline and as long again with moves. */
+export async function runRelocation(
+  dir: string,
+  durationMs: number,
+): Promise<RelocationSection | { error: string }> {
+  const privateRedis = await startPrivateRedis();
+  const url = privateRedis?.url ?? STANDARD_REDIS;
+  const store = privateRedis ? `private redis-server (${url})` : `redis on ${url} (no redis-server on PATH)`;
+  const env = { BENCH_REDIS_URL: url, BENCH_KEY_PREFIX: `zlink-bench-moves-${process.pid}` };
+  const children: BenchChild[] = [];
+  const settings = { depth: 64, moveEveryMs: 50, hopSamples: 100 };
+  try {
+    for (const rid of BENCH_MOVER_SERVERS) {
+      const server = new BenchChild(rid, join(dir, 'zlink-relocation-server.js'), {
+        env: { ...env, BENCH_RID: rid },
+      });
+      children.push(server);
+      await server.next('ready', STARTUP_TIMEOUT_MS);
+    }
+    const client = new BenchChild('relocation client', join(dir, 'zlink-relocation-client.js'), { env });
+    children.push(client);
+    await client.next('ready', STARTUP_TIMEOUT_MS);
+    log(`relocation: ${store}; ${durationMs / 1000} s baseline, ${durationMs / 1000} s with moves`);
+    client.command({ type: 'relocation', durationMs, ...settings });
+    const reply = await client.next('relocation-result', 4 * durationMs + 120_000);
+    const result = reply.result as RelocationResultMessage;
+    log(
+      `relocation: ${result.moves} moves, pause p50 ${result.pauseMs.p50.toFixed(2)} ms, ` +
+        `p99 ${result.pauseMs.p99.toFixed(2)} ms; hop ${(result.detourP50Us - result.directP50Us).toFixed(1)} µs`,
+    );
+    return { store, ...settings, ...result };
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    // The client first: its runtime leaves before the servers it calls.
+    for (const child of children.reverse()) await child.stop(5000);
+    await privateRedis?.stop();
+  }
+}
+
+/** The markdown of the section. */
+export function relocationMarkdown(r: RelocationSection | { error: string }): string[] {
+  if ('error' in r) return [`**Relocation failed**: ${r.error.split('\n')[0]}`, ''];
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  const dip = r.baselineReqPerSec > 0 ? 1 - r.duringMoveReqPerSec / r.baselineReqPerSec : 0;
+  return [
+    '### Relocation under load',
+    '',
+    `Two object servers and one client (${r.store}); the client keeps ${r.depth} requests outstanding on one ` +
+      `relocatable Spot, first without moves, then while moving it between the servers one move after the ` +
+      `other (${r.moveEveryMs} ms apart). The pause is the source's seal to its commit (the time calls to ` +
+      `the object waited); the hop is a request's p50 on a route the Spot just left (one Message Follow ` +
+      `relay) minus a direct one, over ${r.hopSamples} moves.`,
+    '',
+    '| metric | value |',
+    '| --- | --- |',
+    `| moves (aborted) | ${r.moves} (${r.aborted}) |`,
+    `| pause p50 / p99 / max ms | ${r.pauseMs.p50.toFixed(2)} / ${r.pauseMs.p99.toFixed(2)} / ${r.pauseMs.max.toFixed(2)} |`,
+    `| relocate() p50 / p99 ms (client) | ${r.relocateMs.p50.toFixed(2)} / ${r.relocateMs.p99.toFixed(2)} |`,
+    `| req/s without moves | ${n(r.baselineReqPerSec)} |`,
+    `| req/s over the run with moves | ${n(r.movingReqPerSec)} |`,
+    `| req/s while a move is in progress (dip) | ${n(r.duringMoveReqPerSec)} (${(dip * 100).toFixed(0)} % below) |`,
+    `| failed calls | ${r.failed} |`,
+    `| one follow hop (p50 detour − p50 direct) µs | ${(r.detourP50Us - r.directP50Us).toFixed(1)} (${r.detourP50Us.toFixed(1)} − ${r.directP50Us.toFixed(1)}) |`,
+    '',
+  ];
+}
