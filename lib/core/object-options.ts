@@ -31,6 +31,14 @@ export interface ObjectOptions {
    * correctness — for measuring the detour, and for tests. @default true
    */
   messageFollowNotice?: boolean;
+  /**
+   * What `runtime.drain()` (and so a graceful stop) does with this object server's objects:
+   * `'deactivate'` releases them when the runtime closes (`onDeactivate(ctx, 'shutdown')`, their state
+   * gone); `'relocate'` first moves every object of a relocatable class to the other object servers
+   * hosting its type — a rolling restart that closes no room — and releases only what could not move.
+   * @default 'deactivate'
+   */
+  onDrain?: 'deactivate' | 'relocate';
 }
 
 export interface NormalizedObjectOptions {
@@ -38,6 +46,7 @@ export interface NormalizedObjectOptions {
   readonly messageFollowDurationMs: number;
   readonly objectQueueLimit: number;
   readonly messageFollowNotice: boolean;
+  readonly onDrain: 'deactivate' | 'relocate';
 }
 
 /** @default 15000 */
@@ -61,6 +70,7 @@ const OBJECT_KEYS = [
   'messageFollowDurationMs',
   'objectQueueLimit',
   'messageFollowNotice',
+  'onDrain',
 ];
 
 /**
@@ -100,7 +110,7 @@ export function normalizeObjects(
   if (!isRecord(raw))
     throw configurationError(
       f,
-      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit?, messageFollowNotice? }',
+      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit?, messageFollowNotice?, onDrain? }',
     );
   checkKeys(f, raw, OBJECT_KEYS);
   const routeCacheMaxAgeMs = nonNegativeInt(
@@ -118,8 +128,12 @@ export function normalizeObjects(
   const { messageFollowNotice = true } = raw;
   if (typeof messageFollowNotice !== 'boolean')
     throw configurationError(`${f}.messageFollowNotice`, 'must be a boolean');
+  const { onDrain = 'deactivate' } = raw;
+  if (onDrain !== 'deactivate' && onDrain !== 'relocate')
+    throw configurationError(`${f}.onDrain`, "must be 'deactivate' or 'relocate'");
   return Object.freeze({
     messageFollowNotice,
+    onDrain,
     routeCacheMaxAgeMs,
     messageFollowDurationMs,
     objectQueueLimit: positiveInt(`${f}.objectQueueLimit`, raw.objectQueueLimit, DEFAULT_OBJECT_QUEUE_LIMIT),

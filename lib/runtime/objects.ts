@@ -183,7 +183,10 @@ export class RuntimeObjects implements Topology {
     return [location.discover('mesh-node', this.mesh[0], (list) => leases.read(list))];
   }
 
-  async drain(): Promise<void> {}
+  /** With `onDrain: 'relocate'`, moves this object server's objects elsewhere first (see `ObjectLayer.drain`). */
+  async drain(deadlineMs: number): Promise<void> {
+    await this.layer?.drain(deadlineMs);
+  }
 
   /** Releases every activation (their records deleted) and closes the Authority Store it built. */
   async close(): Promise<void> {

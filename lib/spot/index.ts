@@ -3,5 +3,6 @@
 export * from './execution/index.js';
 export * from './resolve/index.js';
 export * from './relocation/index.js';
-export { ObjectLayer, advertisedType, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
+export { ObjectLayer, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
+export { advertisedType } from './placement.js';
 export type { ObjectSubmission } from './calls/object-submission.js';

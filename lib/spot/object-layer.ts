@@ -30,6 +30,7 @@ import {
   Relocations,
 } from './relocation/index.js';
 import { type ObjectControlDeps, answerControl, controlMove, controlObject } from './object-control.js';
+import { Placement } from './placement.js';
 
 export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
   readonly role: 'client' | 'server';
@@ -65,11 +66,12 @@ export class ObjectLayer {
   private readonly relocations: Relocations | undefined;
   private readonly controlDeps: ObjectControlDeps;
   private readonly unsubscribe: (() => void)[] = [];
-  /** Rotates placement among the object servers hosting a type (the channel selector with equal weights). */
-  private turn = 0;
+  /** Placement among the object servers hosting a type, for creations and moves. */
+  private readonly placement: Placement;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
+    this.placement = new Placement(link);
     this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
     this.follow = new MessageFollow({
       mesh,
@@ -115,7 +117,7 @@ export class ObjectLayer {
         events,
         clock,
         leaseGeneration: config.leaseGeneration,
-        objectServers: (kind, type) => link.objectServers(advertisedType(kind, type)),
+        placement: this.placement,
         // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
       });
@@ -203,7 +205,9 @@ export class ObjectLayer {
     options: CreateOptions,
   ): Promise<ObjectRef> {
     const what = `${mode} ${kind} '${id}'`;
-    const owner = this.place(kind, type, options.node, what);
+    const hosts = this.host?.hosts(kind, type) === true;
+    const takesHere = hosts ? !this.draining : ('notHosted' as const);
+    const owner = this.placement.forCreation(this.config.self.rid, takesHere, kind, type, options.node, what);
     if (typeof owner !== 'string') return Promise.reject(owner);
     const { self } = this.config;
     const host = this.host;
@@ -271,31 +275,6 @@ export class ObjectLayer {
       await controlObject(this.controlDeps, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
     }
     this.cache.observeVersion(ref.kind, ref.id, stored.version + 1);
-  }
-
-  private place(kind: ObjectKind, type: string, node: string | undefined, what: string): string | ZLinkError {
-    const { self, link } = this.config;
-    const host = this.host;
-    const hostsHere = host?.hosts(kind, type) === true;
-    if (node !== undefined) {
-      if (node === self.rid)
-        return hostsHere
-          ? node
-          : new ZLinkError('NotFound', `${what}: this node hosts no ${kind} type '${type}'`);
-      const found = link.objectServers(advertisedType(kind, type)).some((p) => p.rid === node);
-      return found
-        ? node
-        : new ZLinkError(
-            'NotFound',
-            `${what}: node '${node}' is not a ready object server hosting ${kind} type '${type}'`,
-          );
-    }
-    if (hostsHere) return self.rid;
-    const servers = link.objectServers(advertisedType(kind, type));
-    if (servers.length === 0)
-      return new ZLinkError('NotFound', `${what}: no ready object server hosts ${kind} type '${type}'`);
-    const sorted = [...servers].sort((a, b) => (a.rid < b.rid ? -1 : 1));
-    return (sorted[this.turn++ % sorted.length] as { rid: string }).rid;
   }
 
   private receive(record: InboundObjectRecord): void {
@@ -369,6 +348,21 @@ export class ObjectLayer {
     return controlMove(this.controlDeps, owner.rid, req, stored.record.type, what);
   }
 
+  /**
+   * Drain: no object is placed here any more; with `onDrain: 'relocate'` every object of a relocatable
+   * class moves to another object server, then this node keeps relaying calls that still come for them
+   * until none came for `DRAIN_QUIET_MS` (callers have learned the new owners), within `deadlineMs`.
+   * Whatever did not move is released at close, as with `'deactivate'`.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    if (!this.relocations || this.draining) return;
+    this.draining = true;
+    const relocate = this.config.options.onDrain === 'relocate';
+    await this.relocations.drain(deadlineMs, relocate, () => this.follow.lastRelayAt);
+  }
+
+  private draining = false;
+
   snapshot(): { readonly routeCacheSize: number; readonly activations: ReturnType<ObjectHost['snapshot']> } {
     return { routeCacheSize: this.cache.size, activations: this.host?.snapshot() ?? [] };
   }
@@ -379,9 +373,4 @@ export class ObjectLayer {
     this.caller.waits.close();
     for (const off of this.unsubscribe.splice(0)) off();
   }
-}
-
-/** How a node advertises the object types it hosts in its mesh state: `spot:Room`, `actor:Player`. */
-export function advertisedType(kind: ObjectKind, type: string): string {
-  return `${kind}:${type}`;
 }

@@ -36,7 +36,22 @@ export interface HostMovesDeps {
  * the source lets it go once the move committed. Each step touches only the activation it is given.
  */
 export class HostMoves {
+  /** Set by a drain: no object moves here any more. */
+  draining = false;
+
   constructor(private readonly deps: HostMovesDeps) {}
+
+  /** The objects here that a move could take now: Ready, of a relocatable class, not moving. */
+  movable(): Activation[] {
+    return this.deps.table
+      .all()
+      .filter(
+        (a) =>
+          a.state === 'ready' &&
+          a.ingress === undefined &&
+          this.deps.classes.get(a.key.kind, a.cls.type)?.options.relocatable === true,
+      );
+  }
 
   /**
    * The class of `type` here when its objects may move (`relocatable: true`), else why not:
@@ -62,6 +77,10 @@ export class HostMoves {
   async restore(image: RelocationImage, held: HeldAuthority, what: string): Promise<Activation> {
     const cls = this.relocatableClass(image.objectKind, image.type, what);
     if (cls instanceof ZLinkError) throw cls;
+    if (this.draining)
+      throw new ZLinkError('Unavailable', `${what}: this node is draining`, {
+        details: { reason: 'draining' },
+      });
     const key = { mesh: this.deps.mesh, kind: image.objectKind, id: image.id };
     const a = await this.deps.build(key, cls, held, what);
     void a.turns.seal();

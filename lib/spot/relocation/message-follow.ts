@@ -44,6 +44,9 @@ export type RelayOutcome =
  * (record 50), once per route and sender, so it drops the cache entry it used.
  */
 export class MessageFollow {
+  /** When this node last relayed a call (by `Date.now()`), 0 before it ever did: a drain waits for quiet. */
+  lastRelayAt = 0;
+
   constructor(private readonly config: MessageFollowConfig) {}
 
   /** Whether a route may apply at all: with none installed, a call costs this check only. */
@@ -85,6 +88,7 @@ export class MessageFollow {
       return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
     if (hops === 1 && this.config.notices)
       this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
+    this.lastRelayAt = Date.now();
     const { events } = this.config;
     if (events.perMessage)
       events.emit({

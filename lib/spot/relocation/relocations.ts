@@ -1,6 +1,5 @@
 import {
   type ObjectKind,
-  type ObjectPeer,
   type PeerAddress,
   RecordKind,
   type RelocationChunkRecord,
@@ -11,14 +10,15 @@ import {
 import { within } from '../objects/host-helpers.js';
 import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
 import type { Activation } from '../objects/activation.js';
+import type { Placement } from '../placement.js';
 import { IncomingMove } from './incoming-move.js';
 import { MoveRecord } from './move-records.js';
 import type { MoveContext, RelocationResult } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
 
-/** What a move needs beyond the shared context: the object servers that host a type. */
+/** What a move needs beyond the shared context: where objects may go. */
 export interface RelocationsConfig extends MoveContext {
-  readonly objectServers: (kind: ObjectKind, type: string) => readonly ObjectPeer[];
+  readonly placement: Placement;
 }
 
 /** What `move` is asked to move. */
@@ -32,6 +32,12 @@ export interface MoveRequest {
   /** Until relay-ready; after it the move ends by the target's commit or refusal. */
   readonly timeoutMs: number;
 }
+
+/** How long a draining node waits with no relay before it lets its follow routes go (it stops next). */
+const DRAIN_QUIET_MS = 500;
+
+/** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
+const DRAIN_CONCURRENCY = 8;
 
 /** How long a target keeps a move's entry after it opened or ended, for the source's late relays. */
 const INCOMING_LINGER_MS = 60_000;
@@ -47,7 +53,6 @@ export class Relocations {
   private moves = 0;
   /** Objects whose move is writing its first record: a second move of one is refused meanwhile. */
   private readonly starting = new Set<Activation>();
-  private turn = 0;
   private closed = false;
 
   constructor(private readonly config: RelocationsConfig) {}
@@ -150,7 +155,7 @@ export class Relocations {
     const { self } = this.config;
     if (req.target === self.rid)
       return new ZLinkError('InvalidOperation', `${what}: the object is already on '${self.rid}'`);
-    const servers = this.config.objectServers(req.kind, type).filter((p) => p.rid !== self.rid);
+    const servers = this.config.placement.servers(req.kind, type).filter((p) => p.rid !== self.rid);
     if (req.target !== undefined) {
       const found = servers.find((p) => p.rid === req.target);
       return (
@@ -166,8 +171,50 @@ export class Relocations {
         'NotFound',
         `${what}: no other ready object server hosts ${req.kind} type '${type}'`,
       );
-    const sorted = [...servers].sort((x, y) => (x.rid < y.rid ? -1 : 1));
-    return sorted[this.turn++ % sorted.length] as ObjectPeer;
+    return this.config.placement.next(servers);
+  }
+
+  /**
+   * A drain: no object moves here any more; with `relocate`, every object that can move goes to the
+   * other object servers (`moveAll`), then this node keeps relaying the calls that still come for them
+   * until none came for `DRAIN_QUIET_MS` (`lastRelayAt`), within `deadlineMs`.
+   */
+  async drain(deadlineMs: number, relocate: boolean, lastRelayAt: () => number): Promise<void> {
+    this.config.host.moves.draining = true;
+    if (!relocate) return;
+    const { clock } = this.config;
+    const end = clock.now() + deadlineMs;
+    await this.moveAll(deadlineMs);
+    while (clock.now() < end && Date.now() - lastRelayAt() < DRAIN_QUIET_MS)
+      await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /**
+   * Moves every object here that can move to the other object servers, `concurrency` at a time,
+   * each within what is left of `timeoutMs`; resolves with how many moved. One that cannot move
+   * (aborted, refused, no server to take it) stays, for the caller to release.
+   */
+  async moveAll(timeoutMs: number, concurrency = DRAIN_CONCURRENCY): Promise<number> {
+    const deadline = this.config.clock.now() + timeoutMs;
+    const queue = this.config.host.moves.movable();
+    let moved = 0;
+    const worker = async (): Promise<void> => {
+      for (let a = queue.shift(); a !== undefined; a = queue.shift()) {
+        const left = deadline - this.config.clock.now();
+        if (left <= 0) return;
+        const { kind, id } = a.key;
+        const result = await this.move({
+          kind,
+          id,
+          objectGeneration: a.authority.objectGeneration,
+          target: undefined,
+          timeoutMs: left,
+        }).catch(() => undefined);
+        if (result?.outcome === 'committed') moved++;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return moved;
   }
 
   /** A record of a move (66–70) from peer `from`; one that names no move of that peer is reported. */

@@ -203,6 +203,8 @@ export class MeshNode {
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
     if (this.drained || this.closed) return 'completed';
     this.drained = true;
+    // A draining node takes no new objects either: peers stop placing (or moving) them here.
+    this.own = { ...this.own, objectTypes: undefined };
     this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });
     const phase = await this.inbound.drain(deadlineMs, () => this.closed);

@@ -25,6 +25,7 @@ describe('meshes.<mesh>.objects', () => {
       messageFollowDurationMs: 30000,
       objectQueueLimit: 1024,
       messageFollowNotice: true,
+      onDrain: 'deactivate',
     };
     expect(objectsOf({ objectRole: 'server' })).toEqual(defaults);
     expect(objectsOf({ objectRole: 'client', objects: {} })).toEqual(defaults);
@@ -49,6 +50,7 @@ describe('meshes.<mesh>.objects', () => {
           messageFollowDurationMs: 0,
           objectQueueLimit: 1,
           messageFollowNotice: false,
+          onDrain: 'relocate',
         },
       }),
     ).toEqual({
@@ -56,6 +58,7 @@ describe('meshes.<mesh>.objects', () => {
       messageFollowDurationMs: 0,
       objectQueueLimit: 1,
       messageFollowNotice: false,
+      onDrain: 'relocate',
     });
   });
 
@@ -68,6 +71,7 @@ describe('meshes.<mesh>.objects', () => {
     ['a queue limit of 0', { objectQueueLimit: 0 }, 'objectQueueLimit'],
     ['a fractional queue limit', { objectQueueLimit: 2.5 }, 'objectQueueLimit'],
     ['a notice switch that is not a boolean', { messageFollowNotice: 'no' }, 'messageFollowNotice'],
+    ['an unknown drain policy', { onDrain: 'move' }, 'onDrain'],
     ['an unknown key', { cutoverDeadlineMs: 500 }, 'cutoverDeadlineMs'],
   ])('%s fails naming meshes.game.objects.%s', (_what, objects, key) => {
     const e = failure({ objectRole: 'server', objects });

@@ -168,6 +168,7 @@ export function objectLayer(
       messageFollowDurationMs,
       objectQueueLimit: 16,
       messageFollowNotice: true,
+      onDrain: 'deactivate',
     },
     link,
     store: new MemoryLocationStore().authorityStore(),
