@@ -154,6 +154,17 @@ export class ZLinkObjects {
     layer.setRouteCacheMaxAge(ms);
   }
 
+  /**
+   * Changes how long a node an object moved away from keeps handing messages on
+   * (`messageFollowDurationMs`; 0 stops Message Follow for later moves): moves committed from now on
+   * get the new duration, earlier ones keep theirs. `InvalidArgument` for a negative or fractional value,
+   * or one that leaves `routeCacheMaxAgeMs` less than 5000 ms below it (when both are on).
+   */
+  async setMessageFollowDuration(ms: number): Promise<void> {
+    const layer = await this.host.objectLayer('setMessageFollowDuration');
+    layer.setMessageFollowDuration(ms);
+  }
+
   /** What a call to (`kind`, `id`) would find now (the cached route, else one store read); never creates. */
   async resolve(kind: ObjectKind, id: string): Promise<ObjectResolution> {
     const layer = await this.host.objectLayer(`resolve ${String(kind)} '${String(id)}'`);

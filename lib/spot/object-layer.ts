@@ -176,15 +176,24 @@ export class ObjectLayer {
    * breaks the rule against Message Follow (at least 5000 ms shorter than `messageFollowDurationMs`).
    */
   setRouteCacheMaxAge(ms: number): void {
-    const problem =
-      Number.isSafeInteger(ms) && ms >= 0
-        ? cacheFollowProblem(ms, this.config.options.messageFollowDurationMs)
-        : undefined;
-    if (problem !== undefined)
-      throw new ZLinkError('InvalidArgument', `routeCacheMaxAgeMs: ${problem}`, {
-        details: { argument: 'routeCacheMaxAgeMs' },
-      });
+    this.checkPair('routeCacheMaxAgeMs', ms, ms, this.followRoutes.followDurationMs);
     this.cache.setMaxAgeMs(ms);
+  }
+
+  /**
+   * Changes `messageFollowDurationMs` at run time: moves committed from now on relay for the new
+   * duration, routes installed before keep theirs (§2.5). `InvalidArgument` as `setRouteCacheMaxAge`.
+   */
+  setMessageFollowDuration(ms: number): void {
+    this.checkPair('messageFollowDurationMs', ms, this.cache.maxAgeMs, ms);
+    this.followRoutes.setDurationMs(ms);
+  }
+
+  /** The one rule between the two, against the values in force now (a bad number: the setter's own check). */
+  private checkPair(argument: string, ms: number, cacheMs: number, followMs: number): void {
+    const problem = Number.isSafeInteger(ms) && ms >= 0 ? cacheFollowProblem(cacheMs, followMs) : undefined;
+    if (problem !== undefined)
+      throw new ZLinkError('InvalidArgument', `${argument}: ${problem}`, { details: { argument } });
   }
 
   /** What a call to (`kind`, `id`) would find now: the cached route, else one store read. */

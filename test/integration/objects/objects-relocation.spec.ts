@@ -290,4 +290,31 @@ describe('relocation between two object servers', () => {
       code: 'NotFound',
     });
   });
+
+  it('a follow duration changed at run time applies to later moves; the pairing rule still holds', async () => {
+    const { a, client } = await world();
+    await expect(a.objects.setMessageFollowDuration(10000)).rejects.toMatchObject({
+      code: 'InvalidArgument',
+      details: { argument: 'messageFollowDurationMs' },
+    });
+    await expect(a.objects.setMessageFollowDuration(-1)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    await client.objects.createSpot('counter', 'c-7', { node: 'server-a' });
+    await client.objects.createSpot('counter', 'c-8', { node: 'server-a' });
+    const early = client.routeClient.toSpot('c-7');
+    const late = client.routeClient.toSpot('c-8');
+    await early.request('add', { seq: 0 }).async();
+    await late.request('add', { seq: 1 }).async();
+    expect(await client.objects.relocate('c-7', { target: 'server-b' })).toMatchObject({
+      outcome: 'committed',
+    });
+    await a.objects.setMessageFollowDuration(0);
+    expect(await client.objects.relocate('c-8', { target: 'server-b' })).toMatchObject({
+      outcome: 'committed',
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    // The move before the change still relays; the one after it does not (the caller reads again next time).
+    expect(await early.request('add', { seq: 2 }).async()).toMatchObject({ node: 'server-b' });
+    await expect(late.request('add', { seq: 3 }).async()).rejects.toMatchObject({ code: 'Unavailable' });
+    expect(await late.request('add', { seq: 4 }).async()).toMatchObject({ node: 'server-b' });
+  });
 });
