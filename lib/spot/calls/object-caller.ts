@@ -7,12 +7,10 @@ import {
   type OperationId,
   type PendingRequests,
   type ZLinkEvents,
-  OBJECT_FLUSH_PACKET,
   ObjectTypeMetrics,
   ZLinkError,
   cancelledError,
   encodeObjectRequest,
-  encodePayload,
   encodeObjectSend,
   operationIdString,
 } from '../../core/index.js';
@@ -22,7 +20,8 @@ import { type LocalOwner, localCall } from './local-call.js';
 import { offer } from './mesh-offer.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
-import { FLUSH_WAIT_MS, RouteChanges } from './route-changes.js';
+import { untilDeadline } from './store-deadline.js';
+import { FLUSH_WAIT_MS, RouteChanges, flushSubmission } from './route-changes.js';
 
 export interface ObjectCallerConfig {
   readonly mesh: string;
@@ -47,8 +46,6 @@ export interface ObjectCallerConfig {
 
 /** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
 const RESOLVED: Promise<undefined> = Promise.resolve(undefined);
-
-const FLUSH_PAYLOAD = encodePayload(null);
 
 /** Between reads while the store fails, for a call that still has time. */
 const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
@@ -132,17 +129,7 @@ export class ObjectCaller {
 
   /** A flush on `route` (see `RouteChanges`): a request that runs no handler, answered as the owner admits it. */
   private flush(route: ReadyRoute): Promise<unknown> {
-    const flush: ObjectSubmission = {
-      messageKind: 'request',
-      objectKind: route.key.kind,
-      id: route.key.id,
-      packet: OBJECT_FLUSH_PACKET,
-      metadata: undefined,
-      payload: FLUSH_PAYLOAD,
-      trace: undefined,
-      timeoutMs: FLUSH_WAIT_MS,
-      signal: undefined,
-    };
+    const flush = flushSubmission(route);
     const { self, link } = this.config;
     const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
     // A lost owner takes what was in flight to it along; nothing can arrive from there any more.
@@ -159,7 +146,13 @@ export class ObjectCaller {
     // a creation proved it exists (a type named by a caller gets no counters of its own before that).
     let unnamed = 0;
     for (let attempt = 0; ; attempt++) {
-      const result = await this.config.resolver.resolve(objectKind, id);
+      // A read that hangs (the store unreachable, its client queueing) must not hold the call past
+      // its deadline: past it the read counts as failed, and goes on without the call.
+      const result = await untilDeadline(
+        this.config.resolver.resolve(objectKind, id),
+        this.key(objectKind, id),
+        deadline - this.config.clock.now(),
+      );
       this.storeAnswered(result.tag !== 'StoreFailure');
       const type =
         result.tag === 'ReadyRoute'

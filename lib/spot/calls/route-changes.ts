@@ -1,11 +1,29 @@
-import type { ObjectKind } from '../../core/index.js';
+import { OBJECT_FLUSH_PACKET, type ObjectKind, encodePayload } from '../../core/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
+import type { ObjectSubmission } from './object-submission.js';
 
 /** The most routes remembered for objects whose route went away and that were not called since. */
 const MAX_DEPARTED = 10000;
 
 /** How long a flush may hold a sender's next calls to one object: past it they go (latency, not loss). */
 export const FLUSH_WAIT_MS = 1000;
+
+const FLUSH_PAYLOAD = encodePayload(null);
+
+/** A flush on `route` as a call submits it: a request with the reserved packet, bounded by `FLUSH_WAIT_MS`. */
+export function flushSubmission(route: ReadyRoute): ObjectSubmission {
+  return {
+    messageKind: 'request',
+    objectKind: route.key.kind,
+    id: route.key.id,
+    packet: OBJECT_FLUSH_PACKET,
+    metadata: undefined,
+    payload: FLUSH_PAYLOAD,
+    trace: undefined,
+    timeoutMs: FLUSH_WAIT_MS,
+    signal: undefined,
+  };
+}
 
 const keyOf = (kind: ObjectKind, id: string): string => `${kind}\u0000${id}`;
 
