@@ -1,7 +1,8 @@
 /**
- * A chaos client process: a ClientServer client of `ledger` and a RouteMesh client member of `work`
- * (mesh `chaos`), both with `discovery: 'auto'`. On `{type:'run'}` it keeps `inflight` requests in
- * flight (half on each arrangement), each with a unique id `<name>-<seq>` in its payload, and records
+ * A chaos client process: a ClientServer client of `ledger`, a RouteMesh client member of `work`
+ * (mesh `chaos`) and an Object Client of its `room` Spots, all with `discovery: 'auto'`. On
+ * `{type:'run'}` it keeps `inflight` requests in flight (half on each channel arrangement) plus
+ * `ROOM_INFLIGHT` to the rooms by global id (`{type:'relocate', id}` moves one while they run), each with a unique id `<name>-<seq>` in its payload, and records
  * for every request its start, its terminal(s) (reply or error code; every settle callback is
  * counted) and the server it was sent to (the `selection` event, tied to the call through
  * AsyncLocalStorage). On `{type:'stop'}` it starts nothing new, waits for what is in flight (one
@@ -14,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ZLinkModule, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
+import { ZLinkModule, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
 import {
   CS_CHANNEL,
   CS_PACKET,
@@ -24,6 +25,10 @@ import {
   NO_TERMINAL,
   REPLY,
   REQUEST_TIMEOUT_MS,
+  ROOMS,
+  ROOM_INFLIGHT,
+  ROOM_PACKET,
+  ROOM_TYPE,
   requestId,
   storeOptions,
 } from './chaos-config.js';
@@ -44,6 +49,7 @@ const HIST_MAX = REQUEST_TIMEOUT_MS * 2;
           rid: name,
           listen: { port: 0, bindHost: '127.0.0.1' },
           discovery: 'auto',
+          objectRole: 'client',
           channels: { [MESH_CHANNEL]: { role: 'client' } },
         },
       },
@@ -119,7 +125,9 @@ function grown<T extends Float64Array | Uint8Array>(from: T, to: T): T {
 }
 
 const records = new Records();
-const ARRANGEMENTS = ['client-server', 'route-mesh'] as const;
+const ARRANGEMENTS = ['client-server', 'route-mesh', 'objects'] as const;
+/** The object arrangement's index (requests to the rooms by global id). */
+const OBJECTS = 2;
 let misrouted = 0;
 const misroutedSample: string[] = [];
 
@@ -135,6 +143,46 @@ const app = await NestFactory.createApplicationContext(ChaosClientModule, { logg
 process.stdin.on('end', () => process.exit(0));
 const runtime = app.get(ZLinkRuntime);
 const route = app.get(ZLinkRouteClient);
+const objects = app.get(ZLinkObjects);
+
+/**
+ * A room whose owner died is not brought back by a plain call: once its lease is gone (or the room is
+ * missing) a get-or-create takes it over, one at a time per room. Its outcome is the next call's business.
+ */
+const recreating = new Set<string>();
+function recreate(room: string): void {
+  if (recreating.has(room)) return;
+  recreating.add(room);
+  void objects
+    .getOrCreateSpot(ROOM_TYPE, room)
+    .catch(() => undefined)
+    .finally(() => recreating.delete(room));
+}
+
+/** The harness's relocations of the rooms, by outcome; `pending` ones had not ended yet. */
+const moves = {
+  committed: 0,
+  aborted: {} as Record<string, number>,
+  refused: {} as Record<string, number>,
+  pending: 0,
+};
+function relocate(room: string): void {
+  moves.pending++;
+  objects
+    .relocate(room)
+    .then(
+      (r) => {
+        if (r.outcome === 'committed') moves.committed++;
+        else moves.aborted[r.code] = (moves.aborted[r.code] ?? 0) + 1;
+      },
+      (error: unknown) => {
+        const k = kindOf(error);
+        moves.refused[k] = (moves.refused[k] ?? 0) + 1;
+      },
+    )
+    .finally(() => moves.pending--);
+}
+let nextRoom = 0;
 
 // Which server each request went to: `selection` is emitted in the call's own async context (at once
 // on the fast path, after the wait on the slow one), so the context names the request.
@@ -152,15 +200,18 @@ let running = false;
 let frozen = false;
 
 /** Starts one request; resolves `true` when it ended with its reply. */
-function one(arrangement: 0 | 1): Promise<boolean> {
+function one(arrangement: 0 | 1 | 2): Promise<boolean> {
   const seq = records.open(arrangement, Date.now());
   const id = requestId(name, seq);
+  const room = ROOMS[nextRoom++ % ROOMS.length] as string;
   let reply: Promise<{ id: string; by: string }>;
   try {
     reply = current.run(seq, () =>
       arrangement === 0
         ? route.requestToChannel(CS_CHANNEL, CS_PACKET, { id }).async<{ id: string; by: string }>()
-        : route.requestToChannel(MESH_CHANNEL, MESH_PACKET, { id }).async<{ id: string; by: string }>(),
+        : arrangement === 1
+          ? route.requestToChannel(MESH_CHANNEL, MESH_PACKET, { id }).async<{ id: string; by: string }>()
+          : route.toSpot(room).request(ROOM_PACKET, { id }).async<{ id: string; by: string }>(),
     );
   } catch (error) {
     reply = Promise.reject(error as Error);
@@ -179,12 +230,17 @@ function one(arrangement: 0 | 1): Promise<boolean> {
     },
     (error: unknown) => {
       if (!frozen) records.settle(seq, kindOf(error), Date.now());
+      const reason = isZLinkError(error)
+        ? (error.details as { reason?: unknown } | undefined)?.reason
+        : undefined;
+      if (arrangement === OBJECTS && (isZLinkError(error, 'NotFound') || reason === 'ownerLeaseGone'))
+        recreate(room);
       return false;
     },
   );
 }
 
-async function lane(arrangement: 0 | 1): Promise<void> {
+async function lane(arrangement: 0 | 1 | 2): Promise<void> {
   while (running) {
     // A call that fails at once (NotFound with no peer, Shutdown) settles in a microtask: after a
     // failure let the event loop run before the next call, or the lanes could spin without ever
@@ -242,6 +298,7 @@ function summary(): object {
       sample: [...new Set(records.multi)].slice(0, 20).map((s) => requestId(name, s)),
     },
     misrouted: { count: misrouted, sample: misroutedSample },
+    moves,
     kinds: records.kinds,
     startsPer100ms,
     terminals,
@@ -258,6 +315,9 @@ async function stop(): Promise<void> {
   // Grace: one request timeout (+1 s for timers on a busy machine) for what is still in flight.
   const grace = new Promise<void>((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 1000));
   await Promise.race([Promise.all(lanes), grace]);
+  // A move ends by its own deadline, or (past its go) once the store answers: give them that long.
+  for (let waited = 0; moves.pending > 0 && waited < 15000; waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
   frozen = true;
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(summary()));
@@ -269,13 +329,16 @@ let buffer = '';
 process.stdin.on('data', (chunk: string) => {
   buffer += chunk;
   for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-    const command = JSON.parse(buffer.slice(0, nl)) as { type: string };
+    const command = JSON.parse(buffer.slice(0, nl)) as { type: string; id?: string };
     buffer = buffer.slice(nl + 1);
-    if (command.type === 'run' && !running) {
+    if (command.type === 'relocate' && running && command.id) {
+      relocate(command.id);
+    } else if (command.type === 'run' && !running) {
       running = true;
       lanes = [
         ...Array.from({ length: perArrangement }, () => lane(0)),
         ...Array.from({ length: perArrangement }, () => lane(1)),
+        ...Array.from({ length: ROOM_INFLIGHT }, () => lane(2)),
       ];
       const tick = () =>
         say({
@@ -294,7 +357,9 @@ process.stdin.on('data', (chunk: string) => {
 try {
   await runtime.waitForCandidates(CS_CHANNEL, 4, 30000);
   await runtime.waitForCandidates(MESH_CHANNEL, 4, 30000);
-  say({ type: 'ready', name, pid: process.pid, inflight: perArrangement * 2 });
+  // Both clients get-or-create every room (one activation each, placed among the servers).
+  await Promise.all(ROOMS.map((room) => objects.getOrCreateSpot(ROOM_TYPE, room)));
+  say({ type: 'ready', name, pid: process.pid, inflight: perArrangement * 2 + ROOM_INFLIGHT });
 } catch (error) {
   say({ type: 'fatal', message: String(error) });
   process.exit(1);

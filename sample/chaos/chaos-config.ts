@@ -12,6 +12,15 @@ export const MESH = 'chaos';
 export const MESH_CHANNEL = 'work';
 export const MESH_PACKET = 'work.do';
 
+/** The relocatable Spot type every server hosts (on mesh `chaos`), its request packet, and the rooms. */
+export const ROOM_TYPE = 'room';
+export const ROOM_PACKET = 'room.post';
+export const ROOMS = Array.from({ length: 12 }, (_, i) => `room-${i}`);
+/** Object requests each client keeps in flight, on top of the two channel arrangements. */
+export const ROOM_INFLIGHT = 32;
+/** The Relocation Store's prefix (on the same private Redis as the Location Store). */
+export const MOVES_PREFIX = 'chaos-moves';
+
 /** Deadline of every request. */
 export const REQUEST_TIMEOUT_MS = 2000;
 

@@ -19,8 +19,15 @@ export interface ClientRecord {
   startsPer100ms: Record<string, number>;
   /** base64, one byte per request: index into `kinds` (0 = no terminal, 1 = reply). */
   terminals: string;
-  /** [seq, arrangement (0 ClientServer, 1 RouteMesh), kind, startMs, endMs, target rid or null] */
+  /** [seq, arrangement (0 ClientServer, 1 RouteMesh, 2 objects), kind, startMs, endMs, target rid or null] */
   failures: [number, number, string, number, number, string | null][];
+  /** The harness's relocations of the rooms, by outcome; `pending`: not ended when the client stopped. */
+  moves: {
+    committed: number;
+    aborted: Record<string, number>;
+    refused: Record<string, number>;
+    pending: number;
+  };
 }
 
 /** A fault the harness injected: a server SIGSTOPped (until `until`) or SIGKILLed. */
@@ -134,6 +141,12 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
   const unexplainedOutside: Record<string, number> = {};
   const unexplainedSample: string[] = [];
   const samples = { zeroTerminal: [] as string[], multiTerminal: [] as string[], duplicates: [] as string[] };
+  const moves = {
+    committed: 0,
+    aborted: {} as Record<string, number>,
+    refused: {} as Record<string, number>,
+    pending: 0,
+  };
 
   for (const c of clientRecords) {
     started += c.started;
@@ -164,7 +177,14 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
       if (kinds[seq] === REPLY && e === 0) repliesWithoutExecution++;
       else if (kinds[seq] !== REPLY && kinds[seq] !== 0 && e > 0) failedButExecuted++;
     }
+    moves.committed += c.moves.committed;
+    moves.pending += c.moves.pending;
+    for (const [k, n] of Object.entries(c.moves.aborted)) moves.aborted[k] = (moves.aborted[k] ?? 0) + n;
+    for (const [k, n] of Object.entries(c.moves.refused)) moves.refused[k] = (moves.refused[k] ?? 0) + n;
     for (const [seq, arrangement, kind, start, end, target] of c.failures) {
+      // A room's failures are information: an object whose owner died stays unavailable until it is
+      // taken over after its lease, which needs the store (the no-loss checks above still apply).
+      if (arrangement === 2) continue;
       if (inOutage(start)) outageStarted++;
       const excused = faulted(target, start, end);
       const describe = () =>
@@ -190,6 +210,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
     outageFailures: sum(outageFailures),
     misroutedReplies: misrouted,
     repliesWithoutExecution,
+    relocationsUnended: moves.pending,
     unexpectedExits: facts.unexpectedExits.length,
   };
   return {
@@ -211,6 +232,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
       max: percentile(hist, settled, 100),
     },
     executions: { ...logs, failedButExecuted },
+    relocations: moves,
     faults: {
       kills: facts.faults.filter((f) => f.kind === 'kill').length,
       stops: facts.faults.filter((f) => f.kind === 'stop').length,
@@ -261,7 +283,7 @@ export function describeReport(r: ChaosReport): string {
   const mark = (n: number) => (n === 0 ? '0  ✓' : `${n}  ✗ VIOLATION`);
   const lines = [
     '',
-    `chaos: ${r.durationS} s, 4 servers + 2 clients, ${r.processes.inflightPerClient} requests in flight per client (half ClientServer '${CS_CHANNEL}', half RouteMesh '${MESH_CHANNEL}'), request timeout ${r.requestTimeoutMs} ms, seed ${r.seed}`,
+    `chaos: ${r.durationS} s, 4 servers + 2 clients, ${r.processes.inflightPerClient} requests in flight per client (ClientServer '${CS_CHANNEL}', RouteMesh '${MESH_CHANNEL}', and the room Spots by id while the harness moves them), request timeout ${r.requestTimeoutMs} ms, seed ${r.seed}`,
     `faults: ${r.faults.kills} SIGKILL (then a restart as a new generation, ${r.faults.restarts} restarts), ${r.faults.stops} SIGSTOP/SIGCONT, ${r.faults.skippedTicks} ticks skipped to keep a server healthy`,
     o
       ? `Redis: SIGKILLed at +${o.downAtS}s, answering again at +${o.upAtS}s (same port, empty); outage window for the check: +${o.downAtS}s … +${o.windowEndS ?? 'end'}s (until ${OUTAGE_TAIL_MS / 1000} s after it answers)`
@@ -274,6 +296,7 @@ export function describeReport(r: ChaosReport): string {
     `executions per server process (rid#start): ${Object.entries(r.executions.perProcess)
       .map(([k, v]) => `${k} ${v}`)
       .join(' · ')}`,
+    `room relocations: ${r.relocations.committed} committed; aborted ${fmt(r.relocations.aborted)}; refused ${fmt(r.relocations.refused)}`,
     `outage: ${r.outage.startedInWindow} requests started in the window (to 0.1 s), ${r.outage.failuresStartedInWindow} of them failed, ${r.outage.excusedByServerFault} of those on a server that was SIGSTOPped/SIGKILLed while they were under way`,
     `failures outside the window not explained by a fault on their server (information): ${fmt(r.unexplainedFailuresOutsideOutage)}`,
     '',
@@ -284,9 +307,13 @@ export function describeReport(r: ChaosReport): string {
     `  requests on ready connections failed during the Redis outage:   ${mark(r.invariants.outageFailures)}`,
     `  replies carrying another request's id:                          ${mark(r.invariants.misroutedReplies)}`,
     `  replies with no execution in any server log (log check):        ${mark(r.invariants.repliesWithoutExecution)}`,
+    `  room relocations that never ended (committed, aborted or refused): ${mark(r.invariants.relocationsUnended)}`,
     `  processes that exited without being killed:                     ${mark(r.invariants.unexpectedExits)}`,
     '',
-    'Outage check: a request counts when it started while Redis was down or within 5 s after it answered',
+    'The rooms (objects) share the no-loss checks (one terminal, one execution, a reply only after an',
+    'execution); their failures are information: a room whose owner was killed stays unavailable until it is',
+    'taken over after its lease (30 s here), and a move waits for the store through the outage.',
+    'Outage check (channels): a request counts when it started while Redis was down or within 5 s after it answered',
     'again, and failed (any terminal but a reply), unless the server it was sent to (the selection event) was',
     `SIGSTOPped or SIGKILLed at some point of its life (up to ${FAULT_EXCUSE_MS} ms after the SIGCONT/SIGKILL): a`,
     'request sent nowhere (NotFound ...) always counts. Server faults go on during the outage. Leases are',

@@ -1,6 +1,7 @@
 /**
- * A chaos server process: serves the ClientServer channel `ledger` and is a Server member of `work`
- * on RouteMesh `chaos`, published in (and finding its peers through) the Location Store. Every
+ * A chaos server process: serves the ClientServer channel `ledger`, is a Server member of `work` on
+ * RouteMesh `chaos` and an object server there hosting the relocatable Spot `room`, published in (and
+ * finding its peers through) the Location Store. Every
  * execution of a handler appends the request id to this process's own log (one line per execution,
  * written before the reply leaves), so the harness can count executions per request.
  * The harness SIGKILLs it, SIGSTOPs/SIGCONTs it and starts it again (a new lifecycle generation);
@@ -11,14 +12,24 @@ import 'reflect-metadata';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ChannelHandler, ZLinkModule, ZLinkPayload, ZLinkRuntime } from '../../lib/index.js';
+import {
+  ChannelHandler,
+  Spot,
+  SpotHandler,
+  ZLinkModule,
+  ZLinkPayload,
+  ZLinkRuntime,
+} from '../../lib/index.js';
 import {
   CS_CHANNEL,
   CS_PACKET,
   MESH,
   MESH_CHANNEL,
   MESH_PACKET,
+  MOVES_PREFIX,
   REQUEST_TIMEOUT_MS,
+  ROOM_PACKET,
+  ROOM_TYPE,
   storeOptions,
 } from './chaos-config.js';
 
@@ -50,20 +61,47 @@ class ChaosHandlers {
   }
 }
 
+/** A room the harness moves between servers while the clients call it: each call one logged execution. */
+@Spot(ROOM_TYPE, { relocatable: true })
+class ChaosRoom {
+  private posts = 0;
+
+  @SpotHandler(ROOM_PACKET)
+  post(@ZLinkPayload() work: Work) {
+    this.posts++;
+    return execute(work);
+  }
+
+  capture(): number {
+    return this.posts;
+  }
+
+  restore(posts: number): void {
+    this.posts = posts;
+  }
+}
+
 const local = { port: 0, bindHost: '127.0.0.1' };
 
 @Module({
   imports: [
     ZLinkModule.forRoot({
       locationStore: storeOptions(redisUrl),
+      relocationStore: { redis: redisUrl, keyPrefix: MOVES_PREFIX },
       clientServer: { [CS_CHANNEL]: { server: { rid, listen: local } } },
       meshes: {
-        [MESH]: { rid, listen: local, discovery: 'auto', channels: { [MESH_CHANNEL]: { role: 'server' } } },
+        [MESH]: {
+          rid,
+          listen: local,
+          discovery: 'auto',
+          objectRole: 'server',
+          channels: { [MESH_CHANNEL]: { role: 'server' } },
+        },
       },
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
     }),
   ],
-  providers: [ChaosHandlers],
+  providers: [ChaosHandlers, ChaosRoom],
 })
 class ChaosServerModule {}
 

@@ -1,8 +1,9 @@
 /**
  * `npm run chaos [-- --duration S] [--outage S] [--seed N] [--inflight N] [--keep]`: a bounded chaos
  * run on loopback (issue 9). 4 server processes (ClientServer `ledger` + RouteMesh `work` Server
- * members) and 2 client processes (each keeping --inflight requests in flight, default 256: 128 per
- * arrangement), all with `discovery: 'auto'` through a private redis-server. Every 2 s a random
+ * members + object servers hosting the relocatable Spot `room`) and 2 client processes (each keeping
+ * --inflight requests in flight, default 256: 128 per channel arrangement, plus 32 to 12 rooms by
+ * global id; every 250 ms the harness has a client move a random room to another server), all with `discovery: 'auto'` through a private redis-server. Every 2 s a random
  * healthy server is SIGKILLed (started again 1 s later: a new lifecycle generation, a new port) or
  * SIGSTOPped for 1–4 s then SIGCONTed; at least one server stays healthy. Redis is SIGKILLed once,
  * mid-run, for --outage seconds (default 10) and started again on the same port (empty). At the end
@@ -20,11 +21,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, pong } from '../loopback.js';
-import { REQUEST_TIMEOUT_MS } from './chaos-config.js';
+import { REQUEST_TIMEOUT_MS, ROOMS } from './chaos-config.js';
 import { type ClientRecord, type Fault, buildReport, describeReport } from './chaos-report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAULT_EVERY_MS = 2000;
+/** How often the harness asks a client to move one of the rooms. */
+const RELOCATE_EVERY_MS = 250;
 const RESTART_AFTER_MS = 1000;
 /** A server counts as healthy this long after it became ready or was resumed (clients found it again). */
 const SETTLE_MS = 3000;
@@ -422,6 +425,11 @@ async function main(): Promise<number> {
   for (let at = FAULT_EVERY_MS; at < durationS * 1000 - 500; at += FAULT_EVERY_MS) {
     timers.push(setTimeout(faultTick, t0 + at - Date.now()));
   }
+  // Room relocations all along, faults and the outage included (the room and the client at random).
+  const relocations = setInterval(() => {
+    const room = ROOMS[Math.floor(Math.random() * ROOMS.length)] as string;
+    clients[Math.floor(Math.random() * clients.length)]?.proc.send({ type: 'relocate', id: room });
+  }, RELOCATE_EVERY_MS);
   const outage = (async () => {
     await sleep(t0 + outageAt - Date.now());
     redis!.kill();
@@ -452,6 +460,7 @@ async function main(): Promise<number> {
   await outage;
   ending = true;
   clearInterval(progress);
+  clearInterval(relocations);
   for (const t of timers) clearTimeout(t);
   for (const slot of slots) {
     clearTimeout(slot.timer);

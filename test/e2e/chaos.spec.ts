@@ -52,6 +52,8 @@ describe('npm run chaos (15 s, as CI runs it)', () => {
       timeToTerminalMs: { p99: number; max: number };
       outage: { startedInWindow: number; failuresStartedInWindow: number; excusedByServerFault: number };
       requestTimeoutMs: number;
+      byArrangement: Record<string, { started: number; terminals: Record<string, number> }>;
+      relocations: { committed: number };
     };
     // The whole output when something is off; otherwise the figures, one line.
     if (!report.ok || code !== 0) console.log(out);
@@ -68,6 +70,7 @@ describe('npm run chaos (15 s, as CI runs it)', () => {
       outageFailures: 0,
       misroutedReplies: 0,
       repliesWithoutExecution: 0,
+      relocationsUnended: 0,
       unexpectedExits: 0,
     });
     expect(report.ok).toBe(true);
@@ -76,6 +79,9 @@ describe('npm run chaos (15 s, as CI runs it)', () => {
     expect(report.started).toBeGreaterThan(10000);
     expect(report.terminals.reply).toBeGreaterThan(10000);
     expect(report.faults.kills + report.faults.stops).toBeGreaterThan(0);
+    // The rooms were called and moved all along.
+    expect(report.byArrangement.objects?.terminals.reply).toBeGreaterThan(100);
+    expect(report.relocations.committed).toBeGreaterThan(2);
     const outage = report.faults.redisOutage;
     expect(outage).not.toBeNull();
     expect((outage?.upAtS ?? 0) - (outage?.downAtS ?? 0)).toBeGreaterThanOrEqual(10);
