@@ -1,5 +1,8 @@
 import {
+  type AuthorityRecord,
   type InboundObjectRecord,
+  type ObjectKey,
+  type Versioned,
   type MeshLink,
   type NormalizedObjectOptions,
   type ObjectKind,
@@ -250,14 +253,7 @@ export class ObjectLayer {
   async destroy(ref: ObjectRef, timeoutMs: number): Promise<void> {
     const what = `destroy ${ref.kind} '${ref.id}'`;
     const key = { mesh: this.config.mesh, kind: ref.kind, id: ref.id };
-    const stored = await this.config.store.get(key).catch((error: unknown) => {
-      throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer`, {
-        cause: error,
-        details: { resolver: 'StoreFailure' },
-      });
-    });
-    this.caller.metricsOf(ref.kind, ref.type).storeReads++;
-    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${ref.kind}`);
+    const stored = await this.authorityOf(key, ref.type, what);
     const { record } = stored;
     if (record.objectGeneration !== ref.objectGeneration)
       throw new ZLinkError(
@@ -336,20 +332,37 @@ export class ObjectLayer {
   }
 
   /**
-   * Moves the object to another object server, asking its owner (one store read finds it): see
-   * `Relocations.move` for how it ends; `NotFound` when the id has no record.
+   * The authority record of `key`, read once (counted under `type`, else the record's own): `NotFound`
+   * when there is none, `Unavailable` (`details.resolver: 'StoreFailure'`) when the store did not answer.
    */
-  async relocate(req: MoveRequest): Promise<RelocationResult> {
-    const what = `relocate ${req.kind} '${req.id}'`;
-    const key = { mesh: this.config.mesh, kind: req.kind, id: req.id };
+  private async authorityOf(
+    key: ObjectKey,
+    type: string | undefined,
+    what: string,
+  ): Promise<Versioned<AuthorityRecord>> {
     const stored = await this.config.store.get(key).catch((error: unknown) => {
       throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer`, {
         cause: error,
         details: { resolver: 'StoreFailure' },
       });
     });
-    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${req.kind}`);
-    this.caller.metricsOf(req.kind, stored.record.type).storeReads++;
+    if (type !== undefined) this.caller.metricsOf(key.kind, type).storeReads++;
+    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${key.kind}`);
+    if (type === undefined) this.caller.metricsOf(key.kind, stored.record.type).storeReads++;
+    return stored;
+  }
+
+  /**
+   * Moves the object to another object server, asking its owner (one store read finds it): see
+   * `Relocations.move` for how it ends; `NotFound` when the id has no record.
+   */
+  async relocate(req: MoveRequest): Promise<RelocationResult> {
+    const what = `relocate ${req.kind} '${req.id}'`;
+    const stored = await this.authorityOf(
+      { mesh: this.config.mesh, kind: req.kind, id: req.id },
+      undefined,
+      what,
+    );
     const { owner } = stored.record;
     const { self } = this.config;
     if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration && this.relocations)
