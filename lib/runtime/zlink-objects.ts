@@ -110,13 +110,14 @@ export class ZLinkObjects {
    * Moves a live Spot (an id) or a Spot or Actor (a ref, or `{ kind, id }`) to another object server,
    * with its state (`capture()` → `restore(state, ctx)`), its waiting calls and its timers (those set
    * with a label naming one of its methods), while calls keep arriving: none is lost or run twice, and
-   * each sender's calls run in the order sent. Resolves `committed` with the new owner, or `aborted`
-   * with the reason when the move could not finish before the target restored the object (the object
-   * then goes on where it was, as if nothing happened). Rejects, nothing moved: `NotFound` (no such
+   * each sender's calls run in the order sent. Resolves `committed` with the new owner (and `pauseMs`),
+   * or `aborted` with the reason when the move could not finish — the target refused, failed or was
+   * lost, or had not restored the object within `timeoutMs` — and the object goes on where it was with
+   * every call it held (or, when another node took it over meanwhile, ends there). Rejects, nothing moved: `NotFound` (no such
    * object, or no other server hosting its type, or `target` is not one), `InvalidOperation` (a ref of
    * another incarnation, a class not declared `relocatable`, `target` is its owner), `Unavailable`
    * (not Ready, already moving, the store or the owner unreachable), `Rejected` (the owner's lease is
-   * fenced), `InvalidArgument`, `NotConfigured`, `Shutdown`.
+   * fenced), `Configuration` (no Relocation Store), `InvalidArgument`, `NotConfigured`, `Shutdown`.
    */
   async relocate(
     object: string | ObjectRef | { readonly kind: ObjectKind; readonly id: string },

@@ -83,11 +83,14 @@ describe('relocation across processes', () => {
       ]),
       burst(c2, 'a', 1500, { spacingMs: 2 }),
     ]);
-    const moves = await relocate(s1, 'm-100', { count: 100 });
+    // One move after the other, 10 ms apart: faster than calls' own trips can take, a call would need
+    // more than the 8 hops Message Follow allows (that limit has a test of its own below).
+    const moves = await relocate(s1, 'm-100', { count: 100, pauseMs: 10 });
     const results: CallResult[] = (await load).flat();
 
     expect(moves.filter((m) => m.outcome !== 'committed')).toEqual([]);
-    expect(outcomes(results)).toEqual({ ok: results.length });
+    // Every call ended `ok` (listed with its reason otherwise).
+    expect(results.filter((r) => r.outcome !== 'ok')).toEqual([]);
     await settle([...servers, ...callers]);
     const report = turnReport(servers);
     expect(report.overlaps).toEqual([]);

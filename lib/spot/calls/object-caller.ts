@@ -97,6 +97,12 @@ export class ObjectCaller {
     if (sub.signal?.aborted) return Promise.reject(cancelledError(String(what), sub.signal));
     const now = this.config.clock.now();
     const deadline = now + sub.timeoutMs;
+    return this.route(sub, deadline, what, now);
+  }
+
+  /** The route the call goes on (cached, else read), then to its owner in this sender's order. */
+  private route(sub: ObjectSubmission, deadline: number, what: CallName, now: number): Promise<unknown> {
+    const { objectKind, id } = sub;
     const hit = this.config.cache.lookup(objectKind, id, now);
     if (hit !== undefined) {
       if (this.config.events.perMessage) this.routeEvent('hit', objectKind, id);
@@ -124,7 +130,14 @@ export class ObjectCaller {
   ): Promise<unknown> {
     const wait = this.routeChanges.gate(sub.objectKind, sub.id, route);
     if (wait === undefined) return this.toOwner(route, sub, deadline, what);
-    return wait.then(() => this.toOwner(route, sub, deadline, what));
+    // The object may have moved again while this call waited: it takes the route current then (and
+    // waits for that route's own flush), behind the calls that waited before it.
+    return wait.then(() => {
+      const now = this.config.clock.now();
+      if (now >= deadline)
+        throw new ZLinkError('Timeout', `${what}: the deadline passed while the object changed owner`);
+      return this.route(sub, deadline, what, now);
+    });
   }
 
   /** A flush on `route` (see `RouteChanges`): a request that runs no handler, answered as the owner admits it. */

@@ -46,6 +46,11 @@ export class Activation {
    * here, in arrival order, instead of to its turns (the move's ingress hold), and its answer with it.
    */
   ingress: ((call: InboundObjectCall, answer: ObjectAnswer) => void) | undefined = undefined;
+  /**
+   * Set when this node's lease came back while the object was moving (the ownership check skipped it):
+   * before it runs here again, its move reads the record and lets it go if another node holds it.
+   */
+  revalidate = false;
   readonly ref: ObjectRef;
   readonly scope: ZLinkObjectScope;
   private readonly bound = new Map<string, HandlerFn>();

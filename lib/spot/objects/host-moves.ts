@@ -38,6 +38,22 @@ export interface HostMovesDeps {
 export class HostMoves {
   /** Set by a drain: no object moves here any more. */
   draining = false;
+  /**
+   * Objects restoring here, not in the table yet, whose record may name this run any moment (the
+   * target's CAS): a creation here must not take such a record for a leftover and claim it.
+   */
+  private readonly arriving = new Set<string>();
+
+  /** Marks (`here`) or unmarks an object arriving by a move (see `arriving`). */
+  arrival(kind: ObjectKind, id: string, here: boolean): void {
+    if (here) this.arriving.add(`${kind}\u0000${id}`);
+    else this.arriving.delete(`${kind}\u0000${id}`);
+  }
+
+  /** Whether an object is arriving here by a move. */
+  isArriving(kind: ObjectKind, id: string): boolean {
+    return this.arriving.size > 0 && this.arriving.has(`${kind}\u0000${id}`);
+  }
 
   constructor(private readonly deps: HostMovesDeps) {}
 

@@ -77,7 +77,7 @@ export class ObjectHost {
       clock: config.clock,
       fenced: () => this.fenced,
       // Its own creation is the only one in flight for a key (local creators share it).
-      holds: (key) => this.active.has(key.kind, key.id),
+      holds: (key) => this.active.has(key.kind, key.id) || this.moves.isArriving(key.kind, key.id),
     });
     this.moves = new HostMoves({
       mesh: config.mesh,
@@ -289,7 +289,8 @@ export class ObjectHost {
       try {
         for (const a of this.active.all()) {
           if (superseded()) return;
-          // A moving object is its move's to settle: the move reads the store itself.
+          // A moving object is its move's to settle: it reads the record before the object runs here again.
+          if (a.ingress !== undefined) a.revalidate = true;
           if (a.state !== 'ready' || a.ingress !== undefined) continue;
           this.metricsOf(a.cls).storeReads++;
           const stored = await this.config.store.get(a.key);

@@ -76,6 +76,7 @@ export class IncomingMove {
     const image = decodeRelocationImage(step.image);
     if (typeof image === 'string') return this.refuse(refusalOf('ProtocolError', image));
     this.image = image;
+    this.ctx.host.moves.arrival(image.objectKind, image.id, true);
     this.arrivedAt = this.ctx.clock.now();
     this.phase = 'restoring';
     void this.restore(image);
@@ -104,12 +105,12 @@ export class IncomingMove {
   }
 
   /**
-   * The source left the mesh: a move not past its go is dropped (the source held the authority), and
-   * what it relayed ends `Unavailable` here — nobody is left to run it.
+   * The source left the mesh: a move not past its go is dropped (the source held the authority). What
+   * it relayed is not answered here: a source that was only silent (stopped, slow) runs its copies
+   * itself once it settles the move, and callers of one that died learn it from its own loss.
    */
   sourceLost(): void {
     if (this.phase === 'cutting' || this.phase === 'open') return;
-    for (const c of this.temporary.splice(0)) unmoved(c, `the source '${this.source.rid}' was lost`);
     this.end(`the source '${this.source.rid}' was lost`);
   }
 
@@ -208,6 +209,7 @@ export class IncomingMove {
     const image = this.image as RelocationImage;
     const a = this.activation as Activation;
     ctx.host.moves.adopt(a, version, image.timers, ctx.clock.now() - this.arrivedAt);
+    ctx.host.moves.arrival(image.objectKind, image.id, false);
     this.phase = 'open';
     for (const bytes of image.queued) {
       const r = readCallRecord(bytes);
@@ -262,6 +264,7 @@ export class IncomingMove {
     this.phase = 'ended';
     clearTimeout(this.wait);
     this.temporary.length = 0;
+    if (this.image !== undefined) this.ctx.host.moves.arrival(this.image.objectKind, this.image.id, false);
     if (this.activation !== undefined) void this.ctx.host.moves.drop(this.activation, reason);
     this.settledOnce();
     this.onSettled(this);
@@ -276,13 +279,4 @@ export class IncomingMove {
       reason: `relocation '${this.relocationId}': ${reason}`,
     });
   }
-}
-
-/** A carried call of a move that did not happen here: it ends `Unavailable` (never run, never resent). */
-function unmoved(c: Carried, reason: string): void {
-  c.answer.error({
-    code: 'ObjectClosed',
-    message: `${c.call.objectKind} '${c.call.id}': the object did not move here (${reason})`,
-    details: { reason: 'relocationFailed' },
-  });
 }

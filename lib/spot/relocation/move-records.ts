@@ -25,14 +25,17 @@ export class MoveRecord {
 
   /**
    * Writes `preparing` for the move (over the object's previous move record, whatever it is). Rejects
-   * with the store's error when it cannot be reached, or when another move's write came in between:
-   * the move then does not start.
+   * with the store's error when it cannot be reached, or when the record kept changing under it: the
+   * move then does not start.
    */
   static async open(store: RelocationStore, key: ObjectKey, record: RelocationRecord): Promise<MoveRecord> {
-    const previous = await store.get(key);
-    const cas = await store.compareAndSet(key, previous?.version ?? 'absent', record);
-    if (!cas.ok) throw new Error('another move of the object wrote its record at the same time');
-    return new MoveRecord(store, key, record, cas.version);
+    // The previous move's last write may land in between (it is not awaited): read again and retry.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const previous = await store.get(key);
+      const cas = await store.compareAndSet(key, previous?.version ?? 'absent', record);
+      if (cas.ok) return new MoveRecord(store, key, record, cas.version);
+    }
+    throw new Error('the record kept changing while the move wrote it');
   }
 
   /**

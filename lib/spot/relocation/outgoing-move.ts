@@ -122,8 +122,20 @@ export class OutgoingMove {
   /** The target's end of the move: it holds the object now, or it gave the move up. */
   committed(r: RelocationCommitRecord): void {
     if (this.phase !== 'relaying') return;
-    if (r.refusal !== undefined) return this.resume(r.refusal);
-    this.finish(r.target);
+    // The target's word after the go: the authority may have changed under the object meanwhile.
+    if (r.refusal !== undefined) return this.resume(r.refusal, true);
+    if (this.isTargetRoute(r.target)) this.finish(r.target);
+  }
+
+  /** Whether `fences` are the ones this move's target takes the object under (its run, one owner generation on). */
+  private isTargetRoute(fences: ObjectRouteFences): boolean {
+    const { authority } = this.a;
+    return (
+      fences.owner.rid === this.target.rid &&
+      fences.owner.nodeGeneration === this.target.generation &&
+      fences.objectGeneration === authority.objectGeneration &&
+      fences.authorityOwnerGeneration === authority.authorityOwnerGeneration + 1
+    );
   }
 
   /** The target left the mesh. Before the go the move aborts; after it, the store tells whether it committed. */
@@ -205,20 +217,46 @@ export class OutgoingMove {
 
   /**
    * The object goes on here: unsealed once its capture (user code) has ended, then what was relayed
-   * and what was held, in the order it arrived — already accepted, so past the queue limit.
+   * and what was held, in the order it arrived — already accepted, so past the queue limit. `verify`
+   * (the move ended after its go, or this node's lease was fenced during it and another node may have
+   * taken the object): the record is read first, and an object this run no longer holds ends here,
+   * its carried calls never run.
    */
-  private resume(refusal: RelocationRefusal): void {
+  private resume(refusal: RelocationRefusal, verify = false): void {
     this.phase = 'resuming';
     clearTimeout(this.timer);
     const { a } = this;
-    void this.capturing.then(() => {
+    void this.capturing.then(async () => {
+      if ((verify || a.revalidate) && !(await this.stillHeld())) {
+        this.phase = 'committed';
+        for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) if (!h.sent) unreachable(h);
+        await this.ctx.host.moves.drop(a, 'another node holds it now');
+        return this.end({ code: 'Unavailable', message: 'another node holds the object now' });
+      }
+      a.revalidate = false;
       a.ingress = undefined;
       a.turns.unseal();
       for (const h of [...this.relayed.splice(0), ...this.held.splice(0)])
         this.ctx.host.moves.run(a, h.call, h.answer);
-      this.emit('aborted', { reason: `${refusal.code}: ${refusal.message}` });
-      this.settle({ outcome: 'aborted', code: refusal.code, reason: refusal.message });
+      this.end(refusal);
     });
+  }
+
+  /** Whether the record still names this run as the owner of this incarnation (read until the store answers). */
+  private async stillHeld(): Promise<boolean> {
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        const stored = await this.ctx.store.get(this.a.key);
+        return this.a.heldIn(stored?.record, this.ctx.self);
+      } catch {
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  private end(refusal: RelocationRefusal): void {
+    this.emit('aborted', { reason: `${refusal.code}: ${refusal.message}` });
+    this.settle({ outcome: 'aborted', code: refusal.code, reason: refusal.message });
   }
 
   /**
@@ -235,6 +273,7 @@ export class OutgoingMove {
     // The target answers what reached it; what never left here ends here.
     for (const h of this.relayed.splice(0)) if (!h.sent) unreachable(h);
     const source = this.source ?? heldRoute(a, ctx.self);
+    // Checked by `isTargetRoute`; the follow route's own rule is the same, so it cannot refuse it.
     ctx.followRoutes.install(a.key, source, target);
     ctx.movedAway(a.key.kind, a.key.id, source);
     void ctx.host.moves.relinquish(a);
@@ -243,6 +282,26 @@ export class OutgoingMove {
       owner: target.owner.rid,
       ref: objectRef(a.key, a.cls.type, a.authority.objectGeneration, target.owner.rid),
       pauseMs,
+    });
+  }
+
+  /**
+   * The target landed and the object has moved on since (its commit never came): the calls it took
+   * were answered over there, so they go without a word from here, and no follow route is installed
+   * (its fences are not known here; the nodes after it relay for themselves).
+   */
+  private handedOn(): void {
+    this.phase = 'committed';
+    clearTimeout(this.timer);
+    const { a, ctx } = this;
+    for (const h of this.relayed.splice(0)) if (!h.sent) unreachable(h);
+    ctx.movedAway(a.key.kind, a.key.id, this.source ?? heldRoute(a, ctx.self));
+    void ctx.host.moves.relinquish(a);
+    this.settle({
+      outcome: 'committed',
+      owner: this.target.rid,
+      ref: objectRef(a.key, a.cls.type, a.authority.objectGeneration, this.target.rid),
+      pauseMs: ctx.clock.now() - this.sealedAt,
     });
   }
 
@@ -263,24 +322,30 @@ export class OutgoingMove {
         const stored = await ctx.store.get(a.key);
         if (this.phase !== 'relaying') return;
         const record = stored?.record;
-        if (record !== undefined && record.owner.rid === this.target.rid) {
-          return this.finish({
-            owner: record.owner,
-            objectGeneration: record.objectGeneration,
-            authorityOwnerGeneration: record.authorityOwnerGeneration,
-            ownerLeaseGeneration: record.ownerLeaseGeneration,
-          });
-        }
+        const landed = record && {
+          owner: record.owner,
+          objectGeneration: record.objectGeneration,
+          authorityOwnerGeneration: record.authorityOwnerGeneration,
+          ownerLeaseGeneration: record.ownerLeaseGeneration,
+        };
+        if (landed !== undefined && this.isTargetRoute(landed)) return this.finish(landed);
+        if (
+          record !== undefined &&
+          record.objectGeneration === a.authority.objectGeneration &&
+          record.authorityOwnerGeneration > a.authority.authorityOwnerGeneration + 1
+        )
+          return this.handedOn();
         if (stored === undefined || !a.heldIn(record, ctx.self)) {
           this.phase = 'committed';
-          for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) unreachable(h);
+          for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) if (!h.sent) unreachable(h);
           await ctx.host.moves.drop(a, 'its record changed during a move');
           return this.settle({ outcome: 'aborted', code: lost.code, reason: lost.message });
         }
         const kept = await ctx.store.compareAndSet(a.key, stored.version, stored.record);
+        // Landed or not, what the store holds now is what the next write of this object must expect.
+        if (kept.ok) a.authority = { ...a.authority, storeVersion: kept.version };
         if (this.phase !== 'relaying') return;
         if (!kept.ok) continue;
-        a.authority = { ...a.authority, storeVersion: kept.version };
         return this.resume(lost);
       } catch {
         await new Promise((r) => setTimeout(r, wait));

@@ -8,7 +8,6 @@ import {
   configurationError,
 } from '../../core/index.js';
 import { within } from '../objects/host-helpers.js';
-import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
 import type { Activation } from '../objects/activation.js';
 import type { Placement } from '../placement.js';
 import { IncomingMove } from './incoming-move.js';
@@ -184,7 +183,8 @@ export class Relocations {
     if (!relocate) return;
     const { clock } = this.config;
     const end = clock.now() + deadlineMs;
-    await this.moveAll(deadlineMs);
+    // A move waits for the running turn and, past its go, for the store: the drain waits no longer than its deadline.
+    await within(this.moveAll(deadlineMs), deadlineMs);
     while (clock.now() < end && Date.now() - lastRelayAt() < DRAIN_QUIET_MS)
       await new Promise((r) => setTimeout(r, 50));
   }
@@ -232,8 +232,8 @@ export class Relocations {
       case RecordKind.RelocationRelay: {
         const move = this.incoming.get(r.relocationId);
         if (move?.source.rid === from.rid) return move.relay(r.record);
-        // A call of a move this node no longer has (long over, or never began here): it ends here.
-        return this.unknownRelay(r.relocationId, r.record, from);
+        // A call of a move this node no longer has (long over, or never began here).
+        return this.unknownRelay(r.relocationId, from);
       }
       case RecordKind.RelocationCutover: {
         const move = this.incoming.get(r.relocationId);
@@ -263,11 +263,8 @@ export class Relocations {
   /** A peer left: moves with it at the other end go on without it (see the moves' `targetLost` / `sourceLost`). */
   peerDown(rid: string): void {
     for (const move of this.outgoing.values()) if (move.target.rid === rid) move.targetLost();
-    for (const [id, move] of this.incoming)
-      if (move.source.rid === rid) {
-        move.sourceLost();
-        this.incoming.delete(id);
-      }
+    // A move past its go stays (the authority may be landing here); the others end, and linger a while.
+    for (const move of this.incoming.values()) if (move.source.rid === rid) move.sourceLost();
   }
 
   /**
@@ -287,22 +284,11 @@ export class Relocations {
     this.incoming.clear();
   }
 
-  private unknownRelay(relocationId: string, bytes: Uint8Array, from: PeerAddress): void {
-    const r = readCallRecord(bytes);
-    if (typeof r !== 'string') {
-      const { call, answer } = inboundCall(
-        r,
-        from.rid,
-        this.config.link,
-        this.config.events,
-        this.config.mesh,
-      );
-      answer.error({
-        code: 'ObjectClosed',
-        message: `${call.objectKind} '${call.id}': its move '${relocationId}' is not in progress here`,
-        details: { reason: 'relocationFailed' },
-      });
-    }
+  /**
+   * A relay for a move this node no longer has (ended here, then forgotten): not answered — the source
+   * keeps its copy until the move's end and runs it itself when it learns the move did not happen.
+   */
+  private unknownRelay(relocationId: string, from: PeerAddress): void {
     this.config.events.emit({
       type: 'protocol_error',
       route: 'route-mesh',
