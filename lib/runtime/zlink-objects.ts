@@ -113,8 +113,9 @@ export class ZLinkObjects {
    * each sender's calls run in the order sent. Resolves `committed` with the new owner (and `pauseMs`),
    * or `aborted` with the reason when the move could not finish — the target refused, failed or was
    * lost, or had not restored the object within `timeoutMs` — and the object goes on where it was with
-   * every call it held (or, when another node took it over meanwhile, ends there). Rejects, nothing moved: `NotFound` (no such
-   * object, or no other server hosting its type, or `target` is not one), `InvalidOperation` (a ref of
+   * every call it held (or, when another node took it over meanwhile, ends there). Rejects, nothing
+   * moved: `NotFound` (no such object, or no other server hosting its type, or `target` is not one),
+   * `InvalidOperation` (a ref of
    * another incarnation, a class not declared `relocatable`, `target` is its owner), `Unavailable`
    * (not Ready, already moving, the store or the owner unreachable), `Rejected` (the owner's lease is
    * fenced), `Configuration` (no Relocation Store), `InvalidArgument`, `NotConfigured`, `Shutdown`.
