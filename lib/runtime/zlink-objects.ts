@@ -115,10 +115,10 @@ export class ZLinkObjects {
    * lost, or had not restored the object within `timeoutMs` — and the object goes on where it was with
    * every call it held (or, when another node took it over meanwhile, ends there). Rejects, nothing
    * moved: `NotFound` (no such object, or no other server hosting its type, or `target` is not one),
-   * `InvalidOperation` (a ref of
-   * another incarnation, a class not declared `relocatable`, `target` is its owner), `Unavailable`
-   * (not Ready, already moving, the store or the owner unreachable), `Rejected` (the owner's lease is
-   * fenced), `Configuration` (no Relocation Store), `InvalidArgument`, `NotConfigured`, `Shutdown`.
+   * `InvalidOperation` (a ref of another incarnation, a class not declared `relocatable`, `target` is
+   * its owner), `Unavailable` (not Ready, already moving, the store or the owner unreachable),
+   * `Rejected` (the owner's lease is fenced), `Configuration` (no Relocation Store), `InvalidArgument`,
+   * `NotConfigured`, `Shutdown`.
    */
   async relocate(
     object: string | ObjectRef | { readonly kind: ObjectKind; readonly id: string },
