@@ -143,6 +143,9 @@ export class FollowRoutes {
     );
     list.push(route);
     this.routes.set(k, list);
+    // Swept when it expires, so that `empty` (checked by every call to this node) turns true again
+    // without waiting for a call on that very route.
+    setTimeout(() => this.sweep(), this.durationMs + 1).unref();
     return route;
   }
 
