@@ -89,7 +89,8 @@ export class ObjectLayer {
       leases,
       onDrop: (route, reason) => {
         // Calls sent on it may still be travelling: the next call there keeps behind them (`RouteChanges`).
-        if (reason !== 'evicted') this.caller.routeChanges.left(route);
+        // A lost owner's run took what was in flight to it along: nothing to keep behind.
+        if (reason !== 'evicted' && reason !== 'ownerRunEnded') this.caller.routeChanges.left(route);
         if (reason === 'expired' || reason === 'leaseEnded') return;
         events.emit({
           type: 'object_route',

@@ -2,6 +2,12 @@ import { OBJECT_FLUSH_PACKET, type ObjectKind, encodePayload } from '../../core/
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
 
+/**
+ * How long a departed route is remembered: past the longest a call on it can still travel (a Message
+ * Follow route's default life, well past any request's deadline).
+ */
+const DEPARTED_MAX_AGE_MS = 30_000;
+
 /** The most routes remembered for objects whose route went away and that were not called since. */
 const MAX_DEPARTED = 10000;
 
@@ -44,7 +50,8 @@ const sameRoute = (a: ReadyRoute, b: ReadyRoute): boolean =>
  * A call whose object has no departed route costs one size check here.
  */
 export class RouteChanges {
-  private readonly departed = new Map<string, ReadyRoute>();
+  /** In departure order (a route that leaves again moves to the end), so the oldest is first. */
+  private readonly departed = new Map<string, { readonly route: ReadyRoute; readonly at: number }>();
   private readonly flushing = new Map<string, Promise<void>>();
 
   /** `flush(route)`: a flush on `route`, settled by its answer (any answer) or `FLUSH_WAIT_MS`. */
@@ -59,10 +66,23 @@ export class RouteChanges {
   left(route: ReadyRoute): void {
     const key = keyOf(route.key.kind, route.key.id);
     this.departed.delete(key);
-    this.departed.set(key, route);
+    this.departed.set(key, { route, at: Date.now() });
     if (this.departed.size > MAX_DEPARTED) {
       const oldest = this.departed.keys().next().value as string;
       this.departed.delete(oldest);
+    }
+  }
+
+  /**
+   * Forgets routes that left longer ago than anything sent on them could still be travelling (a
+   * relay's route lives `DEPARTED_MAX_AGE_MS` at most), so objects never called again stop costing
+   * every call a lookup here.
+   */
+  private expire(): void {
+    const before = Date.now() - DEPARTED_MAX_AGE_MS;
+    for (const [key, d] of this.departed) {
+      if (d.at > before) return;
+      this.departed.delete(key);
     }
   }
 
@@ -75,7 +95,8 @@ export class RouteChanges {
     const key = keyOf(kind, id);
     const inFlight = this.flushing.get(key);
     if (inFlight !== undefined) return inFlight;
-    const previous = this.departed.get(key);
+    this.expire();
+    const previous = this.departed.get(key)?.route;
     if (previous === undefined) return undefined;
     this.departed.delete(key);
     if (sameRoute(previous, route)) return undefined;

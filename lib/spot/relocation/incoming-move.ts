@@ -210,6 +210,8 @@ export class IncomingMove {
     const a = this.activation as Activation;
     ctx.host.moves.adopt(a, version, image.timers, ctx.clock.now() - this.arrivedAt);
     ctx.host.moves.arrival(image.objectKind, image.id, false);
+    // Not needed once open; a lingering entry should not hold the moved state.
+    this.image = undefined;
     this.phase = 'open';
     for (const bytes of image.queued) {
       const r = readCallRecord(bytes);
