@@ -33,7 +33,7 @@ export interface MoveRequest {
 }
 
 /** How long a draining node waits with no relay before it lets its follow routes go (it stops next). */
-const DRAIN_QUIET_MS = 500;
+const DRAIN_QUIET_MS = 1000;
 
 /** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
 const DRAIN_CONCURRENCY = 8;
