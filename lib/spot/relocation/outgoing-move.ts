@@ -228,10 +228,10 @@ export class OutgoingMove {
     const { a } = this;
     void this.capturing.then(async () => {
       if ((verify || a.revalidate) && !(await this.stillHeld())) {
-        this.phase = 'committed';
-        for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) if (!h.sent) unreachable(h);
-        await this.ctx.host.moves.drop(a, 'another node holds it now');
-        return this.end({ code: 'Unavailable', message: 'another node holds the object now' });
+        return this.lostHere('another node holds it now', {
+          code: 'Unavailable',
+          message: 'another node holds the object now',
+        });
       }
       a.revalidate = false;
       a.ingress = undefined;
@@ -252,6 +252,17 @@ export class OutgoingMove {
         await new Promise((r) => setTimeout(r, wait));
       }
     }
+  }
+
+  /**
+   * The object is no longer this run's (taken over, destroyed, moved on without a word): it ends here,
+   * what never left here ends `Unavailable`, what was relayed is the other side's or its deadline's.
+   */
+  private async lostHere(detail: string, refusal: RelocationRefusal): Promise<void> {
+    this.phase = 'committed';
+    for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) if (!h.sent) unreachable(h);
+    await this.ctx.host.moves.drop(this.a, detail);
+    this.end(refusal);
   }
 
   private end(refusal: RelocationRefusal): void {
@@ -336,10 +347,7 @@ export class OutgoingMove {
         )
           return this.handedOn();
         if (stored === undefined || !a.heldIn(record, ctx.self)) {
-          this.phase = 'committed';
-          for (const h of [...this.relayed.splice(0), ...this.held.splice(0)]) if (!h.sent) unreachable(h);
-          await ctx.host.moves.drop(a, 'its record changed during a move');
-          return this.settle({ outcome: 'aborted', code: lost.code, reason: lost.message });
+          return this.lostHere('its record changed during a move', lost);
         }
         const kept = await ctx.store.compareAndSet(a.key, stored.version, stored.record);
         // Landed or not, what the store holds now is what the next write of this object must expect.
