@@ -38,10 +38,12 @@ export type {
   ZLinkObjectTimers,
   ZLinkTimerId,
   DeactivationReason,
+  MemberLeaveReason,
+  ZLinkMembership,
   ObjectInstances,
   ObjectMetricsSnapshot,
 } from './core/index.js';
-export { ObjectClassRegistry, plainObjectInstances } from './core/index.js';
+export { ObjectClassRegistry, lifecycleHooksOf, plainObjectInstances } from './core/index.js';
 export {
   DEFAULT_WEIGHT,
   WEIGHT_MAX,

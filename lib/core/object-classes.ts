@@ -35,6 +35,30 @@ export interface ObjectLifecycleHooks {
   readonly onDeactivate: boolean;
   readonly capture: boolean;
   readonly restore: boolean;
+  /** A Spot's: an Actor asks to join (throwing refuses it). */
+  readonly onActorJoin: boolean;
+  /** A Spot's: a member Actor left or ended. */
+  readonly onActorLeave: boolean;
+}
+
+/** The lifecycle methods the runtime calls when a class has them (DESIGN §7). */
+export type ObjectLifecycleHook = keyof ObjectLifecycleHooks;
+
+const LIFECYCLE_HOOKS: readonly ObjectLifecycleHook[] = [
+  'onActivate',
+  'onDeactivate',
+  'capture',
+  'restore',
+  'onActorJoin',
+  'onActorLeave',
+];
+
+/** Which lifecycle methods a class's prototype has: the one rule, for decorated and plain classes. */
+export function lifecycleHooksOf(prototype: object): ObjectLifecycleHooks {
+  const has = (name: string): boolean => typeof (prototype as Record<string, unknown>)[name] === 'function';
+  return Object.freeze(
+    Object.fromEntries(LIFECYCLE_HOOKS.map((name) => [name, has(name)])) as unknown as ObjectLifecycleHooks,
+  );
 }
 
 /** What `@Spot(type, options)` / `@Actor(type, options)` take besides the type. */
@@ -94,6 +118,18 @@ export interface ObjectClassDescription {
  */
 export const OBJECT_FLUSH_PACKET = 'zlink:flush';
 
+/**
+ * Packets under this prefix are the runtime's own (a flush, membership changes): no class may declare
+ * one, and `toSpot(id)` / `toActor(id)` refuse them, so application code can never forge one.
+ */
+export const RUNTIME_PACKET_PREFIX = 'zlink:';
+
+/** Whether `packet` is one of the runtime's own (see `RUNTIME_PACKET_PREFIX`). */
+export function isRuntimePacket(packet: string): boolean {
+  // The first character rules out nearly every application packet without a string compare.
+  return packet.charCodeAt(0) === 122 && packet.startsWith(RUNTIME_PACKET_PREFIX);
+}
+
 /** A class as registered: its options checked, every field set. */
 export interface RegisteredObjectClass extends ObjectClassDescription {
   readonly options: NormalizedObjectClassOptions;
@@ -120,11 +156,11 @@ export class ObjectClassRegistry {
       throw configurationError(where, `declared twice: ${existing.source} and ${description.source}`);
     }
     const options = normalizeObjectClassOptions(`${where} ${description.source}`, description.options);
-    const reserved = description.handlers.find((h) => h.packet === OBJECT_FLUSH_PACKET);
+    const reserved = description.handlers.find((h) => isRuntimePacket(h.packet));
     if (reserved)
       throw configurationError(
         `${where} ${reserved.source}`,
-        `packet '${OBJECT_FLUSH_PACKET}' is the runtime's own (it keeps a sender's order across a move)`,
+        `packet '${reserved.packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own (route flushes, membership)`,
       );
     for (const handler of description.handlers) this.handlers.register({ ...handler, scope: key });
     this.byKey.set(key, { ...description, options });

@@ -55,7 +55,30 @@ export interface ZLinkObjectScope {
   readonly objectGeneration: number;
   readonly self: ObjectRef;
   readonly timers: ZLinkObjectTimers;
+  /** The Spot an Actor is a member of, or a Spot's member Actors: a live view, read in the object's turns. */
+  readonly membership: ZLinkMembership;
 }
+
+/**
+ * Spot membership as the object sees it (`ctx.membership`), changed only by `ZLinkObjects.join` /
+ * `leave` and by a member's deactivation, each as a turn of the object: it never changes while a
+ * handler runs. It moves with the object.
+ */
+export interface ZLinkMembership {
+  /** On an Actor: the id of the Spot it is a member of; `undefined` when none (and always on a Spot). */
+  readonly spot: string | undefined;
+  /** On a Spot: the ids of its member Actors, in the order they joined (empty on an Actor). */
+  members(): readonly string[];
+  /** On a Spot: whether Actor `id` is a member. */
+  has(id: string): boolean;
+}
+
+/**
+ * Why an Actor stopped being a member of a Spot (`onActorLeave(ctx, actor, reason)`): `left` by
+ * `ZLinkObjects.leave`, else the way the Actor's activation ended (`destroyed`, `shutdown`,
+ * `takenOver`, `failed`) — a member that moves stays a member.
+ */
+export type MemberLeaveReason = 'left' | 'destroyed' | 'shutdown' | 'takenOver' | 'failed';
 
 /** What a `@SpotHandler` / `@ActorHandler` learns about the message besides its payload. */
 export interface ZLinkObjectContext extends ZLinkObjectScope {

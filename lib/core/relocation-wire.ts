@@ -11,12 +11,21 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  *
  *     RelocationChunk [1, 66, relocationId, seq, total, checksum, bytes, ...later]
  *     image = [kind, id, type, objectGeneration, sourceFences, state | nil, [record...], [timer...],
- *              storeVersion, ...later]
+ *              storeVersion, membership?, ...later]
  *     timer = [kind, label | nil, dueInMs, intervalMs | nil]
+ *     membership = [spotId | nil, [[actorId, objectGeneration]...]]
  *
  * `checksum` is the CRC-32 of the whole image; a waiting turn travels as the ObjectSend or
  * ObjectRequest record it is (reply route included), so the target reads it as it reads any call.
  */
+
+/** Spot membership as it moves: an Actor's Spot, a Spot's members (each with the incarnation that joined). */
+export interface MembershipImage {
+  readonly spot: string | undefined;
+  readonly members: readonly (readonly [string, number])[];
+}
+
+const NO_MEMBERSHIP: MembershipImage = Object.freeze({ spot: undefined, members: Object.freeze([]) });
 
 /** A timer as it moves: the callback stays behind, its label tells the target which to set again. */
 export interface TimerImage {
@@ -41,6 +50,7 @@ export interface RelocationImage {
   readonly timers: readonly TimerImage[];
   /** The authority record's version as the source holds it: the target's CAS expects it. */
   readonly storeVersion: number;
+  readonly membership: MembershipImage;
 }
 
 export interface RelocationChunkRecord {
@@ -66,6 +76,7 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
       image.queued,
       image.timers.map((t) => [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null]),
       image.storeVersion,
+      [image.membership.spot ?? null, image.membership.members],
     ]),
   );
 }
@@ -81,8 +92,19 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     return `${BAD_IMAGE}: ${(e as Error).message}`;
   }
   if (!Array.isArray(v) || v.length < 9) return BAD_IMAGE;
-  const [objectKind, id, type, objectGeneration, rawSource, state, queued, rawTimers, storeVersion] =
-    v as unknown[];
+  const [
+    objectKind,
+    id,
+    type,
+    objectGeneration,
+    rawSource,
+    state,
+    queued,
+    rawTimers,
+    storeVersion,
+    rawMembership,
+  ] = v as unknown[];
+  const membership = rawMembership === undefined ? NO_MEMBERSHIP : readMembership(rawMembership);
   const source = readObjectFences(rawSource);
   if (
     !isObjectKind(objectKind) ||
@@ -94,7 +116,8 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     !Array.isArray(queued) ||
     !queued.every(isBytes) ||
     !Array.isArray(rawTimers) ||
-    !isCount(storeVersion)
+    !isCount(storeVersion) ||
+    membership === undefined
   )
     return BAD_IMAGE;
   const timers: TimerImage[] = [];
@@ -113,7 +136,20 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     queued,
     timers,
     storeVersion,
+    membership,
   };
+}
+
+function readMembership(m: unknown): MembershipImage | undefined {
+  if (!Array.isArray(m) || m.length < 2) return undefined;
+  const [spot, members] = m as unknown[];
+  if ((spot !== null && !isName(spot)) || !Array.isArray(members)) return undefined;
+  const list: (readonly [string, number])[] = [];
+  for (const item of members as unknown[]) {
+    if (!Array.isArray(item) || item.length < 2 || !isName(item[0]) || !isCount(item[1])) return undefined;
+    list.push([item[0], item[1]]);
+  }
+  return { spot: spot ?? undefined, members: list };
 }
 
 function readTimer(t: unknown): TimerImage | undefined {

@@ -6,6 +6,7 @@ import {
   type ObjectHandlerDescription,
   type ObjectSubscriptionDescription,
   configurationError,
+  lifecycleHooksOf,
   objectDecoratorName,
 } from '../core/index.js';
 import type { ObjectClassMetadata } from './decorators/object.decorator.js';
@@ -87,7 +88,6 @@ function describe(metatype: Class, metadata: ObjectClassMetadata, methods: strin
     for (const { channel, topic } of subscribes)
       subscriptions.push({ channel, topic: topic ?? packet, method, source });
   }
-  const has = (name: string) => typeof metatype.prototype[name] === 'function';
   return Object.freeze({
     kind: metadata.kind,
     type: metadata.type,
@@ -96,12 +96,7 @@ function describe(metatype: Class, metadata: ObjectClassMetadata, methods: strin
     options: metadata.options,
     handlers: Object.freeze(handlers),
     subscriptions: Object.freeze(subscriptions),
-    hooks: Object.freeze({
-      onActivate: has('onActivate'),
-      onDeactivate: has('onDeactivate'),
-      capture: has('capture'),
-      restore: has('restore'),
-    }),
+    hooks: lifecycleHooksOf(metatype.prototype as object),
   });
 }
 

@@ -1,4 +1,10 @@
-import { MetadataBuilder, type ObjectKind, invalidArgument } from '../core/index.js';
+import {
+  MetadataBuilder,
+  type ObjectKind,
+  RUNTIME_PACKET_PREFIX,
+  invalidArgument,
+  isRuntimePacket,
+} from '../core/index.js';
 
 /** Per-call options of `.async()`. */
 export interface CallOptions {
@@ -84,6 +90,12 @@ abstract class MetadataCall<TSelf> {
       }
       if (typeof this.packet !== 'string' || this.packet.length === 0) {
         throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
+      }
+      if (target.kind === 'object' && isRuntimePacket(this.packet)) {
+        throw invalidArgument(
+          'packet',
+          `'${this.packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own`,
+        );
       }
       metadata = this.meta?.encode();
     } catch (error) {

@@ -7,6 +7,7 @@ import type {
   NodeRun,
   ObjectClassDescription,
   ObjectInstances,
+  ObjectLifecycleHook,
   ObjectKey,
   ObjectRef,
   ObjectRouteFences,
@@ -15,6 +16,7 @@ import type {
   ZLinkObjectScope,
 } from '../../core/index.js';
 import { ObjectTurns } from '../execution/index.js';
+import { ObjectMembership } from '../membership/object-membership.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
@@ -52,6 +54,8 @@ export class Activation {
    */
   revalidate = false;
   readonly ref: ObjectRef;
+  /** Its Spot (an Actor) or its members (a Spot); changed only in its own turns. */
+  readonly membership = new ObjectMembership();
   readonly scope: ZLinkObjectScope;
   private readonly bound = new Map<string, HandlerFn>();
   /** The class's handlers by message kind and packet (read once per message). */
@@ -78,6 +82,7 @@ export class Activation {
       objectGeneration: authority.objectGeneration,
       self: this.ref,
       timers: turns.timers,
+      membership: this.membership,
     });
   }
 
@@ -117,8 +122,8 @@ export class Activation {
     return fn;
   }
 
-  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`, `capture`, `restore`), with `args`. */
-  hook(name: 'onActivate' | 'onDeactivate' | 'capture' | 'restore', ...args: unknown[]): unknown {
+  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`, `capture`, `restore`, ...), with `args`. */
+  hook(name: ObjectLifecycleHook, ...args: unknown[]): unknown {
     if (!this.cls.hooks[name]) return undefined;
     const fn = (this.instance as Record<string, (...a: unknown[]) => unknown>)[name];
     return fn.apply(this.instance, args);

@@ -1,14 +1,15 @@
 import {
   type TracePropagation,
   type ZLinkObjectContext,
-  OBJECT_FLUSH_PACKET,
   REMOTE_CODES,
   decodeMetadata,
   decodePayload,
+  isRuntimePacket,
   toObjectWireError,
   toWireError,
 } from '../../core/index.js';
 import { isHandedOff } from '../execution/index.js';
+import { runRuntimeCall } from '../membership/member-turns.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
@@ -29,8 +30,8 @@ export function runObjectCall(
   /** A move carried it: accepted already, so past the queue limit. */
   carried = false,
 ): void {
-  // A flush is answered as it is admitted: every call before it on its path is in the queue already.
-  if (call.packet === OBJECT_FLUSH_PACKET) return answer.ok(null);
+  // The runtime's own (a flush, answered as it is admitted; a membership change): never a handler's.
+  if (isRuntimePacket(call.packet)) return runRuntimeCall(a, call, answer, carried);
   const handler = a.handlers?.[call.messageKind].get(call.packet);
   if (handler === undefined) {
     return answer.error({
@@ -55,6 +56,7 @@ export function runObjectCall(
     objectGeneration: scope.objectGeneration,
     self: scope.self,
     timers: scope.timers,
+    membership: scope.membership,
     kind: call.messageKind,
     packet: call.packet,
     metadata: metadata.metadata,

@@ -68,6 +68,7 @@ export async function captureActivation(
     queued: (a.turns.queuedWork() as InboundObjectCall[]).map((call) => callRecord(call)),
     timers: a.turns.timers.pending().map(timerImage),
     storeVersion: a.authority.storeVersion,
+    membership: a.membership.image(),
   };
 }
 

@@ -56,6 +56,7 @@ class RoomSpot {
   capture(): object {
     return {};
   }
+  onActorJoin(): void {}
 }
 
 @Actor('player')
@@ -100,7 +101,14 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
         token: RoomSpot,
         source: 'RoomSpot',
         options: { relocatable: false },
-        hooks: { onActivate: true, onDeactivate: false, capture: true, restore: false },
+        hooks: {
+          onActivate: true,
+          onDeactivate: false,
+          capture: true,
+          restore: false,
+          onActorJoin: true,
+          onActorLeave: false,
+        },
       });
       expect(room?.handlers).toEqual([
         { packet: 'join', kind: 'request', method: 'join', source: 'RoomSpot.join' },
@@ -112,7 +120,14 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
         { channel: 'lobby', topic: 'news', method: 'news', source: 'RoomSpot.news' },
       ]);
       const player = registry?.get('actor', 'player');
-      expect(player?.hooks).toEqual({ onActivate: false, onDeactivate: true, capture: false, restore: true });
+      expect(player?.hooks).toEqual({
+        onActivate: false,
+        onDeactivate: true,
+        capture: false,
+        restore: true,
+        onActorJoin: false,
+        onActorLeave: false,
+      });
       expect(registry?.handler('actor', 'player', 'send', 'move')?.method).toBe('move');
       expect(registry?.handler('actor', 'player', 'request', 'move')?.method).toBe('moveAndTell');
       expect(RoomSpot.built).toBe(0);

@@ -4,6 +4,7 @@ import {
   type ObjectClassDescription,
   type ZLinkOptions,
   ZLinkRuntime,
+  lifecycleHooksOf,
 } from '../../../lib/index.js';
 
 /** A plain (non-Nest) object class description: handlers are its methods, by packet name. */
@@ -26,7 +27,6 @@ export function objectClass(
           source: `${token.name}.${h.method}`,
         })),
       );
-  const has = (name: string) => typeof (token.prototype as Record<string, unknown>)[name] === 'function';
   return {
     kind,
     type,
@@ -35,12 +35,7 @@ export function objectClass(
     options: {},
     handlers: list,
     subscriptions: [],
-    hooks: {
-      onActivate: has('onActivate'),
-      onDeactivate: has('onDeactivate'),
-      capture: has('capture'),
-      restore: has('restore'),
-    },
+    hooks: lifecycleHooksOf(token.prototype as object),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { pack, unpack } from 'msgpackr';
 import {
   ChunkAssembly,
   RecordKind,
@@ -54,6 +55,10 @@ const image = fc.record({
   queued: fc.array(fc.uint8Array({ minLength: 1, maxLength: 40 }), { maxLength: 5 }),
   timers: fc.array(timer, { maxLength: 4 }),
   storeVersion: count,
+  membership: fc.record({
+    spot: fc.option(name, { nil: undefined }),
+    members: fc.array(fc.tuple(name, count), { maxLength: 4 }),
+  }),
 });
 
 const chunkOf = (bytes: Uint8Array): RelocationChunkRecord =>
@@ -105,6 +110,14 @@ describe('relocation image and chunks', () => {
       origin: { rid: 'caller', nodeGeneration: 'g' },
       operationId: 'op-7',
     });
+  });
+
+  it('an image of a node that wrote no membership reads as no membership', () => {
+    const one = fc.sample(image, { numRuns: 1, seed: 2 })[0] as RelocationImage;
+    const items = unpack(encodeRelocationImage(one)) as unknown[];
+    const back = decodeRelocationImage(pack(items.slice(0, 9))) as RelocationImage;
+    expect(back.membership).toEqual({ spot: undefined, members: [] });
+    expect(decodeRelocationImage(pack([...items.slice(0, 9), ['', []]]))).toBe('malformed relocation image');
   });
 
   it('chunks stay within their bound and reassemble in any order (property)', () => {

@@ -1,0 +1,113 @@
+import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError, toWireError } from '../../core/index.js';
+import { isHandedOff } from '../execution/index.js';
+import { type Activation, objectRef } from '../objects/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
+import {
+  JOIN_PACKET,
+  LEAVE_PACKET,
+  MEMBER_PACKET,
+  readJoin,
+  readLeave,
+  readMember,
+} from './member-packets.js';
+
+/**
+ * A call with one of the runtime's own packets, on its owner (`runObjectCall` hands it here): a flush
+ * is answered as it is admitted; a membership change runs as a turn of the object — after what it
+ * holds, before what comes next, never beside a handler — so `ctx.membership` changes only between
+ * turns. A malformed one is answered `ProtocolError` (only a peer's bug or forgery sends one).
+ * Answers exactly once; never throws.
+ */
+export function runRuntimeCall(
+  a: Activation,
+  call: InboundObjectCall,
+  answer: ObjectAnswer,
+  carried: boolean,
+): void {
+  if (call.packet === OBJECT_FLUSH_PACKET) return answer.ok(null);
+  const turn = memberTurn(a, call);
+  if (turn instanceof ZLinkError) return answer.error(toObjectWireError(turn));
+  let started = false;
+  a.turns.submitThen(
+    () => {
+      started = true;
+      return turn();
+    },
+    { oneWay: call.messageKind === 'send', work: call, carried },
+    (result) => answer.ok(result),
+    (error: unknown) => {
+      if (!started && isHandedOff(error)) return;
+      answer.error(started ? toWireError(error) : toObjectWireError(error));
+    },
+  );
+}
+
+/** What the turn does, or why the call is refused before it queues. */
+function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | ZLinkError {
+  const what = `${call.packet} to ${a.key.kind} '${a.key.id}'`;
+  const malformed = () => new ZLinkError('ProtocolError', `${what}: malformed payload`);
+  const m = a.membership;
+  switch (call.packet) {
+    case JOIN_PACKET: {
+      const join = readJoin(call.payload);
+      if (join === undefined) return malformed();
+      if (a.key.kind !== 'spot') return notThisKind(what, 'only a Spot takes members');
+      return async () => {
+        // The same incarnation asking again (a join retried after a lost answer) is a member already.
+        if (m.joined.get(join.actorId) === join.actorGeneration) return null;
+        const actor = objectRef(
+          { mesh: a.key.mesh, kind: 'actor', id: join.actorId },
+          join.actorType,
+          join.actorGeneration,
+          join.actorRid,
+        );
+        // Throwing refuses the join: the joiner gets what was thrown, and nothing changed.
+        if (a.cls.hooks.onActorJoin) await a.hook('onActorJoin', a.scope, actor);
+        m.joined.delete(join.actorId);
+        m.joined.set(join.actorId, join.actorGeneration);
+        return null;
+      };
+    }
+    case LEAVE_PACKET: {
+      const leave = readLeave(call.payload);
+      if (leave === undefined) return malformed();
+      if (a.key.kind !== 'spot') return notThisKind(what, 'only a Spot has members');
+      return async () => {
+        const gen = m.joined.get(leave.actorId);
+        // An older incarnation's leave never removes a newer member of the same id (§2.6).
+        if (gen === undefined || (leave.actorGeneration !== 0 && gen !== leave.actorGeneration)) return false;
+        m.joined.delete(leave.actorId);
+        // It has left whatever the hook does; what the hook throws reaches the caller of `leave`.
+        if (a.cls.hooks.onActorLeave) await a.hook('onActorLeave', a.scope, leave.actorId, leave.reason);
+        return true;
+      };
+    }
+    case MEMBER_PACKET: {
+      const member = readMember(call.payload);
+      if (member === undefined) return malformed();
+      if (a.key.kind !== 'actor') return notThisKind(what, 'only an Actor is a member');
+      return () => {
+        if (member.op === 'claim') {
+          if (m.spot !== undefined && m.spot !== member.spot)
+            throw new ZLinkError(
+              'InvalidOperation',
+              `actor '${a.key.id}' is a member of spot '${m.spot}' already: it must leave it first`,
+              { details: { reason: 'alreadyMember', spot: m.spot } },
+            );
+          m.spot = member.spot;
+          return null;
+        }
+        const was = m.spot;
+        if (was === undefined || (member.spot !== undefined && member.spot !== was)) return null;
+        m.spot = undefined;
+        return [was, a.authority.objectGeneration];
+      };
+    }
+    default:
+      return new ZLinkError('ProtocolError', `${what}: no such runtime packet`);
+  }
+}
+
+function notThisKind(what: string, why: string): ZLinkError {
+  return new ZLinkError('InvalidOperation', `${what}: ${why}`, { details: { reason: 'wrongKind' } });
+}
