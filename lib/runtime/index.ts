@@ -11,6 +11,7 @@ export {
   ZLinkObjects,
   type ObjectCreateOptions,
   type ObjectDestroyOptions,
+  type ObjectMembershipOptions,
   type ObjectRelocateOptions,
   type ObjectRelocation,
   type ObjectResolution,

@@ -5,7 +5,7 @@ import {
   type SpotRef,
   invalidArgument,
 } from '../core/index.js';
-import type { ObjectLayer, RelocationResult, ResolveResult } from '../spot/index.js';
+import type { MemberTarget, ObjectLayer, RelocationResult, ResolveResult } from '../spot/index.js';
 
 /** Per-call options of creation and destroy. */
 export interface ObjectCreateOptions {
@@ -18,6 +18,12 @@ export interface ObjectCreateOptions {
 }
 
 export interface ObjectDestroyOptions {
+  timeoutMs?: number;
+}
+
+/** Per-call options of `join` and `leave`. */
+export interface ObjectMembershipOptions {
+  /** Deadline of the whole change (a move to the Spot's owner included); defaults to `requestTimeoutMs`. */
   timeoutMs?: number;
 }
 
@@ -147,6 +153,46 @@ export class ZLinkObjects {
   }
 
   /**
+   * Makes an Actor (an id or its ref) a member of a Spot (an id or its ref). A Spot and its members
+   * run on one node: an Actor that lives elsewhere first moves to the Spot's owner (its class must be
+   * `relocatable`), and the members held beside a Spot move with it when it moves. The Spot hears the
+   * join in its turn — `onActorJoin(ctx, actorRef)`, which may refuse by throwing — and the Actor sees
+   * it in `ctx.membership.spot`. An Actor is a member of one Spot at a time. Resolves with both refs.
+   * Ends `InvalidOperation` (a ref of another incarnation: `staleRef`; a member of another Spot:
+   * `alreadyMember`; an Actor class that cannot move), `NotFound` (either object is missing, or the
+   * Spot's owner hosts no such Actor type), `Unavailable` (the move to the Spot's owner aborted:
+   * `details.reason: 'colocation'`; either object unreachable), `RemoteError` with what `onActorJoin`
+   * threw (nothing changed), `Timeout`, `InvalidArgument`, `NotConfigured`, `Shutdown`. Joining the
+   * Spot an Actor is in already resolves as it is.
+   */
+  async join(
+    actor: string | ActorRef,
+    spot: string | SpotRef,
+    options?: ObjectMembershipOptions,
+  ): Promise<{ readonly actor: ActorRef; readonly spot: SpotRef }> {
+    const a = memberTarget('actor', actor);
+    const s = memberTarget('spot', spot);
+    const timeoutMs = this.timeout(options?.timeoutMs);
+    const layer = await this.host.objectLayer(`join actor '${a.id}' to spot '${s.id}'`);
+    return layer.memberships.join(a, s, timeoutMs);
+  }
+
+  /**
+   * Takes an Actor (an id or its ref) out of its Spot, which hears it in its turn:
+   * `onActorLeave(ctx, actorId, 'left')`. Resolves with the id of the Spot it left. Ends
+   * `InvalidOperation` when the Actor is in no Spot (`notMember`) or the ref is stale, `NotFound`
+   * when the Actor is missing, `RemoteError` with what `onActorLeave` threw (it has left all the
+   * same), `Unavailable`, `Timeout`, `InvalidArgument`, `NotConfigured`, `Shutdown`. An Actor that is
+   * destroyed or otherwise deactivated leaves its Spot by itself (the reason says how).
+   */
+  async leave(actor: string | ActorRef, options?: ObjectMembershipOptions): Promise<string> {
+    const a = memberTarget('actor', actor);
+    const timeoutMs = this.timeout(options?.timeoutMs);
+    const layer = await this.host.objectLayer(`leave: actor '${a.id}'`);
+    return layer.memberships.leave(a, timeoutMs);
+  }
+
+  /**
    * Changes how long a confirmed route is reused (`routeCacheMaxAgeMs`; 0 stops caching): routes cached
    * from now on get the new age, those cached before keep theirs. `InvalidArgument` for a negative or
    * fractional value, or one not at least 5000 ms below `messageFollowDurationMs` (when both are on).
@@ -198,4 +244,15 @@ export class ZLinkObjects {
       throw invalidArgument('timeoutMs', `must be a positive number, got ${t}`);
     return t;
   }
+}
+
+/** An object named by id or by a ref of `kind` (whose incarnation is then checked), or `InvalidArgument`. */
+function memberTarget(kind: 'spot' | 'actor', v: string | ObjectRef): MemberTarget {
+  if (typeof v === 'string') {
+    if (v === '') throw invalidArgument(kind, 'must be a non-empty id or a ref');
+    return { id: v, objectGeneration: undefined };
+  }
+  if (typeof v !== 'object' || v === null || v.kind !== kind || typeof v.id !== 'string' || v.id === '')
+    throw invalidArgument(kind, `must be a ${kind === 'spot' ? 'Spot' : 'Actor'} id or its ref`);
+  return { id: v.id, objectGeneration: v.objectGeneration };
 }

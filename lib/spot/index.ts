@@ -6,3 +6,4 @@ export * from './relocation/index.js';
 export { ObjectLayer, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
 export { advertisedType } from './placement.js';
 export type { ObjectSubmission } from './calls/object-submission.js';
+export type { MemberTarget } from './membership/memberships.js';

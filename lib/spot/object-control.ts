@@ -15,7 +15,7 @@ import {
 } from '../core/index.js';
 import type { ObjectHost } from './objects/object-host.js';
 import { remoteAnswer } from './objects/remote-answer.js';
-import type { MoveRequest, Relocations, RelocationResult } from './relocation/index.js';
+import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from './relocation/index.js';
 
 /** What asking a peer to create, destroy or move an object needs, and answering such a request. */
 export interface ObjectControlDeps {
@@ -122,14 +122,31 @@ function parseRelocationResult(v: unknown): RelocationResult | undefined {
     pauseMs?: unknown;
     code?: unknown;
     reason?: unknown;
+    members?: unknown;
   } | null;
+  const members = parseMembers(r?.members);
+  if (members === null) return undefined;
+  const withMembers = members === undefined ? {} : { members };
   if (r?.outcome === 'committed' && typeof r.owner === 'string' && typeof r.pauseMs === 'number') {
     const ref = parseObjectRef(r.ref);
-    return ref && { outcome: 'committed', owner: r.owner, ref, pauseMs: r.pauseMs };
+    return ref && { outcome: 'committed', owner: r.owner, ref, pauseMs: r.pauseMs, ...withMembers };
   }
   if (r?.outcome === 'aborted' && typeof r.code === 'string' && typeof r.reason === 'string')
-    return { outcome: 'aborted', code: r.code, reason: r.reason };
+    return { outcome: 'aborted', code: r.code, reason: r.reason, ...withMembers };
   return undefined;
+}
+
+/** A moved Spot's member placements; `undefined` when absent, `null` when malformed. */
+function parseMembers(v: unknown): MemberPlacement[] | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) return null;
+  const out: MemberPlacement[] = [];
+  for (const m of v as { id?: unknown; owner?: unknown; withSpot?: unknown }[]) {
+    if (typeof m?.id !== 'string' || typeof m.owner !== 'string' || typeof m.withSpot !== 'boolean')
+      return null;
+    out.push({ id: m.id, owner: m.owner, withSpot: m.withSpot });
+  }
+  return out;
 }
 
 /** Runs an ObjectControl from a peer on this node's host; answers on the request's reply route. */

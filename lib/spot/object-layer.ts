@@ -33,6 +33,7 @@ import {
   Relocations,
 } from './relocation/index.js';
 import { type ObjectControlDeps, answerControl, controlMove, controlObject } from './object-control.js';
+import { Memberships } from './membership/memberships.js';
 import { Placement } from './placement.js';
 
 export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
@@ -71,6 +72,8 @@ export class ObjectLayer {
   private readonly unsubscribe: (() => void)[] = [];
   /** Placement among the object servers hosting a type, for creations and moves. */
   private readonly placement: Placement;
+  /** Actors joining and leaving Spots. */
+  readonly memberships: Memberships;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
@@ -105,7 +108,11 @@ export class ObjectLayer {
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     this.host =
       config.role === 'server'
-        ? new ObjectHost({ ...config, queueLimit: config.options.objectQueueLimit })
+        ? new ObjectHost({
+            ...config,
+            queueLimit: config.options.objectQueueLimit,
+            deactivated: (a, reason) => this.memberships.deactivated(a, reason),
+          })
         : undefined;
     const host = this.host;
     this.relocations =
@@ -124,6 +131,8 @@ export class ObjectLayer {
         placement: this.placement,
         // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
+        moveAt: (owner, req, type) =>
+          controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
       });
     this.controlDeps = { mesh, self, link, pending: config.pending, host, relocations: this.relocations };
     this.caller = new ObjectCaller({
@@ -146,6 +155,14 @@ export class ObjectLayer {
       clock,
       getOrCreate: (kind, type, id, init, timeoutMs) =>
         this.create(kind, type, id, 'getOrCreate', { init, timeoutMs }),
+    });
+    this.memberships = new Memberships({
+      mesh,
+      clock,
+      call: (sub) => this.caller.call(sub),
+      authority: async (kind, id, what) =>
+        (await this.authorityOf({ mesh, kind, id }, undefined, what)).record,
+      relocate: (req) => this.relocate(req),
     });
     this.unsubscribe.push(
       link.onRecord((record) => this.receive(record)),

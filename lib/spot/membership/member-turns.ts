@@ -1,6 +1,7 @@
-import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError, toWireError } from '../../core/index.js';
+import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError } from '../../core/index.js';
 import { isHandedOff } from '../execution/index.js';
 import { type Activation, objectRef } from '../objects/activation.js';
+import { userCode } from '../objects/host-helpers.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import {
   JOIN_PACKET,
@@ -37,7 +38,8 @@ export function runRuntimeCall(
     (result) => answer.ok(result),
     (error: unknown) => {
       if (!started && isHandedOff(error)) return;
-      answer.error(started ? toWireError(error) : toObjectWireError(error));
+      // The runtime's own refusals keep their codes; what a hook threw arrives as `RemoteError` (`userCode`).
+      answer.error(toObjectWireError(error));
     },
   );
 }
@@ -62,7 +64,8 @@ function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | Z
           join.actorRid,
         );
         // Throwing refuses the join: the joiner gets what was thrown, and nothing changed.
-        if (a.cls.hooks.onActorJoin) await a.hook('onActorJoin', a.scope, actor);
+        if (a.cls.hooks.onActorJoin)
+          await userCode('onActorJoin', () => a.hook('onActorJoin', a.scope, actor));
         m.joined.delete(join.actorId);
         m.joined.set(join.actorId, join.actorGeneration);
         return null;
@@ -78,7 +81,8 @@ function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | Z
         if (gen === undefined || (leave.actorGeneration !== 0 && gen !== leave.actorGeneration)) return false;
         m.joined.delete(leave.actorId);
         // It has left whatever the hook does; what the hook throws reaches the caller of `leave`.
-        if (a.cls.hooks.onActorLeave) await a.hook('onActorLeave', a.scope, leave.actorId, leave.reason);
+        if (a.cls.hooks.onActorLeave)
+          await userCode('onActorLeave', () => a.hook('onActorLeave', a.scope, leave.actorId, leave.reason));
         return true;
       };
     }

@@ -44,6 +44,8 @@ export interface ObjectHostConfig {
   readonly leaseGeneration: () => number;
   /** How long `close()` waits for running turns and hooks to end (the runtime's `drainTimeoutMs`). */
   readonly closeTimeoutMs: number;
+  /** An activation ended here, after its `onDeactivate` (its Spot or members are told: `Memberships`). */
+  readonly deactivated?: (a: Activation, reason: DeactivationReason) => void;
 }
 
 /**
@@ -367,6 +369,7 @@ export class ObjectHost {
       this.report(a, 'failed', `onDeactivate threw: ${errorMessage(error)}`);
     }
     this.active.delete(a);
+    this.config.deactivated?.(a, reason);
     if (reason === 'failed') return;
     this.metricsOf(a.cls).deactivations++;
     this.emit(

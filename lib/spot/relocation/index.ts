@@ -2,4 +2,4 @@ export * from './follow-routes.js';
 export * from './message-follow.js';
 export { captureActivation, heldRoute } from './capture.js';
 export { Relocations, type MoveRequest, type RelocationsConfig } from './relocations.js';
-export type { RelocationResult } from './move-context.js';
+export type { MemberPlacement, RelocationResult } from './move-context.js';

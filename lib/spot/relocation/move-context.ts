@@ -35,7 +35,7 @@ export interface MoveContext {
  * How a move ended (`ZLinkObjects.relocate`): `committed` — the object runs on `owner` now, as `ref`
  * names it — or `aborted` — it stayed where it was, and `code` / `reason` say why.
  */
-export type RelocationResult =
+export type RelocationResult = (
   | {
       readonly outcome: 'committed';
       readonly owner: string;
@@ -43,7 +43,18 @@ export type RelocationResult =
       /** How long calls to the object waited: from the seal on the old node until the commit came back. */
       readonly pauseMs: number;
     }
-  | { readonly outcome: 'aborted'; readonly code: string; readonly reason: string };
+  | { readonly outcome: 'aborted'; readonly code: string; readonly reason: string }
+) & {
+  /** A Spot's move with members: where each member Actor held beside it ended up. */
+  readonly members?: readonly MemberPlacement[];
+};
+
+/** Where one member Actor of a moved Spot runs after the move: `owner`, beside its Spot or not. */
+export interface MemberPlacement {
+  readonly id: string;
+  readonly owner: string;
+  readonly withSpot: boolean;
+}
 
 /** The size of one chunk of a moving object's image: well inside any frame a mesh carries. */
 export const RELOCATION_CHUNK_BYTES = 64 * 1024;

@@ -18,6 +18,8 @@ import { OutgoingMove } from './outgoing-move.js';
 /** What a move needs beyond the shared context: where objects may go. */
 export interface RelocationsConfig extends MoveContext {
   readonly placement: Placement;
+  /** Asks `owner` to move its object (ObjectControl `relocate`): a Spot's member brought back beside it. */
+  readonly moveAt: (owner: string, req: MoveRequest, type: string) => Promise<RelocationResult>;
 }
 
 /** What `move` is asked to move. */
@@ -64,7 +66,64 @@ export class Relocations {
    * this node), `Unavailable` (not Ready, or already moving), `Rejected` (this node's lease is fenced),
    * `Shutdown`.
    */
-  async move(req: MoveRequest): Promise<RelocationResult> {
+  move(req: MoveRequest): Promise<RelocationResult> {
+    const a = this.config.host.get(req.kind, req.id);
+    if (a !== undefined && req.kind === 'spot' && a.membership.joined.size > 0) return this.moveGroup(req, a);
+    return this.start(req).then((started) => this.finish(started));
+  }
+
+  /**
+   * A Spot with members moves with those held here (spot-actor-routing §2.5, PerActor User Spot): one
+   * target for all, each object its own move — its own hold and temporary queue, its own authority CAS
+   * and cutover — so `toSpot` follows the Spot's authority and `toActor` each Actor's own. The members'
+   * moves start only once the Spot's has (a refused Spot move moves nobody). A member left apart (its
+   * move aborted while the Spot's committed, or the reverse) gets one more move to where the Spot is;
+   * the result lists where each member ended.
+   */
+  private async moveGroup(req: MoveRequest, spot: Activation): Promise<RelocationResult> {
+    const what = `relocate spot '${req.id}'`;
+    const target = this.pickTarget(req, spot.cls.type, what);
+    if (target instanceof ZLinkError) throw target;
+    const { host, self } = this.config;
+    const members = [...spot.membership.joined.keys()]
+      .map((id) => host.get('actor', id))
+      .filter((m): m is Activation => m !== undefined && m.state === 'ready' && m.ingress === undefined);
+    const memberReq = (m: Activation, to: string): MoveRequest => ({
+      kind: 'actor',
+      id: m.key.id,
+      objectGeneration: m.authority.objectGeneration,
+      target: to,
+      timeoutMs: req.timeoutMs,
+    });
+    const spotMove = await this.start({ ...req, target: target.rid });
+    const memberMoves = members.map((m) =>
+      this.start(memberReq(m, target.rid)).then(
+        (started) => this.finish(started),
+        (error: unknown) => abortedBy(error),
+      ),
+    );
+    const [result, ...moved] = await Promise.all([this.finish(spotMove), ...memberMoves]);
+    const spotOwner = result.outcome === 'committed' ? result.owner : self.rid;
+    const placed = await Promise.all(
+      members.map(async (m, i) => {
+        let owner = (moved[i] as RelocationResult).outcome === 'committed' ? target.rid : self.rid;
+        if (owner !== spotOwner) {
+          const again =
+            owner === self.rid
+              ? await this.move(memberReq(m, spotOwner)).catch(abortedBy)
+              : await this.config.moveAt(owner, memberReq(m, spotOwner), m.cls.type).catch(abortedBy);
+          if (again.outcome === 'committed') owner = again.owner;
+        }
+        return { id: m.key.id, owner, withSpot: owner === spotOwner };
+      }),
+    );
+    return { ...result, members: placed };
+  }
+
+  /** Checks, writes the move's first record and starts it (sealing the object); `finish` awaits its end. */
+  private async start(
+    req: MoveRequest,
+  ): Promise<{ readonly move: OutgoingMove; readonly record: MoveRecord }> {
     const { host, self } = this.config;
     const what = `relocate ${req.kind} '${req.id}'`;
     if (this.closed) throw new ZLinkError('Shutdown', `${what}: the runtime is closing`);
@@ -125,6 +184,11 @@ export class Relocations {
     this.outgoing.set(relocationId, move);
     this.emit(a.key.kind, a.key.id, 'started', relocationId, target.rid);
     void move.start();
+    return { move, record };
+  }
+
+  private async finish({ move, record }: { readonly move: OutgoingMove; readonly record: MoveRecord }) {
+    const { relocationId } = move;
     const result = await move.done;
     this.outgoing.delete(relocationId);
     const end = move.targetEnd();
@@ -196,7 +260,17 @@ export class Relocations {
    */
   async moveAll(timeoutMs: number, concurrency = DRAIN_CONCURRENCY): Promise<number> {
     const deadline = this.config.clock.now() + timeoutMs;
-    const queue = this.config.host.moves.movable();
+    const { host } = this.config;
+    const movable = host.moves.movable();
+    // A member whose Spot is here and can move goes with it (its Spot's move takes it); Spots first.
+    const withSpot = (a: Activation): boolean => {
+      const spot = a.membership.spot;
+      return spot !== undefined && movable.some((s) => s.key.kind === 'spot' && s.key.id === spot);
+    };
+    const queue = [
+      ...movable.filter((a) => a.key.kind === 'spot'),
+      ...movable.filter((a) => a.key.kind === 'actor' && !withSpot(a)),
+    ];
     let moved = 0;
     const worker = async (): Promise<void> => {
       for (let a = queue.shift(); a !== undefined; a = queue.shift()) {
@@ -304,4 +378,11 @@ export class Relocations {
       if (this.incoming.get(move.relocationId) === move) this.incoming.delete(move.relocationId);
     }, INCOMING_LINGER_MS).unref();
   }
+}
+
+/** A member's move that could not start or failed, as an aborted outcome. */
+function abortedBy(error: unknown): RelocationResult {
+  return error instanceof ZLinkError
+    ? { outcome: 'aborted', code: error.code, reason: error.message }
+    : { outcome: 'aborted', code: 'Error', reason: String(error) };
 }
