@@ -28,6 +28,7 @@ interface Move {
   owner?: string;
   code?: string;
   reason?: string;
+  members?: { id: string; owner: string; withSpot: boolean }[];
 }
 
 async function relocate(app: ChildApp, id: string, extra: Record<string, unknown> = {}): Promise<Move[]> {
@@ -107,6 +108,63 @@ describe('relocation across processes', () => {
     expect(new Set(ticks).size).toBe(ticks.length);
     expect(now.n).toBeGreaterThanOrEqual(Math.max(...ticks));
     expect(servers.flatMap((app) => lines(app, 'restore', 'm-100'))).toHaveLength(100);
+  }, 240000);
+
+  it('a Spot moves 20 times with its member Actors under load from two processes: each its own move, nothing lost', async () => {
+    const [s1] = servers as [ChildApp];
+    const [c1, c2] = callers as [ChildApp, ChildApp];
+    await createMover(c1, 'm-group', 's1', { tickMs: 20 });
+    const actors = ['g-a', 'g-b', 'g-c'];
+    await ask(c1, { type: 'create', actorType: 'member', ids: actors, node: 's2' });
+    // Each Actor lives on s2: joining moves it to the Spot's owner first.
+    const joined = await ask<{ joins: Record<string, unknown> }>(c1, {
+      type: 'join',
+      spot: 'm-group',
+      actors,
+    });
+    for (const id of actors) expect(joined.joins[id]).toMatchObject({ actor: { id, rid: 's1' } });
+    // Calls to the Spot and to each Actor, by id, from both callers, for the whole run.
+    const targets = ['m-group', ...actors.map((id) => `actor:${id}`)];
+    const burst = (app: ChildApp) =>
+      calls(
+        app,
+        { targets, perTarget: 400, kind: 'mixed', tag: 'g', spacingMs: 1, timeoutMs: 30000 },
+        180000,
+      );
+    const load = Promise.all([burst(c1), burst(c2)]);
+    const moves = await relocate(s1, 'm-group', { count: 20, pauseMs: 20 });
+    const results = (await load).flat();
+
+    expect(moves.filter((m) => m.outcome !== 'committed')).toEqual([]);
+    // Every move took every member along, to where the Spot went.
+    for (const m of moves)
+      expect(m.members).toEqual(actors.map((id) => ({ id, owner: m.owner, withSpot: true })));
+    expect(results.filter((r) => r.outcome !== 'ok')).toEqual([]);
+    await settle([...servers, ...callers]);
+    const report = turnReport(servers);
+    expect(report.overlaps).toEqual([]);
+    expect(report.outOfOrder).toEqual([]);
+    expect(report.ranTwice).toEqual([]);
+    expect(results.filter((r) => !report.ran.has(r.op)).map((r) => r.op)).toEqual([]);
+    // Each object was restored once per move (its own move), and each Actor joined once, never left.
+    for (const id of actors)
+      expect(
+        servers.flatMap((app) =>
+          lines(app, 'object', id).filter((m) => m.reason === 'relocated' && m.state === 'activated'),
+        ),
+      ).toHaveLength(21); // the move that joined it, then one per move of the Spot
+    expect(servers.flatMap((app) => lines(app, 'restore', 'm-group'))).toHaveLength(20);
+    expect(servers.flatMap((app) => lines(app, 'join', 'm-group').map((m) => m.actor)).sort()).toEqual(
+      actors,
+    );
+    expect(servers.flatMap((app) => lines(app, 'leave', 'm-group'))).toEqual([]);
+    const members = await ask<{ members: string[] }>(c2, { type: 'members', id: 'm-group' });
+    expect(members.members).toEqual(actors);
+    // The calls met the moves: each object's calls ran on more than one server.
+    for (const id of ['m-group', ...actors]) {
+      const on = new Set(results.filter((r) => r.target.endsWith(id)).map((r) => report.ran.get(r.op)?.rid));
+      expect(on.size).toBeGreaterThan(1);
+    }
   }, 240000);
 
   it('a ninth hop is refused: the call on a route nine moves old ends Unavailable', async () => {
