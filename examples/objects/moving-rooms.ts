@@ -1,23 +1,29 @@
-// Moving a live Spot between object servers, in one file: two Nest apps host `room` Spots (in
-// production, two processes), a room on the first takes chat while it moves to the second, and
-// nothing is lost or run twice. It prints what happened and exits. Without REDIS_URL the apps share
+// Moving a live Spot between object servers, in one file: two Nest apps host `room` Spots and `player`
+// Actors (in production, two processes), a player joins a room, and the room takes chat while it moves
+// to the second app with its player, and nothing is lost or run twice. It prints what happened and exits. Without REDIS_URL the apps share
 // in-memory stores; with REDIS_URL=redis://host:6379 they use Redis, as separate processes would.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
+  Actor,
+  ActorHandler,
   MemoryLocationStore,
   MemoryRelocationStore,
   Spot,
   SpotHandler,
+  ZLinkContext,
   ZLinkModule,
   ZLinkObjects,
   ZLinkPayload,
   ZLinkRouteClient,
   ZLinkRuntime,
+  type ActorRef,
   type LocationStoreOptions,
+  type MemberLeaveReason,
   type RelocationStoreOptions,
   type ZLinkActivationContext,
+  type ZLinkObjectContext,
   type ZLinkObjectScope,
 } from 'nestjs-zlink';
 
@@ -58,6 +64,25 @@ export class MovingRoom {
     this.ticks = state.ticks;
     this.node = ctx.self.rid;
   }
+
+  // Players join and leave the room in its own turns; throwing here refuses the join.
+  onActorJoin(ctx: ZLinkObjectScope, player: ActorRef): void {
+    if (ctx.membership.members().length >= 8) throw new Error('the room is full');
+    console.log(`${player.id} joined ${ctx.id}`);
+  }
+
+  onActorLeave(ctx: ZLinkObjectScope, playerId: string, reason: MemberLeaveReason): void {
+    console.log(`${playerId} left ${ctx.id} (${reason})`);
+  }
+}
+
+// A player: it joins a room on the room's node, and moves with the room from then on.
+@Actor('player', { relocatable: true })
+export class Player {
+  @ActorHandler('where')
+  where(@ZLinkContext() ctx: ZLinkObjectContext): { room: string | undefined; node: string } {
+    return { room: ctx.membership.spot, node: ctx.self.rid };
+  }
 }
 
 // The Relocation Store is registered on its own (it may share the Location Store's Redis, never its
@@ -80,7 +105,7 @@ function roomServer(rid: string): object {
         },
       }),
     ],
-    providers: [MovingRoom],
+    providers: [MovingRoom, Player],
   })
   class RoomServerModule {}
   return RoomServerModule;
@@ -95,6 +120,9 @@ async function bootstrap(): Promise<void> {
   const route = first.get(ZLinkRouteClient);
 
   await objects.createSpot('room', 'room-1', { node: 'rooms-1' });
+  // Ann lives on rooms-2; joining moves her to the room's node first.
+  await objects.createActor('player', 'ann', { node: 'rooms-2' });
+  await objects.join('ann', 'room-1');
   const say = (text: string) => route.toSpot('room-1').send('chat', text).async();
   await say('before the move');
   await new Promise((r) => setTimeout(r, 120)); // the timer ticks a few times on rooms-1
@@ -104,8 +132,12 @@ async function bootstrap(): Promise<void> {
   const moved = await moving;
   await Promise.all(during);
   console.log(moved.outcome === 'committed' ? `moved to ${moved.owner}` : `stayed: ${moved.reason}`);
+  // Its players moved with it, each in a move of its own.
+  for (const member of moved.members ?? []) console.log(`${member.id} is on ${member.owner}`);
   await say('after the move');
   console.log(JSON.stringify(await route.toSpot('room-1').request('state', null).async()));
+  console.log(JSON.stringify(await route.toActor('ann').request('where', null).async()));
+  await objects.leave('ann');
 
   await first.close();
   await second.close();

@@ -145,11 +145,15 @@ describe.each([
     ]);
   }, 60000);
 
-  it('runs the moving example: a room moves between two object servers while chat arrives, losing none', async () => {
+  it('runs the moving example: a room moves with its player between two object servers while chat arrives, losing none', async () => {
     const { stdout } = await runOk(process.execPath, ['dist/moving-rooms.js'], apps[type], 60000);
     expect(stdout.trim().split('\n')).toEqual([
+      'ann joined room-1',
       'moved to rooms-2',
+      'ann is on rooms-2',
       '{"node":"rooms-2","lines":["before the move","during the move 1","during the move 2","after the move"],"ticking":true}',
+      '{"room":"room-1","node":"rooms-2"}',
+      'ann left room-1 (left)',
     ]);
   }, 60000);
 
