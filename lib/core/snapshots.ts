@@ -98,4 +98,8 @@ export interface ObjectActivationSnapshot {
   readonly queued: number;
   /** A turn is running. */
   readonly busy: boolean;
+  /** An Actor's Spot (absent when none). */
+  readonly spot?: string;
+  /** A Spot's member Actors (absent when none). */
+  readonly members?: readonly string[];
 }

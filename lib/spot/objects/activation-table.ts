@@ -53,6 +53,8 @@ export class ActivationTable {
       state: a.state,
       queued: a.turns.depth,
       busy: a.turns.busy,
+      ...(a.membership.spot !== undefined && { spot: a.membership.spot }),
+      ...(a.membership.joined.size > 0 && { members: a.membership.members() }),
     }));
   }
 }

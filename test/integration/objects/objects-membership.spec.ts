@@ -239,6 +239,12 @@ describe('Actors in Spots', () => {
     expect(await membersOf(client, 'room-1')).toEqual({ members: players, node: 'server-b' });
     for (const id of players) expect(await where(client, id)).toEqual({ spot: 'room-1', node: 'server-b' });
     expect(a.snapshot().objects?.activations).toEqual([]);
+    expect(b.snapshot().objects?.activations).toContainEqual(
+      expect.objectContaining({ kind: 'spot', id: 'room-1', members: players }),
+    );
+    expect(b.snapshot().objects?.activations).toContainEqual(
+      expect.objectContaining({ kind: 'actor', id: 'p1', spot: 'room-1' }),
+    );
     expect(
       b
         .snapshot()
