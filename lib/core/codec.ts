@@ -50,6 +50,10 @@ export const RecordKind = {
   RelocationCommit: 69,
   /** Source to target: the hold is relayed, take the authority (go) — or the move is off (a reason). */
   RelocationCutover: 70,
+  /** A draining object server to each peer: drop my routes; answer 72 once you have. */
+  OwnerLeaving: 71,
+  /** A peer's answer to 71: everything it sent the leaving node before this has been sent. */
+  OwnerLeft: 72,
 } as const;
 
 /**
@@ -75,6 +79,8 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'RelocationRelay',
       'RelocationCommit',
       'RelocationCutover',
+      'OwnerLeaving',
+      'OwnerLeft',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

@@ -24,6 +24,7 @@ export * from './object-classes.js';
 export * from './object-context.js';
 export * from './object-control-wire.js';
 export * from './object-follow-wire.js';
+export * from './owner-leave-wire.js';
 export * from './relocation-wire.js';
 export * from './relocation-steps-wire.js';
 export * from './object-metrics.js';

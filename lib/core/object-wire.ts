@@ -19,6 +19,7 @@ import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 export type { ObjectRouteFences } from './object-fences.js';
 import { MAX_FRAME_VALUES } from './wire.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
+import { type OwnerLeaveRecord, decodeOwnerLeave } from './owner-leave-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
 import {
@@ -124,7 +125,8 @@ export type ObjectRecord =
   | ObjectReplyRecord
   | ObjectErrorReplyRecord
   | ObjectControlRecord
-  | ObjectStaleRecord;
+  | ObjectStaleRecord
+  | OwnerLeaveRecord;
 
 /** Items of a send and of a request as this version writes them, version and kind included. */
 export const SEND_LENGTH = 10;
@@ -199,6 +201,9 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.RelocationCommit:
     case RecordKind.RelocationCutover:
       return decodeRelocationStep(v);
+    case RecordKind.OwnerLeaving:
+    case RecordKind.OwnerLeft:
+      return decodeOwnerLeave(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }

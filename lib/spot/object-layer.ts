@@ -1,8 +1,6 @@
 import {
-  type AuthorityRecord,
   type InboundObjectRecord,
   type ObjectKey,
-  type Versioned,
   type MeshLink,
   type NormalizedObjectOptions,
   type ObjectKind,
@@ -16,6 +14,7 @@ import {
   decodeObjectRecord,
   readLoneObjectRecord,
   encodePayload,
+  encodeOwnerLeave,
   errorMessage,
 } from '../core/index.js';
 import { ObjectCaller } from './calls/object-caller.js';
@@ -27,6 +26,7 @@ import { settleObjectReply } from './calls/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
 import {
   FollowRoutes,
+  LeaveBarrier,
   MessageFollow,
   type MoveRequest,
   type RelocationResult,
@@ -35,6 +35,7 @@ import {
 import { type ObjectControlDeps, answerControl, controlMove, controlObject } from './object-control.js';
 import { Memberships } from './membership/memberships.js';
 import { Placement } from './placement.js';
+import { destroyObject, readAuthority } from './objects/authority-ops.js';
 
 export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
   readonly role: 'client' | 'server';
@@ -74,10 +75,13 @@ export class ObjectLayer {
   private readonly placement: Placement;
   /** Actors joining and leaving Spots. */
   readonly memberships: Memberships;
+  /** A relocating drain's last step: every peer has dropped its routes to this node. */
+  private readonly leave: LeaveBarrier;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
     this.placement = new Placement(link);
+    this.leave = new LeaveBarrier(link, self);
     this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
     this.follow = new MessageFollow({
       mesh,
@@ -160,14 +164,14 @@ export class ObjectLayer {
       mesh,
       clock,
       call: (sub) => this.caller.call(sub),
-      authority: async (kind, id, what) =>
-        (await this.authorityOf({ mesh, kind, id }, undefined, what)).record,
+      authority: async (kind, id, what) => (await this.read({ mesh, kind, id }, undefined, what)).record,
       relocate: (req) => this.relocate(req),
     });
     this.unsubscribe.push(
       link.onRecord((record) => this.receive(record)),
       link.onPeer((event) => {
         if (event.type !== 'down') return;
+        this.leave.answered(event.peer.rid);
         this.relocations?.peerDown(event.peer.rid);
         this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
         config.pending.failRoute(
@@ -263,41 +267,15 @@ export class ObjectLayer {
   }
 
   /**
-   * Destroys the incarnation `ref` names, on its owner, after one store read to find the owner:
-   * `NotFound` when the id has no record, `InvalidOperation` when it is another incarnation. An
-   * authority whose owner's lease is gone is deleted here (nobody holds it). Resolves once the record
-   * is gone: a later call finds it Missing.
+   * Destroys the incarnation `ref` names, on its owner, after one store read to find the owner: see
+   * `destroyObject`.
    */
-  async destroy(ref: ObjectRef, timeoutMs: number): Promise<void> {
-    const what = `destroy ${ref.kind} '${ref.id}'`;
-    const key = { mesh: this.config.mesh, kind: ref.kind, id: ref.id };
-    const stored = await this.authorityOf(key, ref.type, what);
-    const { record } = stored;
-    if (record.objectGeneration !== ref.objectGeneration)
-      throw new ZLinkError(
-        'InvalidOperation',
-        `${what}: the ref names generation ${ref.objectGeneration}, the object is generation ${record.objectGeneration}`,
-        {
-          details: { reason: 'staleRef', objectGeneration: record.objectGeneration },
-        },
-      );
-    const { self, leases, clock } = this.config;
-    const host = this.host;
-    const ownRun = record.owner.rid === self.rid && record.owner.nodeGeneration === self.nodeGeneration;
-    if (ownRun && host) {
-      await host.destroy(ref);
-    } else if (!ownRun && (leases.admissionDeadline(record.owner) ?? 0) <= clock.now()) {
-      // Nobody holds it, as far as this node has read: the store removes it only if the owner's lease
-      // is really gone (a stale view never deletes a live owner's object).
-      const gone = await this.config.store.takeOver(key, stored.version, undefined, record.owner);
-      if (!gone.ok && gone.ownerAlive)
-        await controlObject(this.controlDeps, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
-      else if (!gone.ok)
-        throw new ZLinkError('Unavailable', `${what}: the record changed while it was being removed`);
-    } else {
-      await controlObject(this.controlDeps, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);
-    }
-    this.cache.observeVersion(ref.kind, ref.id, stored.version + 1);
+  destroy(ref: ObjectRef, timeoutMs: number): Promise<void> {
+    return destroyObject(
+      { ...this.config, host: this.host, control: this.controlDeps, cache: this.cache, read: this.read },
+      ref,
+      timeoutMs,
+    );
   }
 
   private receive(record: InboundObjectRecord): void {
@@ -324,6 +302,15 @@ export class ObjectLayer {
       case RecordKind.ObjectControl:
         answerControl(this.controlDeps, r);
         return;
+      case RecordKind.OwnerLeaving:
+        // Its objects moved on: the next call to any of them reads the new owner. Calls sent there
+        // before this answer travel ahead of it, and it relays them.
+        this.cache.ownerRunEnded({ rid: record.from.rid, nodeGeneration: r.nodeGeneration }, 'ownerLeaving');
+        link.answer(record.from.rid, encodeOwnerLeave(RecordKind.OwnerLeft, r.nodeGeneration));
+        return;
+      case RecordKind.OwnerLeft:
+        this.leave.answered(record.from.rid, r.nodeGeneration);
+        return;
       case RecordKind.RelocationChunk:
       case RecordKind.RelocationReady:
       case RecordKind.RelocationRelay:
@@ -349,26 +336,15 @@ export class ObjectLayer {
     }
   }
 
-  /**
-   * The authority record of `key`, read once (counted under `type`, else the record's own): `NotFound`
-   * when there is none, `Unavailable` (`details.resolver: 'StoreFailure'`) when the store did not answer.
-   */
-  private async authorityOf(
-    key: ObjectKey,
-    type: string | undefined,
-    what: string,
-  ): Promise<Versioned<AuthorityRecord>> {
-    const stored = await this.config.store.get(key).catch((error: unknown) => {
-      throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer`, {
-        cause: error,
-        details: { resolver: 'StoreFailure' },
-      });
-    });
-    if (type !== undefined) this.caller.metricsOf(key.kind, type).storeReads++;
-    if (stored === undefined) throw new ZLinkError('NotFound', `${what}: no such ${key.kind}`);
-    if (type === undefined) this.caller.metricsOf(key.kind, stored.record.type).storeReads++;
-    return stored;
-  }
+  /** The authority record of `key`, read once (see `readAuthority`), counted in this node's metrics. */
+  private readonly read = (key: ObjectKey, type: string | undefined, what: string) =>
+    readAuthority(
+      this.config.store,
+      key,
+      type,
+      what,
+      (kind, t) => this.caller.metricsOf(kind, t).storeReads++,
+    );
 
   /**
    * Moves the object to another object server, asking its owner (one store read finds it): see
@@ -376,11 +352,7 @@ export class ObjectLayer {
    */
   async relocate(req: MoveRequest): Promise<RelocationResult> {
     const what = `relocate ${req.kind} '${req.id}'`;
-    const stored = await this.authorityOf(
-      { mesh: this.config.mesh, kind: req.kind, id: req.id },
-      undefined,
-      what,
-    );
+    const stored = await this.read({ mesh: this.config.mesh, kind: req.kind, id: req.id }, undefined, what);
     const { owner } = stored.record;
     const { self } = this.config;
     if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration && this.relocations)
@@ -398,7 +370,12 @@ export class ObjectLayer {
     if (!this.relocations || this.draining) return;
     this.draining = true;
     const relocate = this.config.options.onDrain === 'relocate';
-    await this.relocations.drain(deadlineMs, relocate, () => this.follow.lastRelayAt);
+    await this.relocations.drain(
+      deadlineMs,
+      relocate,
+      () => this.follow.lastRelayAt,
+      (ms) => this.leave.leave(ms),
+    );
   }
 
   private draining = false;

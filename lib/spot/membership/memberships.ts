@@ -8,6 +8,7 @@ import {
 } from '../../core/index.js';
 import type { ObjectSubmission } from '../calls/object-submission.js';
 import { type Activation, objectRef } from '../objects/activation.js';
+import { staleRef } from '../objects/refusals.js';
 import type { Clock } from '../resolve/index.js';
 import type { MoveRequest, RelocationResult } from '../relocation/index.js';
 import { JOIN_PACKET, LEAVE_PACKET, MEMBER_PACKET, memberSubmission } from './member-packets.js';
@@ -170,11 +171,7 @@ export class Memberships {
   private async current(kind: ObjectKind, target: MemberTarget, what: string): Promise<AuthorityRecord> {
     const record = await this.deps.authority(kind, target.id, what);
     if (target.objectGeneration !== undefined && target.objectGeneration !== record.objectGeneration)
-      throw new ZLinkError(
-        'InvalidOperation',
-        `${what}: the ${kind} ref names generation ${target.objectGeneration}, the ${kind} is generation ${record.objectGeneration}`,
-        { details: { reason: 'staleRef', objectGeneration: record.objectGeneration } },
-      );
+      throw staleRef(what, target.objectGeneration, record.objectGeneration);
     if (record.state !== 'ready')
       throw new ZLinkError('Unavailable', `${what}: the ${kind} '${target.id}' is ${record.state}`, {
         details: { reason: record.state },

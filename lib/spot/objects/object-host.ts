@@ -248,7 +248,8 @@ export class ObjectHost {
     const a = this.active.get(ref.kind, ref.id);
     if (a === undefined || a.state !== 'ready')
       throw new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' holds no such object`);
-    if (a.ref.objectGeneration !== ref.objectGeneration) throw staleRef(what, ref, a.ref.objectGeneration);
+    if (a.ref.objectGeneration !== ref.objectGeneration)
+      throw staleRef(what, ref.objectGeneration, a.ref.objectGeneration);
     // A move has the object (its image may be running elsewhere by now): destroy it once it landed.
     if (a.ingress !== undefined)
       throw new ZLinkError('Unavailable', `${what}: the object is moving`, {
@@ -326,11 +327,6 @@ export class ObjectHost {
 
   snapshot(): ObjectActivationSnapshot[] {
     return this.active.snapshot();
-  }
-
-  /** Activations held here now. */
-  get size(): number {
-    return this.active.size;
   }
 
   /**

@@ -13,10 +13,11 @@ export function exists(what: string, ref: ObjectRef): ZLinkError {
   );
 }
 
-export function staleRef(what: string, ref: ObjectRef, current: number): ZLinkError {
+/** A ref (of generation `named`) that is not the current incarnation (`current`): `InvalidOperation`. */
+export function staleRef(what: string, named: number, current: number): ZLinkError {
   return new ZLinkError(
     'InvalidOperation',
-    `${what}: the ref names generation ${ref.objectGeneration}, the object is generation ${current}`,
+    `${what}: the ref names generation ${named}, the object is generation ${current}`,
     { details: { reason: 'staleRef', objectGeneration: current } },
   );
 }

@@ -9,6 +9,7 @@ import {
 } from '../../core/index.js';
 import { within } from '../objects/host-helpers.js';
 import type { Activation } from '../objects/activation.js';
+import { staleRef } from '../objects/refusals.js';
 import type { Placement } from '../placement.js';
 import { IncomingMove } from './incoming-move.js';
 import { MoveRecord } from './move-records.js';
@@ -130,11 +131,7 @@ export class Relocations {
     const a = host.get(req.kind, req.id);
     if (a === undefined) throw new ZLinkError('NotFound', `${what}: node '${self.rid}' does not hold it`);
     if (req.objectGeneration !== undefined && req.objectGeneration !== a.authority.objectGeneration)
-      throw new ZLinkError(
-        'InvalidOperation',
-        `${what}: the ref names generation ${req.objectGeneration}, the object is generation ${a.authority.objectGeneration}`,
-        { details: { reason: 'staleRef', objectGeneration: a.authority.objectGeneration } },
-      );
+      throw staleRef(what, req.objectGeneration, a.authority.objectGeneration);
     const cls = host.moves.relocatableClass(req.kind, a.cls.type, what);
     if (cls instanceof ZLinkError) throw cls;
     const moving = a.ingress !== undefined || this.starting.has(a);
@@ -239,16 +236,25 @@ export class Relocations {
 
   /**
    * A drain: no object moves here any more; with `relocate`, every object that can move goes to the
-   * other object servers (`moveAll`), then this node keeps relaying the calls that still come for them
-   * until none came for `DRAIN_QUIET_MS` (`lastRelayAt`), within `deadlineMs`.
+   * other object servers (`moveAll`), every peer drops its routes to this node (`leave`: the barrier),
+   * then this node keeps relaying the calls that still come for them until none came for
+   * `DRAIN_QUIET_MS` (`lastRelayAt`: a flush keeping a sender's order comes after the barrier), all
+   * within `deadlineMs`.
    */
-  async drain(deadlineMs: number, relocate: boolean, lastRelayAt: () => number): Promise<void> {
+  async drain(
+    deadlineMs: number,
+    relocate: boolean,
+    lastRelayAt: () => number,
+    leave: (timeoutMs: number) => Promise<void>,
+  ): Promise<void> {
     this.config.host.moves.draining = true;
     if (!relocate) return;
     const { clock } = this.config;
     const end = clock.now() + deadlineMs;
     // A move waits for the running turn and, past its go, for the store: the drain waits no longer than its deadline.
     await within(this.moveAll(deadlineMs), deadlineMs);
+    // Every peer drops its routes to this node; what it sent before is here (and relayed) once it answered.
+    await leave(Math.max(0, end - clock.now()));
     while (clock.now() < end && Date.now() - lastRelayAt() < DRAIN_QUIET_MS)
       await new Promise((r) => setTimeout(r, 50));
   }

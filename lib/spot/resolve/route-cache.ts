@@ -27,6 +27,8 @@ export type RouteDropReason =
   | 'storeRecovered'
   /** The owner's run ended: its node descriptor went, or its NodeRid came back with another generation. */
   | 'ownerRunEnded'
+  /** The owner is leaving the mesh (a draining object server): its objects have moved on. */
+  | 'ownerLeaving'
   /** The cache was full and this was the least recently used entry. */
   | 'evicted';
 
@@ -217,14 +219,15 @@ export class RouteCache {
   }
 
   /**
-   * Node run `run` ended (its descriptor went, or its NodeRid came back with another generation):
-   * every entry it owns goes (`ownerRunEnded`), and every miss in flight is spoiled.
+   * Node run `run` ended (its descriptor went, or its NodeRid came back with another generation), or
+   * it is leaving (`ownerLeaving`: a drain moved its objects on): every entry it owns goes, and every
+   * miss in flight is spoiled.
    */
-  ownerRunEnded(run: NodeRun): void {
+  ownerRunEnded(run: NodeRun, reason: 'ownerRunEnded' | 'ownerLeaving' = 'ownerRunEnded'): void {
     this.spoilAll();
     const owned = this.byRun.get(runName(run));
     if (owned === undefined) return;
-    for (const entry of [...owned]) this.drop(entry, 'ownerRunEnded');
+    for (const entry of [...owned]) this.drop(entry, reason);
   }
 
   private put(route: ReadyRoute): boolean {

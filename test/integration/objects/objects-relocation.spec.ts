@@ -317,4 +317,40 @@ describe('relocation between two object servers', () => {
     await expect(late.request('add', { seq: 3 }).async()).rejects.toMatchObject({ code: 'Unavailable' });
     expect(await late.request('add', { seq: 4 }).async()).toMatchObject({ node: 'server-b' });
   });
+
+  it('a relocating drain leaves no caller a route to it: the next send of an idle caller reaches the new owner', async () => {
+    const store = new MemoryLocationStore();
+    const relocationStore = { instance: new MemoryRelocationStore(), keyPrefix: 'moves' };
+    const draining = (rid: string) => {
+      const options = objectMeshOptions(store, 'server', rid, { relocationStore });
+      const mesh = options.meshes?.objects as object;
+      return { ...options, meshes: { objects: { ...mesh, objects: { onDrain: 'relocate' as const } } } };
+    };
+    const a = await startRuntime(draining('server-a'), registry(counterClass()));
+    const b = await startRuntime(draining('server-b'), registry(counterClass()));
+    const client = await startRuntime(objectMeshOptions(store, 'client', 'client-1'));
+    runtimes.push(a, b, client);
+    for (const r of [a, b, client]) await r.waitForPeers('objects', 2);
+    await client.objects.createSpot('counter', 'c-leave', { node: 'server-a' });
+    const spot = client.routeClient.toSpot('c-leave');
+    // The client caches the route to server-a, then calls nothing while server-a drains.
+    expect(await spot.request('add', { seq: 0 }).async()).toMatchObject({ n: 1, node: 'server-a' });
+    const seen: ZLinkEvent[] = [];
+    client.events.subscribe((e) => void seen.push(e), { perMessage: false });
+    await a.drain();
+    // Before server-a closes, the client has dropped its route there (server-a waited for its answer).
+    expect(seen).toContainEqual(
+      expect.objectContaining({
+        type: 'object_route',
+        result: 'invalidated',
+        id: 'c-leave',
+        reason: 'ownerLeaving',
+      }),
+    );
+    await a.close();
+    // The next send reads the new owner: it runs there (a send to the closed node would be lost).
+    await spot.send('add', { seq: 1 }).async();
+    expect(await spot.request('read', null).async()).toMatchObject({ n: 2, node: 'server-b' });
+    expect(ran.map((r) => r.seq)).toEqual([0, 1]);
+  });
 });
