@@ -14,7 +14,8 @@ import type { ObjectRole } from './mesh-options.js';
 /**
  * The record kind of an object message: one of the mesh record kinds reserved for the object layer
  * (`RESERVED_KINDS` in codec.ts: 42 sessionRelocationSeal, 43 its reply, 44 sessionRelocationRoute,
- * 50 messageFollow, 60–63 object send/request/reply/error reply). Never a channel record kind: an
+ * 50 messageFollow, 60–63 object send/request/reply/error reply, 64–65 control and stale, 66–70 a
+ * move's records, 71–72 a draining owner's barrier). Never a channel record kind: an
  * old node must not hand an object payload to a channel handler.
  */
 export type ObjectRecordKind = number;
