@@ -155,6 +155,7 @@ export class ObjectCaller {
   private async resolve(sub: ObjectSubmission, deadline: number, what: CallName): Promise<ReadyRoute> {
     const { objectKind, id } = sub;
     let created = false;
+    let reread = false;
     // Reads that found no record to name a type: counted under the Instance intent's type only once
     // a creation proved it exists (a type named by a caller gets no counters of its own before that).
     let unnamed = 0;
@@ -166,7 +167,7 @@ export class ObjectCaller {
         this.key(objectKind, id),
         deadline - this.config.clock.now(),
       );
-      this.storeAnswered(result.tag !== 'StoreFailure');
+      this.config.cache.storeAnswered(result.tag !== 'StoreFailure');
       const type =
         result.tag === 'ReadyRoute'
           ? result.type
@@ -179,7 +180,10 @@ export class ObjectCaller {
       } else if (sub.instance !== undefined) unnamed++;
       switch (result.tag) {
         case 'ReadyRoute':
-          return result;
+          // A read that crossed its owner's leave notice may name the node the object just left: once more.
+          if (reread || !this.config.cache.isLeaving(result.owner)) return result;
+          reread = true;
+          continue;
         case 'Missing':
           if (sub.instance === undefined || created)
             throw new ZLinkError(
@@ -222,20 +226,6 @@ export class ObjectCaller {
       }
     }
   }
-
-  /**
-   * §2.2 "Conditions for immediate invalidation": a store recovery drops every cached route — a route
-   * read before the outage may be older than what changed while nobody could read.
-   */
-  private storeAnswered(answered: boolean): void {
-    if (!answered) this.storeFailing = true;
-    else if (this.storeFailing) {
-      this.storeFailing = false;
-      this.config.cache.storeRecovered();
-    }
-  }
-
-  private storeFailing = false;
 
   private left(deadline: number, what: CallName): number {
     const left = deadline - this.config.clock.now();

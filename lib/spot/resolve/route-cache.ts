@@ -212,6 +212,21 @@ export class RouteCache {
     return true;
   }
 
+  /**
+   * A store read answered (`true`) or failed: the first answer after a failure is a store recovery
+   * (§2.2 "Conditions for immediate invalidation") — a route read before the outage may be older
+   * than what changed while nobody could read.
+   */
+  storeAnswered(answered: boolean): void {
+    if (!answered) this.storeFailing = true;
+    else if (this.storeFailing) {
+      this.storeFailing = false;
+      this.storeRecovered();
+    }
+  }
+
+  private storeFailing = false;
+
   /** The store recovered from an outage: every entry goes (`storeRecovered`), every miss in flight is spoiled. */
   storeRecovered(): void {
     this.spoilAll();
@@ -225,10 +240,22 @@ export class RouteCache {
    */
   ownerRunEnded(run: NodeRun, reason: 'ownerRunEnded' | 'ownerLeaving' = 'ownerRunEnded'): void {
     this.spoilAll();
+    if (reason === 'ownerLeaving') this.leavingRuns.add(runName(run));
+    else this.leavingRuns.delete(runName(run));
     const owned = this.byRun.get(runName(run));
     if (owned === undefined) return;
     for (const entry of [...owned]) this.drop(entry, reason);
   }
+
+  /**
+   * Whether `run` said it is leaving (a draining object server that moved its objects on): a read
+   * that crossed that notice may still name it, and is read again before anything is sent.
+   */
+  isLeaving(run: NodeRun): boolean {
+    return this.leavingRuns.size > 0 && this.leavingRuns.has(runName(run));
+  }
+
+  private readonly leavingRuns = new Set<string>();
 
   private put(route: ReadyRoute): boolean {
     const now = this.options.clock.now();

@@ -6,6 +6,7 @@ import {
   PendingRequests,
   ZLinkError,
   ZLinkEvents,
+  decodeObjectRecord,
   encodePayload,
 } from '../../../lib/core/index.js';
 import { ObjectCaller } from '../../../lib/spot/calls/object-caller.js';
@@ -22,7 +23,10 @@ import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, authority } from './fixtures.
 
 type GetOrCreate = ConstructorParameters<typeof ObjectCaller>[0]['getOrCreate'];
 
-async function setup(getOrCreate?: (store: AuthorityStore) => GetOrCreate) {
+async function setup(
+  getOrCreate?: (store: AuthorityStore) => GetOrCreate,
+  readsOf: (store: AuthorityStore) => AuthorityStore = (store) => store,
+) {
   const store = new MemoryLocationStore().authorityStore();
   await store.compareAndSet({ mesh: MESH, kind: 'spot', id: 'x' }, 'absent', authority({ owner: RUN_B }));
   const leases = new FakeLeases();
@@ -36,7 +40,7 @@ async function setup(getOrCreate?: (store: AuthorityStore) => GetOrCreate) {
     self,
     link,
     resolver: new CachedResolver(
-      new AuthorityResolver({ mesh: MESH, store, leases, clock: SYSTEM_CLOCK }),
+      new AuthorityResolver({ mesh: MESH, store: readsOf(store), leases, clock: SYSTEM_CLOCK }),
       cache,
     ),
     cache,
@@ -47,7 +51,7 @@ async function setup(getOrCreate?: (store: AuthorityStore) => GetOrCreate) {
     getOrCreate: getOrCreate?.(store) ?? (() => Promise.reject(new Error('not in this test'))),
   });
   const metrics = (): ObjectTypeMetrics => events.metrics.objects.of('spot', 'room');
-  return { caller, cache, link, metrics, events };
+  return { caller, cache, link, metrics, events, store };
 }
 
 function send(signal?: AbortSignal, timeoutMs = 5000, id = 'x'): ObjectSubmission {
@@ -140,5 +144,46 @@ describe('ObjectCaller: Instance intent and the per-type counters', () => {
     link.ready = true;
     await caller.call({ ...send(undefined, 5000, 'y'), instance: { type: 'room', init: null } });
     expect(metrics()).toMatchObject({ storeReads: 2, calls: { sends: 1 } });
+  });
+});
+
+describe('ObjectCaller: a read that crosses its owner leaving', () => {
+  /** A store whose next read answers what it held when asked, but only once `release()` is called. */
+  async function heldRead(leaving: boolean) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reads = 0;
+    const held = (inner: AuthorityStore): AuthorityStore =>
+      Object.assign(Object.create(inner) as AuthorityStore, {
+        get: async (key: Parameters<AuthorityStore['get']>[0]) => {
+          const answer = await inner.get(key);
+          if (reads++ === 0) await gate;
+          return answer;
+        },
+      });
+    const { caller, cache, link, store: inner } = await setup(undefined, held);
+    link.up();
+    const get = (key: Parameters<AuthorityStore['get']>[0]) => inner.get(key);
+    const call = caller.call(send());
+    await new Promise((r) => setTimeout(r, 10));
+    // Meanwhile the owner moved the object on (here: a newer authority) and said it is leaving.
+    const key = { mesh: MESH, kind: 'spot' as const, id: 'x' };
+    const stored = await get(key);
+    await inner.compareAndSet(key, stored!.version, authority({ owner: RUN_B, authorityOwnerGeneration: 2 }));
+    if (leaving) cache.ownerRunEnded(RUN_B, 'ownerLeaving');
+    release();
+    await call;
+    const sent = decodeObjectRecord(link.sent[0] as Uint8Array) as {
+      fences: { authorityOwnerGeneration: number };
+    };
+    return { reads, aog: sent.fences.authorityOwnerGeneration };
+  }
+
+  it('is read again before anything is sent, and the call goes on the route read after the notice', async () => {
+    expect(await heldRead(true)).toEqual({ reads: 2, aog: 2 });
+  });
+
+  it('without the notice, the route read is the one used (one read)', async () => {
+    expect(await heldRead(false)).toEqual({ reads: 1, aog: 1 });
   });
 });
