@@ -80,6 +80,23 @@ export type ZLinkEvent =
       readonly reason: string;
     }
   | {
+      /**
+       * A connection refused for its security (CURVE): a key not known here (`unknownKey`), a peer
+       * that does not speak what this node speaks (`mechanismMismatch`: `detail` says which side lacks
+       * CURVE), a NodeRid claimed by the holder of another key (`ridKeyMismatch`), or a handshake that
+       * failed otherwise (`handshakeFailed`). Nothing it sent reaches a handler. Counted per reason.
+       */
+      readonly type: 'security_refused';
+      readonly route: RouteKind;
+      readonly mesh?: string;
+      readonly reason: 'unknownKey' | 'mechanismMismatch' | 'ridKeyMismatch' | 'handshakeFailed';
+      /** The NodeRid the peer claimed, when it got that far. */
+      readonly peerRid?: string;
+      /** The peer's address (an accepted connection) or the endpoint connected to. */
+      readonly endpoint?: string;
+      readonly detail: string;
+    }
+  | {
       /** The owner lease: `fenced` when no refresh succeeded in time (stop admitting), `held` again after one. */
       readonly type: 'lease';
       readonly state: 'held' | 'fenced';
@@ -213,6 +230,7 @@ export class ZLinkEvents {
     if (!perMessage) {
       this.bump(event.type);
       if (event.type === 'delivery') this.countFailure(event);
+      else if (event.type === 'security_refused') this.bump(`security_refused:${event.reason}`);
     }
     for (const listener of this.listeners) {
       if (perMessage && !listener.perMessage) continue;

@@ -32,3 +32,5 @@ export * from './encoded-call.js';
 export * from './thenable.js';
 export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
+export * from './curve-keys.js';
+export * from './security-options.js';

@@ -11,6 +11,7 @@ import {
   validateWeight,
 } from './option-checks.js';
 import { type NormalizedObjectOptions, type ObjectOptions, normalizeObjects } from './object-options.js';
+import { checkCurveKey } from './security-options.js';
 
 /** The `meshes` option: one MeshNode per MeshName (RouteMesh). */
 
@@ -21,8 +22,11 @@ export interface MeshChannelOptions {
   weight?: number;
 }
 
-/** A manual peer: its endpoint, and optionally the NodeRid expected there (a different one is refused). */
-export type MeshPeerOptions = string | { endpoint: string; rid?: string };
+/**
+ * A manual peer: its endpoint, and optionally the NodeRid expected there (a different one is refused)
+ * and, with `security.curve`, its public key (required then: the connection is made to that key only).
+ */
+export type MeshPeerOptions = string | { endpoint: string; rid?: string; publicKey?: string };
 
 /**
  * Spots and Actors (`client` / `server`) need a Location Store; `none` is a plain MeshNode.
@@ -60,7 +64,12 @@ export interface NormalizedMesh {
   readonly mesh: string;
   readonly rid: string | undefined;
   readonly listen: NormalizedListen;
-  readonly peers: readonly { readonly endpoint: string; readonly rid: string | undefined }[];
+  readonly peers: readonly {
+    readonly endpoint: string;
+    readonly rid: string | undefined;
+    /** With CURVE: the key the peer must prove. */
+    readonly publicKey: string | undefined;
+  }[];
   readonly channels: ReadonlyMap<string, NormalizedMeshChannel>;
   readonly objectRole: ObjectRole;
   /** Set exactly when `objectRole` is not `none`, fully defaulted. */
@@ -70,7 +79,7 @@ export interface NormalizedMesh {
 
 const MESH_KEYS = ['rid', 'listen', 'peers', 'channels', 'objectRole', 'objects', 'discovery'];
 
-function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): NormalizedMesh {
+function normalizeMesh(mesh: string, value: unknown, hasStore: boolean, curve: boolean): NormalizedMesh {
   const field = `meshes.${mesh}`;
   checkName(field, mesh);
   if (!isRecord(value))
@@ -105,17 +114,29 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): Normali
     const f = `${field}.peers[${i}]`;
     let endpoint: string;
     let peerRid: string | undefined;
+    let publicKey: string | undefined;
     if (typeof p === 'string') endpoint = checkEndpoint(f, p);
     else if (isRecord(p)) {
-      checkKeys(f, p, ['endpoint', 'rid']);
+      checkKeys(f, p, ['endpoint', 'rid', 'publicKey']);
       endpoint = checkEndpoint(`${f}.endpoint`, p.endpoint);
       peerRid = p.rid === undefined ? undefined : checkNodeRid(`${f}.rid`, p.rid);
       if (peerRid !== undefined && peerRid === rid)
         throw configurationError(`${f}.rid`, 'a MeshNode is not its own peer');
-    } else throw configurationError(f, 'must be an endpoint or { endpoint, rid? }');
+      if (p.publicKey !== undefined) {
+        if (!curve)
+          throw configurationError(`${f}.publicKey`, 'a peer key needs security.curve on this runtime');
+        publicKey = checkCurveKey(`${f}.publicKey`, p.publicKey);
+      }
+    } else throw configurationError(f, 'must be an endpoint or { endpoint, rid?, publicKey? }');
+    // With CURVE a connection is made to one key: without it the peer could be anyone.
+    if (curve && (publicKey === undefined || peerRid === undefined))
+      throw configurationError(
+        typeof p === 'string' ? f : `${f}.${publicKey === undefined ? 'publicKey' : 'rid'}`,
+        'with security.curve a manual peer needs { endpoint, rid, publicKey }: the NodeRid is known by its key',
+      );
     if (endpoints.has(endpoint)) throw configurationError(f, `peer ${endpoint} is listed twice`);
     endpoints.add(endpoint);
-    return Object.freeze({ endpoint, rid: peerRid });
+    return Object.freeze({ endpoint, rid: peerRid, publicKey });
   });
   const channelsValue = value.channels ?? {};
   if (!isRecord(channelsValue))
@@ -152,14 +173,18 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean): Normali
   });
 }
 
-export function normalizeMeshes(value: unknown, hasStore: boolean): Map<string, NormalizedMesh> {
+export function normalizeMeshes(
+  value: unknown,
+  hasStore: boolean,
+  curve = false,
+): Map<string, NormalizedMesh> {
   const out = new Map<string, NormalizedMesh>();
   if (value === undefined) return out;
   if (!isRecord(value)) throw configurationError('meshes', 'must be an object keyed by MeshName');
   const rids = new Map<string, string>();
   let objectMesh: string | undefined;
   for (const [mesh, m] of Object.entries(value)) {
-    const normalized = normalizeMesh(mesh, m, hasStore);
+    const normalized = normalizeMesh(mesh, m, hasStore, curve);
     // DESIGN §7: objects ride on the one RouteMesh of a runtime with an object role, so an id
     // resolves to one authority mesh and one object queue, never a choice between two.
     if (normalized.objectRole !== 'none') {

@@ -11,6 +11,7 @@ import {
   type MalformedRecord,
   RecordKind,
   WIRE_VERSION,
+  isBytes,
   isRevision,
   isStr,
   packr,
@@ -64,6 +65,11 @@ type StateKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome | t
 /** Initiator → acceptor (hello), acceptor → initiator (welcome), either way later (state). */
 export interface MeshStateRecord extends MeshNodeState {
   readonly kind: StateKind;
+  /**
+   * With CURVE, on a hello or welcome: the sender's proof that it holds the key its NodeRid is known
+   * by (see `MeshCurve`): 32 bytes. On the wire the field after `objectTypes` (written as `[]` then).
+   */
+  readonly proof?: Uint8Array;
 }
 
 /** Liveness: a peer that sends nothing for the silence limit is dropped (see `mesh-node.ts`). */
@@ -76,7 +82,7 @@ export type MeshRecord =
 
 const OBJECT_ROLES: readonly ObjectRole[] = ['none', 'client', 'server'];
 
-export function encodeMeshState(kind: StateKind, s: MeshNodeState): Uint8Array {
+export function encodeMeshState(kind: StateKind, s: MeshNodeState, proof?: Uint8Array): Uint8Array {
   return packr.pack([
     WIRE_VERSION,
     kind,
@@ -86,7 +92,7 @@ export function encodeMeshState(kind: StateKind, s: MeshNodeState): Uint8Array {
     s.objectRole,
     s.memberships.map((m) => [m.channel, m.weight, m.draining]),
     s.revision,
-    ...(s.objectTypes?.length ? [s.objectTypes] : []),
+    ...(proof ? [s.objectTypes ?? [], proof] : s.objectTypes?.length ? [s.objectTypes] : []),
   ]);
 }
 
@@ -130,7 +136,7 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
     case RecordKind.MeshHello:
     case RecordKind.MeshWelcome:
     case RecordKind.MeshState: {
-      const [, kind, mesh, rid, generation, objectRole, memberships, revision, types] = v;
+      const [, kind, mesh, rid, generation, objectRole, memberships, revision, types, proof] = v;
       const list = readMemberships(memberships);
       const objectTypes = v.length > 8 ? readObjectTypes(types) : undefined;
       // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's, ignored.
@@ -155,7 +161,9 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         objectRole: objectRole as ObjectRole,
         memberships: list,
         revision,
-        ...(objectTypes && { objectTypes }),
+        ...(objectTypes !== undefined && objectTypes.length > 0 && { objectTypes }),
+        // A proof is an HMAC-SHA-256 (32 bytes); anything else there is a later version's, ignored.
+        ...(isBytes(proof) && proof.length === 32 && { proof }),
       };
     }
     default:

@@ -1,3 +1,4 @@
+import { type NormalizedSecurity, type SecurityOptions, normalizeSecurity } from './security-options.js';
 import { configurationError } from './errors.js';
 import { type MeshOptions, type NormalizedMesh, normalizeMeshes } from './mesh-options.js';
 import {
@@ -132,6 +133,12 @@ export interface ZLinkOptions {
    * `off`: never loaded, never carried. @default 'auto'
    */
   tracing?: 'auto' | 'off';
+  /**
+   * CURVE encryption and authentication on this runtime's sockets: every RouteMesh link is encrypted,
+   * each peer proves the key its NodeRid is known by, and a key not known here is refused.
+   * @default none (plain ZMTP)
+   */
+  security?: SecurityOptions;
 }
 export interface NormalizedClientServerChannel {
   readonly channel: string;
@@ -153,6 +160,7 @@ export interface NormalizedOptions {
   readonly sendQueueLimit: number;
   readonly drainTimeoutMs: number;
   readonly tracing: 'auto' | 'off';
+  readonly security: NormalizedSecurity;
 }
 
 /** Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s) (02 §3). */
@@ -169,6 +177,7 @@ const TOP_KEYS = [
   'sendQueueLimit',
   'drainTimeoutMs',
   'tracing',
+  'security',
 ];
 
 type Registration = { field: string; channel: string; value: Record<string, unknown> };
@@ -300,8 +309,22 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   const relocationStore = normalizeRelocationStore(raw.relocationStore, locationStore);
   const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined);
   checkChannelNames(raw, clientServer);
-  const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined);
+  const security = normalizeSecurity(raw.security);
+  const curve = security.curve !== undefined;
+  const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined, curve);
   const fanout = normalizeFanout(raw.fanout, locationStore !== undefined);
+  // CURVE on ClientServer listeners and fanout publishers comes next (docs/decisions.md "CURVE"):
+  // until then such a runtime is refused rather than left talking in clear beside its encrypted mesh.
+  if (curve && clientServer.size > 0)
+    throw configurationError(
+      'security.curve',
+      'covers RouteMesh only so far; clientServer channels are not encrypted yet',
+    );
+  if (curve && fanout.size > 0)
+    throw configurationError(
+      'security.curve',
+      'covers RouteMesh only so far; fanout channels are not encrypted yet',
+    );
   const tracing = raw.tracing ?? 'auto';
   if (tracing !== 'auto' && tracing !== 'off')
     throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);
@@ -326,5 +349,6 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     sendQueueLimit: positiveInt('sendQueueLimit', raw.sendQueueLimit, 10000),
     drainTimeoutMs: positiveInt('drainTimeoutMs', raw.drainTimeoutMs, 10000),
     tracing,
+    security,
   });
 }

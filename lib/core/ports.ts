@@ -1,6 +1,7 @@
 import type { AuthorityStore } from './object-stores.js';
 import type { MeshMembership } from './mesh-records.js';
 import type { ObjectRole } from './mesh-options.js';
+import { curveKeyBytes } from './curve-keys.js';
 import { isEndpoint, isValidWeight } from './option-checks.js';
 
 /**
@@ -22,6 +23,8 @@ interface DescriptorBase {
   readonly endpoint: string;
   /** Grows with every change within one generation (weight, drain, memberships). */
   readonly revision: number;
+  /** With CURVE: the Z85 public key the node proves; others connect to this key only. */
+  readonly publicKey?: string;
 }
 
 export interface MeshNodeDescriptor extends DescriptorBase {
@@ -102,7 +105,16 @@ export function parseDescriptor(value: unknown): LocationDescriptor | undefined 
   // The endpoint is connected to as it stands: one that zeromq would refuse is no descriptor.
   if (!isStr(rid) || !isStr(generation) || !isEndpoint(endpoint)) return undefined;
   if (typeof revision !== 'number' || !Number.isSafeInteger(revision)) return undefined;
-  const base = { rid, generation, endpoint, revision };
+  // A key that is not one makes no descriptor: a node would be listed that nobody could reach.
+  const { publicKey } = value;
+  if (publicKey !== undefined && curveKeyBytes(publicKey) === undefined) return undefined;
+  const base = {
+    rid,
+    generation,
+    endpoint,
+    revision,
+    ...(publicKey !== undefined && { publicKey: publicKey as string }),
+  };
   switch (kind) {
     case 'mesh-node': {
       const { mesh, objectRole, memberships } = value;

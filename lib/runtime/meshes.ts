@@ -69,9 +69,10 @@ export class RuntimeMeshes implements Topology {
           vanishGraceMs: store.lease.ttlMs,
           connectAnywayAfterMs: store.fullReadIntervalMs,
         },
-        onStateChange: location && (() => location.update(meshNodeDescriptor(node))),
+        onStateChange: location && (() => location.update(this.descriptorOf(node))),
         objectTypes: this.config.objectTypes(mesh),
         tracing,
+        curve: options.security.curve,
       });
       location?.onFence((fenced) => node.setFenced(fenced));
       this.nodes.set(mesh, node);
@@ -85,9 +86,13 @@ export class RuntimeMeshes implements Topology {
     for (const node of this.nodes.values()) node.connectPeers();
   }
 
+  private descriptorOf(node: MeshNode): MeshNodeDescriptor {
+    return meshNodeDescriptor(node, this.config.options.security.curve?.publicKey);
+  }
+
   /** What this process's MeshNodes publish in the Location Store. */
   descriptors(): LocationDescriptor[] {
-    return [...this.nodes.values()].map(meshNodeDescriptor);
+    return [...this.nodes.values()].map((node) => this.descriptorOf(node));
   }
 
   /** Starts automatic discovery for every mesh that asks for it; resolves after each first read. */
@@ -143,7 +148,7 @@ export class RuntimeMeshes implements Topology {
 }
 
 /** What a MeshNode publishes in the Location Store (guide §6.1). */
-function meshNodeDescriptor(node: MeshNode): MeshNodeDescriptor {
+function meshNodeDescriptor(node: MeshNode, publicKey: string | undefined): MeshNodeDescriptor {
   const s = node.state;
   return {
     kind: 'mesh-node',
@@ -154,5 +159,7 @@ function meshNodeDescriptor(node: MeshNode): MeshNodeDescriptor {
     objectRole: s.objectRole,
     memberships: s.memberships,
     revision: s.revision,
+    // With CURVE, the key others connect to and know its NodeRid by.
+    ...(publicKey !== undefined && { publicKey }),
   };
 }

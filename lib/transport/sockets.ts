@@ -11,15 +11,46 @@ import { SEND_RECHECK_MS } from './socket-pump.js';
 /** The roles of ZLink's sockets: which side of a connection each one is decides its security options. */
 export type SocketRole = 'mesh-router' | 'listener-router' | 'client-dealer' | 'publisher' | 'subscriber';
 
+/** A socket's own CURVE keys and the ZAP domain its accepted connections are checked under. */
+export interface SocketCurve {
+  readonly publicKey: string;
+  readonly secretKey: string;
+  readonly zapDomain: string;
+}
+
 /**
- * The one place for security options (CURVE: a server key pair on the sockets that accept, the
- * server's public key on those that connect; a MeshNode's ROUTER does both). Not implemented:
- * every ZLink socket is plain ZMTP today, so nothing is added. When it is, note that zeromq.js
- * warns about a socket option set after bind (see `connectLink`), and a key must be in place before
- * the socket binds or connects.
+ * The one place for security options. With CURVE, a socket that accepts is a CURVE server (its key
+ * pair; every client key goes to the ZAP handler under `zapDomain`); one that connects is told the
+ * server's key at each connect (`connectTo`). A MeshNode's ROUTER does both: it binds as a server and
+ * becomes a client for the length of each `connect` call only. Without `curve`, plain ZMTP.
  */
-function secured<O extends object>(_role: SocketRole, options: O): O {
-  return options;
+function secured<O extends object>(role: SocketRole, options: O, curve?: SocketCurve): O {
+  if (curve === undefined) return options;
+  const own = { curvePublicKey: curve.publicKey, curveSecretKey: curve.secretKey };
+  const accepts = role === 'mesh-router' || role === 'listener-router' || role === 'publisher';
+  // `zapEnforceDomain`: with no ZAP handler to ask, a connection is refused, never let in unchecked.
+  const server = { curveServer: true, zapDomain: curve.zapDomain, zapEnforceDomain: true };
+  return { ...options, ...own, ...(accepts && server) };
+}
+
+/**
+ * Runs `connect` (one `socket.connect`) as a CURVE client of the server holding `serverKey` (the only
+ * key that connection will talk to), or in plain ZMTP without one. libzmq takes a connection's security options when
+ * `connect` is called, so a socket that also accepts (a MeshNode's ROUTER) is a server again after it.
+ */
+export function connectTo(
+  socket: Socket & { curveServerKey: string | null; curveServer: boolean },
+  serverKey: string | undefined,
+  connect: () => void,
+): void {
+  if (serverKey === undefined) return connect();
+  const wasServer = socket.curveServer;
+  socket.curveServerKey = serverKey;
+  try {
+    connect();
+  } finally {
+    if (wasServer) socket.curveServer = true;
+  }
 }
 
 /** How many times `observed` asks for a socket's observer before the error is the caller's. */
@@ -75,21 +106,25 @@ const CLIENT_SEND_HWM_MESSAGES = 32;
  * here refuses a zeromq message over `MAX_MESSAGE_BYTES` (the XPUB publisher receives only
  * subscriptions and keeps zeromq's default), and has linger 0: nothing waits in zeromq after close.
  */
-export function meshRouter(rid: string, ipv6: boolean): Router {
+export function meshRouter(rid: string, ipv6: boolean, curve?: SocketCurve): Router {
   return observed(
     new Router(
-      secured('mesh-router', {
-        routingId: rid,
-        // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
-        mandatory: true,
-        // A peer that reconnects under its NodeRid takes its name over at once.
-        handover: true,
-        linger: 0,
-        ipv6,
-        maxMessageSize: MAX_MESSAGE_BYTES,
-        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-        heartbeatTimeout: 0,
-      }),
+      secured(
+        'mesh-router',
+        {
+          routingId: rid,
+          // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
+          mandatory: true,
+          // A peer that reconnects under its NodeRid takes its name over at once.
+          handover: true,
+          linger: 0,
+          ipv6,
+          maxMessageSize: MAX_MESSAGE_BYTES,
+          heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+          heartbeatTimeout: 0,
+        },
+        curve,
+      ),
     ),
   );
 }
@@ -164,4 +199,9 @@ export function subscriberSocket(endpoint: string, receiveHighWaterMark: number)
       ipv6: endpoint.includes('['),
     }),
   );
+}
+
+/** The process's ZAP handler socket (see `security/zap-handler.ts`): inproc, answers libzmq itself. */
+export function zapRouter(): Router {
+  return new Router({ linger: 0 });
 }

@@ -8,6 +8,7 @@ import {
   type MeshNodeState,
   type MeshSnapshot,
   type NodeHandlerRegistry,
+  type NormalizedCurve,
   type NormalizedMesh,
   type PendingRequests,
   type TracePropagation,
@@ -30,6 +31,8 @@ import { MeshObjectLink } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
 import { initialMeshState } from './mesh-state.js';
 import { connectLink, disconnectLink } from './mesh-socket.js';
+import { MeshCurve } from './mesh-curve.js';
+import { MeshConnections } from './mesh-watch.js';
 import { meshRouter } from '../sockets.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 
@@ -54,6 +57,8 @@ export interface MeshNodeConfig {
   readonly tracing?: TracePropagation;
   /** The Spot and Actor types this node hosts, announced in its state. @default none (nothing on the wire) */
   readonly objectTypes?: readonly string[];
+  /** CURVE on this node's ROUTER (`security.curve`). @default plain ZMTP */
+  readonly curve?: NormalizedCurve;
 }
 
 /**
@@ -73,22 +78,35 @@ export class MeshNode {
   private readonly inbound: MeshInbound;
   private readonly discovered: DiscoveredPeers;
   private link: MeshObjectLink | undefined;
+  /** CURVE's keys and proofs (see `MeshCurve`); undefined in plain ZMTP. */
+  private readonly curve: MeshCurve | undefined;
+  private unzap: (() => Promise<void>) | undefined;
   private own: MeshNodeState;
   private port = 0;
   private closed = false;
   private drained = false;
-  /** Live accepted connections (outbound ones are counted on their links). */
-  private accepted = 0;
+  /** The ROUTER's connection events: links up and down, accepted ones counted, refusals reported. */
+  private readonly connections: MeshConnections;
   private readonly loops: Promise<void>[] = [];
   private readonly reads = new ReadProgress();
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
-    this.router = meshRouter(rid, mesh.listen.bindHost.includes(':'));
+    this.curve = config.curve && new MeshCurve(config.curve, mesh, { rid, generation }, events);
+    const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
+    this.router = meshRouter(rid, mesh.listen.bindHost.includes(':'), curve);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
     this.own = initialMeshState(mesh, rid, generation, config.objectTypes);
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
+    const { table, liveness } = this;
+    this.connections = new MeshConnections({
+      mesh: mesh.mesh,
+      table,
+      liveness,
+      events,
+      curve: !!config.curve,
+    });
     const connect = (link: OutboundLink) => this.connectLink(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
     const report = (reason: string) => this.protocolError(reason);
@@ -136,7 +154,8 @@ export class MeshNode {
 
   /** Its identity, links, peers and channels' select-one state, at this moment. */
   snapshot(): MeshSnapshot {
-    const { own, endpoint, accepted, table, candidates } = this;
+    const { own, endpoint, table, candidates } = this;
+    const { accepted } = this.connections;
     const queued = this.pump.queued;
     const activeHandlers = this.inbound.activeHandlers;
     return meshSnapshot({ own, endpoint, accepted, activeHandlers, queued, table, candidates });
@@ -161,9 +180,12 @@ export class MeshNode {
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
   async bind(): Promise<void> {
     const { bindHost, port } = this.config.mesh.listen;
+    // Before the first connection can come: libzmq asks the ZAP handler about every one.
+    this.unzap = await this.curve?.checkConnections();
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
-    this.loops.push(this.receiveLoop(), this.watch());
+    const watching = this.connections.watch(this.router, () => this.closed);
+    this.loops.push(this.receiveLoop(), watching);
     this.liveness.start();
     this.config.events.emit({ type: 'listening', mesh: this.mesh, endpoint: this.endpoint });
   }
@@ -178,7 +200,9 @@ export class MeshNode {
 
   /** One full read of this mesh's MeshNode descriptors (automatic discovery). */
   setDiscovered(descriptors: readonly MeshNodeDescriptor[]): void {
-    if (!this.closed) this.discovered.set(descriptors);
+    if (this.closed) return;
+    this.curve?.listed(descriptors);
+    this.discovered.set(descriptors);
   }
 
   /** Follows the owner lease: fenced refuses new business records and leaves selection; held undoes both. */
@@ -221,6 +245,7 @@ export class MeshNode {
     this.pump.close();
     if (!this.router.closed) this.router.close();
     await Promise.all(this.loops);
+    await this.unzap?.();
   }
 
   private publish(memberships: MeshMembership[]): void {
@@ -231,7 +256,7 @@ export class MeshNode {
   }
 
   private connectLink(link: OutboundLink): void {
-    connectLink(this.router, link);
+    connectLink(this.router, link, this.curve?.connectKey(link.endpoint));
   }
 
   private peerHost(): PeerHost {
@@ -266,6 +291,11 @@ export class MeshNode {
       protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
       accepts: (link, state) => this.discovered.accepts(link, state),
       hello: (link) => this.sayHello(link),
+      helloRecord: (link) =>
+        encodeMeshState(RecordKind.MeshHello, this.own, this.curve?.helloProof(link.endpoint)),
+      welcomeRecord: (rid) =>
+        encodeMeshState(RecordKind.MeshWelcome, this.own, this.curve?.welcomeProof(rid)),
+      proofRefusal: (state) => this.curve?.refusal(state),
     };
   }
 
@@ -290,36 +320,14 @@ export class MeshNode {
     }
   };
 
-  /** Connection events, read with `receive()` (see `ServerConnection.watch`). */
-  private async watch(): Promise<void> {
-    const events = this.router.events;
-    try {
-      while (!events.closed) {
-        const event = await events.receive();
-        if (this.closed) return;
-        const link = 'address' in event ? this.table.links.get(String(event.address)) : undefined;
-        if (event.type === 'handshake') {
-          if (!link) this.accepted++;
-          else this.table.linkUp(link);
-        } else if (event.type === 'disconnect') {
-          if (link) this.table.linkDown(link);
-          else {
-            this.accepted = Math.max(0, this.accepted - 1);
-            // An accepted connection is reported by our own address: ping everyone, and the pipe
-            // that is gone answers EHOSTUNREACH.
-            this.liveness.pingAll();
-          }
-        }
-      }
-    } catch {
-      // The observer closed with its socket.
-    }
+  private helloRecord(link: OutboundLink): Uint8Array {
+    return encodeMeshState(RecordKind.MeshHello, this.own, this.curve?.helloProof(link.endpoint));
   }
 
   private sayHello(link: OutboundLink): void {
     this.table.stopHello(link);
     if (this.closed || link.status !== 'handshaking') return;
-    this.pump.force(encodeMeshState(RecordKind.MeshHello, this.own), link.pipe);
+    this.pump.force(this.helloRecord(link), link.pipe);
     link.helloTimer = setTimeout(() => this.sayHello(link), HELLO_RETRY_MS);
   }
 
@@ -344,17 +352,9 @@ export class MeshNode {
       for (const record of decoded.records) {
         switch (record.kind) {
           case RecordKind.MeshHello:
-            this.table.onHello(id, record);
-            break;
-          case RecordKind.MeshWelcome: {
-            const link = this.table.linkOf(id);
-            if (link) this.table.onWelcome(link, record);
-            else this.protocolError('welcome on a pipe that is not one of our links', record.rid);
-            break;
-          }
+          case RecordKind.MeshWelcome:
           case RecordKind.MeshState:
-            if (route) this.table.onState(route, record);
-            else this.protocolError('state record from a node that is not a peer', record.rid);
+            this.table.onStateRecord(id, route, record);
             break;
           case RecordKind.MeshPing:
             break;

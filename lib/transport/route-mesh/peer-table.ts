@@ -3,7 +3,6 @@ import {
   type MeshStateRecord,
   type ZLinkEvents,
   RecordKind,
-  encodeMeshState,
 } from '../../core/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import { initiatorWins } from './tie-break.js';
@@ -46,6 +45,12 @@ export interface PeerHost {
   accepts(link: OutboundLink, state: MeshNodeState): boolean;
   /** Starts (or repeats) the handshake on a connected link. */
   hello(link: OutboundLink): void;
+  /** One hello record for `link` (with CURVE, proven to the key it connected to). */
+  helloRecord(link: OutboundLink): Uint8Array;
+  /** The welcome record for the node that said hello as `rid` (with CURVE, proven to its key). */
+  welcomeRecord(rid: string): Uint8Array;
+  /** With CURVE: why a hello or welcome is refused (its sender did not prove its NodeRid's key). */
+  proofRefusal(state: MeshStateRecord): string | undefined;
   protocolError(reason: string, peerRid?: string): void;
 }
 
@@ -107,6 +112,18 @@ export class PeerTable {
     return link;
   }
 
+  /** A hello, welcome or state record from pipe `pipe` (`route`: the peer route it names, if any). */
+  onStateRecord(pipe: Buffer, route: PeerRoute | undefined, record: MeshStateRecord): void {
+    if (record.kind === RecordKind.MeshHello) return this.onHello(pipe, record);
+    if (record.kind === RecordKind.MeshWelcome) {
+      const link = this.linkOf(pipe);
+      if (link) return this.onWelcome(link, record);
+      return this.host.protocolError('welcome on a pipe that is not one of our links', record.rid);
+    }
+    if (route) return this.onState(route, record);
+    this.host.protocolError('state record from a node that is not a peer', record.rid);
+  }
+
   /** Acceptor side: a hello on an inbound pipe, named by the initiator's NodeRid. */
   onHello(pipe: Buffer, hello: MeshStateRecord): void {
     const { host } = this;
@@ -115,7 +132,7 @@ export class PeerTable {
       return;
     }
     // Answer even a hello we will not admit: the initiator checks the welcome and closes its link.
-    host.send(pipe, encodeMeshState(RecordKind.MeshWelcome, host.ownState()));
+    host.send(pipe, host.welcomeRecord(hello.rid));
     const refusal = this.refusal(hello, undefined);
     if (refusal) {
       host.protocolError(`hello refused: ${refusal}`, hello.rid);
@@ -144,8 +161,7 @@ export class PeerTable {
         // after it lost us (it judged us silent) while we still hold our link ready. It drops what we
         // send on a link it does not know, so say hello on ours again: it takes our link up and
         // retires its own, as when both nodes start at once.
-        if (existing.route.link)
-          host.send(existing.route.pipe, encodeMeshState(RecordKind.MeshHello, host.ownState()));
+        if (existing.route.link) host.send(existing.route.pipe, host.helloRecord(existing.route.link));
       }
       return;
     }
@@ -260,8 +276,10 @@ export class PeerTable {
     this.retiring.clear();
   }
 
-  private refusal(state: MeshNodeState, link: OutboundLink | undefined): string | undefined {
+  private refusal(state: MeshStateRecord, link: OutboundLink | undefined): string | undefined {
     const own = this.host.ownState();
+    const proof = this.host.proofRefusal(state);
+    if (proof !== undefined) return proof;
     if (state.mesh !== own.mesh) return `the node serves MeshName '${state.mesh}', not '${own.mesh}'`;
     if (state.rid === own.rid) return 'the node is this node (a MeshNode is not its own peer)';
     if (link?.expectedRid !== undefined && state.rid !== link.expectedRid) {

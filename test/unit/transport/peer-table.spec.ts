@@ -7,6 +7,7 @@ import {
   type MeshNodeState,
   type MeshStateRecord,
   RecordKind,
+  encodeMeshState,
   ZLinkEvents,
   decodeFrame,
 } from '../../../lib/core/index.js';
@@ -58,6 +59,9 @@ function tableFor(own: MeshNodeState) {
     protocolError: (reason) => log.protocolErrors.push(reason),
     accepts: () => true,
     hello: (link) => log.hellos.push(link.endpoint),
+    helloRecord: () => encodeMeshState(RecordKind.MeshHello, own),
+    welcomeRecord: () => encodeMeshState(RecordKind.MeshWelcome, own),
+    proofRefusal: () => undefined,
   };
   const table = new PeerTable(host);
   const seen: string[] = [];

@@ -1,0 +1,61 @@
+import { curveKeyBytes, curvePublicKeyOf } from './curve-keys.js';
+import { configurationError } from './errors.js';
+import { checkKeys, isRecord } from './option-checks.js';
+
+/** The `security` option: CURVE on this runtime's sockets (docs/decisions.md "CURVE"). */
+export interface SecurityOptions {
+  curve?: CurveOptions;
+}
+
+export interface CurveOptions {
+  /** This runtime's public key, Z85 (40 characters). Peers know this node by it. */
+  publicKey: string;
+  /** Its secret key, Z85. Keep it out of source control: see `curveKeysFromEnv` / `curveKeysFromFile`. */
+  secretKey: string;
+  /**
+   * More public keys whose holders may connect to this runtime's sockets, besides the keys of the
+   * configured peers and (with a Location Store) of the nodes it lists. @default []
+   */
+  allow?: string[];
+}
+
+export interface NormalizedCurve {
+  readonly publicKey: string;
+  readonly secretKey: string;
+  readonly allow: readonly string[];
+}
+
+export interface NormalizedSecurity {
+  readonly curve: NormalizedCurve | undefined;
+}
+
+/** A Z85 CURVE public key at `field`, or `Configuration` naming it. */
+export function checkCurveKey(field: string, value: unknown): string {
+  if (curveKeyBytes(value) === undefined)
+    throw configurationError(
+      field,
+      'must be a Z85 CURVE key: 40 characters (make a pair with `npx nestjs-zlink keygen`)',
+    );
+  return value as string;
+}
+
+export function normalizeSecurity(value: unknown): NormalizedSecurity {
+  if (value === undefined) return { curve: undefined };
+  if (!isRecord(value)) throw configurationError('security', 'must be an object { curve? }');
+  checkKeys('security', value, ['curve']);
+  if (value.curve === undefined) return { curve: undefined };
+  const c = value.curve;
+  if (!isRecord(c))
+    throw configurationError('security.curve', 'must be an object { publicKey, secretKey, allow? }');
+  checkKeys('security.curve', c, ['publicKey', 'secretKey', 'allow']);
+  const publicKey = checkCurveKey('security.curve.publicKey', c.publicKey);
+  const secretKey = checkCurveKey('security.curve.secretKey', c.secretKey);
+  // A pasted key of another pair would make every handshake fail with nothing saying why.
+  if (curvePublicKeyOf(secretKey) !== publicKey)
+    throw configurationError('security.curve.publicKey', 'is not the public key of security.curve.secretKey');
+  const allowValue = c.allow ?? [];
+  if (!Array.isArray(allowValue))
+    throw configurationError('security.curve.allow', 'must be an array of Z85 public keys');
+  const allow = allowValue.map((k, i) => checkCurveKey(`security.curve.allow[${i}]`, k));
+  return { curve: Object.freeze({ publicKey, secretKey, allow: Object.freeze(allow) }) };
+}

@@ -1,0 +1,176 @@
+import {
+  type MeshNodeDescriptor,
+  type MeshStateRecord,
+  type NormalizedCurve,
+  type NormalizedMesh,
+  RecordKind,
+  type ZLinkEvents,
+  ZLinkError,
+  curvePairSecret,
+  curveProof,
+  curveProofHolds,
+} from '../../core/index.js';
+import { registerZap } from '../security/zap-handler.js';
+
+type HandshakeKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome;
+
+/**
+ * CURVE on one MeshNode (docs/decisions.md "CURVE"): which keys it knows, by NodeRid and by endpoint
+ * (the configured peers', then those the Location Store lists), which client keys its ROUTER admits
+ * (the ZAP check), and the proof each hello and welcome carries.
+ *
+ * CURVE itself proves the key of the node we connect to (we connect to one key only) and encrypts
+ * every byte; ZAP admits only known keys. What it cannot say is which NodeRid the holder of an admitted
+ * key claims on a connection it made to us: so a hello and a welcome carry a proof over the sender's
+ * NodeRid and run made with the X25519 secret of the pair (the sender's secret key and the key it
+ * believes the receiver holds). The receiver checks it with the key the claimed NodeRid is known by: a
+ * member that claims another's NodeRid cannot make it.
+ */
+export class MeshCurve {
+  /** The ZAP domain of this node's ROUTER: the ZAP handler asks this node about its connections. */
+  readonly domain: string;
+  private readonly configuredByRid = new Map<string, string>();
+  private readonly configuredByEndpoint = new Map<string, string>();
+  private listedByRid = new Map<string, string>();
+  private listedByEndpoint = new Map<string, string>();
+  /** The key each outbound link connected to (its hello is proven to that key). */
+  private readonly connectedTo = new Map<string, string>();
+  private readonly secrets = new Map<string, Buffer>();
+  private readonly allowList: ReadonlySet<string>;
+
+  constructor(
+    readonly keys: NormalizedCurve,
+    private readonly mesh: NormalizedMesh,
+    private readonly self: { readonly rid: string; readonly generation: string },
+    private readonly events: ZLinkEvents,
+  ) {
+    this.domain = `zlink ${mesh.mesh} ${self.rid} ${self.generation}`;
+    for (const p of mesh.peers) {
+      if (p.publicKey === undefined) continue;
+      this.configuredByEndpoint.set(p.endpoint, p.publicKey);
+      if (p.rid !== undefined) this.configuredByRid.set(p.rid, p.publicKey);
+    }
+    this.allowList = new Set(keys.allow);
+  }
+
+  /** The descriptors the store lists now: their keys are known from here on (the previous list's go). */
+  listed(descriptors: readonly MeshNodeDescriptor[]): void {
+    const byRid = new Map<string, string>();
+    const byEndpoint = new Map<string, string>();
+    for (const d of descriptors) {
+      if (d.publicKey === undefined || d.rid === this.self.rid) continue;
+      byRid.set(d.rid, d.publicKey);
+      byEndpoint.set(d.endpoint, d.publicKey);
+    }
+    this.listedByRid = byRid;
+    this.listedByEndpoint = byEndpoint;
+  }
+
+  /**
+   * The key to connect to `endpoint` with (the server key it must prove), noted for the link's hello;
+   * the one it connected to before when the store no longer lists one. Throws `Unavailable` when
+   * none is known: plain ZMTP to a CURVE mesh would only fail its handshake.
+   */
+  connectKey(endpoint: string): string {
+    const key =
+      this.configuredByEndpoint.get(endpoint) ??
+      this.listedByEndpoint.get(endpoint) ??
+      this.connectedTo.get(endpoint);
+    if (key === undefined)
+      throw new ZLinkError('Unavailable', `no public key is known for the node at ${endpoint}`);
+    this.connectedTo.set(endpoint, key);
+    return key;
+  }
+
+  /** The key NodeRid `rid` is known by: a configured peer's, else the one the store lists. */
+  keyOf(rid: string): string | undefined {
+    return this.configuredByRid.get(rid) ?? this.listedByRid.get(rid);
+  }
+
+  /** Starts answering ZAP for this node's ROUTER (`admits`); resolves with the function that stops it. */
+  checkConnections(): Promise<() => Promise<void>> {
+    return registerZap(this.domain, (key, address) => this.admits(key, address));
+  }
+
+  /** ZAP: whether the holder of `publicKey` may connect to this node; a refusal is reported. */
+  admits(publicKey: string, address: string): boolean {
+    const known =
+      this.allowList.has(publicKey) ||
+      includes(this.configuredByRid, publicKey) ||
+      includes(this.listedByRid, publicKey);
+    if (!known)
+      this.refused('unknownKey', `a connection from ${address} holds a key this node does not know`, {
+        endpoint: address,
+      });
+    return known;
+  }
+
+  /** The proof a hello on `endpoint`'s link carries (to the key it connected to). */
+  helloProof(endpoint: string): Uint8Array | undefined {
+    const key = this.connectedTo.get(endpoint);
+    return key === undefined ? undefined : this.proof(RecordKind.MeshHello, key);
+  }
+
+  /** The proof a welcome to NodeRid `rid` carries; none when no key is known for it (it refuses the welcome then). */
+  welcomeProof(rid: string): Uint8Array | undefined {
+    const key = this.keyOf(rid);
+    return key === undefined ? undefined : this.proof(RecordKind.MeshWelcome, key);
+  }
+
+  /**
+   * Why a hello or welcome is refused (reported as `ridKeyMismatch`), or `undefined` when its sender
+   * proved the key its NodeRid is known by.
+   */
+  refusal(state: MeshStateRecord): string | undefined {
+    const key = this.keyOf(state.rid);
+    const why =
+      key === undefined
+        ? `no public key is known for NodeRid '${state.rid}'`
+        : state.proof === undefined
+          ? `NodeRid '${state.rid}' sent no proof of its key`
+          : !curveProofHolds(
+                this.secret(key),
+                this.words(state.kind, state.rid, state.generation),
+                state.proof,
+              )
+            ? `the node claiming NodeRid '${state.rid}' does not hold the key that NodeRid is known by`
+            : undefined;
+    if (why !== undefined) this.refused('ridKeyMismatch', why, { peerRid: state.rid });
+    return why;
+  }
+
+  /** Reports a refused connection (`security_refused`). */
+  refused(
+    reason: 'unknownKey' | 'mechanismMismatch' | 'ridKeyMismatch' | 'handshakeFailed',
+    detail: string,
+    where: { readonly peerRid?: string; readonly endpoint?: string } = {},
+  ): void {
+    this.events.emit({
+      type: 'security_refused',
+      route: 'route-mesh',
+      mesh: this.mesh.mesh,
+      reason,
+      detail,
+      ...where,
+    });
+  }
+
+  private proof(kind: HandshakeKind, peerKey: string): Uint8Array {
+    return curveProof(this.secret(peerKey), this.words(kind, this.self.rid, this.self.generation));
+  }
+
+  private words(kind: MeshStateRecord['kind'], rid: string, generation: string): string[] {
+    return [String(kind), this.mesh.mesh, rid, generation];
+  }
+
+  private secret(peerKey: string): Buffer {
+    let s = this.secrets.get(peerKey);
+    if (s === undefined) this.secrets.set(peerKey, (s = curvePairSecret(this.keys.secretKey, peerKey)));
+    return s;
+  }
+}
+
+function includes(map: ReadonlyMap<string, string>, value: string): boolean {
+  for (const v of map.values()) if (v === value) return true;
+  return false;
+}

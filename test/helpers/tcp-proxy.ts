@@ -1,0 +1,65 @@
+import { type Server, type Socket, createServer, connect } from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 that records every byte it carries, both ways: what an eavesdropper on the
+ * wire between two processes would see. Its target is set once the peer behind it has bound (until
+ * then a connection is closed at once, and zeromq connects again).
+ */
+export class RecordingProxy {
+  target: number | undefined;
+  private readonly chunks: Buffer[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {
+    server.on('connection', (client) => this.accept(client));
+  }
+
+  static async start(): Promise<RecordingProxy> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return new RecordingProxy(server, address.port);
+  }
+
+  get endpoint(): string {
+    return `tcp://127.0.0.1:${this.port}`;
+  }
+
+  /** Every byte carried so far, both ways, in arrival order. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
+  /** Whether `marker` (UTF-8) crossed the proxy in clear, either way. */
+  saw(marker: string): boolean {
+    return this.bytes.includes(Buffer.from(marker, 'utf8'));
+  }
+
+  private accept(client: Socket): void {
+    if (this.target === undefined) return void client.destroy();
+    const upstream = connect(this.target, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    const carry = (from: Socket, to: Socket) =>
+      from.on('data', (chunk: Buffer) => {
+        this.chunks.push(Buffer.from(chunk));
+        to.write(chunk);
+      });
+    carry(client, upstream);
+    carry(upstream, client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
