@@ -1,9 +1,4 @@
-import {
-  type MeshNodeState,
-  type MeshStateRecord,
-  type ZLinkEvents,
-  RecordKind,
-} from '../../core/index.js';
+import { type MeshNodeState, type MeshStateRecord, type ZLinkEvents, RecordKind } from '../../core/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import { initiatorWins } from './tie-break.js';
 
