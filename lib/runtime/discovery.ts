@@ -65,6 +65,11 @@ export class DescriptorDiscovery {
     await this.unwatch?.().catch(() => undefined);
   }
 
+  /** Reads now (a hint from this process: something it met is not listed yet). */
+  hint(): void {
+    this.read();
+  }
+
   /** A hint or a tick: reads now, or once more after the read under way (hints coalesce). */
   private read(): void {
     if (this.closed) return;

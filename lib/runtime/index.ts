@@ -41,3 +41,4 @@ export {
   type ZLinkHealthOptions,
   type ZLinkHealthReport,
 } from './health.js';
+export { CURVE_ENV, curveKeysFromEnv, curveKeysFromFile } from './curve-key-files.js';

@@ -137,6 +137,11 @@ export class RuntimeLocation {
     await started;
   }
 
+  /** Reads (`kind`, `scope`) again now, when this process discovers it (reads coalesce). */
+  hint(kind: DescriptorKind, scope: string): void {
+    for (const d of this.discoveries) if (d.kind === kind && d.scope === scope) d.hint();
+  }
+
   /**
    * One round trip to the store, bounded by `timeoutMs` (health checks): the store's `ping`, or a
    * `list` of an unused scope for a store without one. Never rejects.

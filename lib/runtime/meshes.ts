@@ -73,6 +73,8 @@ export class RuntimeMeshes implements Topology {
         objectTypes: this.config.objectTypes(mesh),
         tracing,
         curve: options.security.curve,
+        // A key or NodeRid met before the store was read again: read it now rather than at the interval.
+        unlisted: location && (() => location.hint('mesh-node', mesh)),
       });
       location?.onFence((fenced) => node.setFenced(fenced));
       this.nodes.set(mesh, node);

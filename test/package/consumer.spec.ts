@@ -5,6 +5,7 @@
  * round trip through `ZLinkRouteClient` — and loads every subpath entry. Types must also resolve under
  * the other module resolutions a user may pick (node16, nodenext from CommonJS, bundler).
  */
+import { curvePublicKeyOf } from '../../lib/core/index.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,6 +180,18 @@ describe.each([
       stdout: ENTRY_POINTS.map(() => 'true'),
     });
   }, 120000);
+
+  it('npx nestjs-zlink keygen prints a CURVE key pair that the runtime accepts', async () => {
+    const app = apps[type];
+    const { stdout } = await runOk('npx', ['--no-install', 'nestjs-zlink', 'keygen'], app, 60000);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^ZLINK_CURVE_PUBLIC_KEY=.{40}$/),
+      expect.stringMatching(/^ZLINK_CURVE_SECRET_KEY=.{40}$/),
+    ]);
+    const [publicKey, secretKey] = lines.map((l) => l.slice(l.indexOf('=') + 1));
+    expect(curvePublicKeyOf(secretKey as string)).toBe(publicKey);
+  }, 60000);
 });
 
 describe('types resolve under every module resolution', () => {

@@ -43,6 +43,8 @@ export class MeshCurve {
     private readonly mesh: NormalizedMesh,
     private readonly self: { readonly rid: string; readonly generation: string },
     private readonly events: ZLinkEvents,
+    /** A key or NodeRid not known here came by: the store may list it by now. */
+    private readonly unlisted: () => void = () => undefined,
   ) {
     this.domain = `zlink ${mesh.mesh} ${self.rid} ${self.generation}`;
     for (const p of mesh.peers) {
@@ -98,10 +100,12 @@ export class MeshCurve {
       this.allowList.has(publicKey) ||
       includes(this.configuredByRid, publicKey) ||
       includes(this.listedByRid, publicKey);
-    if (!known)
+    if (!known) {
+      this.unlisted();
       this.refused('unknownKey', `a connection from ${address} holds a key this node does not know`, {
         endpoint: address,
       });
+    }
     return known;
   }
 
@@ -118,25 +122,25 @@ export class MeshCurve {
   }
 
   /**
-   * Why a hello or welcome is refused (reported as `ridKeyMismatch`), or `undefined` when its sender
-   * proved the key its NodeRid is known by.
+   * Why a hello or welcome is not taken, or `undefined` when its sender proved the key its NodeRid is
+   * known by. `lasting` (reported as `ridKeyMismatch`): no proof, or one another key made. Not lasting:
+   * no key is known for that NodeRid yet (a node the store has not listed here yet; it is asked again).
    */
-  refusal(state: MeshStateRecord): string | undefined {
+  refusal(state: MeshStateRecord): { readonly why: string; readonly lasting: boolean } | undefined {
     const key = this.keyOf(state.rid);
+    if (key === undefined) {
+      this.unlisted();
+      return { why: `no public key is known for NodeRid '${state.rid}' yet`, lasting: false };
+    }
     const why =
-      key === undefined
-        ? `no public key is known for NodeRid '${state.rid}'`
-        : state.proof === undefined
-          ? `NodeRid '${state.rid}' sent no proof of its key`
-          : !curveProofHolds(
-                this.secret(key),
-                this.words(state.kind, state.rid, state.generation),
-                state.proof,
-              )
-            ? `the node claiming NodeRid '${state.rid}' does not hold the key that NodeRid is known by`
-            : undefined;
-    if (why !== undefined) this.refused('ridKeyMismatch', why, { peerRid: state.rid });
-    return why;
+      state.proof === undefined
+        ? `NodeRid '${state.rid}' sent no proof of its key`
+        : !curveProofHolds(this.secret(key), this.words(state.kind, state.rid, state.generation), state.proof)
+          ? `the node claiming NodeRid '${state.rid}' does not hold the key that NodeRid is known by`
+          : undefined;
+    if (why === undefined) return undefined;
+    this.refused('ridKeyMismatch', why, { peerRid: state.rid });
+    return { why, lasting: true };
   }
 
   /** Reports a refused connection (`security_refused`). */

@@ -59,6 +59,8 @@ export interface MeshNodeConfig {
   readonly objectTypes?: readonly string[];
   /** CURVE on this node's ROUTER (`security.curve`). @default plain ZMTP */
   readonly curve?: NormalizedCurve;
+  /** With CURVE: a key or NodeRid not known here came by (the store may list it by now). */
+  readonly unlisted?: () => void;
 }
 
 /**
@@ -92,20 +94,25 @@ export class MeshNode {
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
-    this.curve = config.curve && new MeshCurve(config.curve, mesh, { rid, generation }, events);
+    const self = { rid, generation };
+    this.curve = config.curve && new MeshCurve(config.curve, mesh, self, events, config.unlisted);
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(rid, mesh.listen.bindHost.includes(':'), curve);
-    this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, this.unreachable);
+    this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, (dest) =>
+      this.table.unreachable(dest),
+    );
     this.own = initialMeshState(mesh, rid, generation, config.objectTypes);
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
     const { table, liveness } = this;
+    const restart = (link: OutboundLink) => this.restartLink(link);
     this.connections = new MeshConnections({
       mesh: mesh.mesh,
       table,
       liveness,
       events,
       curve: !!config.curve,
+      restart,
     });
     const connect = (link: OutboundLink) => this.connectLink(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
@@ -277,11 +284,7 @@ export class MeshNode {
           ),
         );
       },
-      reconnect: (link) => {
-        if (this.closed) return;
-        this.disconnectLink(link);
-        this.connectLink(link);
-      },
+      reconnect: (link) => this.restartLink(link),
       disconnect: (link) => this.disconnectLink(link),
       changed: () => {
         this.candidates.rebuild(this.table.peers.values());
@@ -306,19 +309,16 @@ export class MeshNode {
     return { mesh, rid, pump, isClosed, peers: table.peers, links: table.links, candidates };
   }
 
+  /** A fresh connection for `link` (with CURVE, to the key known for its endpoint now). */
+  private restartLink(link: OutboundLink): void {
+    if (this.closed) return;
+    this.disconnectLink(link);
+    this.connectLink(link);
+  }
+
   private disconnectLink(link: OutboundLink): void {
     disconnectLink(this.router, link);
   }
-
-  /** A pipe zeromq no longer routes to: its peer (or a retiring route) is gone. */
-  private readonly unreachable = (dest: Buffer): void => {
-    const route = this.table.routeOf(dest);
-    if (!route) return;
-    const peer = route.peer;
-    if (peer.route === route && this.table.peers.get(peer.rid) === peer) {
-      this.table.lose(peer, 'its connection is gone');
-    }
-  };
 
   private helloRecord(link: OutboundLink): Uint8Array {
     return encodeMeshState(RecordKind.MeshHello, this.own, this.curve?.helloProof(link.endpoint));

@@ -1,7 +1,7 @@
 import type { Router } from 'zeromq';
 import type { ZLinkEvents } from '../../core/index.js';
 import type { MeshLiveness } from './mesh-liveness.js';
-import type { PeerTable } from './peer-table.js';
+import type { OutboundLink, PeerTable } from './peer-table.js';
 
 /** What a MeshNode does with its ROUTER's connection events. */
 export interface RouterWatch {
@@ -59,6 +59,9 @@ export async function watchRouter(router: Router, on: RouterWatch, closed: () =>
 
 type Refusal = 'mechanismMismatch' | 'unknownKey' | 'handshakeFailed';
 
+/** How long after a refused CURVE handshake an outbound link connects again. */
+const CURVE_RETRY_MS = 250;
+
 /**
  * A MeshNode's connections as its ROUTER reports them: an outbound link's connection up or down goes
  * to the peer table, an accepted one is counted, and a handshake that failed for its security is
@@ -76,8 +79,31 @@ export class MeshConnections {
       readonly events: ZLinkEvents;
       /** This node speaks CURVE. */
       readonly curve: boolean;
+      /** A fresh connection for an outbound link (see `retryLater`). */
+      readonly restart: (link: OutboundLink) => void;
     },
   ) {}
+
+  /** Links waiting for a fresh connection after a refused CURVE handshake. */
+  private readonly retrying = new Set<OutboundLink>();
+
+  /**
+   * An outbound link whose CURVE handshake was refused gets a fresh connection a little later, with the
+   * key known then: libzmq does not come back soon by itself after a refusal, and the refusal is
+   * often a race (the node there has not read this node's key from the store yet, or restarted under
+   * a new key that this node has just read).
+   */
+  private retryLater(link: OutboundLink): void {
+    if (this.retrying.has(link)) return;
+    this.retrying.add(link);
+    setTimeout(() => {
+      this.retrying.delete(link);
+      const { table } = this.deps;
+      // Only a link still trying: one admitted since (or retired for the peer's own link) is left alone.
+      const trying = link.status === 'connecting' || link.status === 'handshaking';
+      if (table.links.get(link.endpoint) === link && trying) this.deps.restart(link);
+    }, CURVE_RETRY_MS).unref();
+  }
 
   watch(router: Router, closed: () => boolean): Promise<void> {
     const { table, liveness } = this.deps;
@@ -106,7 +132,9 @@ export class MeshConnections {
   }
 
   private refused(reason: Refusal, address: string, code: string): void {
-    const outbound = this.deps.table.links.has(address);
+    const link = this.deps.table.links.get(address);
+    const outbound = link !== undefined;
+    if (link !== undefined && reason !== 'mechanismMismatch') this.retryLater(link);
     // An accepted connection with a key not known here was reported by the ZAP check already.
     if (reason === 'unknownKey' && !outbound) return;
     const peer = outbound ? `the node at ${address}` : 'a node connecting here';

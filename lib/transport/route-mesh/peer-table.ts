@@ -44,8 +44,11 @@ export interface PeerHost {
   helloRecord(link: OutboundLink): Uint8Array;
   /** The welcome record for the node that said hello as `rid` (with CURVE, proven to its key). */
   welcomeRecord(rid: string): Uint8Array;
-  /** With CURVE: why a hello or welcome is refused (its sender did not prove its NodeRid's key). */
-  proofRefusal(state: MeshStateRecord): string | undefined;
+  /**
+   * With CURVE: why a hello or welcome is not taken — its sender did not prove its NodeRid's key
+   * (`lasting`), or no key is known for that NodeRid yet (the store has not listed it here yet).
+   */
+  proofRefusal(state: MeshStateRecord): { readonly why: string; readonly lasting: boolean } | undefined;
   protocolError(reason: string, peerRid?: string): void;
 }
 
@@ -126,6 +129,13 @@ export class PeerTable {
       host.protocolError(`hello names NodeRid '${hello.rid}' but came from another routing id`);
       return;
     }
+    // A node that did not prove its NodeRid's key gets no answer: the hello of one whose key is not
+    // listed here yet is repeated until it is.
+    const unproven = host.proofRefusal(hello);
+    if (unproven) {
+      if (unproven.lasting) host.protocolError(`hello refused: ${unproven.why}`, hello.rid);
+      return;
+    }
     // Answer even a hello we will not admit: the initiator checks the welcome and closes its link.
     host.send(pipe, host.welcomeRecord(hello.rid));
     const refusal = this.refusal(hello, undefined);
@@ -173,14 +183,16 @@ export class PeerTable {
       return;
     }
     if (!awaitsWelcome(link.status)) return;
-    const refusal = this.refusal(welcome, link);
+    const unproven = host.proofRefusal(welcome);
+    const refusal = this.refusal(welcome, link) ?? (unproven?.lasting ? unproven.why : undefined);
     if (refusal) {
       link.move('refuse');
       host.disconnect(link);
       host.events.emit({ type: 'peer_refused', mesh: host.mesh, endpoint: link.endpoint, reason: refusal });
       return;
     }
-    if (this.superseded.has(runKey(welcome)) || !host.accepts(link, welcome)) {
+    // Not listed here yet (its key unknown, or a discovered link's node not listed): asked again later.
+    if (unproven || this.superseded.has(runKey(welcome)) || !host.accepts(link, welcome)) {
       link.move('unlisted');
       return;
     }
@@ -228,6 +240,14 @@ export class PeerTable {
     this.announce('peer_lost', peer, reason);
   }
 
+  /** A pipe zeromq no longer routes to: its peer (or a retiring route) is gone. */
+  unreachable(dest: Buffer): void {
+    const route = this.routeOf(dest);
+    if (!route) return;
+    const peer = route.peer;
+    if (peer.route === route && this.peers.get(peer.rid) === peer) this.lose(peer, 'its connection is gone');
+  }
+
   /** An outbound link's connection is up (zeromq reports it by endpoint): a connecting link says hello. */
   linkUp(link: OutboundLink): void {
     link.connected = true;
@@ -273,8 +293,6 @@ export class PeerTable {
 
   private refusal(state: MeshStateRecord, link: OutboundLink | undefined): string | undefined {
     const own = this.host.ownState();
-    const proof = this.host.proofRefusal(state);
-    if (proof !== undefined) return proof;
     if (state.mesh !== own.mesh) return `the node serves MeshName '${state.mesh}', not '${own.mesh}'`;
     if (state.rid === own.rid) return 'the node is this node (a MeshNode is not its own peer)';
     if (link?.expectedRid !== undefined && state.rid !== link.expectedRid) {
