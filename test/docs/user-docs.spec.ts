@@ -4,7 +4,8 @@
  * number appears (those belong in docs/decisions.md). The README's complete example is the file the
  * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot;
  * likewise every TypeScript snippet about Spots and Actors is a run of lines of the objects examples
- * (`examples/objects/rooms.ts`, `moving-rooms.ts`), which typecheck compiles and the consumer test runs.
+ * (`examples/objects/rooms.ts`, `moving-rooms.ts`), which typecheck compiles and the consumer test runs;
+ * so is every CURVE snippet, of `examples/security/curve-mesh.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
@@ -139,5 +140,15 @@ describe('user docs', () => {
     expect(tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')).length).toBeGreaterThan(0);
     expect(blocks.length).toBeGreaterThan(5);
     expect(blocks.filter((block) => !examples.some((example) => isRunOf(block, example)))).toEqual([]);
+  });
+
+  it('every TypeScript snippet about CURVE (configuration.md security, operations.md encryption) is a run of lines of examples/security/curve-mesh.ts', () => {
+    const example = read('examples/security/curve-mesh.ts');
+    const blocks = [
+      ...tsBlocks(sectionOf(read('docs/configuration.md'), 'security')),
+      ...tsBlocks(sectionOf(read('docs/operations.md'), 'Encryption and authentication (CURVE)')),
+    ];
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 });

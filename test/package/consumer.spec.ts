@@ -26,6 +26,7 @@ const SOURCES = [
   'examples/quickstart/main.ts',
   'examples/objects/rooms.ts',
   'examples/objects/moving-rooms.ts',
+  'examples/security/curve-mesh.ts',
   'test/package/fixtures/subpaths.ts',
 ];
 const ENTRY_POINTS = [
@@ -180,6 +181,11 @@ describe.each([
       stdout: ENTRY_POINTS.map(() => 'true'),
     });
   }, 120000);
+
+  it('runs the CURVE example: two MeshNodes find each other and their keys through the store, and talk encrypted', async () => {
+    const { stdout } = await runOk(process.execPath, ['dist/curve-mesh.js'], apps[type], 60000);
+    expect(stdout.trim().split('\n')).toEqual(['{"players":12}', 'refused: 0']);
+  }, 60000);
 
   it('npx nestjs-zlink keygen prints a CURVE key pair that the runtime accepts', async () => {
     const app = apps[type];
