@@ -1,6 +1,6 @@
 import { curveKeyBytes, curvePublicKeyOf } from './curve-keys.js';
 import { configurationError } from './errors.js';
-import { checkKeys, isRecord } from './option-checks.js';
+import { checkKeys, checkNodeRid, isRecord } from './option-checks.js';
 
 /** The `security` option: CURVE on this runtime's sockets (docs/decisions.md "CURVE"). */
 export interface SecurityOptions {
@@ -14,15 +14,18 @@ export interface CurveOptions {
   secretKey: string;
   /**
    * More public keys whose holders may connect to this runtime's sockets, besides the keys of the
-   * configured peers and (with a Location Store) of the nodes it lists. @default []
+   * configured peers and (with a Location Store) of the nodes it lists. `{ rid, publicKey }` also
+   * pins a NodeRid to the key: a MeshNode that connects here without being a configured peer or
+   * listed in the store. @default []
    */
-  allow?: string[];
+  allow?: (string | { rid: string; publicKey: string })[];
 }
 
 export interface NormalizedCurve {
   readonly publicKey: string;
   readonly secretKey: string;
-  readonly allow: readonly string[];
+  /** Keys admitted besides the peers' and the listed ones; with `rid`, that NodeRid's key. */
+  readonly allow: readonly { readonly publicKey: string; readonly rid: string | undefined }[];
 }
 
 export interface NormalizedSecurity {
@@ -55,7 +58,15 @@ export function normalizeSecurity(value: unknown): NormalizedSecurity {
     throw configurationError('security.curve.publicKey', 'is not the public key of security.curve.secretKey');
   const allowValue = c.allow ?? [];
   if (!Array.isArray(allowValue))
-    throw configurationError('security.curve.allow', 'must be an array of Z85 public keys');
-  const allow = allowValue.map((k, i) => checkCurveKey(`security.curve.allow[${i}]`, k));
+    throw configurationError(
+      'security.curve.allow',
+      'must be an array of Z85 public keys or { rid, publicKey }',
+    );
+  const allow = allowValue.map((k: unknown, i) => {
+    const f = `security.curve.allow[${i}]`;
+    if (!isRecord(k)) return { publicKey: checkCurveKey(f, k), rid: undefined };
+    checkKeys(f, k, ['rid', 'publicKey']);
+    return { publicKey: checkCurveKey(`${f}.publicKey`, k.publicKey), rid: checkNodeRid(`${f}.rid`, k.rid) };
+  });
   return { curve: Object.freeze({ publicKey, secretKey, allow: Object.freeze(allow) }) };
 }

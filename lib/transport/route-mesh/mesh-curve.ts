@@ -52,7 +52,11 @@ export class MeshCurve {
       this.configuredByEndpoint.set(p.endpoint, p.publicKey);
       if (p.rid !== undefined) this.configuredByRid.set(p.rid, p.publicKey);
     }
-    this.allowList = new Set(keys.allow);
+    this.allowList = new Set(keys.allow.map((a) => a.publicKey));
+    // An allowed key with a NodeRid pins that NodeRid, as a configured peer's does (no endpoint to connect to).
+    for (const a of keys.allow)
+      if (a.rid !== undefined && !this.configuredByRid.has(a.rid))
+        this.configuredByRid.set(a.rid, a.publicKey);
   }
 
   /** The descriptors the store lists now: their keys are known from here on (the previous list's go). */

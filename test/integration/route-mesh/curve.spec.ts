@@ -153,6 +153,26 @@ describe('CURVE on RouteMesh', () => {
     expect(seen.filter((e) => e.type === 'peer_ready' && e.rid !== 'node-b')).toEqual([]);
   });
 
+  it('a node known only by an allowed { rid, publicKey } connects in; the same key under another NodeRid does not', async () => {
+    const guest = zlinkKeyPair();
+    const ranOnA: string[] = [];
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      nodeHandlers: echoNode(ranOnA),
+      extra: { security: { curve: { ...keys.a, allow: [{ rid: 'guest', publicKey: guest.publicKey }] } } },
+    });
+    const toA = { endpoint: endpointOf(a), rid: 'node-a', publicKey: keys.a.publicKey };
+    const ok = await startNode(cleanup, { rid: 'guest', peers: [toA], extra: curve(guest) });
+    await ok.waitForPeers('game', 1, 10000);
+    expect(await ok.routeClient.requestToNode('game', 'node-a', 'echo', 1).async()).toBe(1);
+    const other = await startNode(cleanup, { rid: 'guest-2', peers: [toA], extra: curve(guest) });
+    // Its hellos go unanswered (node-a knows no key for 'guest-2'): give it a second to fail to get in.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(other.snapshot().meshes[0]?.peers).toEqual([]);
+    expect(a.snapshot().meshes[0]?.peers.map((p) => p.rid)).toEqual(['guest']);
+    expect(ranOnA).toEqual(['echo']);
+  });
+
   it('wrong configuration fails at startup, naming the field, before any socket opens', () => {
     const bad = (options: ZLinkOptions) => () => new ZLinkRuntime(options);
     const fields = (f: () => unknown) => {
@@ -186,6 +206,9 @@ describe('CURVE on RouteMesh', () => {
         }),
       ),
     ).toBe('meshes.game.peers[0].publicKey');
+    expect(
+      fields(bad({ security: { curve: { ...keys.a, allow: [{ rid: 'x', publicKey: 'nope' }] } } })),
+    ).toBe('security.curve.allow[0].publicKey');
     expect(fields(bad({ ...curve(keys.a), security: { curve: { ...keys.a, allow: ['nope'] } } }))).toBe(
       'security.curve.allow[0]',
     );
