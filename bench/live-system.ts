@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { zlinkKeyPair } from '../lib/index.js';
 import { BenchChild } from './children.js';
 import type { BenchOptions, SystemName } from './options.js';
 import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
@@ -22,6 +23,11 @@ const SPECS: Record<SystemName, { server: Role; client: Role }> = {
     server: { script: 'zlink-mesh-server', args: [] },
     client: { script: 'zlink-mesh-client', args: ['node'] },
   },
+  // The same with `security.curve` on both nodes (keys made here, for this run: BENCH_CURVE).
+  'mesh-node-curve': {
+    server: { script: 'zlink-mesh-server', args: ['curve'] },
+    client: { script: 'zlink-mesh-client', args: ['node', 'curve'] },
+  },
   raw: {
     server: { script: 'raw-zmq-server', args: ['single'] },
     client: { script: 'raw-zmq-client', args: ['single'] },
@@ -37,6 +43,9 @@ const SPECS: Record<SystemName, { server: Role; client: Role }> = {
 };
 
 export const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** Key pairs of the CURVE bench nodes, made once per bench run. */
+const BENCH_CURVE = JSON.stringify({ server: zlinkKeyPair(), client: zlinkKeyPair() });
 
 /** A run may take its duration twice over plus this (a one-way count waits for the server's backlog). */
 const runTimeout = (durationMs: number): number => 10_000 + 2 * durationMs;
@@ -163,7 +172,7 @@ export class LiveSystem {
     const { script, args } = SPECS[this.name][role];
     return new BenchChild(`${systemKey(this.runs)} ${role}`, join(this.scriptDir, `${script}.js`), {
       args,
-      env,
+      env: { ...env, BENCH_CURVE },
     });
   }
 }

@@ -1,6 +1,14 @@
 import { WORKLOADS, type WorkloadName } from './protocol.js';
 
-export const SYSTEM_NAMES = ['zlink', 'mesh', 'mesh-node', 'raw', 'raw-batched', 'nest-tcp'] as const;
+export const SYSTEM_NAMES = [
+  'zlink',
+  'mesh',
+  'mesh-node',
+  'mesh-node-curve',
+  'raw',
+  'raw-batched',
+  'nest-tcp',
+] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
 /**
  * Everything `--only` accepts: the socket systems, the in-process selector, the fanout pair and the

@@ -12,6 +12,7 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   zlink: 'ZLink (Nest)',
   mesh: 'ZLink RouteMesh select-one',
   'mesh-node': 'ZLink RouteMesh Node direct',
+  'mesh-node-curve': 'ZLink RouteMesh Node direct, CURVE',
   raw: 'raw zmq, 1 record/send',
   'raw-batched': 'raw zmq, batched/turn',
   'nest-tcp': 'Nest TCP',
@@ -225,6 +226,7 @@ export function buildReport(
     ...(objects === undefined ? {} : { objects }),
     targets: [
       ...targets(ratios, selector),
+      ...curveTargets(medians),
       fanoutTarget(fanout),
       ...(objects !== undefined && 'target' in objects ? [objects.target] : []),
     ],
@@ -276,6 +278,22 @@ function fanoutTarget(fanout: BenchReport['fanout']): Target {
     '≥',
     0.9,
   );
+}
+
+/** The cost of encryption: Node direct with CURVE ÷ without, pipelined and one-way (from their medians). */
+function curveTargets(medians: ReadonlyMap<string, Record<string, Cell>>): Target[] {
+  return (['pipelined.reqPerSec', 'oneway.msgsPerSec'] as const).map((key) => {
+    const plain = medians.get('mesh-node')?.[key]?.median;
+    const curve = medians.get('mesh-node-curve')?.[key]?.median;
+    const name = key === 'oneway.msgsPerSec' ? 'one-way msgs/s' : 'pipelined req/s';
+    return target(
+      `${name}: RouteMesh Node direct CURVE ÷ plain`,
+      plain && curve !== undefined ? curve / plain : undefined,
+      '≥',
+      0.5,
+      'the cost of CURVE (info)',
+    );
+  });
 }
 
 function targets(ratios: BenchReport['ratios'], selector: BenchReport['selector']): Target[] {

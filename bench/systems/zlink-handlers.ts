@@ -5,12 +5,19 @@
 import 'reflect-metadata';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { ChannelHandler, NodeHandler, ZLinkPayload } from '../../lib/index.js';
+import { ChannelHandler, NodeHandler, ZLinkPayload, type ZLinkKeyPair } from '../../lib/index.js';
 
 /** The ChannelName of every ZLink bench, on ClientServer and on RouteMesh alike. */
 export const BENCH_CHANNEL = 'bench';
 export const BENCH_MESH = 'bench-mesh';
 export const BENCH_SERVER_RID = 'bench-server';
+export const BENCH_CLIENT_RID = 'bench-client';
+
+/** With `curve` among the process's arguments: the key pairs the bench made for this run. */
+export function benchCurve(): { server: ZLinkKeyPair; client: ZLinkKeyPair } | undefined {
+  if (!process.argv.includes('curve')) return undefined;
+  return JSON.parse(process.env.BENCH_CURVE ?? '') as { server: ZLinkKeyPair; client: ZLinkKeyPair };
+}
 
 @Injectable()
 export class BenchHandlers {

@@ -8,20 +8,34 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ZLinkModule, ZLinkRouteClient, ZLinkRuntime } from '../../lib/index.js';
 import { benchEndpoint, clientProcess } from './harness.js';
-import { BENCH_CHANNEL, BENCH_MESH, BENCH_SERVER_RID } from './zlink-handlers.js';
+import {
+  BENCH_CHANNEL,
+  BENCH_CLIENT_RID,
+  BENCH_MESH,
+  BENCH_SERVER_RID,
+  benchCurve,
+} from './zlink-handlers.js';
 
 /** Generous: a count waits behind every send still queued. */
 const COUNT_TIMEOUT_MS = 60_000;
 const mode = process.argv[2] === 'node' ? 'node' : 'channel';
+const curve = benchCurve();
 
 @Module({
   imports: [
     ZLinkModule.forRoot({
+      ...(curve && { security: { curve: curve.client } }),
       meshes: {
         [BENCH_MESH]: {
-          rid: 'bench-client',
+          rid: BENCH_CLIENT_RID,
           listen: { bindHost: '127.0.0.1' },
-          peers: [{ endpoint: benchEndpoint(), rid: BENCH_SERVER_RID }],
+          peers: [
+            {
+              endpoint: benchEndpoint(),
+              rid: BENCH_SERVER_RID,
+              ...(curve && { publicKey: curve.server.publicKey }),
+            },
+          ],
           channels: { [BENCH_CHANNEL]: { role: 'client' } },
         },
       },

@@ -9,15 +9,25 @@ import { ZLinkModule, ZLinkRuntime } from '../../lib/index.js';
 import { serverProcess } from './harness.js';
 import {
   BENCH_CHANNEL,
+  BENCH_CLIENT_RID,
   BENCH_MESH,
   BENCH_SERVER_RID,
   BenchHandlers,
   BenchNodeHandlers,
+  benchCurve,
 } from './zlink-handlers.js';
+
+const curve = benchCurve();
 
 @Module({
   imports: [
     ZLinkModule.forRoot({
+      // With CURVE: its own pair, and the client known by its key (it connects in).
+      ...(curve && {
+        security: {
+          curve: { ...curve.server, allow: [{ rid: BENCH_CLIENT_RID, publicKey: curve.client.publicKey }] },
+        },
+      }),
       meshes: {
         [BENCH_MESH]: {
           rid: BENCH_SERVER_RID,
