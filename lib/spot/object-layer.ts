@@ -135,6 +135,7 @@ export class ObjectLayer {
         placement: this.placement,
         // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
+        relayed: () => this.follow.relayedNow(),
         moveAt: (owner, req, type) =>
           controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
       });

@@ -51,7 +51,16 @@ async function everyCallRanOnce(apps: readonly ChildApp[], results: readonly Cal
   expect(report.overlaps).toEqual([]);
   expect(report.outOfOrder).toEqual([]);
   expect(report.ranTwice).toEqual([]);
-  expect(results.filter((r) => !report.ran.has(r.op)).map((r) => r.op)).toEqual([]);
+  // A call that ran nowhere is listed with what each process logged of its object (to find why).
+  const story = (r: CallResult) =>
+    apps.flatMap((app) =>
+      app.logs
+        .filter((m) => m.id === r.target && m.e !== 'enter' && m.e !== 'exit' && m.e !== 'tick')
+        .map((m) => `${app.name}: ${JSON.stringify(m)}`),
+    );
+  expect(results.filter((r) => !report.ran.has(r.op)).map((r) => ({ op: r.op, story: story(r) }))).toEqual(
+    [],
+  );
   return report;
 }
 

@@ -49,6 +49,11 @@ export class MessageFollow {
 
   constructor(private readonly config: MessageFollowConfig) {}
 
+  /** A call left this node for an object's new owner: here, or by a move still under way (`OutgoingMove`). */
+  relayedNow(): void {
+    this.lastRelayAt = Date.now();
+  }
+
   /** Whether a route may apply at all: with none installed, a call costs this check only. */
   get active(): boolean {
     return !this.config.routes.empty;
@@ -88,7 +93,7 @@ export class MessageFollow {
       return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
     if (hops === 1 && this.config.notices)
       this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
-    this.lastRelayAt = Date.now();
+    this.relayedNow();
     const { events } = this.config;
     if (events.perMessage)
       events.emit({

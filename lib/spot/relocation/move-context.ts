@@ -29,6 +29,8 @@ export interface MoveContext {
   readonly leaseGeneration: () => number;
   /** An object left this node on route `source` (committed): this node's own cached route to it goes. */
   readonly movedAway: (kind: ObjectKind, id: string, source: ObjectRouteFences) => void;
+  /** A call went on to a move's target (a drain waits until none did for a while before it closes). */
+  readonly relayed: () => void;
 }
 
 /**

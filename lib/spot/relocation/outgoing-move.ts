@@ -196,6 +196,7 @@ export class OutgoingMove {
 
   /** One call on to the target's temporary queue (its answer travels from there, on its reply route). */
   private relay(h: Held): void {
+    this.ctx.relayed();
     h.sent = this.ctx.link.answer(
       this.target.rid,
       encodeRelocationRelay(this.relocationId, callRecord(h.call)),

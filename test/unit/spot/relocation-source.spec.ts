@@ -56,6 +56,7 @@ async function moving(store: AuthorityStore, fenced: () => boolean = () => false
       clock: SYSTEM_CLOCK,
       leaseGeneration: () => 1,
       movedAway: () => undefined,
+      relayed: () => undefined,
     },
     'ga1:1',
     a,
