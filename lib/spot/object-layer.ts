@@ -152,7 +152,9 @@ export class ObjectLayer {
           host.dispatch(
             call,
             answer,
-            this.follow.active ? () => this.follow.takeCall(call, self, answer) : undefined,
+            this.follow.active || host.moves.anyArriving
+              ? () => this.relocations?.holdArriving(call, answer) || this.follow.takeCall(call, self, answer)
+              : undefined,
           ),
       },
       pending: config.pending,
@@ -330,8 +332,12 @@ export class ObjectLayer {
         const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh);
         // A node that holds no objects is never the current owner of any.
         if (!host) return answer.error(staleRoute(self.rid, call));
-        // Once something moved away from here, a call on a route this node no longer holds may follow it.
-        const elsewhere = this.follow.active ? () => this.follow.take(r, record.from, answer) : undefined;
+        // A call on a route this node no longer holds may follow its object (Message Follow); one on the
+        // route an object arriving here is taking waits for it (`holdArriving`).
+        const elsewhere =
+          this.follow.active || host.moves.anyArriving
+            ? () => this.relocations?.holdArriving(call, answer) || this.follow.take(r, record.from, answer)
+            : undefined;
         host.dispatch(call, answer, elsewhere);
       }
     }

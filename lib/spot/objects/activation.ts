@@ -101,6 +101,17 @@ export class Activation {
     );
   }
 
+  /** Whether a call on route `fences` is for the route this activation will be held on once its move opens here. */
+  admitsOnArrival(self: NodeRun, fences: ObjectRouteFences): boolean {
+    const state = this.state;
+    this.state = 'ready';
+    try {
+      return this.admits(self, fences);
+    } finally {
+      this.state = state;
+    }
+  }
+
   /** Whether `record`, as the store has it now, is still this incarnation's, owned by run `self`. */
   heldIn(record: AuthorityRecord | undefined, self: NodeRun): boolean {
     return (

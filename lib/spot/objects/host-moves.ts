@@ -50,6 +50,11 @@ export class HostMoves {
     else this.arriving.delete(`${kind}\u0000${id}`);
   }
 
+  /** Whether any object is arriving here by a move (a call costs this check only while none is). */
+  get anyArriving(): boolean {
+    return this.arriving.size > 0;
+  }
+
   /** Whether an object is arriving here by a move. */
   isArriving(kind: ObjectKind, id: string): boolean {
     return this.arriving.size > 0 && this.arriving.has(`${kind}\u0000${id}`);

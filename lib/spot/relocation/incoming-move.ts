@@ -93,6 +93,24 @@ export class IncomingMove {
     // Given up: the source runs what it relayed, once it learns so (it keeps a copy until the commit).
   }
 
+  /**
+   * A call sent straight here on the route this move is taking the object under (its sender read the
+   * record the target's CAS wrote, before the object opened here): it waits in the temporary queue,
+   * behind what the source relayed, instead of being refused as stale (a send would be lost).
+   */
+  takes(call: InboundObjectCall, answer: ObjectAnswer): boolean {
+    const a = this.activation;
+    if ((this.phase !== 'ready' && this.phase !== 'cutting') || a === undefined) return false;
+    if (
+      call.objectKind !== a.key.kind ||
+      call.id !== a.key.id ||
+      !a.admitsOnArrival(this.ctx.self, call.fences)
+    )
+      return false;
+    this.temporary.push({ call, answer });
+    return true;
+  }
+
   /** The source's go (take the authority) or its giving up. */
   cutover(r: RelocationCutoverRecord): void {
     if (r.refusal !== undefined) {

@@ -9,6 +9,7 @@ import type {
   RelocationStore,
   ZLinkEvents,
 } from '../../core/index.js';
+import { ZLinkError } from '../../core/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
@@ -65,3 +66,10 @@ export const RELOCATION_CHUNK_BYTES = 64 * 1024;
 export const RELOCATION_MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
 export const refusalOf = (code: string, message: string): RelocationRefusal => ({ code, message });
+
+/** A member's move that could not start or failed, as an aborted outcome. */
+export function abortedBy(error: unknown): RelocationResult {
+  return error instanceof ZLinkError
+    ? { outcome: 'aborted', code: error.code, reason: error.message }
+    : { outcome: 'aborted', code: 'Error', reason: String(error) };
+}

@@ -9,11 +9,12 @@ import {
 } from '../../core/index.js';
 import { within } from '../objects/host-helpers.js';
 import type { Activation } from '../objects/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import { staleRef } from '../objects/refusals.js';
 import type { Placement } from '../placement.js';
 import { IncomingMove } from './incoming-move.js';
 import { MoveRecord } from './move-records.js';
-import type { MoveContext, RelocationResult } from './move-context.js';
+import { type MoveContext, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
 
 /** What a move needs beyond the shared context: where objects may go. */
@@ -297,6 +298,13 @@ export class Relocations {
     return moved;
   }
 
+  /** A call on the route an object arriving here is taking (see `IncomingMove.takes`); whether one took it. */
+  holdArriving(call: InboundObjectCall, answer: ObjectAnswer): boolean {
+    if (!this.config.host.moves.isArriving(call.objectKind, call.id)) return false;
+    for (const move of this.incoming.values()) if (move.takes(call, answer)) return true;
+    return false;
+  }
+
   /** A record of a move (66–70) from peer `from`; one that names no move of that peer is reported. */
   receive(r: RelocationChunkRecord | RelocationStepRecord, from: PeerAddress): void {
     switch (r.kind) {
@@ -384,11 +392,4 @@ export class Relocations {
       if (this.incoming.get(move.relocationId) === move) this.incoming.delete(move.relocationId);
     }, INCOMING_LINGER_MS).unref();
   }
-}
-
-/** A member's move that could not start or failed, as an aborted outcome. */
-function abortedBy(error: unknown): RelocationResult {
-  return error instanceof ZLinkError
-    ? { outcome: 'aborted', code: error.code, reason: error.message }
-    : { outcome: 'aborted', code: 'Error', reason: String(error) };
 }

@@ -83,6 +83,15 @@ afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.close()));
 });
 
+/** Until `check` holds (bounded). */
+async function waitUntil(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function world(targetClass: ObjectClassDescription = counterClass()) {
   const store = new MemoryLocationStore();
   const moves = new MemoryRelocationStore();
@@ -352,5 +361,59 @@ describe('relocation between two object servers', () => {
     await spot.send('add', { seq: 1 }).async();
     expect(await spot.request('read', null).async()).toMatchObject({ n: 2, node: 'server-b' });
     expect(ran.map((r) => r.seq)).toEqual([0, 1]);
+  });
+
+  it('a call sent straight to the target between its authority CAS and its opening waits for it (a send is not lost)', async () => {
+    const store = new MemoryLocationStore();
+    const moves = new MemoryRelocationStore();
+    // server-b's CAS lands in the store at once, but server-b hears so only when the test says.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const inner = store.authorityStore();
+    const slowCas = Object.assign(Object.create(store) as MemoryLocationStore, {
+      authorityStore: () =>
+        Object.assign(Object.create(inner) as typeof inner, {
+          compareAndSet: async (...args: Parameters<typeof inner.compareAndSet>) => {
+            const result = await inner.compareAndSet(...args);
+            await held;
+            return result;
+          },
+        }),
+    });
+    const relocationStore = { instance: moves, keyPrefix: 'moves' };
+    const start = async (role: 'server' | 'client', rid: string, on: MemoryLocationStore) => {
+      const r = await startRuntime(
+        objectMeshOptions(on, role, rid, role === 'server' ? { relocationStore } : {}),
+        role === 'server' ? registry(counterClass()) : undefined,
+      );
+      runtimes.push(r);
+      return r;
+    };
+    const a = await start('server', 'server-a', store);
+    const b = await start('server', 'server-b', slowCas);
+    const client = await start('client', 'client-1', store);
+    for (const r of [a, b, client]) await r.waitForPeers('objects', 2);
+    await a.objects.createSpot('counter', 'c-cas', { node: 'server-a' });
+    const moved = a.objects.relocate('c-cas', { target: 'server-b' });
+    const key = { mesh: 'objects', kind: 'spot' as const, id: 'c-cas' };
+    await waitUntil(async () => (await inner.get(key))?.record.owner.rid === 'server-b');
+    // The client has no route yet: it reads the record server-b's CAS wrote and sends straight there.
+    const dropped: string[] = [];
+    client.events.subscribe((e) => void (e.type === 'object_route' && dropped.push(String(e.reason))), {
+      perMessage: false,
+    });
+    await client.routeClient.toSpot('c-cas').send('add', { seq: 0 }).async();
+    // The send is queued at the client: let it reach server-b while the move is still cutting over
+    // (nothing tells the test that a call waits there; refused, it would come back as staleRoute).
+    await new Promise((r) => setTimeout(r, 100));
+    expect(b.snapshot().objects?.activations).toEqual([]);
+    release();
+    expect(await moved).toMatchObject({ outcome: 'committed', owner: 'server-b' });
+    expect(await client.routeClient.toSpot('c-cas').request('read', null).async()).toMatchObject({
+      n: 1,
+      node: 'server-b',
+    });
+    expect(ran).toEqual([{ node: 'server-b', seq: 0 }]);
+    expect(dropped).not.toContain('staleRoute');
   });
 });
