@@ -32,5 +32,7 @@ export * from './encoded-call.js';
 export * from './thenable.js';
 export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
+// The field checks every reader of a record uses (a name, a count), for readers outside core too.
+export { isCount, isName } from './codec.js';
 export * from './curve-keys.js';
 export * from './security-options.js';

@@ -4,6 +4,8 @@ import {
   RUNTIME_PACKET_PREFIX,
   decodePayload,
   encodePayload,
+  isCount,
+  isName,
 } from '../../core/index.js';
 import type { ObjectSubmission } from '../calls/object-submission.js';
 
@@ -39,9 +41,6 @@ export interface MemberPayload {
   /** The Spot claimed, or released only if it is this one; `undefined` on release: whichever it is. */
   readonly spot: string | undefined;
 }
-
-const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 const LEAVE_REASONS: readonly string[] = ['left', 'destroyed', 'shutdown', 'takenOver', 'failed'];
 

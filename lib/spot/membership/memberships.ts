@@ -81,31 +81,15 @@ export class Memberships {
       actorRecord = { ...actorRecord, owner: { ...actorRecord.owner, rid: moved.owner } };
     }
     const gen = actorRecord.objectGeneration;
-    await this.request('actor', actor.id, MEMBER_PACKET, ['claim', spot.id], deadline, what);
+    await this.request('actor', actor.id, MEMBER_PACKET, ['claim', spot.id], this.left(deadline, what));
+    const joining = [actor.id, gen, actorRecord.type, actorRid];
     try {
-      await this.request(
-        'spot',
-        spot.id,
-        JOIN_PACKET,
-        [actor.id, gen, actorRecord.type, actorRid],
-        deadline,
-        what,
-      );
+      await this.request('spot', spot.id, JOIN_PACKET, joining, this.left(deadline, what));
     } catch (error) {
       // Refused, or not known to have joined: the claim goes before the join ends (a join the Spot did
       // take stays on the Spot alone until the Actor ends; see decisions). Only this Spot's claim goes.
-      await this.deps
-        .call(
-          memberSubmission(
-            'request',
-            'actor',
-            actor.id,
-            MEMBER_PACKET,
-            ['release', spot.id],
-            NOTICE_TIMEOUT_MS,
-          ),
-        )
-        .catch(() => undefined);
+      const release = ['release', spot.id];
+      await this.request('actor', actor.id, MEMBER_PACKET, release, NOTICE_TIMEOUT_MS).catch(() => undefined);
       throw error;
     }
     const { mesh } = this.deps;
@@ -131,13 +115,20 @@ export class Memberships {
     const what = `leave: actor '${actor.id}'`;
     const deadline = this.deps.clock.now() + timeoutMs;
     if (actor.objectGeneration !== undefined) await this.current('actor', actor, what);
-    const released = await this.request('actor', actor.id, MEMBER_PACKET, ['release', null], deadline, what);
+    const released = await this.request(
+      'actor',
+      actor.id,
+      MEMBER_PACKET,
+      ['release', null],
+      this.left(deadline, what),
+    );
     if (!Array.isArray(released))
       throw new ZLinkError('InvalidOperation', `${what}: the actor is in no spot`, {
         details: { reason: 'notMember' },
       });
     const [spot, gen] = released as [string, number];
-    await this.request('spot', spot, LEAVE_PACKET, [actor.id, gen, 'left'], deadline, what).catch(
+    const leaving = [actor.id, gen, 'left'];
+    await this.request('spot', spot, LEAVE_PACKET, leaving, this.left(deadline, what)).catch(
       (error: unknown) => {
         if (!(error instanceof ZLinkError && error.code === 'NotFound')) throw error;
       },
@@ -184,18 +175,12 @@ export class Memberships {
     id: string,
     packet: string,
     items: readonly unknown[],
-    deadline: number,
-    what: string,
+    timeoutMs: number,
   ): Promise<unknown> {
-    let left: number;
-    try {
-      left = this.left(deadline, what);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.deps.call(memberSubmission('request', kind, id, packet, items, left));
+    return this.deps.call(memberSubmission('request', kind, id, packet, items, timeoutMs));
   }
 
+  /** What is left of the deadline; `Timeout` once it passed (thrown inside the async step that asks). */
   private left(deadline: number, what: string): number {
     const left = deadline - this.deps.clock.now();
     if (left <= 0) throw new ZLinkError('Timeout', `${what}: the deadline passed`);

@@ -92,24 +92,20 @@ export class Activation {
    * compared (§2.6): a re-created object under the same owner processes a message for its id.
    */
   admits(self: NodeRun, fences: ObjectRouteFences): boolean {
+    return this.state === 'ready' && this.heldOn(self, fences);
+  }
+
+  /**
+   * Whether `fences` name the route this activation is held on by run `self` (or, still arriving by a
+   * move, will be held on once it opens here): this run, and the owner generations held.
+   */
+  heldOn(self: NodeRun, fences: ObjectRouteFences): boolean {
     return (
-      this.state === 'ready' &&
       fences.owner.rid === self.rid &&
       fences.owner.nodeGeneration === self.nodeGeneration &&
       fences.authorityOwnerGeneration === this.authority.authorityOwnerGeneration &&
       fences.ownerLeaseGeneration === this.authority.ownerLeaseGeneration
     );
-  }
-
-  /** Whether a call on route `fences` is for the route this activation will be held on once its move opens here. */
-  admitsOnArrival(self: NodeRun, fences: ObjectRouteFences): boolean {
-    const state = this.state;
-    this.state = 'ready';
-    try {
-      return this.admits(self, fences);
-    } finally {
-      this.state = state;
-    }
   }
 
   /** Whether `record`, as the store has it now, is still this incarnation's, owned by run `self`. */

@@ -101,11 +101,7 @@ export class IncomingMove {
   takes(call: InboundObjectCall, answer: ObjectAnswer): boolean {
     const a = this.activation;
     if ((this.phase !== 'ready' && this.phase !== 'cutting') || a === undefined) return false;
-    if (
-      call.objectKind !== a.key.kind ||
-      call.id !== a.key.id ||
-      !a.admitsOnArrival(this.ctx.self, call.fences)
-    )
+    if (call.objectKind !== a.key.kind || call.id !== a.key.id || !a.heldOn(this.ctx.self, call.fences))
       return false;
     this.temporary.push({ call, answer });
     return true;
