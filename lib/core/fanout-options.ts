@@ -1,9 +1,9 @@
+import { type EndpointOptions, type NormalizedEndpoint, normalizeEndpoints } from './endpoint-options.js';
 import { configurationError } from './errors.js';
 import { isBeaconTopic } from './fanout-records.js';
 import {
   type ListenOptions,
   type NormalizedListen,
-  checkEndpoint,
   checkKeys,
   checkName,
   isRecord,
@@ -33,8 +33,12 @@ export interface FanoutPublisherOptions {
 }
 
 export interface FanoutSubscriberOptions {
-  /** Publisher endpoints. Not together with `discovery: 'auto'` (guide §6.4). */
-  connect?: string[];
+  /**
+   * Publisher endpoints, or `{ endpoint, rid?, publicKey? }`: `rid` is the publisher RID expected there
+   * (another run's events are not delivered); with `security.curve`, `publicKey` is the publisher's key
+   * (required then). Not together with `discovery: 'auto'` (guide §6.4).
+   */
+  connect?: EndpointOptions[];
   /** `auto`: the publishers the Location Store lists (needs `locationStore`). @default 'manual' */
   discovery?: 'manual' | 'auto';
   /** Topics to receive, matched exactly. @default the packet names of this channel's handlers */
@@ -63,7 +67,7 @@ export interface NormalizedFanoutChannel {
     | undefined;
   readonly subscriber:
     | {
-        readonly connect: readonly string[];
+        readonly connect: readonly NormalizedEndpoint[];
         readonly discovery: 'manual' | 'auto';
         /** `undefined`: the packet names of the channel's handlers. */
         readonly topics: readonly SubscribedTopic[] | undefined;
@@ -97,7 +101,11 @@ export function topicBytes(topic: unknown): Buffer | string {
   return 'a topic is a string or bytes';
 }
 
-export function normalizeFanout(value: unknown, hasStore: boolean): Map<string, NormalizedFanoutChannel> {
+export function normalizeFanout(
+  value: unknown,
+  hasStore: boolean,
+  curve = false,
+): Map<string, NormalizedFanoutChannel> {
   const out = new Map<string, NormalizedFanoutChannel>();
   if (value === undefined) return out;
   if (!isRecord(value)) throw configurationError('fanout', 'must be an object keyed by ChannelName');
@@ -117,7 +125,7 @@ export function normalizeFanout(value: unknown, hasStore: boolean): Map<string, 
         subscriber:
           entry.subscriber === undefined
             ? undefined
-            : subscriber(`${field}.subscriber`, entry.subscriber, hasStore),
+            : subscriber(`${field}.subscriber`, entry.subscriber, hasStore, curve),
       }),
     );
   }
@@ -143,6 +151,7 @@ function subscriber(
   field: string,
   s: unknown,
   hasStore: boolean,
+  curve: boolean,
 ): NonNullable<NormalizedFanoutChannel['subscriber']> {
   if (!isRecord(s)) throw configurationError(field, 'must be an object { connect?, discovery?, topics? }');
   // NoDrop belongs to the publisher (guide §5.2): say so rather than "unknown key".
@@ -152,8 +161,12 @@ function subscriber(
       'noDrop is a publisher option (fanout.<channel>.publisher.noDrop)',
     );
   checkKeys(field, s, SUBSCRIBER_KEYS);
-  const connect = s.connect ?? [];
-  if (!Array.isArray(connect)) throw configurationError(`${field}.connect`, 'must be an array of endpoints');
+  const connect = normalizeEndpoints(`${field}.connect`, s.connect ?? [], {
+    what: 'publisher',
+    curve,
+    ridWithCurve: false,
+    checkRid: checkName,
+  });
   const discovery = s.discovery ?? 'manual';
   if (discovery !== 'manual' && discovery !== 'auto')
     throw configurationError(`${field}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
@@ -180,7 +193,7 @@ function subscriber(
     });
   }
   return {
-    connect: Object.freeze(connect.map((e, i) => checkEndpoint(`${field}.connect[${i}]`, e))),
+    connect: Object.freeze(connect),
     discovery,
     topics,
     receiveHighWaterMark: positiveInt(`${field}.receiveHighWaterMark`, s.receiveHighWaterMark, 1000),

@@ -2,7 +2,6 @@ import { configurationError } from './errors.js';
 import {
   type ListenOptions,
   type NormalizedListen,
-  checkEndpoint,
   checkKeys,
   checkName,
   checkNodeRid,
@@ -11,7 +10,7 @@ import {
   validateWeight,
 } from './option-checks.js';
 import { type NormalizedObjectOptions, type ObjectOptions, normalizeObjects } from './object-options.js';
-import { checkCurveKey } from './security-options.js';
+import { type EndpointOptions, type NormalizedEndpoint, normalizeEndpoints } from './endpoint-options.js';
 
 /** The `meshes` option: one MeshNode per MeshName (RouteMesh). */
 
@@ -26,7 +25,7 @@ export interface MeshChannelOptions {
  * A manual peer: its endpoint, and optionally the NodeRid expected there (a different one is refused)
  * and, with `security.curve`, its public key (required then: the connection is made to that key only).
  */
-export type MeshPeerOptions = string | { endpoint: string; rid?: string; publicKey?: string };
+export type MeshPeerOptions = EndpointOptions;
 
 /**
  * Spots and Actors (`client` / `server`) need a Location Store; `none` is a plain MeshNode.
@@ -64,12 +63,8 @@ export interface NormalizedMesh {
   readonly mesh: string;
   readonly rid: string | undefined;
   readonly listen: NormalizedListen;
-  readonly peers: readonly {
-    readonly endpoint: string;
-    readonly rid: string | undefined;
-    /** With CURVE: the key the peer must prove. */
-    readonly publicKey: string | undefined;
-  }[];
+  /** With CURVE, each peer's `publicKey` is the key it must prove. */
+  readonly peers: readonly NormalizedEndpoint[];
   readonly channels: ReadonlyMap<string, NormalizedMeshChannel>;
   readonly objectRole: ObjectRole;
   /** Set exactly when `objectRole` is not `none`, fully defaulted. */
@@ -106,38 +101,14 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean, curve: b
     throw configurationError(`${field}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
   if (discovery === 'auto' && !hasStore)
     throw configurationError(`${field}.discovery`, "'auto' needs a locationStore");
-  const peersValue = value.peers ?? [];
-  if (!Array.isArray(peersValue))
-    throw configurationError(`${field}.peers`, 'must be an array of endpoints or { endpoint, rid? }');
-  const endpoints = new Set<string>();
-  const peers = peersValue.map((p: unknown, i) => {
-    const f = `${field}.peers[${i}]`;
-    let endpoint: string;
-    let peerRid: string | undefined;
-    let publicKey: string | undefined;
-    if (typeof p === 'string') endpoint = checkEndpoint(f, p);
-    else if (isRecord(p)) {
-      checkKeys(f, p, ['endpoint', 'rid', 'publicKey']);
-      endpoint = checkEndpoint(`${f}.endpoint`, p.endpoint);
-      peerRid = p.rid === undefined ? undefined : checkNodeRid(`${f}.rid`, p.rid);
-      if (peerRid !== undefined && peerRid === rid)
-        throw configurationError(`${f}.rid`, 'a MeshNode is not its own peer');
-      if (p.publicKey !== undefined) {
-        if (!curve)
-          throw configurationError(`${f}.publicKey`, 'a peer key needs security.curve on this runtime');
-        publicKey = checkCurveKey(`${f}.publicKey`, p.publicKey);
-      }
-    } else throw configurationError(f, 'must be an endpoint or { endpoint, rid?, publicKey? }');
-    // With CURVE a connection is made to one key: without it the peer could be anyone.
-    if (curve && (publicKey === undefined || peerRid === undefined))
-      throw configurationError(
-        typeof p === 'string' ? f : `${f}.${publicKey === undefined ? 'publicKey' : 'rid'}`,
-        'with security.curve a manual peer needs { endpoint, rid, publicKey }: the NodeRid is known by its key',
-      );
-    if (endpoints.has(endpoint)) throw configurationError(f, `peer ${endpoint} is listed twice`);
-    endpoints.add(endpoint);
-    return Object.freeze({ endpoint, rid: peerRid, publicKey });
+  const peers = normalizeEndpoints(`${field}.peers`, value.peers ?? [], {
+    what: 'peer',
+    curve,
+    ridWithCurve: true,
+    checkRid: checkNodeRid,
   });
+  const self = peers.findIndex((p) => p.rid !== undefined && p.rid === rid);
+  if (self >= 0) throw configurationError(`${field}.peers[${self}].rid`, 'a MeshNode is not its own peer');
   const channelsValue = value.channels ?? {};
   if (!isRecord(channelsValue))
     throw configurationError(`${field}.channels`, 'must be an object keyed by ChannelName');

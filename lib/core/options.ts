@@ -1,3 +1,9 @@
+import {
+  type ClientServerChannelOptions,
+  type ClientServerRegistration,
+  type NormalizedClientServerChannel,
+  normalizeClientServer,
+} from './client-server-options.js';
 import { type NormalizedSecurity, type SecurityOptions, normalizeSecurity } from './security-options.js';
 import { configurationError } from './errors.js';
 import { type MeshOptions, type NormalizedMesh, normalizeMeshes } from './mesh-options.js';
@@ -14,17 +20,7 @@ import {
   normalizeLocationStore,
   normalizeRelocationStore,
 } from './store-options.js';
-import {
-  type ListenOptions,
-  type NormalizedListen,
-  checkEndpoint,
-  checkKeys,
-  checkName,
-  isRecord,
-  normalizeListen,
-  positiveInt,
-  validateWeight,
-} from './option-checks.js';
+import { checkKeys, isRecord, positiveInt } from './option-checks.js';
 
 export {
   DEFAULT_WEIGHT,
@@ -36,6 +32,14 @@ export {
   type ListenOptions,
   type NormalizedListen,
 } from './option-checks.js';
+export type {
+  ClientServerChannelOptions,
+  ClientServerClientOptions,
+  ClientServerRegistration,
+  ClientServerServerOptions,
+  NormalizedClientServerChannel,
+} from './client-server-options.js';
+export type { EndpointOptions, NormalizedEndpoint } from './endpoint-options.js';
 export type {
   FanoutChannelOptions,
   FanoutPublisherOptions,
@@ -78,34 +82,6 @@ export type {
  * field to change.
  */
 
-export interface ClientServerClientOptions {
-  /** Manual server endpoints, `tcp://host:port`. */
-  connect?: string[];
-  /**
-   * `manual`: `connect` (and the local Server) only. `auto`: also every Server of this ChannelName
-   * that the Location Store lists (needs `locationStore`). @default 'manual'
-   */
-  discovery?: 'manual' | 'auto';
-}
-
-export interface ClientServerServerOptions {
-  listen?: ListenOptions;
-  /** 0..10000. @default 100 */
-  weight?: number;
-  /** Server identity; keep it stable across restarts of the same server. @default `<hostname>-<pid>-<random per runtime>` */
-  rid?: string;
-}
-
-export interface ClientServerChannelOptions {
-  client?: ClientServerClientOptions;
-  server?: ClientServerServerOptions;
-}
-
-/** The array form: one registration per entry; a Client and a Server entry for one channel merge. */
-export interface ClientServerRegistration extends ClientServerChannelOptions {
-  channel: string;
-}
-
 export interface ZLinkOptions {
   meshes?: Record<string, MeshOptions>;
   clientServer?: Record<string, ClientServerChannelOptions> | ClientServerRegistration[];
@@ -140,13 +116,6 @@ export interface ZLinkOptions {
    */
   security?: SecurityOptions;
 }
-export interface NormalizedClientServerChannel {
-  readonly channel: string;
-  readonly client: { readonly connect: readonly string[]; readonly discovery: 'manual' | 'auto' } | undefined;
-  readonly server:
-    | { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined }
-    | undefined;
-}
 export interface NormalizedOptions {
   readonly meshes: ReadonlyMap<string, NormalizedMesh>;
   readonly clientServer: ReadonlyMap<string, NormalizedClientServerChannel>;
@@ -180,96 +149,6 @@ const TOP_KEYS = [
   'security',
 ];
 
-type Registration = { field: string; channel: string; value: Record<string, unknown> };
-
-function clientServerRegistrations(value: unknown): Registration[] {
-  if (value === undefined) return [];
-  if (Array.isArray(value)) {
-    return value.map((entry, i) => {
-      const field = `clientServer[${i}]`;
-      if (!isRecord(entry))
-        throw configurationError(field, 'must be an object { channel, client?, server? }');
-      checkKeys(field, entry, ['channel', 'client', 'server']);
-      return { field, channel: checkName(`${field}.channel`, entry.channel), value: entry };
-    });
-  }
-  if (!isRecord(value))
-    throw configurationError('clientServer', 'must be an object keyed by ChannelName, or an array');
-  return Object.entries(value).map(([channel, entry]) => {
-    const field = `clientServer.${channel}`;
-    checkName(field, channel);
-    if (!isRecord(entry)) throw configurationError(field, 'must be an object { client?, server? }');
-    checkKeys(field, entry, ['client', 'server']);
-    return { field, channel, value: entry };
-  });
-}
-
-function normalizeClientServer(
-  value: unknown,
-  hasStore: boolean,
-): Map<string, NormalizedClientServerChannel> {
-  const channels = new Map<
-    string,
-    {
-      client?: NormalizedClientServerChannel['client'];
-      server?: NormalizedClientServerChannel['server'];
-      clientField?: string;
-      serverField?: string;
-    }
-  >();
-  for (const { field, channel, value: entry } of clientServerRegistrations(value)) {
-    const slot = channels.get(channel) ?? {};
-    channels.set(channel, slot);
-    if (entry.client !== undefined) {
-      const f = `${field}.client`;
-      if (slot.clientField)
-        throw configurationError(
-          f,
-          `Client role for '${channel}' is already registered at ${slot.clientField}`,
-        );
-      if (!isRecord(entry.client)) throw configurationError(f, 'must be an object { connect?, discovery? }');
-      checkKeys(f, entry.client, ['connect', 'discovery']);
-      const connect = entry.client.connect ?? [];
-      if (!Array.isArray(connect)) throw configurationError(`${f}.connect`, 'must be an array of endpoints');
-      const discovery = entry.client.discovery ?? 'manual';
-      if (discovery !== 'manual' && discovery !== 'auto')
-        throw configurationError(`${f}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
-      // 03 §3.3: automatic discovery without a store fails before any listener binds.
-      if (discovery === 'auto' && !hasStore)
-        throw configurationError(`${f}.discovery`, "'auto' needs a locationStore");
-      slot.client = {
-        connect: Object.freeze(connect.map((e, i) => checkEndpoint(`${f}.connect[${i}]`, e))),
-        discovery,
-      };
-      slot.clientField = f;
-    }
-    if (entry.server !== undefined) {
-      const f = `${field}.server`;
-      if (slot.serverField)
-        throw configurationError(
-          f,
-          `Server role for '${channel}' is already registered at ${slot.serverField}`,
-        );
-      if (!isRecord(entry.server))
-        throw configurationError(f, 'must be an object { listen?, weight?, rid? }');
-      checkKeys(f, entry.server, ['listen', 'weight', 'rid']);
-      const rid = entry.server.rid === undefined ? undefined : checkName(`${f}.rid`, entry.server.rid);
-      slot.server = {
-        listen: normalizeListen(`${f}.listen`, entry.server.listen),
-        weight: validateWeight(`${f}.weight`, entry.server.weight),
-        rid,
-      };
-      slot.serverField = f;
-    }
-    if (entry.client === undefined && entry.server === undefined) {
-      throw configurationError(field, 'registers neither a client nor a server role');
-    }
-  }
-  const out = new Map<string, NormalizedClientServerChannel>();
-  for (const [channel, slot] of channels)
-    out.set(channel, Object.freeze({ channel, client: slot.client, server: slot.server }));
-  return out;
-}
 function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<string, unknown>): void {
   const seen = new Map<string, string>();
   const claim = (channel: string, field: string): void => {
@@ -307,12 +186,12 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
   const locationStore = normalizeLocationStore(raw.locationStore);
   const relocationStore = normalizeRelocationStore(raw.relocationStore, locationStore);
-  const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined);
-  checkChannelNames(raw, clientServer);
   const security = normalizeSecurity(raw.security);
   const curve = security.curve !== undefined;
+  const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined, curve);
+  checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined, curve);
-  const fanout = normalizeFanout(raw.fanout, locationStore !== undefined);
+  const fanout = normalizeFanout(raw.fanout, locationStore !== undefined, curve);
   // CURVE on ClientServer listeners and fanout publishers comes next (docs/decisions.md "CURVE"):
   // until then such a runtime is refused rather than left talking in clear beside its encrypted mesh.
   if (curve && clientServer.size > 0)

@@ -19,6 +19,14 @@ export interface CurveOptions {
    * listed in the store. @default []
    */
   allow?: (string | { rid: string; publicKey: string })[];
+  /**
+   * Which keys a ClientServer listener or fanout publisher of this runtime admits. `known`: the keys
+   * this runtime knows (`allow`, its configured peers, servers and publishers, and every descriptor it
+   * read from the Location Store). `any`: every key — traffic is still encrypted and servers still prove
+   * their keys, but clients are not authenticated (a public service). MeshNodes always admit known keys
+   * only. @default 'known'
+   */
+  clients?: 'known' | 'any';
 }
 
 export interface NormalizedCurve {
@@ -26,6 +34,7 @@ export interface NormalizedCurve {
   readonly secretKey: string;
   /** Keys admitted besides the peers' and the listed ones; with `rid`, that NodeRid's key. */
   readonly allow: readonly { readonly publicKey: string; readonly rid: string | undefined }[];
+  readonly clients: 'known' | 'any';
 }
 
 export interface NormalizedSecurity {
@@ -50,7 +59,7 @@ export function normalizeSecurity(value: unknown): NormalizedSecurity {
   const c = value.curve;
   if (!isRecord(c))
     throw configurationError('security.curve', 'must be an object { publicKey, secretKey, allow? }');
-  checkKeys('security.curve', c, ['publicKey', 'secretKey', 'allow']);
+  checkKeys('security.curve', c, ['publicKey', 'secretKey', 'allow', 'clients']);
   const publicKey = checkCurveKey('security.curve.publicKey', c.publicKey);
   const secretKey = checkCurveKey('security.curve.secretKey', c.secretKey);
   // A pasted key of another pair would make every handshake fail with nothing saying why.
@@ -68,5 +77,8 @@ export function normalizeSecurity(value: unknown): NormalizedSecurity {
     checkKeys(f, k, ['rid', 'publicKey']);
     return { publicKey: checkCurveKey(`${f}.publicKey`, k.publicKey), rid: checkNodeRid(`${f}.rid`, k.rid) };
   });
-  return { curve: Object.freeze({ publicKey, secretKey, allow: Object.freeze(allow) }) };
+  const clients = c.clients ?? 'known';
+  if (clients !== 'known' && clients !== 'any')
+    throw configurationError('security.curve.clients', `must be 'known' or 'any', got ${String(clients)}`);
+  return { curve: Object.freeze({ publicKey, secretKey, allow: Object.freeze(allow), clients }) };
 }

@@ -81,7 +81,7 @@ export class RuntimeClientServer implements Topology {
       // The local server is a candidate like any other, reached over the real transport (03 §4.1).
       const local = this.servers.get(channel);
       if (local) client.connect(local.localEndpoint);
-      for (const endpoint of cs.client.connect) client.connect(endpoint);
+      for (const entry of cs.client.connect) client.connect(entry.endpoint);
     }
   }
 

@@ -89,7 +89,7 @@ export class RuntimeFanout implements Topology {
         events,
       });
       this.subscribers.set(channel, subscriber);
-      for (const endpoint of s.connect) subscriber.connect(endpoint);
+      for (const entry of s.connect) subscriber.connect(entry.endpoint);
     }
   }
 

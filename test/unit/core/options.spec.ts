@@ -90,7 +90,7 @@ describe('role registrations (one Client and one Server per ChannelName)', () =>
     expect(o.clientServer.size).toBe(1);
     const billing = o.clientServer.get('billing');
     expect(billing?.channel).toBe('billing');
-    expect(billing?.client?.connect).toEqual(['tcp://10.0.0.1:7000']);
+    expect(billing?.client?.connect.map((e) => e.endpoint)).toEqual(['tcp://10.0.0.1:7000']);
     expect(billing?.server?.weight).toBe(250);
     expect(billing?.server?.listen.port).toBe(7001);
   });
@@ -194,7 +194,9 @@ describe('option keys and values', () => {
     ['inproc://billing'],
   ])('a good endpoint %s is accepted', (endpoint) => {
     const o = normalizeOptions({ clientServer: { billing: { client: { connect: [endpoint] } } } });
-    expect(o.clientServer.get('billing')?.client?.connect).toEqual([endpoint]);
+    expect(o.clientServer.get('billing')?.client?.connect).toEqual([
+      { endpoint, rid: undefined, publicKey: undefined },
+    ]);
   });
 
   it.each([[-1], [65536], [1.5], ['80'], ['']])(

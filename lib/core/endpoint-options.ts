@@ -1,0 +1,81 @@
+import { configurationError } from './errors.js';
+import { checkEndpoint, checkKeys, isRecord } from './option-checks.js';
+import { checkCurveKey } from './security-options.js';
+
+/**
+ * A manual endpoint: a MeshNode peer, a ClientServer server or a fanout publisher. The plain string
+ * form is the endpoint alone; the object form may add the RID expected there (another one is refused)
+ * and, with `security.curve`, the public key the connection is made to (required then).
+ */
+export type EndpointOptions = string | { endpoint: string; rid?: string; publicKey?: string };
+
+export interface NormalizedEndpoint {
+  readonly endpoint: string;
+  /** The NodeRid, Server RID or publisher RID expected there. */
+  readonly rid: string | undefined;
+  /** With CURVE: the only key this endpoint is connected to. */
+  readonly publicKey: string | undefined;
+}
+
+export interface EndpointRules {
+  /** What is at the endpoint, in messages: 'peer', 'server', 'publisher'. */
+  readonly what: string;
+  /** This runtime speaks CURVE: every entry needs its key. */
+  readonly curve: boolean;
+  /** With CURVE, the RID is needed too (a MeshNode's NodeRid is known by its key). */
+  readonly ridWithCurve: boolean;
+  /** The RID's own check (NodeRid or name rules). */
+  readonly checkRid: (field: string, value: unknown) => string;
+}
+
+/**
+ * `value` (`field`, an array of `EndpointOptions`) normalized: each endpoint once, each key checked.
+ * `Configuration` names the entry and its field.
+ */
+export function normalizeEndpoints(
+  field: string,
+  value: unknown,
+  rules: EndpointRules,
+): NormalizedEndpoint[] {
+  const { what, curve, ridWithCurve } = rules;
+  if (!Array.isArray(value))
+    throw configurationError(field, `must be an array of endpoints or { endpoint, rid?, publicKey? }`);
+  const seen = new Set<string>();
+  return value.map((p: unknown, i) => {
+    const f = `${field}[${i}]`;
+    const entry = endpointEntry(f, p, rules);
+    // With CURVE a connection is made to one key: without it the other side could be anyone.
+    const missing =
+      entry.publicKey === undefined
+        ? 'publicKey'
+        : ridWithCurve && entry.rid === undefined
+          ? 'rid'
+          : undefined;
+    if (curve && missing !== undefined)
+      throw configurationError(
+        typeof p === 'string' ? f : `${f}.${missing}`,
+        ridWithCurve
+          ? `with security.curve a manual ${what} needs { endpoint, rid, publicKey }: its RID is known by its key`
+          : `with security.curve a manual ${what} needs { endpoint, publicKey }: the connection is made to that key only`,
+      );
+    if (seen.has(entry.endpoint)) throw configurationError(f, `${what} ${entry.endpoint} is listed twice`);
+    seen.add(entry.endpoint);
+    return entry;
+  });
+}
+
+function endpointEntry(f: string, p: unknown, rules: EndpointRules): NormalizedEndpoint {
+  if (typeof p === 'string')
+    return Object.freeze({ endpoint: checkEndpoint(f, p), rid: undefined, publicKey: undefined });
+  if (!isRecord(p)) throw configurationError(f, 'must be an endpoint or { endpoint, rid?, publicKey? }');
+  checkKeys(f, p, ['endpoint', 'rid', 'publicKey']);
+  const endpoint = checkEndpoint(`${f}.endpoint`, p.endpoint);
+  const rid = p.rid === undefined ? undefined : rules.checkRid(`${f}.rid`, p.rid);
+  let publicKey: string | undefined;
+  if (p.publicKey !== undefined) {
+    if (!rules.curve)
+      throw configurationError(`${f}.publicKey`, `a ${rules.what} key needs security.curve on this runtime`);
+    publicKey = checkCurveKey(`${f}.publicKey`, p.publicKey);
+  }
+  return Object.freeze({ endpoint, rid, publicKey });
+}
