@@ -113,6 +113,7 @@ export function normalizeClientServer(
           normalizeEndpoints(`${f}.connect`, entry.client.connect ?? [], {
             what: 'server',
             curve,
+            repeats: 'once',
             ridWithCurve: false,
             checkRid: checkName,
           }),

@@ -26,6 +26,11 @@ export interface EndpointRules {
   readonly ridWithCurve: boolean;
   /** The RID's own check (NodeRid or name rules). */
   readonly checkRid: (field: string, value: unknown) => string;
+  /**
+   * An endpoint listed again: `refuse` always, `once` keeps it once when it says the same (one
+   * connection per endpoint) and refuses it when its RID or key differs.
+   */
+  readonly repeats: 'refuse' | 'once';
 }
 
 /**
@@ -40,8 +45,9 @@ export function normalizeEndpoints(
   const { what, curve, ridWithCurve } = rules;
   if (!Array.isArray(value))
     throw configurationError(field, `must be an array of endpoints or { endpoint, rid?, publicKey? }`);
-  const seen = new Set<string>();
-  return value.map((p: unknown, i) => {
+  const seen = new Map<string, NormalizedEndpoint>();
+  const out: NormalizedEndpoint[] = [];
+  value.forEach((p: unknown, i) => {
     const f = `${field}[${i}]`;
     const entry = endpointEntry(f, p, rules);
     // With CURVE a connection is made to one key: without it the other side could be anyone.
@@ -58,10 +64,14 @@ export function normalizeEndpoints(
           ? `with security.curve a manual ${what} needs { endpoint, rid, publicKey }: its RID is known by its key`
           : `with security.curve a manual ${what} needs { endpoint, publicKey }: the connection is made to that key only`,
       );
-    if (seen.has(entry.endpoint)) throw configurationError(f, `${what} ${entry.endpoint} is listed twice`);
-    seen.add(entry.endpoint);
-    return entry;
+    const before = seen.get(entry.endpoint);
+    if (before === undefined) {
+      seen.set(entry.endpoint, entry);
+      out.push(entry);
+    } else if (rules.repeats === 'refuse' || before.rid !== entry.rid || before.publicKey !== entry.publicKey)
+      throw configurationError(f, `${what} ${entry.endpoint} is listed twice`);
   });
+  return out;
 }
 
 function endpointEntry(f: string, p: unknown, rules: EndpointRules): NormalizedEndpoint {

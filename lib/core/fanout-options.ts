@@ -164,6 +164,7 @@ function subscriber(
   const connect = normalizeEndpoints(`${field}.connect`, s.connect ?? [], {
     what: 'publisher',
     curve,
+    repeats: 'once',
     ridWithCurve: false,
     checkRid: checkName,
   });

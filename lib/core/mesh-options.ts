@@ -104,6 +104,7 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean, curve: b
   const peers = normalizeEndpoints(`${field}.peers`, value.peers ?? [], {
     what: 'peer',
     curve,
+    repeats: 'refuse',
     ridWithCurve: true,
     checkRid: checkNodeRid,
   });

@@ -12,6 +12,7 @@ import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 import { clientDealer } from '../sockets.js';
+import { watchHandshakes } from '../security/handshake-watch.js';
 import {
   CONNECTING,
   type ConnectionEvent,
@@ -157,24 +158,19 @@ export class ServerConnection {
     this.loops.add(loop);
   }
 
-  /**
-   * Connection events, read with `receive()`: zeromq.js's `events.on()` mode installs its emitter
-   * once per process on the native Observer prototype, bound to the `require` of the first module
-   * instance that used it, which breaks once that instance is gone (e.g. between jest test files).
-   * The loop ends when the socket closes (its observer ends with it).
-   */
-  private async watch(dealer: Dealer): Promise<void> {
-    const events = dealer.events;
-    try {
-      while (!events.closed) {
-        const event = await events.receive();
-        if (dealer !== this.dealer) continue;
-        if (event.type === 'handshake') this.apply({ type: 'connected' });
-        else if (event.type === 'disconnect') this.apply({ type: 'disconnected' });
-      }
-    } catch {
-      // The observer closed with its socket.
-    }
+  /** The current DEALER's connection events (see `watchHandshakes`); a refused handshake counts as lost. */
+  private watch(dealer: Dealer): Promise<void> {
+    return watchHandshakes(dealer, {
+      handshake: () => {
+        if (dealer === this.dealer) this.apply({ type: 'connected' });
+      },
+      disconnect: () => {
+        if (dealer === this.dealer) this.apply({ type: 'disconnected' });
+      },
+      refused: () => {
+        if (dealer === this.dealer) this.apply({ type: 'disconnected' });
+      },
+    });
   }
 
   /** Moves to the next state (see `transition`) and runs what entering it does; an ignored event runs nothing. */

@@ -1,63 +1,8 @@
 import type { Router } from 'zeromq';
+import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
 import type { ZLinkEvents } from '../../core/index.js';
 import type { MeshLiveness } from './mesh-liveness.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
-
-/** What a MeshNode does with its ROUTER's connection events. */
-export interface RouterWatch {
-  /** A connection finished its handshake (`address`: the endpoint of an outbound link, else ours). */
-  handshake(address: string): void;
-  disconnect(address: string): void;
-  /**
-   * A handshake failed for its security: `mechanismMismatch` (one side speaks CURVE, the other does
-   * not), `unknownKey` (the node we connected to refused our key), `handshakeFailed` (the keys do not
-   * match: the node there does not hold the key we connected to, or we are not the server it expects).
-   */
-  refused(
-    reason: 'mechanismMismatch' | 'unknownKey' | 'handshakeFailed',
-    address: string,
-    code: string,
-  ): void;
-}
-
-/** Reads the ROUTER's connection events with `receive()` (see `ServerConnection.watch`) until it closes. */
-export async function watchRouter(router: Router, on: RouterWatch, closed: () => boolean): Promise<void> {
-  const events = router.events;
-  try {
-    while (!events.closed) {
-      const event = await events.receive();
-      if (closed()) return;
-      const address = 'address' in event ? String(event.address) : '';
-      switch (event.type) {
-        case 'handshake':
-          on.handshake(address);
-          break;
-        case 'disconnect':
-          on.disconnect(address);
-          break;
-        case 'handshake:error:protocol': {
-          const code = event.error.code;
-          on.refused(
-            code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'mechanismMismatch' : 'handshakeFailed',
-            address,
-            code,
-          );
-          break;
-        }
-        case 'handshake:error:auth':
-          on.refused('unknownKey', address, `ZAP ${event.error.status}`);
-          break;
-        case 'handshake:error:other':
-          on.refused('handshakeFailed', address, event.error.code ?? 'unknown');
-          break;
-      }
-    }
-  } catch {
-    // The observer closed with its socket.
-  }
-}
-
-type Refusal = 'mechanismMismatch' | 'unknownKey' | 'handshakeFailed';
 
 /** How long after a refused CURVE handshake an outbound link connects again. */
 const CURVE_RETRY_MS = 250;
@@ -107,7 +52,7 @@ export class MeshConnections {
 
   watch(router: Router, closed: () => boolean): Promise<void> {
     const { table, liveness } = this.deps;
-    return watchRouter(
+    return watchHandshakes(
       router,
       {
         handshake: (address) => {
@@ -131,21 +76,14 @@ export class MeshConnections {
     );
   }
 
-  private refused(reason: Refusal, address: string, code: string): void {
+  private refused(reason: HandshakeRefusal, address: string, code: string): void {
     const link = this.deps.table.links.get(address);
     const outbound = link !== undefined;
     if (link !== undefined && reason !== 'mechanismMismatch') this.retryLater(link);
     // An accepted connection with a key not known here was reported by the ZAP check already.
     if (reason === 'unknownKey' && !outbound) return;
     const peer = outbound ? `the node at ${address}` : 'a node connecting here';
-    const detail =
-      reason === 'mechanismMismatch'
-        ? this.deps.curve
-          ? `this node speaks CURVE; ${peer} does not (give it security.curve)`
-          : `this node speaks plain ZMTP; ${peer} speaks CURVE (give this node security.curve)`
-        : reason === 'unknownKey'
-          ? `${peer} does not know this node's public key`
-          : `${peer}: the CURVE handshake failed (${code}): its key is not the one it is known by here, or this node's is not the one it expects`;
+    const detail = refusalDetail(reason, this.deps.curve, 'this node', peer, code);
     this.deps.events.emit({
       type: 'security_refused',
       route: 'route-mesh',
