@@ -85,12 +85,14 @@ export type ZLinkEvent =
        * that does not speak what this node speaks (`mechanismMismatch`: `detail` says which side lacks
        * CURVE), a NodeRid claimed by the holder of another key (`ridKeyMismatch`), or a handshake that
        * failed otherwise (`handshakeFailed`). Nothing it sent reaches a handler. Counted per reason.
+       * `mesh` on RouteMesh, `channel` on a ClientServer or fanout channel.
        */
       readonly type: 'security_refused';
       readonly route: RouteKind;
       readonly mesh?: string;
+      readonly channel?: string;
       readonly reason: 'unknownKey' | 'mechanismMismatch' | 'ridKeyMismatch' | 'handshakeFailed';
-      /** The NodeRid the peer claimed, when it got that far. */
+      /** The NodeRid, Server RID or publisher RID the peer claimed, when it got that far. */
       readonly peerRid?: string;
       /** The peer's address (an accepted connection) or the endpoint connected to. */
       readonly endpoint?: string;

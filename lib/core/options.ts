@@ -192,18 +192,6 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined, curve);
   const fanout = normalizeFanout(raw.fanout, locationStore !== undefined, curve);
-  // CURVE on ClientServer listeners and fanout publishers comes next (docs/decisions.md "CURVE"):
-  // until then such a runtime is refused rather than left talking in clear beside its encrypted mesh.
-  if (curve && clientServer.size > 0)
-    throw configurationError(
-      'security.curve',
-      'covers RouteMesh only so far; clientServer channels are not encrypted yet',
-    );
-  if (curve && fanout.size > 0)
-    throw configurationError(
-      'security.curve',
-      'covers RouteMesh only so far; fanout channels are not encrypted yet',
-    );
   const tracing = raw.tracing ?? 'auto';
   if (tracing !== 'auto' && tracing !== 'off')
     throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);

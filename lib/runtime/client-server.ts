@@ -8,7 +8,7 @@ import type {
   ServerDescriptor,
   ZLinkEvents,
 } from '../core/index.js';
-import { ClientChannel, ServerListener } from '../transport/index.js';
+import { ClientChannel, type CurveKeyring, ServerListener } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { RuntimeLocation } from './location.js';
 import type { ChannelRole, ClientServerChannelSnapshot } from './snapshot.js';
@@ -23,12 +23,15 @@ export interface ClientServerConfig {
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
   readonly pending: PendingRequests;
+  /** CURVE keys for the listeners and DEALERs (`security.curve`). @default plain ZMTP */
+  readonly keyring?: CurveKeyring;
 }
 
 /** The runtime's ClientServer channels: a Server listener and/or a Client per ChannelName (03 §1). */
 export class RuntimeClientServer implements Topology {
   private readonly servers = new Map<string, ServerListener>();
   private readonly clients = new Map<string, ClientChannel>();
+  private location: RuntimeLocation | undefined;
 
   constructor(private readonly config: ClientServerConfig) {}
 
@@ -37,7 +40,9 @@ export class RuntimeClientServer implements Topology {
    * Location Store, each descriptor follows its listener's state and admission follows the lease.
    */
   async bind({ stillStarting, location, tracing }: BindContext): Promise<void> {
-    const { options, generation, processTag, handlers, jobs, events } = this.config;
+    const { options, generation, processTag, handlers, jobs, events, keyring } = this.config;
+    this.location = location;
+    if (keyring) location?.observeLists(keyring);
     for (const [channel, cs] of options.clientServer) {
       if (!cs.server) continue;
       const listener: ServerListener = new ServerListener({
@@ -49,9 +54,10 @@ export class RuntimeClientServer implements Topology {
         handlers,
         jobs,
         events,
-        onStateChange: location && (() => location.update(serverDescriptor(listener))),
-        release: location && (() => location.release(serverDescriptor(listener))),
+        onStateChange: location && (() => location.update(this.descriptor(listener))),
+        release: location && (() => location.release(this.descriptor(listener))),
         tracing,
+        curve: keyring?.channel('client-server', channel, 'listener'),
       });
       location?.onFence((fenced) => listener.setFenced(fenced));
       this.servers.set(channel, listener);
@@ -60,12 +66,13 @@ export class RuntimeClientServer implements Topology {
   }
 
   descriptors(): LocationDescriptor[] {
-    return [...this.servers.values()].map(serverDescriptor);
+    return [...this.servers.values()].map((s) => this.descriptor(s));
   }
 
   /** Opens every Client: towards the local Server (if any) and the manual endpoints. */
   connect(): void {
-    const { options, processTag, pending, events } = this.config;
+    const { options, processTag, pending, events, keyring } = this.config;
+    const { location } = this;
     for (const [channel, cs] of options.clientServer) {
       if (!cs.client) continue;
       const client = new ClientChannel({
@@ -76,12 +83,16 @@ export class RuntimeClientServer implements Topology {
         sendQueueLimit: options.sendQueueLimit,
         vanishGraceMs: options.locationStore?.lease.ttlMs ?? 0,
         retireWaitMs: options.requestTimeoutMs,
+        curve: keyring?.channel('client-server', channel, 'client'),
+        rediscover:
+          location && cs.client.discovery === 'auto' ? () => location.hint('server', channel) : undefined,
       });
       this.clients.set(channel, client);
       // The local server is a candidate like any other, reached over the real transport (03 §4.1).
       const local = this.servers.get(channel);
-      if (local) client.connect(local.localEndpoint);
-      for (const entry of cs.client.connect) client.connect(entry.endpoint);
+      if (local)
+        client.connect({ endpoint: local.localEndpoint, rid: undefined, publicKey: keyring?.keys.publicKey });
+      for (const entry of cs.client.connect) client.connect(entry);
     }
   }
 
@@ -147,12 +158,17 @@ export class RuntimeClientServer implements Topology {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }
+
+  /** What a Server listener publishes in the Location Store (03 §3.2): with CURVE, its key too. */
+  private descriptor(listener: ServerListener): ServerDescriptor {
+    return serverDescriptor(listener, this.config.keyring?.keys.publicKey);
+  }
 }
 
-/** What a Server listener publishes in the Location Store (03 §3.2). */
-function serverDescriptor(listener: ServerListener): ServerDescriptor {
+function serverDescriptor(listener: ServerListener, publicKey: string | undefined): ServerDescriptor {
   const s = listener.serverState;
   return {
+    ...(publicKey !== undefined && { publicKey }),
     kind: 'server',
     channel: s.channel,
     rid: s.serverRid,

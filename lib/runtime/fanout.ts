@@ -12,7 +12,7 @@ import {
   invalidArgument,
   topicBytes,
 } from '../core/index.js';
-import { FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
+import { type CurveKeyring, FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { PublishCall } from './fanout-client.js';
 import type { RuntimeLocation } from './location.js';
@@ -26,6 +26,8 @@ export interface FanoutConfig {
   readonly handlers: FanoutHandlerRegistry;
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
+  /** CURVE keys for the publishers and subscribers (`security.curve`). @default plain ZMTP */
+  readonly keyring?: CurveKeyring;
 }
 
 /** A publish with its deadline resolved. */
@@ -39,12 +41,15 @@ export class RuntimeFanout implements Topology {
   readonly publishers = new Map<string, FanoutPublisher>();
   readonly subscribers = new Map<string, FanoutSubscriber>();
   private readonly topics = new Map<string, [Buffer, string]>();
+  private location: RuntimeLocation | undefined;
 
   constructor(private readonly config: FanoutConfig) {}
 
   /** Binds every publisher; a bind failure is `Configuration` naming the listen option. */
-  async bind({ stillStarting }: BindContext): Promise<void> {
-    const { options, generation, processTag, events } = this.config;
+  async bind({ stillStarting, location }: BindContext): Promise<void> {
+    const { options, generation, processTag, events, keyring } = this.config;
+    this.location = location;
+    if (keyring) location?.observeLists(keyring);
     for (const [channel, f] of options.fanout) {
       if (!f.publisher) continue;
       const publisher = new FanoutPublisher({
@@ -57,6 +62,7 @@ export class RuntimeFanout implements Topology {
         beaconIntervalMs: f.publisher.beaconIntervalMs,
         sendQueueLimit: options.sendQueueLimit,
         events,
+        curve: keyring?.channel('fanout', channel, 'publisher'),
       });
       this.publishers.set(channel, publisher);
       await bindListener(() => publisher.bind(), `fanout.${channel}.publisher.listen`, stillStarting);
@@ -68,7 +74,8 @@ export class RuntimeFanout implements Topology {
    * nothing to subscribe to.
    */
   connect(): void {
-    const { options, handlers, jobs, events } = this.config;
+    const { options, handlers, jobs, events, keyring } = this.config;
+    const { location } = this;
     for (const [channel, f] of options.fanout) {
       const s = f.subscriber;
       if (!s) continue;
@@ -87,9 +94,12 @@ export class RuntimeFanout implements Topology {
         handlers,
         jobs,
         events,
+        curve: keyring?.channel('fanout', channel, 'subscriber'),
+        rediscover:
+          location && s.discovery === 'auto' ? () => location.hint('publisher', channel) : undefined,
       });
       this.subscribers.set(channel, subscriber);
-      for (const entry of s.connect) subscriber.connect(entry.endpoint);
+      for (const entry of s.connect) subscriber.connect(entry);
     }
   }
 
@@ -116,6 +126,7 @@ export class RuntimeFanout implements Topology {
       generation: p.generation,
       endpoint: p.endpoint,
       revision: 1,
+      ...(this.config.keyring && { publicKey: this.config.keyring.keys.publicKey }),
     }));
   }
 

@@ -22,6 +22,11 @@ export interface LocationSnapshot {
 }
 
 /** What one bounded round trip to the Location Store found (`ZLinkRuntime.checkStore`). */
+/** What `observeLists` tells: one good read of (`kind`, `scope`). */
+export interface ListObserver {
+  listed(kind: DescriptorKind, scope: string, descriptors: readonly LocationDescriptor[]): void;
+}
+
 export interface StoreCheck {
   readonly answers: boolean;
   readonly responseTimeMs: number;
@@ -97,6 +102,14 @@ export class RuntimeLocation {
     return this.lease.isFenced;
   }
 
+  /** Told of every good read of every discovery (a CURVE keyring learns the keys descriptors carry). */
+  private readonly observers = new Set<ListObserver>();
+
+  /** Adds `observer` (once, however often it is given) for every read from now on. */
+  observeLists(observer: ListObserver): void {
+    this.observers.add(observer);
+  }
+
   /** Starts reading (`kind`, `scope`); resolves after the first read, whether it succeeded or not. */
   async discover(
     kind: DescriptorKind,
@@ -120,6 +133,7 @@ export class RuntimeLocation {
       events: this.events,
       // A listener's throw is reported by the discovery; the others still get the list.
       onList: (list) => {
+        for (const o of this.observers) o.listed(kind, scope, list);
         let failure: unknown;
         for (const listener of listeners) {
           try {

@@ -37,6 +37,7 @@ import { RuntimeObjects } from './objects.js';
 import { ZLinkObjects } from './zlink-objects.js';
 import { toSubmission } from './submission.js';
 import { RuntimeFanout } from './fanout.js';
+import { channelKeyring } from './channel-keyring.js';
 import type { Topology } from './topology.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
 import { ZLinkRouteClient } from './route-client.js';
@@ -90,6 +91,7 @@ export class ZLinkRuntime implements CallSubmitter {
     this.jobs = new JobQueue(this.options.handlerConcurrency);
     this.routeClient = new ZLinkRouteClient(this);
     this.fanoutClient = new ZLinkFanoutClient(this);
+    const keyring = channelKeyring(this.options, this.generation, this.events);
     this.clientServer = new RuntimeClientServer({
       options: this.options,
       generation: this.generation,
@@ -98,6 +100,7 @@ export class ZLinkRuntime implements CallSubmitter {
       jobs: this.jobs,
       events: this.events,
       pending: this.pending,
+      keyring,
     });
     this.fanout = new RuntimeFanout({
       options: this.options,
@@ -106,6 +109,7 @@ export class ZLinkRuntime implements CallSubmitter {
       handlers: this.fanoutHandlers,
       jobs: this.jobs,
       events: this.events,
+      keyring,
     });
     this.objectLayer = new RuntimeObjects({
       options: this.options,

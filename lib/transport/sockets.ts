@@ -130,16 +130,22 @@ export function meshRouter(rid: string, ipv6: boolean, curve?: SocketCurve): Rou
 }
 
 /** The ROUTER listener of one ClientServer Server channel: PINGs every client, judges none. */
-export function listenerRouter(ipv6: boolean): Router {
-  return new Router(
-    secured('listener-router', {
-      linger: 0,
-      ipv6,
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-      heartbeatTimeout: 0,
-    }),
+export function listenerRouter(ipv6: boolean, curve?: SocketCurve): Router {
+  const router = new Router(
+    secured(
+      'listener-router',
+      {
+        linger: 0,
+        ipv6,
+        maxMessageSize: MAX_MESSAGE_BYTES,
+        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+        heartbeatTimeout: 0,
+      },
+      curve,
+    ),
   );
+  // With CURVE its connection events tell which client was refused (a plain one, say).
+  return curve === undefined ? router : observed(router);
 }
 
 /**
@@ -148,19 +154,23 @@ export function listenerRouter(ipv6: boolean): Router {
  * delivered later to whoever comes back. A write that finds the HWM reached times out after
  * `SEND_RECHECK_MS`, so the pump can look again whether the connection still stands.
  */
-export function clientDealer(endpoint: string): Dealer {
+export function clientDealer(endpoint: string, curve?: SocketCurve): Dealer {
   return observed(
     new Dealer(
-      secured('client-dealer', {
-        linger: 0,
-        immediate: true,
-        ipv6: endpoint.includes('['),
-        sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
-        sendTimeout: SEND_RECHECK_MS,
-        maxMessageSize: MAX_MESSAGE_BYTES,
-        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-        heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
-      }),
+      secured(
+        'client-dealer',
+        {
+          linger: 0,
+          immediate: true,
+          ipv6: endpoint.includes('['),
+          sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
+          sendTimeout: SEND_RECHECK_MS,
+          maxMessageSize: MAX_MESSAGE_BYTES,
+          heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+          heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
+        },
+        curve,
+      ),
     ),
   );
 }
@@ -170,6 +180,7 @@ export interface PublisherSocketOptions {
   readonly noDrop: boolean;
   readonly sendHighWaterMark: number;
   readonly ipv6: boolean;
+  readonly curve?: SocketCurve;
 }
 
 /**
@@ -178,28 +189,49 @@ export interface PublisherSocketOptions {
  */
 export function publisherSocket(options: PublisherSocketOptions): XPublisher {
   const socket = new XPublisher(
-    secured('publisher', {
-      linger: 0,
-      noDrop: options.noDrop,
-      sendHighWaterMark: options.sendHighWaterMark,
-      ipv6: options.ipv6,
-    }),
+    secured(
+      'publisher',
+      {
+        linger: 0,
+        noDrop: options.noDrop,
+        sendHighWaterMark: options.sendHighWaterMark,
+        ipv6: options.ipv6,
+      },
+      options.curve,
+    ),
   );
   socket.verbosity = 'allSubs';
-  return socket;
+  // With CURVE its connection events tell which subscriber was refused (a plain one, say).
+  return options.curve === undefined ? socket : observed(socket);
 }
 
-/** A fanout subscriber's SUB toward one publisher endpoint. */
-export function subscriberSocket(endpoint: string, receiveHighWaterMark: number): Subscriber {
-  return new Subscriber(
-    secured('subscriber', {
-      linger: 0,
-      receiveHighWaterMark,
-      maxMessageSize: MAX_MESSAGE_BYTES,
-      ipv6: endpoint.includes('['),
-    }),
+/**
+ * A fanout subscriber's SUB toward one publisher endpoint. zeromq reconnects it by itself; with CURVE
+ * a refused handshake is tried again at a growing interval (up to `SUBSCRIBER_RECONNECT_MAX_MS`), not
+ * every 100 ms for as long as the keys disagree. Its connection events say why a handshake was refused.
+ */
+export function subscriberSocket(
+  endpoint: string,
+  receiveHighWaterMark: number,
+  curve?: SocketCurve,
+): Subscriber {
+  const socket = new Subscriber(
+    secured(
+      'subscriber',
+      {
+        linger: 0,
+        receiveHighWaterMark,
+        maxMessageSize: MAX_MESSAGE_BYTES,
+        ipv6: endpoint.includes('['),
+        ...(curve && { reconnectMaxInterval: SUBSCRIBER_RECONNECT_MAX_MS }),
+      },
+      curve,
+    ),
   );
+  return observed(socket);
 }
+
+const SUBSCRIBER_RECONNECT_MAX_MS = 5000;
 
 /** The process's ZAP handler socket (see `security/zap-handler.ts`): inproc, answers libzmq itself. */
 export function zapRouter(): Router {

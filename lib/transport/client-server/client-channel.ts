@@ -13,6 +13,9 @@ import {
   encodeSend,
   errorMessage,
 } from '../../core/index.js';
+import type { NormalizedEndpoint } from '../../core/index.js';
+import type { ChannelCurve } from '../security/curve-keyring.js';
+import { EndpointTrust } from '../security/endpoint-trust.js';
 import { type Submission, admitThen } from '../admission.js';
 import { type SelectionSource, reportSelection } from '../selection.js';
 import { WakeList } from '../wake-list.js';
@@ -34,6 +37,10 @@ export interface ClientChannelConfig {
   readonly vanishGraceMs: number;
   /** How long a retiring connection waits for the replies of the requests it carries. */
   readonly retireWaitMs: number;
+  /** CURVE on this channel's DEALERs (`security.curve`). @default plain ZMTP */
+  readonly curve?: ChannelCurve;
+  /** A refused handshake: the store may list another key by now (asks for a read). */
+  readonly rediscover?: () => void;
 }
 
 /** A call as the runtime hands it to a channel (see `Submission`). */
@@ -48,10 +55,13 @@ export type ChannelSubmit = Submission;
 export class ClientChannel {
   /** One connection intent per endpoint; manual and discovered sources of one endpoint share it. */
   private readonly connections = new Map<string, ServerConnection>();
-  /** Endpoints given by hand (and the local server's): whatever answers for the channel is accepted. */
-  private readonly manual = new Set<string>();
-  /** The last discovered list by endpoint: the identities a connection there may confirm (03 §3.2). */
-  private discovered = new Map<string, ServerDescriptor[]>();
+  /**
+   * Manual endpoints (and the local server's: any run there is accepted, or the one their `rid` names)
+   * and the last discovered list by endpoint (the runs a connection there may confirm, 03 §3.2), with
+   * the key each is connected to under CURVE.
+   */
+  private readonly trust: EndpointTrust<ServerDescriptor>;
+  private readonly manual: ReadonlyMap<string, NormalizedEndpoint>;
   /** Ready connections kept through the grace after their descriptor vanished. */
   private readonly vanishing: VanishGrace<ServerConnection>;
   private readonly retiring = new Set<Promise<void>>();
@@ -72,11 +82,16 @@ export class ClientChannel {
     const { events, channel, clientId } = config;
     this.metrics = events.metrics.scope('client-server', channel, undefined).calls;
     this.selection = { events, route: 'client-server', channel, mesh: undefined, sourceRid: clientId };
+    this.trust = new EndpointTrust(config.curve, 'server', (detail, endpoint) =>
+      events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: detail }),
+    );
+    this.manual = this.trust.manual;
   }
 
-  /** Adds a manual server endpoint (idempotent: one DEALER per endpoint). */
-  connect(endpoint: string): void {
-    this.manual.add(endpoint);
+  /** Adds a manual server endpoint (idempotent: one DEALER per endpoint; the first entry's `rid` and key hold). */
+  connect(entry: NormalizedEndpoint): void {
+    const { endpoint } = entry;
+    if (!this.manual.has(endpoint)) this.trust.manual.set(endpoint, entry);
     const existing = this.connections.get(endpoint);
     if (existing) existing.recheck(undefined);
     else this.open(endpoint);
@@ -94,9 +109,12 @@ export class ClientChannel {
     if (this.closed) return;
     const listed = byEndpoint(
       descriptors,
-      (d) => d.channel === this.config.channel && !this.runs.isSuperseded(d.rid, d.generation),
+      (d) =>
+        d.channel === this.config.channel &&
+        !this.runs.isSuperseded(d.rid, d.generation) &&
+        this.trust.speaksOurs(d),
     );
-    this.discovered = listed;
+    this.trust.listed = listed;
     for (const [endpoint, list] of listed) {
       const connection = this.connections.get(endpoint);
       if (!connection) {
@@ -123,15 +141,21 @@ export class ClientChannel {
     this.retiring.add(done);
   }
 
-  /** Whether a connection at `endpoint` may become ready with `state` (see `ServerConnectionConfig.accepts`). */
-  private accepts(endpoint: string, state: ServerState, previous: ServerState | undefined): boolean {
+  /** Whether a connection at `endpoint` (made to `key`) may become ready with `state` (see `ServerConnectionConfig.accepts`). */
+  private accepts(
+    endpoint: string,
+    state: ServerState,
+    previous: ServerState | undefined,
+    key: string | undefined,
+  ): boolean {
     // A superseded run is not admitted even behind a manual endpoint (it is simply not selected).
     if (this.runs.isSuperseded(state.serverRid, state.generation)) return false;
-    if (this.manual.has(endpoint)) return true;
-    const listed = this.discovered.get(endpoint);
-    if (listed) return listed.some((d) => sameIdentity(d, state));
+    const run = { rid: state.serverRid, generation: state.generation };
     // Kept through the grace after its descriptor vanished: only the identity it had confirmed.
-    return previous?.serverRid === state.serverRid && previous.generation === state.generation;
+    return (
+      this.trust.accepts(endpoint, run, key) ??
+      (previous?.serverRid === state.serverRid && previous.generation === state.generation)
+    );
   }
 
   private open(endpoint: string): void {
@@ -143,7 +167,10 @@ export class ClientChannel {
       events: this.config.events,
       sendQueueLimit: this.config.sendQueueLimit,
       onChange: () => this.rebuild(),
-      accepts: (state, previous) => this.accepts(endpoint, state, previous),
+      accepts: (state, previous, key) => this.accepts(endpoint, state, previous, key),
+      curve: this.config.curve,
+      connectKey: (previous, refused) => this.trust.connectKey(endpoint, previous, refused),
+      rediscover: this.config.rediscover,
     });
     this.connections.set(endpoint, connection);
     try {

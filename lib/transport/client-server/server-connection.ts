@@ -11,8 +11,9 @@ import {
 import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
-import { clientDealer } from '../sockets.js';
-import { watchHandshakes } from '../security/handshake-watch.js';
+import { clientDealer, connectTo } from '../sockets.js';
+import { type ChannelCurve, channelRefusals } from '../security/curve-keyring.js';
+import { refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
 import {
   CONNECTING,
   type ConnectionEvent,
@@ -41,7 +42,20 @@ export interface ServerConnectionConfig {
    * endpoint, only a discovered (RID, generation) for a discovered one. `previous` is what this
    * connection confirmed before. Asked again on `recheck()` when the discovered list changes.
    */
-  readonly accepts: (state: ServerState, previous: ServerState | undefined) => boolean;
+  readonly accepts: (
+    state: ServerState,
+    previous: ServerState | undefined,
+    key: string | undefined,
+  ) => boolean;
+  /** CURVE on this connection's DEALERs. @default plain ZMTP */
+  readonly curve?: ChannelCurve;
+  /**
+   * With CURVE, the server key each new DEALER connects to (see `EndpointTrust.connectKey`: the last
+   * one, and whether it was refused); `undefined` when none is known (the DEALER waits, lost).
+   */
+  readonly connectKey?: (previous: string | undefined, refused: boolean) => string | undefined;
+  /** A refused handshake: the store may list another key by now. */
+  readonly rediscover?: () => void;
 }
 
 /**
@@ -64,9 +78,12 @@ export class ServerConnection {
   /** Runs while `lost`, once the lost DEALER was read out. */
   private reconnectTimer: NodeJS.Timeout | undefined;
   private readonly loops = new Set<Promise<void>>();
+  /** With CURVE: the key the current DEALER connected to, and whether its handshake was refused. */
+  private key: string | undefined;
+  private refused = false;
 
   constructor(private readonly config: ServerConnectionConfig) {
-    this.dealer = clientDealer(config.endpoint);
+    this.dealer = clientDealer(config.endpoint, config.curve?.socket);
     // The pump writes through whichever DEALER is current; a timed-out write (see SEND_RECHECK_MS)
     // is retried only on the DEALER it was meant for — a replaced one belongs to a lost connection.
     let writing = this.dealer;
@@ -108,7 +125,7 @@ export class ServerConnection {
     const { status } = this.current;
     if (status === 'closed' || status === 'retiring' || !this.server) return;
     if (listed) this.applyState(listed);
-    this.apply({ type: 'recheck', accepted: this.config.accepts(this.server, this.server) });
+    this.apply({ type: 'recheck', accepted: this.config.accepts(this.server, this.server, this.key) });
   }
 
   /**
@@ -152,7 +169,17 @@ export class ServerConnection {
   private attach(dealer: Dealer): void {
     const watch = this.watch(dealer).finally(() => this.loops.delete(watch));
     this.loops.add(watch);
-    dealer.connect(this.config.endpoint);
+    const { endpoint, curve, connectKey } = this.config;
+    if (curve !== undefined) {
+      this.key = connectKey?.(this.key, this.refused);
+      this.refused = false;
+      // No key known for the server there (yet): as good as a failed handshake; tried again later.
+      if (this.key === undefined) {
+        this.apply({ type: 'disconnected' });
+        return;
+      }
+    }
+    connectTo(dealer, this.key, () => dealer.connect(endpoint));
     this.reads = new ReadProgress();
     const loop = this.receiveLoop(dealer, this.reads).finally(() => this.loops.delete(loop));
     this.loops.add(loop);
@@ -167,8 +194,20 @@ export class ServerConnection {
       disconnect: () => {
         if (dealer === this.dealer) this.apply({ type: 'disconnected' });
       },
-      refused: () => {
-        if (dealer === this.dealer) this.apply({ type: 'disconnected' });
+      refused: (reason, _address, code) => {
+        if (dealer !== this.dealer) return;
+        this.refused = true;
+        const { curve, endpoint, rediscover, channel, events } = this.config;
+        const detail = refusalDetail(
+          reason,
+          curve !== undefined,
+          'this client',
+          `the server at ${endpoint}`,
+          code,
+        );
+        (curve?.refused ?? channelRefusals(events, 'client-server', channel))(reason, detail, { endpoint });
+        rediscover?.();
+        this.apply({ type: 'disconnected' });
       },
     });
   }
@@ -187,7 +226,7 @@ export class ServerConnection {
         return;
       case 'connecting':
         if (from.status === 'lost') {
-          this.dealer = clientDealer(endpoint);
+          this.dealer = clientDealer(endpoint, this.config.curve?.socket);
           this.attach(this.dealer);
         }
         return;
@@ -269,7 +308,7 @@ export class ServerConnection {
       this.server = state;
     }
     // Found in the store is not yet ready: the identity on this very connection must be a listed one.
-    const accepted = channelMatches && this.config.accepts(state, previous);
+    const accepted = channelMatches && this.config.accepts(state, previous, this.key);
     this.apply({ type: 'welcome', channelMatches, accepted });
     if (!channelMatches)
       this.protocolError(`server at ${endpoint} serves '${state.channel}', not '${channel}'`);

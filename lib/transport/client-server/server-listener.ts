@@ -18,6 +18,8 @@ import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '..
 import { hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { listenerRouter } from '../sockets.js';
+import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
+import { watchHandshakes } from '../security/handshake-watch.js';
 
 export interface ServerListenerConfig {
   readonly channel: string;
@@ -34,6 +36,8 @@ export interface ServerListenerConfig {
   readonly release?: () => Promise<void>;
   /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
   readonly tracing?: TracePropagation;
+  /** CURVE: the listener is a CURVE server and admits the keys its ZAP check knows. @default plain ZMTP */
+  readonly curve?: ChannelCurve;
 }
 
 /** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
@@ -59,6 +63,9 @@ export class ServerListener {
   private readonly scope: InboundScope<ZLinkMessageContext>;
   /** Refuses business records while draining or fenced; runs the others under job permits. */
   private readonly gate: InboundGate;
+  /** With CURVE: stops answering ZAP for this listener, and its connection-event watch. */
+  private unzap: (() => Promise<void>) | undefined;
+  private watching: Promise<void> | undefined;
 
   constructor(private readonly config: ServerListenerConfig) {
     this.state = {
@@ -69,7 +76,7 @@ export class ServerListener {
       draining: false,
       revision: 1,
     };
-    this.router = listenerRouter(config.listen.bindHost.includes(':'));
+    this.router = listenerRouter(config.listen.bindHost.includes(':'), config.curve?.socket);
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     const { channel, handlers, events } = config;
     this.scope = {
@@ -91,6 +98,16 @@ export class ServerListener {
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
   async bind(): Promise<void> {
     const { bindHost, port } = this.config.listen;
+    const { curve } = this.config;
+    if (curve !== undefined) {
+      // Before the bind: libzmq refuses every connection while no ZAP handler answers for the domain.
+      this.unzap = await curve.serve();
+      this.watching = watchHandshakes(
+        this.router,
+        acceptedRefusals(curve, 'this server', 'a client'),
+        () => this.closed,
+      );
+    }
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
     this.loop = this.receiveLoop();
@@ -165,6 +182,8 @@ export class ServerListener {
     this.pump.close();
     if (!this.router.closed) this.router.close();
     await this.loop;
+    await this.watching;
+    await this.unzap?.();
   }
 
   private publish(next: ServerState): void {

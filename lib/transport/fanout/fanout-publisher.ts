@@ -11,6 +11,8 @@ import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '..
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { publisherSocket } from '../sockets.js';
+import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
+import { watchHandshakes } from '../security/handshake-watch.js';
 
 export interface FanoutPublisherConfig {
   readonly channel: string;
@@ -22,6 +24,8 @@ export interface FanoutPublisherConfig {
   readonly beaconIntervalMs: number;
   readonly sendQueueLimit: number;
   readonly events: ZLinkEvents;
+  /** CURVE: the XPUB is a CURVE server and admits the keys its ZAP check knows. @default plain ZMTP */
+  readonly curve?: ChannelCurve;
 }
 
 /** The longest pause between two tries of a noDrop write that found a subscriber's queue full. */
@@ -47,6 +51,9 @@ export class FanoutPublisher {
   private readonly seqs = new Map<string, number>();
   private readonly beacon: Uint8Array;
   private beaconTimer: NodeJS.Timeout | undefined;
+  /** With CURVE: stops answering ZAP for this publisher, and its connection-event watch. */
+  private unzap: (() => Promise<void>) | undefined;
+  private watching: Promise<void> | undefined;
   private port = 0;
   /** Events admitted (the publisher's own count; what subscribers received they count themselves). */
   published = 0;
@@ -63,6 +70,7 @@ export class FanoutPublisher {
       noDrop: config.noDrop,
       sendHighWaterMark: config.sendHighWaterMark,
       ipv6: config.listen.bindHost.includes(':'),
+      curve: config.curve?.socket,
     });
     // zeromq refuses an XPUB write at a full subscriber queue under noDrop (EAGAIN) and has no
     // writable signal for it (an XPUB always polls writable): the write is retried until it goes.
@@ -93,6 +101,12 @@ export class FanoutPublisher {
 
   async bind(): Promise<void> {
     const { bindHost, port } = this.config.listen;
+    const { curve } = this.config;
+    if (curve !== undefined) {
+      // Before the bind: libzmq refuses every connection while no ZAP handler answers for the domain.
+      this.unzap = await curve.serve();
+      this.watching = watchHandshakes(this.socket, acceptedRefusals(curve, 'this publisher', 'a subscriber'));
+    }
     await this.socket.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.socket.lastEndpoint);
     this.loop = this.subscriptions();
@@ -119,6 +133,8 @@ export class FanoutPublisher {
     this.pump.close();
     if (!this.socket.closed) this.socket.close();
     await this.loop;
+    await this.watching;
+    await this.unzap?.();
   }
 
   private async sendWhenRoom(message: Buffer[]): Promise<void> {

@@ -2,11 +2,14 @@ import type {
   FanoutBeaconRecord,
   FanoutHandlerRegistry,
   JobQueue,
+  NormalizedEndpoint,
   PublisherDescriptor,
   SubscribedTopic,
   ZLinkEvents,
 } from '../../core/index.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
+import type { ChannelCurve } from '../security/curve-keyring.js';
+import { EndpointTrust } from '../security/endpoint-trust.js';
 import { PublisherLink } from './publisher-link.js';
 
 export interface FanoutSubscriberConfig {
@@ -22,6 +25,10 @@ export interface FanoutSubscriberConfig {
    * publisher writes it again within one refresh, and a read in between must not cut it.
    */
   readonly vanishGraceMs: number;
+  /** CURVE on this subscriber's SUBs (`security.curve`). @default plain ZMTP */
+  readonly curve?: ChannelCurve;
+  /** A refused handshake: the store may list another key by now (asks for a read). */
+  readonly rediscover?: () => void;
 }
 
 /**
@@ -33,33 +40,56 @@ export interface FanoutSubscriberConfig {
  */
 export class FanoutSubscriber {
   private readonly links = new Map<string, PublisherLink>();
-  /** The last discovered list by endpoint (discovered links only). */
-  private listed = new Map<string, PublisherDescriptor[]>();
+  /** Manual endpoints and the last discovered list by endpoint, with their keys (see `EndpointTrust`). */
+  private readonly trust: EndpointTrust<PublisherDescriptor>;
   private readonly vanishing: VanishGrace<PublisherLink>;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly config: FanoutSubscriberConfig) {
     this.vanishing = new VanishGrace(config.vanishGraceMs);
+    this.trust = new EndpointTrust(config.curve, 'publisher', (detail, endpoint) =>
+      config.events.emit({
+        type: 'protocol_error',
+        route: 'fanout',
+        channel: config.channel,
+        endpoint,
+        reason: detail,
+      }),
+    );
     this.sweep = setInterval(this.checkSilence, Math.min(1000, Math.ceil(config.silenceTimeoutMs / 5)));
   }
 
-  /** A manual publisher endpoint. */
-  connect(endpoint: string): void {
-    if (!this.links.has(endpoint)) this.open(endpoint, false);
+  /** A manual publisher endpoint (with CURVE, its key; with `rid`, only that publisher's events are delivered). */
+  connect(entry: NormalizedEndpoint): void {
+    if (this.links.has(entry.endpoint)) return;
+    this.trust.manual.set(entry.endpoint, entry);
+    this.open(entry.endpoint, entry.rid !== undefined, entry.publicKey);
   }
 
   /** One full read of the channel's publisher descriptors (never called during a store outage). */
   setDiscovered(descriptors: readonly PublisherDescriptor[]): void {
     if (this.closed) return;
-    const listed = byEndpoint(descriptors, (d) => d.channel === this.config.channel);
-    this.listed = listed;
+    const listed = byEndpoint(
+      descriptors,
+      (d) => d.channel === this.config.channel && this.trust.speaksOurs(d),
+    );
+    this.trust.listed = listed;
     for (const endpoint of listed.keys()) {
       const link = this.links.get(endpoint);
-      if (link) {
+      const key = this.trust.connectKey(endpoint, link?.key, link?.refused);
+      // With CURVE a SUB talks to the key it connected to: a publisher listed under another key now
+      // (restarted with a new pair), or a refused key beside another listed one, gets a new link.
+      if (link && link.key !== key) {
+        this.links.delete(endpoint);
+        this.vanishing.forget(link);
+        void link.close();
+      } else if (link) {
         this.vanishing.listed(link);
         link.recheck();
-      } else this.open(endpoint, true);
+        continue;
+      }
+      if (this.config.curve === undefined || key !== undefined) this.open(endpoint, true, key);
     }
     const now = Date.now();
     for (const [endpoint, link] of this.links) {
@@ -87,8 +117,9 @@ export class FanoutSubscriber {
     this.links.clear();
   }
 
-  private open(endpoint: string, discovered: boolean): void {
-    const { channel, topics, receiveHighWaterMark, handlers, jobs, events } = this.config;
+  /** `confirm`: nothing is delivered before a beacon named an accepted run (discovered, or a manual `rid`). */
+  private open(endpoint: string, confirm: boolean, key: string | undefined): void {
+    const { channel, topics, receiveHighWaterMark, handlers, jobs, events, curve, rediscover } = this.config;
     const link = new PublisherLink({
       channel,
       endpoint,
@@ -97,8 +128,11 @@ export class FanoutSubscriber {
       handlers,
       jobs,
       events,
-      needsConfirmation: discovered,
-      accepts: (beacon) => !discovered || this.isListed(endpoint, beacon),
+      needsConfirmation: confirm,
+      accepts: (beacon) => this.trust.accepts(endpoint, beacon, key) === true,
+      curve,
+      key,
+      rediscover,
     });
     this.links.set(endpoint, link);
     try {
@@ -114,12 +148,6 @@ export class FanoutSubscriber {
         reason: `cannot connect: ${(error as Error).message}`,
       });
     }
-  }
-
-  private isListed(endpoint: string, beacon: FanoutBeaconRecord): boolean {
-    return (this.listed.get(endpoint) ?? []).some(
-      (d) => d.rid === beacon.rid && d.generation === beacon.generation,
-    );
   }
 
   private readonly checkSilence = (): void => {

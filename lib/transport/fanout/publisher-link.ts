@@ -13,7 +13,9 @@ import {
 } from '../../core/index.js';
 import type { InboundMessage, InboundScope } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
-import { subscriberSocket } from '../sockets.js';
+import { connectTo, subscriberSocket } from '../sockets.js';
+import { type ChannelCurve, channelRefusals } from '../security/curve-keyring.js';
+import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
 import { hasFrames } from '../receive.js';
 
 export interface PublisherLinkConfig {
@@ -31,6 +33,11 @@ export interface PublisherLinkConfig {
   readonly accepts: (beacon: FanoutBeaconRecord) => boolean;
   /** Discovered links deliver nothing before a beacon confirmed the publisher. */
   readonly needsConfirmation: boolean;
+  /** CURVE: this link's SUB connects to `key` only. @default plain ZMTP */
+  readonly curve?: ChannelCurve;
+  readonly key?: string;
+  /** A refused handshake: the store may list another key by now. */
+  readonly rediscover?: () => void;
 }
 
 /** What a link counted; `dropped` comes from gaps in the per-topic sequence numbers. */
@@ -79,10 +86,13 @@ export class PublisherLink {
   /** Since when the link waits for job permits, reading nothing (see `silentAt`). */
   private waitingSince: number | undefined;
   state: 'connecting' | 'alive' | 'silent' = 'connecting';
+  /** A handshake was refused since the last one that succeeded (one report per such streak). */
+  refused = false;
+  private watching: Promise<void> | undefined;
 
   constructor(private readonly config: PublisherLinkConfig) {
     this.confirmed = !config.needsConfirmation;
-    this.socket = subscriberSocket(config.endpoint, config.receiveHighWaterMark);
+    this.socket = subscriberSocket(config.endpoint, config.receiveHighWaterMark, config.curve?.socket);
     for (const t of config.topics) this.forms.set(t.bytes.toString('latin1'), t.form);
     const { channel, handlers, events } = config;
     this.scope = {
@@ -109,11 +119,21 @@ export class PublisherLink {
     return this.config.endpoint;
   }
 
+  /** With CURVE, the publisher key this link's SUB connected to. */
+  get key(): string | undefined {
+    return this.config.key;
+  }
+
   start(): void {
     // The beacon last: the publisher answers that subscription with a beacon at once, and reads the
     // subscriptions in order — so the first beacon says every topic here is subscribed there.
     this.socket.subscribe(...this.config.topics.map((t) => t.bytes), BEACON_TOPIC);
-    this.socket.connect(this.config.endpoint);
+    this.watching = watchHandshakes(this.socket, {
+      handshake: () => void (this.refused = false),
+      disconnect: () => undefined,
+      refused: (reason, _address, code) => this.onRefused(reason, code),
+    });
+    connectTo(this.socket, this.config.key, () => this.socket.connect(this.config.endpoint));
     this.loop = this.receiveLoop();
   }
 
@@ -126,6 +146,23 @@ export class PublisherLink {
   async close(): Promise<void> {
     if (!this.socket.closed) this.socket.close();
     await this.loop;
+    await this.watching;
+  }
+
+  /** zeromq tries again by itself (backing off); the first refusal of each streak is reported. */
+  private onRefused(reason: HandshakeRefusal, code: string): void {
+    if (this.refused) return;
+    this.refused = true;
+    const { curve, endpoint, events, channel, rediscover } = this.config;
+    const detail = refusalDetail(
+      reason,
+      curve !== undefined,
+      'this subscriber',
+      `the publisher at ${endpoint}`,
+      code,
+    );
+    (curve?.refused ?? channelRefusals(events, 'fanout', channel))(reason, detail, { endpoint });
+    rediscover?.();
   }
 
   private async receiveLoop(): Promise<void> {

@@ -30,7 +30,15 @@ export async function registerZap(domain: string, check: ZapCheck): Promise<() =
   if (router === undefined) {
     const r = zapRouter();
     router = r;
-    bound = r.bind(ZAP_ENDPOINT).then(() => void (serving = serve(r)));
+    bound = bindHandler(r).then(
+      () => void (serving = serve(r)),
+      (error: unknown) => {
+        // The next registration starts over instead of waiting on this failure forever.
+        if (router === r) router = undefined;
+        r.close();
+        throw error;
+      },
+    );
   }
   await bound;
   return async () => {
@@ -42,6 +50,26 @@ export async function registerZap(domain: string, check: ZapCheck): Promise<() =
     r.close();
     await serving;
   };
+}
+
+/** Binds attempts at most; about a second of waiting in all. */
+const BIND_ATTEMPTS = 50;
+const BIND_RETRY_MS = 20;
+
+/**
+ * Binds the handler's endpoint. A handler closed with its last registration leaves the inproc name
+ * to libzmq's reaper, which frees it a little later (longer on a busy machine): a new registration
+ * meanwhile finds it taken (EADDRINUSE) and waits for it.
+ */
+async function bindHandler(r: Router): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await r.bind(ZAP_ENDPOINT);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= BIND_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, BIND_RETRY_MS));
+    }
+  }
 }
 
 async function serve(r: Router): Promise<void> {
