@@ -91,26 +91,21 @@ export class ZLinkRuntime implements CallSubmitter {
     this.jobs = new JobQueue(this.options.handlerConcurrency);
     this.routeClient = new ZLinkRouteClient(this);
     this.fanoutClient = new ZLinkFanoutClient(this);
-    const keyring = channelKeyring(this.options, this.generation, this.events);
+    // What ClientServer and fanout share (the CURVE keyring: their listeners admit the same keys).
+    const channels = {
+      options: this.options,
+      generation: this.generation,
+      processTag: this.clientId,
+      jobs: this.jobs,
+      events: this.events,
+      keyring: channelKeyring(this.options, this.generation, this.events),
+    };
     this.clientServer = new RuntimeClientServer({
-      options: this.options,
-      generation: this.generation,
-      processTag: this.clientId,
+      ...channels,
       handlers: this.handlers,
-      jobs: this.jobs,
-      events: this.events,
       pending: this.pending,
-      keyring,
     });
-    this.fanout = new RuntimeFanout({
-      options: this.options,
-      generation: this.generation,
-      processTag: this.clientId,
-      handlers: this.fanoutHandlers,
-      jobs: this.jobs,
-      events: this.events,
-      keyring,
-    });
+    this.fanout = new RuntimeFanout({ ...channels, handlers: this.fanoutHandlers });
     this.objectLayer = new RuntimeObjects({
       options: this.options,
       jobs: this.jobs,

@@ -1,5 +1,6 @@
 import {
   type CallMetrics,
+  type NormalizedEndpoint,
   type ClientConnectionSnapshot,
   type PendingRequests,
   type SelectorCandidate,
@@ -13,7 +14,6 @@ import {
   encodeSend,
   errorMessage,
 } from '../../core/index.js';
-import type { NormalizedEndpoint } from '../../core/index.js';
 import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
 import { type Submission, admitThen } from '../admission.js';
@@ -22,6 +22,7 @@ import { WakeList } from '../wake-list.js';
 import { connectionSnapshot } from './connection-snapshot.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
+import { descriptorState, sameIdentity } from './server-descriptors.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 
 export interface ClientChannelConfig {
@@ -55,13 +56,8 @@ export type ChannelSubmit = Submission;
 export class ClientChannel {
   /** One connection intent per endpoint; manual and discovered sources of one endpoint share it. */
   private readonly connections = new Map<string, ServerConnection>();
-  /**
-   * Manual endpoints (and the local server's: any run there is accepted, or the one their `rid` names)
-   * and the last discovered list by endpoint (the runs a connection there may confirm, 03 §3.2), with
-   * the key each is connected to under CURVE.
-   */
+  /** Manual endpoints (and the local server's) and the discovered runs by endpoint, with their keys (03 §3.2). */
   private readonly trust: EndpointTrust<ServerDescriptor>;
-  private readonly manual: ReadonlyMap<string, NormalizedEndpoint>;
   /** Ready connections kept through the grace after their descriptor vanished. */
   private readonly vanishing: VanishGrace<ServerConnection>;
   private readonly retiring = new Set<Promise<void>>();
@@ -85,13 +81,13 @@ export class ClientChannel {
     this.trust = new EndpointTrust(config.curve, 'server', (detail, endpoint) =>
       events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: detail }),
     );
-    this.manual = this.trust.manual;
   }
 
   /** Adds a manual server endpoint (idempotent: one DEALER per endpoint; the first entry's `rid` and key hold). */
   connect(entry: NormalizedEndpoint): void {
     const { endpoint } = entry;
-    if (!this.manual.has(endpoint)) this.trust.manual.set(endpoint, entry);
+    const { manual } = this.trust;
+    if (!manual.has(endpoint)) manual.set(endpoint, entry);
     const existing = this.connections.get(endpoint);
     if (existing) existing.recheck(undefined);
     else this.open(endpoint);
@@ -129,7 +125,7 @@ export class ClientChannel {
     }
     const now = Date.now();
     for (const [endpoint, connection] of this.connections) {
-      if (this.manual.has(endpoint) || listed.has(endpoint)) continue;
+      if (this.trust.manual.has(endpoint) || listed.has(endpoint)) continue;
       if (this.vanishing.mustGo(connection, connection.ready, now)) this.retire(connection);
     }
   }
@@ -152,10 +148,8 @@ export class ClientChannel {
     if (this.runs.isSuperseded(state.serverRid, state.generation)) return false;
     const run = { rid: state.serverRid, generation: state.generation };
     // Kept through the grace after its descriptor vanished: only the identity it had confirmed.
-    return (
-      this.trust.accepts(endpoint, run, key) ??
-      (previous?.serverRid === state.serverRid && previous.generation === state.generation)
-    );
+    const kept = previous?.serverRid === state.serverRid && previous.generation === state.generation;
+    return this.trust.accepts(endpoint, run, key) ?? kept;
   }
 
   private open(endpoint: string): void {
@@ -195,7 +189,9 @@ export class ClientChannel {
   }
 
   snapshot(): ClientConnectionSnapshot[] {
-    return [...this.connections.values()].map((c) => connectionSnapshot(c, this.manual.has(c.endpoint)));
+    return [...this.connections.values()].map((c) =>
+      connectionSnapshot(c, this.trust.manual.has(c.endpoint)),
+    );
   }
 
   /** One-way send: resolves when the chosen connection's queue accepted the record. */
@@ -394,27 +390,10 @@ export class ClientChannel {
     // 03 §7 step 4: the previous generation's connection goes once the new one is a ready target
     // (a manual endpoint stays: it is configuration, and simply is not selected).
     for (const old of losers) {
-      if (this.manual.has(old.endpoint)) old.recheck(undefined);
+      if (this.trust.manual.has(old.endpoint)) old.recheck(undefined);
       else this.retire(old);
     }
     // A superseded run may come back (no run of its RID is current any more): ask again.
     if (released) for (const c of [...this.connections.values()]) if (c.isUnconfirmed) c.recheck(undefined);
   }
-}
-
-/** A descriptor and a confirmed identity name the same run of the same server. */
-function sameIdentity(d: ServerDescriptor, s: ServerState): boolean {
-  return d.rid === s.serverRid && d.generation === s.generation;
-}
-
-/** What a descriptor says, as the State record a server would send (applies only with a larger revision). */
-function descriptorState(d: ServerDescriptor): ServerState {
-  return {
-    channel: d.channel,
-    serverRid: d.rid,
-    generation: d.generation,
-    weight: d.weight,
-    draining: d.draining,
-    revision: d.revision,
-  };
 }

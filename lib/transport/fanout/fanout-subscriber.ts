@@ -1,5 +1,4 @@
 import type {
-  FanoutBeaconRecord,
   FanoutHandlerRegistry,
   JobQueue,
   NormalizedEndpoint,
