@@ -15,6 +15,11 @@ interface Role {
 
 const SPECS: Record<SystemName, { server: Role; client: Role }> = {
   zlink: { server: { script: 'zlink-server', args: [] }, client: { script: 'zlink-client', args: [] } },
+  // ClientServer with `security.curve` on both sides.
+  'zlink-curve': {
+    server: { script: 'zlink-server', args: ['curve'] },
+    client: { script: 'zlink-client', args: ['curve'] },
+  },
   mesh: {
     server: { script: 'zlink-mesh-server', args: [] },
     client: { script: 'zlink-mesh-client', args: ['channel'] },

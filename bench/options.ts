@@ -5,6 +5,7 @@ export const SYSTEM_NAMES = [
   'mesh',
   'mesh-node',
   'mesh-node-curve',
+  'zlink-curve',
   'raw',
   'raw-batched',
   'nest-tcp',

@@ -13,6 +13,7 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   mesh: 'ZLink RouteMesh select-one',
   'mesh-node': 'ZLink RouteMesh Node direct',
   'mesh-node-curve': 'ZLink RouteMesh Node direct, CURVE',
+  'zlink-curve': 'ZLink ClientServer, CURVE',
   raw: 'raw zmq, 1 record/send',
   'raw-batched': 'raw zmq, batched/turn',
   'nest-tcp': 'Nest TCP',
@@ -280,20 +281,30 @@ function fanoutTarget(fanout: BenchReport['fanout']): Target {
   );
 }
 
-/** The cost of encryption: Node direct with CURVE ÷ without, pipelined and one-way (from their medians). */
+/**
+ * The cost of encryption: RouteMesh Node direct and ClientServer with CURVE ÷ without, pipelined and
+ * one-way (from their medians).
+ */
 function curveTargets(medians: ReadonlyMap<string, Record<string, Cell>>): Target[] {
-  return (['pipelined.reqPerSec', 'oneway.msgsPerSec'] as const).map((key) => {
-    const plain = medians.get('mesh-node')?.[key]?.median;
-    const curve = medians.get('mesh-node-curve')?.[key]?.median;
-    const name = key === 'oneway.msgsPerSec' ? 'one-way msgs/s' : 'pipelined req/s';
-    return target(
-      `${name}: RouteMesh Node direct CURVE ÷ plain`,
-      plain && curve !== undefined ? curve / plain : undefined,
-      '≥',
-      0.5,
-      'the cost of CURVE (info)',
-    );
-  });
+  const pairs = [
+    ['mesh-node', 'mesh-node-curve', 'RouteMesh Node direct'],
+    ['zlink', 'zlink-curve', 'ClientServer'],
+  ] as const;
+  const keys = ['pipelined.reqPerSec', 'oneway.msgsPerSec'] as const;
+  return pairs.flatMap(([plainName, curveName, label]) =>
+    keys.map((key) => {
+      const plain = medians.get(plainName)?.[key]?.median;
+      const curve = medians.get(curveName)?.[key]?.median;
+      const name = key === 'oneway.msgsPerSec' ? 'one-way msgs/s' : 'pipelined req/s';
+      return target(
+        `${name}: ${label} CURVE ÷ plain`,
+        plain && curve !== undefined ? curve / plain : undefined,
+        '≥',
+        0.5,
+        'the cost of CURVE (info)',
+      );
+    }),
+  );
 }
 
 function targets(ratios: BenchReport['ratios'], selector: BenchReport['selector']): Target[] {
