@@ -169,20 +169,17 @@ export class ServerConnection {
   private attach(dealer: Dealer): void {
     const watch = this.watch(dealer).finally(() => this.loops.delete(watch));
     this.loops.add(watch);
+    this.reads = new ReadProgress();
+    const loop = this.receiveLoop(dealer, this.reads).finally(() => this.loops.delete(loop));
+    this.loops.add(loop);
     const { endpoint, curve, connectKey } = this.config;
     if (curve !== undefined) {
       this.key = connectKey?.(this.key, this.refused);
       this.refused = false;
       // No key known for the server there (yet): as good as a failed handshake; tried again later.
-      if (this.key === undefined) {
-        this.apply({ type: 'disconnected' });
-        return;
-      }
+      if (this.key === undefined) return this.apply({ type: 'disconnected' });
     }
     connectTo(dealer, this.key, () => dealer.connect(endpoint));
-    this.reads = new ReadProgress();
-    const loop = this.receiveLoop(dealer, this.reads).finally(() => this.loops.delete(loop));
-    this.loops.add(loop);
   }
 
   /** The current DEALER's connection events (see `watchHandshakes`); a refused handshake counts as lost. */
