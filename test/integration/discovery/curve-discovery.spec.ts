@@ -39,14 +39,6 @@ describe('CURVE with automatic discovery', () => {
       await secureNode(store, 'node-b', keys),
       await secureNode(store, 'node-c'),
     ];
-    const t0 = Date.now();
-    for (const n of nodes)
-      n.events.subscribe(
-        (e) => {
-          if (e.type !== 'listening') console.log(Date.now() - t0, JSON.stringify(e));
-        },
-        { perMessage: false },
-      );
     for (const node of nodes) await node.waitForPeers('game', 2, 10000);
     await nodes[0]!.waitForCandidates('match', 2, 10000);
     const answers = await Promise.all(
