@@ -5,16 +5,19 @@ import { checkCurveKey } from './security-options.js';
 /**
  * A manual endpoint: a MeshNode peer, a ClientServer server or a fanout publisher. The plain string
  * form is the endpoint alone; the object form may add the RID expected there (another one is refused)
- * and, with `security.curve`, the public key the connection is made to (required then).
+ * and, with `security.curve`, the public key the connection is made to (required then) — or, while the
+ * other side rolls to a new key pair, its two keys (the current one first): either is accepted.
  */
-export type EndpointOptions = string | { endpoint: string; rid?: string; publicKey?: string };
+export type EndpointOptions = string | { endpoint: string; rid?: string; publicKey?: string | string[] };
 
 export interface NormalizedEndpoint {
   readonly endpoint: string;
   /** The NodeRid, Server RID or publisher RID expected there. */
   readonly rid: string | undefined;
-  /** With CURVE: the only key this endpoint is connected to. */
+  /** With CURVE: the first of `publicKeys`. */
   readonly publicKey: string | undefined;
+  /** With CURVE: the keys the other side may hold, tried in order after a refused handshake; else empty. */
+  readonly publicKeys: readonly string[];
 }
 
 export interface EndpointRules {
@@ -76,16 +79,28 @@ export function normalizeEndpoints(
 
 function endpointEntry(f: string, p: unknown, rules: EndpointRules): NormalizedEndpoint {
   if (typeof p === 'string')
-    return Object.freeze({ endpoint: checkEndpoint(f, p), rid: undefined, publicKey: undefined });
+    return Object.freeze({
+      endpoint: checkEndpoint(f, p),
+      rid: undefined,
+      publicKey: undefined,
+      publicKeys: [],
+    });
   if (!isRecord(p)) throw configurationError(f, 'must be an endpoint or { endpoint, rid?, publicKey? }');
   checkKeys(f, p, ['endpoint', 'rid', 'publicKey']);
   const endpoint = checkEndpoint(`${f}.endpoint`, p.endpoint);
   const rid = p.rid === undefined ? undefined : rules.checkRid(`${f}.rid`, p.rid);
-  let publicKey: string | undefined;
-  if (p.publicKey !== undefined) {
-    if (!rules.curve)
-      throw configurationError(`${f}.publicKey`, `a ${rules.what} key needs security.curve on this runtime`);
-    publicKey = checkCurveKey(`${f}.publicKey`, p.publicKey);
-  }
-  return Object.freeze({ endpoint, rid, publicKey });
+  const publicKeys = entryKeys(`${f}.publicKey`, p.publicKey, rules);
+  return Object.freeze({ endpoint, rid, publicKey: publicKeys[0], publicKeys });
+}
+
+/** `publicKey` as given: one Z85 key, or a roll's keys (one or two, distinct); `[]` when absent. */
+function entryKeys(f: string, value: unknown, rules: EndpointRules): readonly string[] {
+  if (value === undefined) return Object.freeze([]);
+  if (!rules.curve) throw configurationError(f, `a ${rules.what} key needs security.curve on this runtime`);
+  if (!Array.isArray(value)) return Object.freeze([checkCurveKey(f, value)]);
+  if (value.length < 1 || value.length > 2)
+    throw configurationError(f, 'must be a key, or the two keys of a roll (the current one first)');
+  const keys = value.map((k: unknown, i) => checkCurveKey(`${f}[${i}]`, k));
+  if (keys[0] === keys[1]) throw configurationError(`${f}[1]`, 'is the same key as publicKey[0]');
+  return Object.freeze(keys);
 }

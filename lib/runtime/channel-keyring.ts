@@ -17,6 +17,6 @@ export function channelKeyring(
   for (const m of options.meshes.values()) entries.push(...m.peers);
   for (const cs of options.clientServer.values()) entries.push(...(cs.client?.connect ?? []));
   for (const f of options.fanout.values()) entries.push(...(f.subscriber?.connect ?? []));
-  const configured = entries.flatMap((e) => (e.publicKey === undefined ? [] : [e.publicKey]));
+  const configured = entries.flatMap((e) => e.publicKeys);
   return new CurveKeyring(curve, configured, tag, events);
 }

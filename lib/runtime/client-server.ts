@@ -91,7 +91,12 @@ export class RuntimeClientServer implements Topology {
       // The local server is a candidate like any other, reached over the real transport (03 §4.1).
       const local = this.servers.get(channel);
       if (local)
-        client.connect({ endpoint: local.localEndpoint, rid: undefined, publicKey: keyring?.keys.publicKey });
+        client.connect({
+          endpoint: local.localEndpoint,
+          rid: undefined,
+          publicKey: keyring?.keys.publicKey,
+          publicKeys: keyring ? [keyring.keys.publicKey] : [],
+        });
       for (const entry of cs.client.connect) client.connect(entry);
     }
   }

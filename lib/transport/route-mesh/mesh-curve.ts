@@ -10,6 +10,7 @@ import {
   curveProof,
   curveProofHolds,
 } from '../../core/index.js';
+import { pickKey } from '../security/endpoint-trust.js';
 import { registerZap } from '../security/zap-handler.js';
 
 type HandshakeKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome;
@@ -29,12 +30,17 @@ type HandshakeKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome
 export class MeshCurve {
   /** The ZAP domain of this node's ROUTER: the ZAP handler asks this node about its connections. */
   readonly domain: string;
-  private readonly configuredByRid = new Map<string, string>();
-  private readonly configuredByEndpoint = new Map<string, string>();
+  /** A configured peer's keys (two while it rolls to a new pair), and an allowed `{ rid, publicKey }`'s. */
+  private readonly configuredByRid = new Map<string, readonly string[]>();
+  private readonly configuredByEndpoint = new Map<string, readonly string[]>();
   private listedByRid = new Map<string, string>();
   private listedByEndpoint = new Map<string, string>();
   /** The key each outbound link connected to (its hello is proven to that key). */
   private readonly connectedTo = new Map<string, string>();
+  /** Endpoints whose last outbound handshake was refused: the next connection tries the next key. */
+  private readonly refusedAt = new Set<string>();
+  /** Of a NodeRid known by two keys, the one its last hello proved (its welcome is proven to that one). */
+  private readonly provenBy = new Map<string, string>();
   private readonly secrets = new Map<string, Buffer>();
   private readonly allowList: ReadonlySet<string>;
 
@@ -48,15 +54,15 @@ export class MeshCurve {
   ) {
     this.domain = `zlink ${mesh.mesh} ${self.rid} ${self.generation}`;
     for (const p of mesh.peers) {
-      if (p.publicKey === undefined) continue;
-      this.configuredByEndpoint.set(p.endpoint, p.publicKey);
-      if (p.rid !== undefined) this.configuredByRid.set(p.rid, p.publicKey);
+      if (p.publicKeys.length === 0) continue;
+      this.configuredByEndpoint.set(p.endpoint, p.publicKeys);
+      if (p.rid !== undefined) this.configuredByRid.set(p.rid, p.publicKeys);
     }
     this.allowList = new Set(keys.allow.map((a) => a.publicKey));
     // An allowed key with a NodeRid pins that NodeRid, as a configured peer's does (no endpoint to connect to).
     for (const a of keys.allow)
       if (a.rid !== undefined && !this.configuredByRid.has(a.rid))
-        this.configuredByRid.set(a.rid, a.publicKey);
+        this.configuredByRid.set(a.rid, [a.publicKey]);
   }
 
   /** The descriptors the store lists now: their keys are known from here on (the previous list's go). */
@@ -73,24 +79,36 @@ export class MeshCurve {
   }
 
   /**
-   * The key to connect to `endpoint` with (the server key it must prove), noted for the link's hello;
-   * the one it connected to before when the store no longer lists one. Throws `Unavailable` when
-   * none is known: plain ZMTP to a CURVE mesh would only fail its handshake.
+   * The key to connect to `endpoint` with (the server key it must prove), noted for the link's hello:
+   * a configured peer's (after a refused handshake, its next key: see `pickKey`), else the listed one,
+   * else the one it connected to before. Throws `Unavailable` when none is known: plain ZMTP to a
+   * CURVE mesh would only fail its handshake.
    */
   connectKey(endpoint: string): string {
+    const configured = this.configuredByEndpoint.get(endpoint);
+    const previous = this.connectedTo.get(endpoint);
+    const refused = this.refusedAt.delete(endpoint);
     const key =
-      this.configuredByEndpoint.get(endpoint) ??
+      (configured && pickKey(configured, previous, refused)) ??
       this.listedByEndpoint.get(endpoint) ??
-      this.connectedTo.get(endpoint);
+      previous;
     if (key === undefined)
       throw new ZLinkError('Unavailable', `no public key is known for the node at ${endpoint}`);
     this.connectedTo.set(endpoint, key);
     return key;
   }
 
-  /** The key NodeRid `rid` is known by: a configured peer's, else the one the store lists. */
-  keyOf(rid: string): string | undefined {
-    return this.configuredByRid.get(rid) ?? this.listedByRid.get(rid);
+  /** An outbound handshake to `endpoint` was refused: its next connection tries the peer's next key. */
+  refusedBy(endpoint: string): void {
+    this.refusedAt.add(endpoint);
+  }
+
+  /** The keys NodeRid `rid` is known by: a configured peer's (two during a roll), else the one the store lists. */
+  keysOf(rid: string): readonly string[] {
+    const configured = this.configuredByRid.get(rid);
+    if (configured !== undefined) return configured;
+    const listed = this.listedByRid.get(rid);
+    return listed === undefined ? [] : [listed];
   }
 
   /** Starts answering ZAP for this node's ROUTER (`admits`); resolves with the function that stops it. */
@@ -102,7 +120,7 @@ export class MeshCurve {
   admits(publicKey: string, address: string): boolean {
     const known =
       this.allowList.has(publicKey) ||
-      includes(this.configuredByRid, publicKey) ||
+      [...this.configuredByRid.values()].some((keys) => keys.includes(publicKey)) ||
       includes(this.listedByRid, publicKey);
     if (!known) {
       this.unlisted();
@@ -121,7 +139,7 @@ export class MeshCurve {
 
   /** The proof a welcome to NodeRid `rid` carries; none when no key is known for it (it refuses the welcome then). */
   welcomeProof(rid: string): Uint8Array | undefined {
-    const key = this.keyOf(rid);
+    const key = this.provenBy.get(rid) ?? this.keysOf(rid)[0];
     return key === undefined ? undefined : this.proof(RecordKind.MeshWelcome, key);
   }
 
@@ -131,18 +149,23 @@ export class MeshCurve {
    * no key is known for that NodeRid yet (a node the store has not listed here yet; it is asked again).
    */
   refusal(state: MeshStateRecord): { readonly why: string; readonly lasting: boolean } | undefined {
-    const key = this.keyOf(state.rid);
-    if (key === undefined) {
+    const keys = this.keysOf(state.rid);
+    if (keys.length === 0) {
       this.unlisted();
       return { why: `no public key is known for NodeRid '${state.rid}' yet`, lasting: false };
     }
+    const { proof } = state;
+    const words = this.words(state.kind, state.rid, state.generation);
+    const proven = proof && keys.find((key) => curveProofHolds(this.secret(key), words, proof));
+    if (proven) {
+      // Only a configured peer has two keys: the map stays as small as the peer list.
+      if (keys.length > 1) this.provenBy.set(state.rid, proven);
+      return undefined;
+    }
     const why =
-      state.proof === undefined
+      proof === undefined
         ? `NodeRid '${state.rid}' sent no proof of its key`
-        : !curveProofHolds(this.secret(key), this.words(state.kind, state.rid, state.generation), state.proof)
-          ? `the node claiming NodeRid '${state.rid}' does not hold the key that NodeRid is known by`
-          : undefined;
-    if (why === undefined) return undefined;
+        : `the node claiming NodeRid '${state.rid}' does not hold the key that NodeRid is known by`;
     this.refused('ridKeyMismatch', why, { peerRid: state.rid });
     return { why, lasting: true };
   }

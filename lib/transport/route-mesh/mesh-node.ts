@@ -111,7 +111,7 @@ export class MeshNode {
       table,
       liveness,
       events,
-      curve: !!config.curve,
+      curve: this.curve,
       restart,
     });
     const connect = (link: OutboundLink) => this.connectLink(link);

@@ -1,6 +1,7 @@
 import type { Router } from 'zeromq';
 import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
 import type { ZLinkEvents } from '../../core/index.js';
+import type { MeshCurve } from './mesh-curve.js';
 import type { MeshLiveness } from './mesh-liveness.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
 
@@ -22,8 +23,8 @@ export class MeshConnections {
       readonly table: PeerTable;
       readonly liveness: MeshLiveness;
       readonly events: ZLinkEvents;
-      /** This node speaks CURVE. */
-      readonly curve: boolean;
+      /** This node's CURVE, when it speaks it (told of refused outbound handshakes: see `refusedBy`). */
+      readonly curve: MeshCurve | undefined;
       /** A fresh connection for an outbound link (see `retryLater`). */
       readonly restart: (link: OutboundLink) => void;
     },
@@ -79,11 +80,14 @@ export class MeshConnections {
   private refused(reason: HandshakeRefusal, address: string, code: string): void {
     const link = this.deps.table.links.get(address);
     const outbound = link !== undefined;
-    if (link !== undefined && reason !== 'mechanismMismatch') this.retryLater(link);
+    if (link !== undefined && reason !== 'mechanismMismatch') {
+      this.deps.curve?.refusedBy(address);
+      this.retryLater(link);
+    }
     // An accepted connection with a key not known here was reported by the ZAP check already.
     if (reason === 'unknownKey' && !outbound) return;
     const peer = outbound ? `the node at ${address}` : 'a node connecting here';
-    const detail = refusalDetail(reason, this.deps.curve, 'this node', peer, code);
+    const detail = refusalDetail(reason, this.deps.curve !== undefined, 'this node', peer, code);
     this.deps.events.emit({
       type: 'security_refused',
       route: 'route-mesh',

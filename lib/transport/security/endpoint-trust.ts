@@ -42,21 +42,18 @@ export class EndpointTrust<D extends ListedRun> {
   ) {}
 
   /**
-   * The key to connect to `endpoint` with (`undefined` without CURVE, or when none is known). When
-   * the last connection, to `previous`, was refused and the store lists more than one key there (an
-   * old run's descriptor not yet lapsed beside a restarted one's), the next one is tried.
+   * The key to connect to `endpoint` with (`undefined` without CURVE, or when none is known): the
+   * manual entry's keys, else the keys listed there (an old run's descriptor not yet lapsed beside a
+   * restarted one's), in turn after a refusal (see `pickKey`).
    */
   connectKey(endpoint: string, previous?: string, refused = false): string | undefined {
     if (this.curve === undefined) return undefined;
-    const manual = this.manual.get(endpoint)?.publicKey;
-    if (manual !== undefined) return manual;
+    const manual = this.manual.get(endpoint)?.publicKeys;
+    if (manual !== undefined && manual.length > 0) return pickKey(manual, previous, refused);
     const keys = [...new Set((this.listed.get(endpoint) ?? []).map((d) => d.publicKey))].filter(
       (k): k is string => k !== undefined,
     );
-    if (previous === undefined || keys.length === 0) return keys[0];
-    const at = keys.indexOf(previous);
-    if (at < 0) return keys[0];
-    return refused ? keys[(at + 1) % keys.length] : previous;
+    return pickKey(keys, previous, refused);
   }
 
   /**
@@ -120,3 +117,18 @@ export class EndpointTrust<D extends ListedRun> {
 }
 
 const MAX_REPORTED = 1024;
+
+/**
+ * Of the keys the other side may hold (`keys`, in order), the one to connect with next: the first;
+ * the one connected to before (`previous`) while it was not refused; after a refusal, the next one —
+ * how a peer rolling to a new key pair is reached under whichever it holds now.
+ */
+export function pickKey(
+  keys: readonly string[],
+  previous: string | undefined,
+  refused: boolean,
+): string | undefined {
+  const at = previous === undefined ? -1 : keys.indexOf(previous);
+  if (at < 0) return keys[0];
+  return refused ? keys[(at + 1) % keys.length] : previous;
+}

@@ -193,5 +193,16 @@ describe('CURVE on ClientServer channels', () => {
       },
       'security.curve.clients',
     );
+    // A roll's keys: one or two distinct ones.
+    const entry = (publicKey: string[]) => ({
+      clientServer: { billing: { client: { connect: [{ endpoint: 'tcp://127.0.0.1:1', publicKey }] } } },
+      ...curve(keys.client),
+    });
+    const k = [keys.server.publicKey, keys.other.publicKey, keys.client.publicKey];
+    refused(entry(k), 'clientServer.billing.client.connect[0].publicKey');
+    refused(entry([]), 'clientServer.billing.client.connect[0].publicKey');
+    refused(entry([k[0] as string, k[0] as string]), 'clientServer.billing.client.connect[0].publicKey[1]');
+    refused(entry([k[0] as string, 'not-a-key']), 'clientServer.billing.client.connect[0].publicKey[1]');
+    expect(() => new ZLinkRuntime(entry([k[0] as string, k[1] as string]))).not.toThrow();
   });
 });

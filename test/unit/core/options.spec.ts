@@ -195,7 +195,7 @@ describe('option keys and values', () => {
   ])('a good endpoint %s is accepted', (endpoint) => {
     const o = normalizeOptions({ clientServer: { billing: { client: { connect: [endpoint] } } } });
     expect(o.clientServer.get('billing')?.client?.connect).toEqual([
-      { endpoint, rid: undefined, publicKey: undefined },
+      { endpoint, rid: undefined, publicKey: undefined, publicKeys: [] },
     ]);
   });
 

@@ -45,7 +45,7 @@ describe('EndpointTrust', () => {
     expect(t.connectKey(E, k2, true)).toBe(k1);
     // A key no longer listed (the run left): the first listed one.
     expect(t.connectKey(E, k3, false)).toBe(k1);
-    t.manual.set(E, { endpoint: E, rid: undefined, publicKey: k3 });
+    t.manual.set(E, { endpoint: E, rid: undefined, publicKey: k3, publicKeys: [k3] });
     expect(t.connectKey(E, k1, true)).toBe(k3);
     expect(trust(false).t.connectKey(E)).toBeUndefined();
   });
@@ -65,15 +65,15 @@ describe('EndpointTrust', () => {
 
   it("a manual entry's rid names the one run accepted there, with or without CURVE", () => {
     const secure = trust(true);
-    secure.t.manual.set(E, { endpoint: E, rid: 's', publicKey: k1 });
+    secure.t.manual.set(E, { endpoint: E, rid: 's', publicKey: k1, publicKeys: [k1] });
     expect(secure.t.accepts(E, { rid: 's', generation: 'g' }, k1)).toBe(true);
     expect(secure.t.accepts(E, { rid: 'x', generation: 'g' }, k1)).toBe(false);
     expect(secure.said.map((s) => s.reason)).toEqual(['ridKeyMismatch']);
     const plain = trust(false);
-    plain.t.manual.set(E, { endpoint: E, rid: 's', publicKey: undefined });
+    plain.t.manual.set(E, { endpoint: E, rid: 's', publicKey: undefined, publicKeys: [] });
     expect(plain.t.accepts(E, { rid: 'x', generation: 'g' }, undefined)).toBe(false);
     expect(plain.plain).toEqual([expect.stringContaining("is 'x', not 's'")]);
-    plain.t.manual.set(E, { endpoint: E, rid: undefined, publicKey: undefined });
+    plain.t.manual.set(E, { endpoint: E, rid: undefined, publicKey: undefined, publicKeys: [] });
     expect(plain.t.accepts(E, { rid: 'x', generation: 'g' }, undefined)).toBe(true);
   });
 
