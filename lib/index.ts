@@ -14,7 +14,13 @@ export {
   type ZLinkErrorOptions,
 } from './core/index.js';
 export { METADATA_MAX_BYTES, type ZLinkMetadata } from './core/index.js';
-export { zlinkKeyPair, type ZLinkKeyPair, type SecurityOptions, type CurveOptions } from './core/index.js';
+export {
+  zlinkKeyPair,
+  type ZLinkKeyPair,
+  type SecurityOptions,
+  type CurveOptions,
+  type ListenerSecurityOptions,
+} from './core/index.js';
 export type {
   MessageKind,
   ZLinkTargetKind,

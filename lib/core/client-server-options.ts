@@ -1,6 +1,11 @@
 import { type EndpointOptions, type NormalizedEndpoint, normalizeEndpoints } from './endpoint-options.js';
 import { configurationError } from './errors.js';
 import {
+  type ListenerKeys,
+  type ListenerSecurityOptions,
+  normalizeListenerSecurity,
+} from './security-options.js';
+import {
   type ListenOptions,
   type NormalizedListen,
   checkKeys,
@@ -32,6 +37,11 @@ export interface ClientServerServerOptions {
   weight?: number;
   /** Server identity; keep it stable across restarts of the same server. @default `<hostname>-<pid>-<random per runtime>` */
   rid?: string;
+  /**
+   * This listener's own CURVE key pair instead of the runtime's (needs `security.curve`): its descriptor
+   * carries that public key, and clients connect to it. @default the runtime's pair
+   */
+  security?: ListenerSecurityOptions;
 }
 
 export interface ClientServerChannelOptions {
@@ -49,7 +59,13 @@ export interface NormalizedClientServerChannel {
   readonly client:
     { readonly connect: readonly NormalizedEndpoint[]; readonly discovery: 'manual' | 'auto' } | undefined;
   readonly server:
-    | { readonly listen: NormalizedListen; readonly weight: number; readonly rid: string | undefined }
+    | {
+        readonly listen: NormalizedListen;
+        readonly weight: number;
+        readonly rid: string | undefined;
+        /** Its own key pair (`security.curve`), when it has one. */
+        readonly keys: ListenerKeys | undefined;
+      }
     | undefined;
 }
 type Registration = { field: string; channel: string; value: Record<string, unknown> };
@@ -131,12 +147,13 @@ export function normalizeClientServer(
         );
       if (!isRecord(entry.server))
         throw configurationError(f, 'must be an object { listen?, weight?, rid? }');
-      checkKeys(f, entry.server, ['listen', 'weight', 'rid']);
+      checkKeys(f, entry.server, ['listen', 'weight', 'rid', 'security']);
       const rid = entry.server.rid === undefined ? undefined : checkName(`${f}.rid`, entry.server.rid);
       slot.server = {
         listen: normalizeListen(`${f}.listen`, entry.server.listen),
         weight: validateWeight(`${f}.weight`, entry.server.weight),
         rid,
+        keys: normalizeListenerSecurity(`${f}.security`, entry.server.security, curve),
       };
       slot.serverField = f;
     }

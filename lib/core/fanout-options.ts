@@ -1,5 +1,10 @@
 import { type EndpointOptions, type NormalizedEndpoint, normalizeEndpoints } from './endpoint-options.js';
 import { configurationError } from './errors.js';
+import {
+  type ListenerKeys,
+  type ListenerSecurityOptions,
+  normalizeListenerSecurity,
+} from './security-options.js';
 import { isBeaconTopic } from './fanout-records.js';
 import {
   type ListenOptions,
@@ -30,6 +35,11 @@ export interface FanoutPublisherOptions {
   beaconIntervalMs?: number;
   /** The publisher's identity in its beacon and descriptor. @default `<hostname>-<pid>-<random per runtime>-<channel>` */
   rid?: string;
+  /**
+   * This publisher's own CURVE key pair instead of the runtime's (needs `security.curve`): its descriptor
+   * carries that public key, and subscribers connect to it. @default the runtime's pair
+   */
+  security?: ListenerSecurityOptions;
 }
 
 export interface FanoutSubscriberOptions {
@@ -63,6 +73,8 @@ export interface NormalizedFanoutChannel {
         readonly sendHighWaterMark: number;
         readonly beaconIntervalMs: number;
         readonly rid: string | undefined;
+        /** Its own key pair (`security.curve`), when it has one. */
+        readonly keys: ListenerKeys | undefined;
       }
     | undefined;
   readonly subscriber:
@@ -83,7 +95,7 @@ export interface SubscribedTopic {
   readonly form: string | Buffer;
 }
 
-const PUBLISHER_KEYS = ['listen', 'noDrop', 'sendHighWaterMark', 'beaconIntervalMs', 'rid'];
+const PUBLISHER_KEYS = ['listen', 'noDrop', 'sendHighWaterMark', 'beaconIntervalMs', 'rid', 'security'];
 const SUBSCRIBER_KEYS = ['connect', 'discovery', 'topics', 'receiveHighWaterMark', 'silenceTimeoutMs'];
 
 /** A topic's bytes, or `undefined` with the reason it cannot be one. */
@@ -121,7 +133,7 @@ export function normalizeFanout(
       Object.freeze({
         channel,
         publisher:
-          entry.publisher === undefined ? undefined : publisher(`${field}.publisher`, entry.publisher),
+          entry.publisher === undefined ? undefined : publisher(`${field}.publisher`, entry.publisher, curve),
         subscriber:
           entry.subscriber === undefined
             ? undefined
@@ -132,7 +144,11 @@ export function normalizeFanout(
   return out;
 }
 
-function publisher(field: string, p: unknown): NonNullable<NormalizedFanoutChannel['publisher']> {
+function publisher(
+  field: string,
+  p: unknown,
+  curve: boolean,
+): NonNullable<NormalizedFanoutChannel['publisher']> {
   if (!isRecord(p))
     throw configurationError(field, 'must be an object { listen?, noDrop?, sendHighWaterMark? }');
   checkKeys(field, p, PUBLISHER_KEYS);
@@ -144,6 +160,7 @@ function publisher(field: string, p: unknown): NonNullable<NormalizedFanoutChann
     sendHighWaterMark: positiveInt(`${field}.sendHighWaterMark`, p.sendHighWaterMark, 1000),
     beaconIntervalMs: positiveInt(`${field}.beaconIntervalMs`, p.beaconIntervalMs, 1000),
     rid: p.rid === undefined ? undefined : checkName(`${field}.rid`, p.rid),
+    keys: normalizeListenerSecurity(`${field}.security`, p.security, curve),
   };
 }
 

@@ -37,6 +37,46 @@ export interface NormalizedCurve {
   readonly clients: 'known' | 'any';
 }
 
+/**
+ * A listener's own `security` (a ClientServer Server or a fanout publisher): its own key pair, used
+ * instead of the runtime's for that one socket. Admission stays the runtime's (`allow`, `clients`).
+ */
+export interface ListenerSecurityOptions {
+  curve: { publicKey: string; secretKey: string };
+}
+
+export interface ListenerKeys {
+  readonly publicKey: string;
+  readonly secretKey: string;
+}
+
+/** `<field>` (a listener's `security`): its key pair, checked as the runtime's is; needs `security.curve`. */
+export function normalizeListenerSecurity(
+  field: string,
+  value: unknown,
+  curve: boolean,
+): ListenerKeys | undefined {
+  if (value === undefined) return undefined;
+  if (!curve) throw configurationError(field, 'a listener key pair needs security.curve on this runtime');
+  if (!isRecord(value))
+    throw configurationError(field, 'must be an object { curve: { publicKey, secretKey } }');
+  checkKeys(field, value, ['curve']);
+  const c = value.curve;
+  if (!isRecord(c)) throw configurationError(`${field}.curve`, 'must be an object { publicKey, secretKey }');
+  checkKeys(`${field}.curve`, c, ['publicKey', 'secretKey']);
+  return keyPair(`${field}.curve`, c);
+}
+
+/** A checked key pair at `field` (`.publicKey`, `.secretKey`): the public key must be the secret key's. */
+function keyPair(field: string, c: Record<string, unknown>): ListenerKeys {
+  const publicKey = checkCurveKey(`${field}.publicKey`, c.publicKey);
+  const secretKey = checkCurveKey(`${field}.secretKey`, c.secretKey);
+  // A pasted key of another pair would make every handshake fail with nothing saying why.
+  if (curvePublicKeyOf(secretKey) !== publicKey)
+    throw configurationError(`${field}.publicKey`, `is not the public key of ${field}.secretKey`);
+  return { publicKey, secretKey };
+}
+
 export interface NormalizedSecurity {
   readonly curve: NormalizedCurve | undefined;
 }
@@ -60,11 +100,7 @@ export function normalizeSecurity(value: unknown): NormalizedSecurity {
   if (!isRecord(c))
     throw configurationError('security.curve', 'must be an object { publicKey, secretKey, allow? }');
   checkKeys('security.curve', c, ['publicKey', 'secretKey', 'allow', 'clients']);
-  const publicKey = checkCurveKey('security.curve.publicKey', c.publicKey);
-  const secretKey = checkCurveKey('security.curve.secretKey', c.secretKey);
-  // A pasted key of another pair would make every handshake fail with nothing saying why.
-  if (curvePublicKeyOf(secretKey) !== publicKey)
-    throw configurationError('security.curve.publicKey', 'is not the public key of security.curve.secretKey');
+  const { publicKey, secretKey } = keyPair('security.curve', c);
   const allowValue = c.allow ?? [];
   if (!Array.isArray(allowValue))
     throw configurationError(

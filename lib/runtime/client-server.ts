@@ -57,7 +57,7 @@ export class RuntimeClientServer implements Topology {
         onStateChange: location && (() => location.update(this.descriptor(listener))),
         release: location && (() => location.release(this.descriptor(listener))),
         tracing,
-        curve: keyring?.channel('client-server', channel, 'listener'),
+        curve: keyring?.channel('client-server', channel, 'listener', cs.server.keys),
       });
       location?.onFence((fenced) => listener.setFenced(fenced));
       this.servers.set(channel, listener);
@@ -94,8 +94,8 @@ export class RuntimeClientServer implements Topology {
         client.connect({
           endpoint: local.localEndpoint,
           rid: undefined,
-          publicKey: keyring?.keys.publicKey,
-          publicKeys: keyring ? [keyring.keys.publicKey] : [],
+          publicKey: this.serverKey(channel),
+          publicKeys: keyring ? [this.serverKey(channel) as string] : [],
         });
       for (const entry of cs.client.connect) client.connect(entry);
     }
@@ -166,7 +166,13 @@ export class RuntimeClientServer implements Topology {
 
   /** What a Server listener publishes in the Location Store (03 §3.2): with CURVE, its key too. */
   private descriptor(listener: ServerListener): ServerDescriptor {
-    return serverDescriptor(listener, this.config.keyring?.keys.publicKey);
+    return serverDescriptor(listener, this.serverKey(listener.serverState.channel));
+  }
+
+  /** With CURVE, the public key the Server of `channel` holds: its own pair's, else the runtime's. */
+  private serverKey(channel: string): string | undefined {
+    const { keyring, options } = this.config;
+    return keyring && (options.clientServer.get(channel)?.server?.keys ?? keyring.keys).publicKey;
   }
 }
 

@@ -62,7 +62,7 @@ export class RuntimeFanout implements Topology {
         beaconIntervalMs: f.publisher.beaconIntervalMs,
         sendQueueLimit: options.sendQueueLimit,
         events,
-        curve: keyring?.channel('fanout', channel, 'publisher'),
+        curve: keyring?.channel('fanout', channel, 'publisher', f.publisher.keys),
       });
       this.publishers.set(channel, publisher);
       await bindListener(() => publisher.bind(), `fanout.${channel}.publisher.listen`, stillStarting);
@@ -126,7 +126,10 @@ export class RuntimeFanout implements Topology {
       generation: p.generation,
       endpoint: p.endpoint,
       revision: 1,
-      ...(this.config.keyring && { publicKey: this.config.keyring.keys.publicKey }),
+      ...(this.config.keyring && {
+        publicKey: (this.config.options.fanout.get(p.channel)?.publisher?.keys ?? this.config.keyring.keys)
+          .publicKey,
+      }),
     }));
   }
 

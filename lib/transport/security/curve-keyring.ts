@@ -1,4 +1,4 @@
-import type { LocationDescriptor, NormalizedCurve, ZLinkEvents } from '../../core/index.js';
+import type { ListenerKeys, LocationDescriptor, NormalizedCurve, ZLinkEvents } from '../../core/index.js';
 import type { SocketCurve } from '../sockets.js';
 import { type HandshakeRefusal, type HandshakeWatch, refusalDetail } from './handshake-watch.js';
 import { registerZap } from './zap-handler.js';
@@ -61,17 +61,21 @@ export class CurveKeyring {
     return false;
   }
 
-  /** The CURVE side of one socket of `route` / `channel` (`role`: what it is, in ZAP domains and messages). */
+  /**
+   * The CURVE side of one socket of `route` / `channel` (`role`: what it is, in ZAP domains and
+   * messages), with the runtime's key pair or, for a listener or publisher that has one, `own`.
+   */
   channel(
     route: ChannelRoute,
     channel: string,
     role: 'listener' | 'publisher' | 'client' | 'subscriber',
+    own: ListenerKeys = this.keys,
   ): ChannelCurve {
-    const { events, keys } = this;
+    const { events } = this;
     const zapDomain = `zlink ${route} ${role} ${channel} ${this.tag}`;
     const refused = channelRefusals(events, route, channel);
     return {
-      socket: { publicKey: keys.publicKey, secretKey: keys.secretKey, zapDomain },
+      socket: { publicKey: own.publicKey, secretKey: own.secretKey, zapDomain },
       refused,
       serve: () =>
         registerZap(zapDomain, (key, address) => {

@@ -167,6 +167,40 @@ describe('CURVE on ClientServer channels', () => {
     expect(ran).toEqual(['echo', 'echo']);
   });
 
+  it('a listener with its own key pair is reached under that key (its local client too), not the runtime key', async () => {
+    const own = zlinkKeyPair();
+    const ran: string[] = [];
+    const s = await startRuntime(
+      cleanup,
+      {
+        clientServer: {
+          billing: { server: { listen, rid: 'billing-1', security: { curve: own } }, client: {} },
+        },
+        ...curve(keys.server, { allow: [keys.client.publicKey] }),
+      },
+      [['request', 'echo', (p: unknown) => (ran.push('echo'), p)]],
+    );
+    await waitForCandidates(s, 'billing', 1, 10000);
+    expect(await echo(s)).toEqual({ text: PAYLOAD_MARKER });
+    const endpoint = s.endpoint('billing') as string;
+    const right = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [{ endpoint, publicKey: own.publicKey }] } } },
+      ...curve(keys.client),
+    });
+    await waitForCandidates(right, 'billing', 1, 10000);
+    expect(await echo(right)).toEqual({ text: PAYLOAD_MARKER });
+    const runtimeKey = await startRuntime(cleanup, {
+      clientServer: { billing: { client: { connect: [{ endpoint, publicKey: keys.server.publicKey }] } } },
+      ...curve(keys.client),
+    });
+    await new EventCollector(runtimeKey.events).next(
+      'security_refused',
+      (e) => e.reason === 'handshakeFailed',
+      10000,
+    );
+    expect(ran).toEqual(['echo', 'echo']);
+  });
+
   it('configuration: a manual server under CURVE needs its key; a key without CURVE is refused; clients is checked', () => {
     const refused = (options: ZLinkOptions, field: string) =>
       expect(() => new ZLinkRuntime(options)).toThrow(
@@ -192,6 +226,21 @@ describe('CURVE on ClientServer channels', () => {
         security: { curve: { ...keys.server, clients: 'all' as 'any' } },
       },
       'security.curve.clients',
+    );
+    // A listener's own pair: only with security.curve, and a true pair.
+    const own = zlinkKeyPair();
+    refused(
+      { clientServer: { billing: { server: { listen, security: { curve: own } } } } },
+      'clientServer.billing.server.security',
+    );
+    refused(
+      {
+        clientServer: {
+          billing: { server: { listen, security: { curve: { ...own, publicKey: keys.other.publicKey } } } },
+        },
+        ...curve(keys.server),
+      },
+      'clientServer.billing.server.security.curve.publicKey',
     );
     // A roll's keys: one or two distinct ones.
     const entry = (publicKey: string[]) => ({
