@@ -70,6 +70,35 @@ export async function outcome<T>(promise: Promise<T>): Promise<Outcome<T>> {
   }
 }
 
+/**
+ * Calls `call` one at a time until `stop()`, as a caller of a server that may drain does: a `Rejected`
+ * (refused by a draining server: it never ran) is retried and counted; every other outcome is kept in
+ * `results`. `stop()` resolves with how many drain refusals were retried.
+ */
+export function underLoad(call: () => Promise<unknown>): {
+  readonly results: Outcome<unknown>[];
+  stop(): Promise<number>;
+} {
+  let running = true;
+  let refusedByDrain = 0;
+  const results: Outcome<unknown>[] = [];
+  const done = (async () => {
+    while (running) {
+      const r = await outcome(call());
+      if (!r.ok && r.code === 'Rejected') refusedByDrain++;
+      else results.push(r);
+    }
+  })();
+  return {
+    results,
+    stop: async () => {
+      running = false;
+      await done;
+      return refusedByDrain;
+    },
+  };
+}
+
 /** The event variant(s) whose `type` is `K`. */
 export type EventOf<K extends ZLinkEvent['type']> = ZLinkEvent & { readonly type: K };
 

@@ -12,8 +12,8 @@ import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 import { clientDealer, connectTo } from '../sockets.js';
-import { type ChannelCurve, channelRefusals } from '../security/curve-keyring.js';
-import { refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
+import { type ChannelCurve, reportConnectRefused } from '../security/curve-keyring.js';
+import { watchHandshakes } from '../security/handshake-watch.js';
 import {
   CONNECTING,
   type ConnectionEvent,
@@ -194,16 +194,14 @@ export class ServerConnection {
       refused: (reason, _address, code) => {
         if (dealer !== this.dealer) return;
         this.refused = true;
-        const { curve, endpoint, rediscover, channel, events } = this.config;
-        const detail = refusalDetail(
-          reason,
-          curve !== undefined,
+        reportConnectRefused(
+          { ...this.config, route: 'client-server' },
           'this client',
-          `the server at ${endpoint}`,
+          'server',
+          reason,
           code,
         );
-        (curve?.refused ?? channelRefusals(events, 'client-server', channel))(reason, detail, { endpoint });
-        rediscover?.();
+        this.config.rediscover?.();
         this.apply({ type: 'disconnected' });
       },
     });

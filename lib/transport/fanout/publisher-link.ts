@@ -14,8 +14,8 @@ import {
 import type { InboundMessage, InboundScope } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
 import { connectTo, subscriberSocket } from '../sockets.js';
-import { type ChannelCurve, channelRefusals } from '../security/curve-keyring.js';
-import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
+import { type ChannelCurve, reportConnectRefused } from '../security/curve-keyring.js';
+import { type HandshakeRefusal, watchHandshakes } from '../security/handshake-watch.js';
 import { hasFrames } from '../receive.js';
 
 export interface PublisherLinkConfig {
@@ -153,16 +153,8 @@ export class PublisherLink {
   private onRefused(reason: HandshakeRefusal, code: string): void {
     if (this.refused) return;
     this.refused = true;
-    const { curve, endpoint, events, channel, rediscover } = this.config;
-    const detail = refusalDetail(
-      reason,
-      curve !== undefined,
-      'this subscriber',
-      `the publisher at ${endpoint}`,
-      code,
-    );
-    (curve?.refused ?? channelRefusals(events, 'fanout', channel))(reason, detail, { endpoint });
-    rediscover?.();
+    reportConnectRefused({ ...this.config, route: 'fanout' }, 'this subscriber', 'publisher', reason, code);
+    this.config.rediscover?.();
   }
 
   private async receiveLoop(): Promise<void> {

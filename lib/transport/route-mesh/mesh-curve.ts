@@ -120,7 +120,7 @@ export class MeshCurve {
   admits(publicKey: string, address: string): boolean {
     const known =
       this.allowList.has(publicKey) ||
-      [...this.configuredByRid.values()].some((keys) => keys.includes(publicKey)) ||
+      includes(this.configuredByRid, publicKey) ||
       includes(this.listedByRid, publicKey);
     if (!known) {
       this.unlisted();
@@ -201,7 +201,8 @@ export class MeshCurve {
   }
 }
 
-function includes(map: ReadonlyMap<string, string>, value: string): boolean {
-  for (const v of map.values()) if (v === value) return true;
+/** Whether some NodeRid in `map` is known by `key` (one key, or a roll's two). */
+function includes(map: ReadonlyMap<string, string | readonly string[]>, key: string): boolean {
+  for (const v of map.values()) if (v === key || (typeof v !== 'string' && v.includes(key))) return true;
   return false;
 }

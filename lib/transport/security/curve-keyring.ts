@@ -102,6 +102,32 @@ export function channelRefusals(
     events.emit({ type: 'security_refused', route, channel, reason, detail, ...where });
 }
 
+/** Where a connecting socket (a client DEALER, a subscriber SUB) reports a refused handshake. */
+export interface ConnectingSide {
+  readonly events: ZLinkEvents;
+  readonly route: ChannelRoute;
+  readonly channel: string;
+  readonly endpoint: string;
+  /** With CURVE; without it the refusal (a CURVE server met) is reported all the same. */
+  readonly curve?: ChannelCurve;
+}
+
+/**
+ * Reports a handshake `side` (`self`: "this client", "this subscriber") saw refused by the `peer` at
+ * its endpoint, in the one wording, whether this side speaks CURVE or not.
+ */
+export function reportConnectRefused(
+  side: ConnectingSide,
+  self: string,
+  peer: string,
+  reason: HandshakeRefusal,
+  code: string,
+): void {
+  const { curve, events, route, channel, endpoint } = side;
+  const detail = refusalDetail(reason, curve !== undefined, self, `the ${peer} at ${endpoint}`, code);
+  (curve?.refused ?? channelRefusals(events, route, channel))(reason, detail, { endpoint });
+}
+
 /**
  * What a refused handshake on an accepting socket (a listener, a publisher) says: a key not known was
  * said by the ZAP check already; a plain client, or a failed handshake, is said here.

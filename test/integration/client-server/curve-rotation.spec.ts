@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type ZLinkKeyPair, type ZLinkRuntime, zlinkKeyPair } from '../../../lib/index.js';
-import { Cleanup, freePort, outcome, waitFor } from '../../helpers/index.js';
+import { Cleanup, freePort, underLoad, waitFor } from '../../helpers/index.js';
 import { startNode, who } from '../route-mesh/harness.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
@@ -15,31 +15,6 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
 const callerKeys = zlinkKeyPair();
-
-/**
- * Calls `call` one at a time until `stop`; a `Rejected` (refused by a draining server: it never ran) is
- * retried. Resolves with every other outcome and how many drain refusals were retried.
- */
-function underLoad(call: () => Promise<unknown>) {
-  let running = true;
-  let refusedByDrain = 0;
-  const results: Awaited<ReturnType<typeof outcome>>[] = [];
-  const done = (async () => {
-    while (running) {
-      const r = await outcome(call());
-      if (!r.ok && r.code === 'Rejected') refusedByDrain++;
-      else results.push(r);
-    }
-  })();
-  return {
-    results,
-    stop: async () => {
-      running = false;
-      await done;
-      return refusedByDrain;
-    },
-  };
-}
 
 describe('rolling a key pair with manual entries that list both keys', () => {
   it('ClientServer: a server restarted under its new key is reached again; no request fails', async () => {

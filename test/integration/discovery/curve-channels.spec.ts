@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { PublisherDescriptor, ServerDescriptor } from '../../../lib/core/index.js';
 import { type ZLinkRuntime, zlinkKeyPair } from '../../../lib/index.js';
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
-import { Cleanup, freePort, outcome, waitFor } from '../../helpers/index.js';
+import { Cleanup, freePort, underLoad, waitFor } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';
 import { startRuntime, waitForCandidates } from '../client-server/harness.js';
 import { startPublisher, startSubscriber, subscribed } from '../fanout/harness.js';
@@ -65,16 +65,8 @@ describe('CURVE with discovered servers and publishers', () => {
     expect(listed.find((d) => d.rid === 's1')?.publicKey).toBe(s1Keys.publicKey);
 
     // Calls keep coming while s2 restarts under a new key pair on the same endpoint.
-    let running = true;
-    let refusedByDrain = 0;
-    const results: Awaited<ReturnType<typeof outcome>>[] = [];
-    const load = (async () => {
-      while (running) {
-        const r = await outcome(ask(client));
-        if (!r.ok && r.code === 'Rejected') refusedByDrain++;
-        else results.push(r);
-      }
-    })();
+    const load = underLoad(() => ask(client));
+    const { results } = load;
     await new Promise((r) => setTimeout(r, 200));
     await s2.drain();
     await s2.close();
@@ -88,8 +80,7 @@ describe('CURVE with discovered servers and publishers', () => {
     );
     const before = results.length;
     await new Promise((r) => setTimeout(r, 300));
-    running = false;
-    await load;
+    const refusedByDrain = await load.stop();
     expect(results.filter((r) => !r.ok)).toEqual([]);
     expect(refusedByDrain).toBeLessThan(5);
     expect(results.slice(before).some((r) => r.ok && r.value === 's2')).toBe(true);

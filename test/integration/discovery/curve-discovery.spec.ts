@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { MeshNodeDescriptor } from '../../../lib/core/index.js';
 import { type ZLinkRuntime, zlinkKeyPair } from '../../../lib/index.js';
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
-import { Cleanup, freePort, outcome } from '../../helpers/index.js';
+import { Cleanup, freePort, underLoad } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';
 import { type MeshNodeSpec, startNode, tally, who } from '../route-mesh/harness.js';
 import { freshPrefix } from './harness.js';
@@ -61,21 +61,10 @@ describe('CURVE with automatic discovery', () => {
     await a.waitForCandidates('match', 2, 10000);
     // Calls keep coming, one at a time, while node-b restarts under a new key. A call node-b refuses
     // while it drains (`Rejected`: it never ran) is retried, as a caller of a draining server does.
-    let running = true;
-    let refusedByDrain = 0;
-    const results: Awaited<ReturnType<typeof outcome>>[] = [];
-    const call = async () => {
-      for (;;) {
-        const r = await outcome(
-          a.routeClient.requestToChannel('match', 'who', {}).async({ timeoutMs: 10000 }),
-        );
-        if (r.ok || r.code !== 'Rejected') return r;
-        refusedByDrain++;
-      }
-    };
-    const load = (async () => {
-      while (running) results.push(await call());
-    })();
+    const load = underLoad(() =>
+      a.routeClient.requestToChannel('match', 'who', {}).async({ timeoutMs: 10000 }),
+    );
+    const { results } = load;
     await new Promise((r) => setTimeout(r, 200));
     // A graceful stop: peers stop choosing node-b, what it accepted finishes, then it closes.
     await b1.drain();
@@ -85,8 +74,7 @@ describe('CURVE with automatic discovery', () => {
     await a.waitForCandidates('match', 2, 15000);
     const before = results.length;
     await new Promise((r) => setTimeout(r, 300));
-    running = false;
-    await load;
+    const refusedByDrain = await load.stop();
     expect(results.filter((r) => !r.ok)).toEqual([]);
     expect(refusedByDrain).toBeLessThan(5);
     // node-b answers again, now under its new key.
