@@ -112,6 +112,7 @@ export class MeshNode {
       liveness,
       events,
       curve: this.curve,
+      disconnect: (link) => this.disconnectLink(link),
       restart,
     });
     const connect = (link: OutboundLink) => this.connectLink(link);

@@ -25,6 +25,8 @@ export class MeshConnections {
       readonly events: ZLinkEvents;
       /** This node's CURVE, when it speaks it (told of refused outbound handshakes: see `refusedBy`). */
       readonly curve: MeshCurve | undefined;
+      /** Drops an outbound link's connection (and libzmq's own reconnecting): see `retryLater`. */
+      readonly disconnect: (link: OutboundLink) => void;
       /** A fresh connection for an outbound link (see `retryLater`). */
       readonly restart: (link: OutboundLink) => void;
     },
@@ -35,19 +37,25 @@ export class MeshConnections {
 
   /**
    * An outbound link whose CURVE handshake was refused gets a fresh connection a little later, with the
-   * key known then: libzmq does not come back soon by itself after a refusal, and the refusal is
-   * often a race (the node there has not read this node's key from the store yet, or restarted under
-   * a new key that this node has just read).
+   * key known then: the refusal is often a race (the node there has not read this node's key from the
+   * store yet, or restarted under a new key that this node has just read), and libzmq would retry with
+   * the key it was given.
+   *
+   * Its connection is dropped at once, not when the fresh one starts: libzmq reconnects a refused
+   * connection by itself about 100 ms later, and such an attempt, cut off half-way by the fresh
+   * connection's start, could still finish its handshake at the peer after the fresh one — where the
+   * peer's ROUTER (`handover`) gives our NodeRid to it and drops the fresh one, and both sides lose each
+   * other a moment after becoming peers (requests in flight end `RouteError`).
    */
   private retryLater(link: OutboundLink): void {
     if (this.retrying.has(link)) return;
     this.retrying.add(link);
+    this.deps.disconnect(link);
     setTimeout(() => {
       this.retrying.delete(link);
       const { table } = this.deps;
-      // Only a link still trying: one admitted since (or retired for the peer's own link) is left alone.
-      const trying = link.status === 'connecting' || link.status === 'handshaking';
-      if (table.links.get(link.endpoint) === link && trying) this.deps.restart(link);
+      // Only a link still trying: one admitted, retired or refused for good since is left alone.
+      if (table.links.get(link.endpoint) === link && link.status === 'connecting') this.deps.restart(link);
     }, CURVE_RETRY_MS).unref();
   }
 
