@@ -11,6 +11,9 @@ import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
 import { PublisherLink } from './publisher-link.js';
 
+/** How long after a refused handshake a link tries the publisher's next key (as a MeshNode link does). */
+const NEXT_KEY_AFTER_MS = 250;
+
 export interface FanoutSubscriberConfig {
   readonly channel: string;
   readonly topics: readonly SubscribedTopic[];
@@ -76,19 +79,14 @@ export class FanoutSubscriber {
     this.trust.listed = listed;
     for (const endpoint of listed.keys()) {
       const link = this.links.get(endpoint);
-      const key = this.trust.connectKey(endpoint, link?.key, link?.refused);
-      // With CURVE a SUB talks to the key it connected to: a publisher listed under another key now
-      // (restarted with a new pair), or a refused key beside another listed one, gets a new link.
-      if (link && link.key !== key) {
-        this.links.delete(endpoint);
-        this.vanishing.forget(link);
-        void link.close();
-      } else if (link) {
+      const key = this.trust.connectKey(endpoint, link?.key);
+      // With CURVE a SUB talks to the key it connected to: a publisher no longer listed under that key
+      // (restarted with a new pair) gets a new link.
+      if (link && link.key !== key) this.replace(link, key);
+      else if (link) {
         this.vanishing.listed(link);
         link.recheck();
-        continue;
-      }
-      if (this.config.curve === undefined || key !== undefined) this.open(endpoint, true, key);
+      } else if (this.config.curve === undefined || key !== undefined) this.open(endpoint, true, key);
     }
     const now = Date.now();
     for (const [endpoint, link] of this.links) {
@@ -116,6 +114,28 @@ export class FanoutSubscriber {
     this.links.clear();
   }
 
+  /**
+   * A link's handshake was refused: a moment later (libzmq keeps retrying meanwhile, backing off), a
+   * link to the next key the publisher may hold — a roll's second key, or another one listed at that
+   * endpoint (`EndpointTrust.connectKey`). With one key known nothing changes.
+   */
+  private readonly refused = (link: PublisherLink): void => {
+    setTimeout(() => {
+      if (this.closed || this.links.get(link.endpoint) !== link) return;
+      const key = this.trust.connectKey(link.endpoint, link.key, true);
+      if (key !== undefined && key !== link.key) this.replace(link, key);
+    }, NEXT_KEY_AFTER_MS).unref();
+  };
+
+  /** A new link to `link`'s endpoint under `key`, delivering as the old one did (none under CURVE without a key). */
+  private replace(link: PublisherLink, key: string | undefined): void {
+    this.links.delete(link.endpoint);
+    this.vanishing.forget(link);
+    void link.close();
+    if (this.config.curve === undefined || key !== undefined)
+      this.open(link.endpoint, link.needsConfirmation, key);
+  }
+
   /** `confirm`: nothing is delivered before a beacon named an accepted run (discovered, or a manual `rid`). */
   private open(endpoint: string, confirm: boolean, key: string | undefined): void {
     const { channel, topics, receiveHighWaterMark, handlers, jobs, events, curve, rediscover } = this.config;
@@ -132,6 +152,7 @@ export class FanoutSubscriber {
       curve,
       key,
       rediscover,
+      onRefused: this.refused,
     });
     this.links.set(endpoint, link);
     try {

@@ -38,6 +38,8 @@ export interface PublisherLinkConfig {
   readonly key?: string;
   /** A refused handshake: the store may list another key by now. */
   readonly rediscover?: () => void;
+  /** A refused handshake (the first of a streak): the publisher may hold another key (see `FanoutSubscriber`). */
+  readonly onRefused?: (link: PublisherLink) => void;
 }
 
 /** What a link counted; `dropped` comes from gaps in the per-topic sequence numbers. */
@@ -87,7 +89,7 @@ export class PublisherLink {
   private waitingSince: number | undefined;
   state: 'connecting' | 'alive' | 'silent' = 'connecting';
   /** A handshake was refused since the last one that succeeded (one report per such streak). */
-  refused = false;
+  private refused = false;
   private watching: Promise<void> | undefined;
 
   constructor(private readonly config: PublisherLinkConfig) {
@@ -124,6 +126,11 @@ export class PublisherLink {
     return this.config.key;
   }
 
+  /** Whether it delivers nothing before a beacon named an accepted run. */
+  get needsConfirmation(): boolean {
+    return this.config.needsConfirmation;
+  }
+
   start(): void {
     // The beacon last: the publisher answers that subscription with a beacon at once, and reads the
     // subscriptions in order — so the first beacon says every topic here is subscribed there.
@@ -155,6 +162,7 @@ export class PublisherLink {
     this.refused = true;
     reportConnectRefused({ ...this.config, route: 'fanout' }, 'this subscriber', 'publisher', reason, code);
     this.config.rediscover?.();
+    this.config.onRefused?.(this);
   }
 
   private async receiveLoop(): Promise<void> {

@@ -1,13 +1,14 @@
 /**
- * A rolling key rotation with manual entries (issue 18): the entry of a server or a MeshNode peer that
- * rolls to a new key pair lists both keys (`publicKey: [old, new]`), so whoever connects to it reaches
- * it under whichever it holds — before its restart and after — without a configuration change in
- * between. Calls go on through the restart and none fails (the drain's own refusals, which never ran,
+ * A rolling key rotation with manual entries (issue 18): the entry of a server, publisher or MeshNode
+ * peer that rolls to a new key pair lists both keys (`publicKey: [old, new]`), so whoever connects to it
+ * reaches it under whichever it holds — before its restart and after — without a configuration change
+ * in between. Calls go on through the restart and none fails (the drain's own refusals, which never ran,
  * are retried as a caller of a draining server does).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type ZLinkKeyPair, type ZLinkRuntime, zlinkKeyPair } from '../../../lib/index.js';
 import { Cleanup, freePort, underLoad, waitFor } from '../../helpers/index.js';
+import { local, links, startPublisher, startSubscriber, subscribed } from '../fanout/harness.js';
 import { startNode, who } from '../route-mesh/harness.js';
 import { listen, startRuntime, waitForCandidates } from './harness.js';
 
@@ -120,5 +121,45 @@ describe('rolling a key pair with manual entries that list both keys', () => {
     expect(refusedByDrain).toBeLessThan(5);
     expect(load.results.slice(before).some((r) => r.ok && r.value === 'node-b')).toBe(true);
     expect(a.events.count('security_refused:handshakeFailed')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('fanout: a publisher restarted under its new key is subscribed to again', async () => {
+    const port = await freePort();
+    const [oldKeys, newKeys] = [zlinkKeyPair(), zlinkKeyPair()];
+    const publish = (keys: ZLinkKeyPair) =>
+      startPublisher(
+        cleanup,
+        'news',
+        { rid: 'news-1', listen: { ...local, port } },
+        { security: { curve: { ...keys, allow: [callerKeys.publicKey] } } },
+      );
+    const first = await publish(oldKeys);
+    const received: unknown[] = [];
+    const sub = await startSubscriber(
+      cleanup,
+      'news',
+      {
+        connect: [{ endpoint: `tcp://127.0.0.1:${port}`, publicKey: [oldKeys.publicKey, newKeys.publicKey] }],
+      },
+      { notice: (e: unknown) => void received.push(e) },
+      { security: { curve: callerKeys } },
+    );
+    await subscribed(sub, 'news');
+    await first.close();
+    const second = await publish(newKeys);
+    const generation = second.generation;
+    await waitFor(
+      () => links(sub, 'news').some((l) => l.generation === generation),
+      15000,
+      'the publisher confirmed under its new key',
+    );
+    const deadline = Date.now() + 10000;
+    while (received.length === 0 && Date.now() < deadline) {
+      await second.fanoutClient.publish('news', 'notice', { n: 1 }).async();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(received[0]).toEqual({ n: 1 });
+    // The old key was tried first and refused by the new run: the second key is what reached it.
+    expect(sub.events.count('security_refused:handshakeFailed')).toBeGreaterThanOrEqual(1);
   });
 });

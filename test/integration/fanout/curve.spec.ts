@@ -33,6 +33,21 @@ async function publishUntil(pub: ZLinkRuntime, received: unknown[], n: number): 
   }
 }
 
+/**
+ * A subscriber whose events are collected from before it starts: a SUB reports only the first refusal
+ * of each streak, which may come before `start()` resolves.
+ */
+async function watchedSubscriber(
+  ...args: Parameters<typeof startSubscriber>
+): Promise<[ZLinkRuntime, EventCollector]> {
+  let saw: EventCollector | undefined;
+  const [cleanupArg, channel, subscriber, handlers, extra] = args;
+  const runtime = await startSubscriber(cleanupArg, channel, subscriber, handlers, extra, (r) => {
+    saw = new EventCollector(r.events);
+  });
+  return [runtime, saw as EventCollector];
+}
+
 describe('CURVE on fanout', () => {
   it('the wire between publisher and subscriber carries no event in clear (a plain pair does)', async () => {
     for (const secure of [false, true]) {
@@ -77,18 +92,22 @@ describe('CURVE on fanout', () => {
     const delivered: string[] = [];
     const handler = (who: string) => ({ notice: () => void delivered.push(who) });
 
-    const stranger = await startSubscriber(
+    const [stranger, strangerSaw] = await watchedSubscriber(
       cleanup,
       'news',
       { connect: [pinned] },
       handler('stranger'),
       curve(keys.other),
     );
-    const strangerSaw = new EventCollector(stranger.events);
     await onPublisher.next('security_refused', (e) => e.reason === 'unknownKey', 10000);
     await strangerSaw.next('security_refused', (e) => e.reason === 'unknownKey', 10000);
 
-    const plain = await startSubscriber(cleanup, 'news', { connect: [endpoint] }, handler('plain'));
+    const [plain, plainSaw] = await watchedSubscriber(
+      cleanup,
+      'news',
+      { connect: [endpoint] },
+      handler('plain'),
+    );
     expect(
       await onPublisher.next('security_refused', (e) => e.reason === 'mechanismMismatch', 10000),
     ).toMatchObject({
@@ -96,17 +115,15 @@ describe('CURVE on fanout', () => {
       channel: 'news',
       detail: expect.stringMatching(/this publisher speaks CURVE; .* does not/),
     });
-    const plainSaw = new EventCollector(plain.events);
     await plainSaw.next('security_refused', (e) => e.reason === 'mechanismMismatch', 10000);
 
-    const expecting = await startSubscriber(
+    const [expecting, expectingSaw] = await watchedSubscriber(
       cleanup,
       'news',
       { connect: [{ ...pinned, rid: 'news-2' }] },
       handler('expecting'),
       curve(keys.subscriber),
     );
-    const expectingSaw = new EventCollector(expecting.events);
     const good = await startSubscriber(
       cleanup,
       'news',
@@ -149,17 +166,13 @@ describe('CURVE on fanout', () => {
     );
     await subscribed(sub, 'news');
     await publishUntil(pub, received, 1);
-    const wrong = await startSubscriber(
+    const [, wrongSaw] = await watchedSubscriber(
       cleanup,
       'news',
       { connect: [{ endpoint, publicKey: keys.publisher.publicKey }] },
       { notice: () => undefined },
       curve(keys.subscriber),
     );
-    await new EventCollector(wrong.events).next(
-      'security_refused',
-      (e) => e.reason === 'handshakeFailed',
-      10000,
-    );
+    await wrongSaw.next('security_refused', (e) => e.reason === 'handshakeFailed', 10000);
   });
 });

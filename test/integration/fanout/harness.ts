@@ -21,18 +21,23 @@ export async function startPublisher(
   return runtime;
 }
 
-/** A runtime with a subscriber on `channel` and `handlers` by packet name. */
+/**
+ * A runtime with a subscriber on `channel` and `handlers` by packet name. `beforeStart` sees the runtime
+ * before it starts (to collect events from its first connection on).
+ */
 export async function startSubscriber(
   cleanup: Cleanup,
   channel: string,
   subscriber: NonNullable<FanoutEntry['subscriber']>,
   handlers: Record<string, FanoutHandlerFn>,
   extra: Partial<ZLinkOptions> = {},
+  beforeStart: (runtime: ZLinkRuntime) => void = () => undefined,
 ): Promise<ZLinkRuntime> {
   const runtime = cleanup.add(new ZLinkRuntime({ ...extra, fanout: { [channel]: { subscriber } } }));
   for (const [packet, handler] of Object.entries(handlers)) {
     runtime.registerFanoutHandler({ channel, kind: 'send', packet, handler, source: `test.${packet}` });
   }
+  beforeStart(runtime);
   await runtime.start();
   return runtime;
 }
