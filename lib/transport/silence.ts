@@ -1,0 +1,46 @@
+import { UnreadTime } from './receive.js';
+
+/**
+ * Liveness is ours, in records, on every socket: no zeromq socket runs ZMTP heartbeats (see
+ * `sockets.ts` for the libzmq fault that rules them out). Each side pings the other this often, and
+ * drops a connection that brought nothing for `SILENCE_MS`.
+ */
+export const PING_INTERVAL_MS = 1000;
+export const SILENCE_MS = 3000;
+/**
+ * A tick this much later than its interval follows a stall of this process (see `SilenceClock`):
+ * longer than event-loop lag under load, shorter than the ~2 s stall that can make a live peer look
+ * silent.
+ */
+const STALL_MS = 1000;
+
+/**
+ * The one rule for judging silence fairly: what a peer sent while this process did not read is
+ * still unread, its pings included, so that time is not held against it. That is the time a receive
+ * loop waited for a job permit (`unread`) and the lateness of a tick that came too late (the process
+ * was stopped, paused, or blocked: timers run before I/O).
+ */
+export class SilenceClock {
+  /** Time the receive loop waited for job permits, reading nothing. */
+  readonly unread = new UnreadTime();
+  private lastTick = Date.now();
+
+  /** At a tick: how much of the time since the previous tick is not held against anyone. */
+  credit(now: number): number {
+    const late = now - this.lastTick - PING_INTERVAL_MS;
+    const credit = Math.min(now - this.lastTick, this.unread.take(now) + (late > STALL_MS ? late : 0));
+    this.lastTick = now;
+    return credit;
+  }
+
+  /** Restarts the count (a timer that starts now, after a pause of its own). */
+  reset(now: number): void {
+    this.lastTick = now;
+    this.unread.take(now);
+  }
+}
+
+/** `lastHeard` moved forward by `credit` (never past `now`): when the peer last counts as heard from. */
+export function heardBy(lastHeard: number, credit: number, now: number): number {
+  return Math.min(now, lastHeard + credit);
+}
