@@ -12,6 +12,8 @@ export const RecordKind = {
   Hello: 1,
   Welcome: 2,
   State: 3,
+  /** ClientServer liveness, either way (a MeshNode has its own, 23): see transport/silence.ts. */
+  Ping: 4,
   Send: 10,
   Request: 11,
   Reply: 12,

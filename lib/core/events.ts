@@ -84,14 +84,16 @@ export type ZLinkEvent =
        * A connection refused for its security (CURVE): a key not known here (`unknownKey`), a peer
        * that does not speak what this node speaks (`mechanismMismatch`: `detail` says which side lacks
        * CURVE), a NodeRid claimed by the holder of another key (`ridKeyMismatch`), or a handshake that
-       * failed otherwise (`handshakeFailed`). Nothing it sent reaches a handler. Counted per reason.
+       * failed otherwise (`handshakeFailed`). With or without CURVE, on RouteMesh: a connection that
+       * named the run of a connected node without proving it is that run, or a connection that is one
+       * node's and spoke for another (`ridInUse`). Nothing it sent reaches a handler. Counted per reason.
        * `mesh` on RouteMesh, `channel` on a ClientServer or fanout channel.
        */
       readonly type: 'security_refused';
       readonly route: RouteKind;
       readonly mesh?: string;
       readonly channel?: string;
-      readonly reason: 'unknownKey' | 'mechanismMismatch' | 'ridKeyMismatch' | 'handshakeFailed';
+      readonly reason: 'unknownKey' | 'mechanismMismatch' | 'ridKeyMismatch' | 'handshakeFailed' | 'ridInUse';
       /** The NodeRid, Server RID or publisher RID the peer claimed, when it got that far. */
       readonly peerRid?: string;
       /** The peer's address (an accepted connection) or the endpoint connected to. */

@@ -68,8 +68,9 @@ export function checkKeys(field: string, value: Record<string, unknown>, allowed
 }
 
 /**
- * A NodeRid is the MeshNode ROUTER's routing id: zeromq allows 1..255 bytes not starting with a
- * zero byte, and `ep:` is the prefix our outbound links name their pipes with.
+ * A NodeRid: 1..255 bytes, and not starting with `ep:`, the prefix our outbound connections are
+ * named with (a NodeRid is no routing id — see `mesh-socket.ts` — but one that looked like a
+ * connection's name would mislead whoever reads a snapshot or an event).
  */
 export function checkNodeRid(field: string, rid: unknown): string {
   checkName(field, rid);

@@ -1,5 +1,5 @@
 import { ZLinkError, cancelledError } from './errors.js';
-import { decodePayload } from './wire.js';
+import { decodePayload } from './payload.js';
 import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from './metrics.js';
 
 /**

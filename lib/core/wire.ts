@@ -28,6 +28,7 @@ import * as write from './msgpack-write.js';
 import { isValidWeight } from './option-checks.js';
 
 export { RESERVED_KINDS, RecordKind, WIRE_VERSION, type MalformedRecord } from './codec.js';
+export { MAX_PAYLOAD_VALUES, type PayloadDecodeResult, decodePayload, encodePayload } from './payload.js';
 export {
   type ErrorReplyRecord,
   type ReplyRecord,
@@ -73,8 +74,14 @@ export interface StateRecord extends ServerState {
   readonly kind: typeof RecordKind.State;
 }
 
+/** Either way on a ClientServer connection: the sender is alive (it carries nothing else). */
+export interface PingRecord {
+  readonly kind: typeof RecordKind.Ping;
+}
+
 export type WireRecord =
   | HelloRecord
+  | PingRecord
   | WelcomeRecord
   | StateRecord
   | SendRecord
@@ -102,12 +109,15 @@ export interface ObjectWireRecord {
 
 // --- encoding -------------------------------------------------------------------------------
 
-export function encodePayload(value: unknown): Uint8Array {
-  return packr.pack(value);
-}
-
 export function encodeHello(channel: string, clientId: string): Uint8Array {
   return packr.pack([WIRE_VERSION, RecordKind.Hello, channel, clientId]);
+}
+
+const PING = packr.pack([WIRE_VERSION, RecordKind.Ping]);
+
+/** The one ping record (shared bytes: a record is never written to after it is made). */
+export function encodePing(): Uint8Array {
+  return PING;
 }
 
 export function encodeServerState(
@@ -157,26 +167,6 @@ export function encodeErrorReply(correlation: number, error: WireError): Uint8Ar
 }
 
 // --- decoding -------------------------------------------------------------------------------
-
-export type PayloadDecodeResult =
-  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
-
-/**
- * The most msgpack values one payload may decode to. A payload is one `bin` in its frame, so the frame
- * bounds do not reach inside it: 64 MB of `0x90` would again be 64 million arrays. Four million values
- * is far past any sensible message (a 4M-element array) and bounds the worst case to a few hundred MB.
- */
-export const MAX_PAYLOAD_VALUES = 1 << 22;
-
-export function decodePayload(bytes: Uint8Array): PayloadDecodeResult {
-  if (bytes.length > MAX_PAYLOAD_VALUES && countMsgpackValues(bytes, MAX_PAYLOAD_VALUES) > MAX_PAYLOAD_VALUES)
-    return { ok: false, reason: `payload: more than ${MAX_PAYLOAD_VALUES} msgpack values` };
-  try {
-    return { ok: true, value: packr.unpack(bytes) };
-  } catch (e) {
-    return { ok: false, reason: `payload: ${(e as Error).message}` };
-  }
-}
 
 /**
  * Splits one frame into records; never throws. With `objects`, records of a reserved kind come back
@@ -356,6 +346,8 @@ function toRecord(value: unknown): WireRecord | MalformedRecord {
       if (v.length < 4 || !isStr(channel) || !isStr(clientId)) return { reason: 'malformed hello record' };
       return { kind: RecordKind.Hello, channel, clientId };
     }
+    case RecordKind.Ping:
+      return v.length === 2 ? { kind: RecordKind.Ping } : { reason: 'malformed ping record' };
     case RecordKind.Welcome:
     case RecordKind.State: {
       const [, kind, channel, serverRid, generation, weight, draining, revision] = v;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Dealer, Router, type Socket, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 import { SEND_RECHECK_MS } from './socket-pump.js';
@@ -80,20 +81,31 @@ export function observed<S extends Socket>(socket: S): S {
 }
 
 /**
- * ZMTP heartbeat interval on every ROUTER and DEALER. A MeshNode and a listener set no zeromq
- * timeout: a socket whose handlers are busy stops reading, so its peer's answers to its PINGs wait
- * unread, and a zeromq timeout would cut a healthy peer with every record still on the way. A
- * MeshNode judges a silent peer by its pings itself (see `MeshNode.tick`); a server that does not
- * read cannot judge its client's silence; TCP ends a connection to a host that is gone.
+ * No socket here runs ZMTP heartbeats (`heartbeatInterval` stays 0): liveness is ours, in records
+ * (`silence.ts`). libzmq 4.3.5, the one zeromq.js ships, aborts the whole process
+ * (`Assertion failed: !_io_error (src/stream_engine_base.cpp:310)`) when a connection whose input it
+ * had stopped — its pipe full because the application reads slower than the peer sends, or gone
+ * because a ROUTER handed the connection's routing id to a newer one — fails (RST, or FIN and then a
+ * write) and afterwards writes a ZMTP PING or PONG: the heartbeat timer writes a PING without looking,
+ * and answering a PING found in the input buffer when the input restarts writes a PONG. So no socket
+ * sends a PING (the peer's PONG path) and none has the timer (our own). libzmq#4841 reports the
+ * assertion; its proposed fix (libzmq#4852) was not taken. docs/decisions.md, "No ZMTP heartbeats".
+ *
+ * TCP keepalive instead finds a connection whose host is gone: libzmq closes it once the probes go
+ * unanswered, where a half-open connection would otherwise stay open for good (nothing is written to
+ * a connection nobody routes to any more).
  */
-const HEARTBEAT_INTERVAL_MS = 1000;
+const KEEPALIVE = {
+  tcpKeepalive: 1,
+  tcpKeepaliveIdle: 10,
+  tcpKeepaliveInterval: 5,
+  tcpKeepaliveCount: 3,
+} as const;
 /**
- * A client drops a server connection that brings nothing for this long: a server that stops
- * answering (hung, SIGSTOPped, cut off) is lost, and its requests end `RouteError` instead of each
- * waiting out its own timeout. The server's PINGs say it is alive
- * even while its handlers are all busy and it reads nothing.
+ * An accepted connection that has not finished the ZMTP greeting and security handshake by then is
+ * closed (libzmq's default is 30 s): a connection that opens and never speaks holds a descriptor no longer.
  */
-const CLIENT_HEARTBEAT_TIMEOUT_MS = 3000;
+const HANDSHAKE_MS = 10000;
 /**
  * zeromq messages a client DEALER holds for its server before the pump waits. A zeromq message may
  * carry up to 512 records, so the default HWM (1000 messages) would let half a million records wait
@@ -102,26 +114,32 @@ const CLIENT_HEARTBEAT_TIMEOUT_MS = 3000;
 const CLIENT_SEND_HWM_MESSAGES = 32;
 
 /**
- * A MeshNode's one ROUTER: routing id = NodeRid; it binds and connects to its peers. Every socket
- * here refuses a zeromq message over `MAX_MESSAGE_BYTES` (the XPUB publisher receives only
- * subscriptions and keeps zeromq's default), and has linger 0: nothing waits in zeromq after close.
+ * A MeshNode's one ROUTER; it binds and connects to its peers. Its routing id is never its NodeRid:
+ * each connect announces a fresh random one (`connectionId`, see `mesh-socket.ts`), and the peer table
+ * maps a connection to a NodeRid only once its hello is proven. Every socket here refuses a zeromq
+ * message over `MAX_MESSAGE_BYTES` (the XPUB publisher receives only subscriptions and keeps
+ * zeromq's default), and has linger 0: nothing waits in zeromq after close.
  */
-export function meshRouter(rid: string, ipv6: boolean, curve?: SocketCurve): Router {
+export function meshRouter(ipv6: boolean, curve?: SocketCurve): Router {
   return observed(
     new Router(
       secured(
         'mesh-router',
         {
-          routingId: rid,
+          routingId: connectionId(),
           // A send to a pipe that is gone fails (EHOSTUNREACH) instead of vanishing: the peer is lost.
           mandatory: true,
-          // A peer that reconnects under its NodeRid takes its name over at once.
+          // Only the connection that announced a routing id knows it (random per connect, and under
+          // CURVE sent encrypted), so the one newer connection that can announce it again is the same
+          // link reconnected by libzmq after its side saw the old connection fail: it replaces the
+          // old, half-open one at once. (Without handover that reconnect would wait, unnamed, until
+          // the old connection closed.)
           handover: true,
           linger: 0,
           ipv6,
           maxMessageSize: MAX_MESSAGE_BYTES,
-          heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-          heartbeatTimeout: 0,
+          handshakeInterval: HANDSHAKE_MS,
+          ...KEEPALIVE,
         },
         curve,
       ),
@@ -129,7 +147,15 @@ export function meshRouter(rid: string, ipv6: boolean, curve?: SocketCurve): Rou
   );
 }
 
-/** The ROUTER listener of one ClientServer Server channel: PINGs every client, judges none. */
+/**
+ * A routing id no one can guess: 16 random bytes, in letters so it never starts with the zero byte
+ * libzmq keeps for the ids it makes itself.
+ */
+export function connectionId(): string {
+  return `z${randomBytes(16).toString('base64url')}`;
+}
+
+/** The ROUTER listener of one ClientServer Server channel. */
 export function listenerRouter(ipv6: boolean, curve?: SocketCurve): Router {
   const router = new Router(
     secured(
@@ -138,8 +164,8 @@ export function listenerRouter(ipv6: boolean, curve?: SocketCurve): Router {
         linger: 0,
         ipv6,
         maxMessageSize: MAX_MESSAGE_BYTES,
-        heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-        heartbeatTimeout: 0,
+        handshakeInterval: HANDSHAKE_MS,
+        ...KEEPALIVE,
       },
       curve,
     ),
@@ -166,8 +192,7 @@ export function clientDealer(endpoint: string, curve?: SocketCurve): Dealer {
           sendHighWaterMark: CLIENT_SEND_HWM_MESSAGES,
           sendTimeout: SEND_RECHECK_MS,
           maxMessageSize: MAX_MESSAGE_BYTES,
-          heartbeatInterval: HEARTBEAT_INTERVAL_MS,
-          heartbeatTimeout: CLIENT_HEARTBEAT_TIMEOUT_MS,
+          ...KEEPALIVE,
         },
         curve,
       ),
@@ -196,6 +221,8 @@ export function publisherSocket(options: PublisherSocketOptions): XPublisher {
         noDrop: options.noDrop,
         sendHighWaterMark: options.sendHighWaterMark,
         ipv6: options.ipv6,
+        handshakeInterval: HANDSHAKE_MS,
+        ...KEEPALIVE,
       },
       options.curve,
     ),
@@ -223,6 +250,7 @@ export function subscriberSocket(
         receiveHighWaterMark,
         maxMessageSize: MAX_MESSAGE_BYTES,
         ipv6: endpoint.includes('['),
+        ...KEEPALIVE,
         ...(curve && { reconnectMaxInterval: SUBSCRIBER_RECONNECT_MAX_MS }),
       },
       curve,

@@ -7,6 +7,7 @@ import {
   ZLinkError,
   decodeFrame,
   encodeHello,
+  encodePing,
 } from '../../core/index.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
@@ -22,6 +23,7 @@ import {
   isConnecting,
   transition,
 } from './server-connection-state.js';
+import { ServerLiveness } from './server-liveness.js';
 
 /** How often a connected but not yet confirmed connection repeats its hello. */
 const HELLO_RETRY_MS = 250;
@@ -81,6 +83,11 @@ export class ServerConnection {
   /** With CURVE: the key the current DEALER connected to, and whether its handshake was refused. */
   private key: string | undefined;
   private refused = false;
+  /** Pings the server while connected, and drops a connection that brought nothing (see `ServerLiveness`). */
+  private readonly liveness = new ServerLiveness(
+    () => this.pump.force(encodePing()),
+    () => this.apply({ type: 'disconnected' }),
+  );
 
   constructor(private readonly config: ServerConnectionConfig) {
     this.dealer = clientDealer(config.endpoint, config.curve?.socket);
@@ -160,6 +167,7 @@ export class ServerConnection {
   async close(): Promise<void> {
     this.apply({ type: 'close' });
     this.stopHello();
+    this.liveness.follow(false);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.pump.close();
     if (!this.dealer.closed) this.dealer.close();
@@ -214,6 +222,8 @@ export class ServerConnection {
     if (to === from) return;
     this.current = to;
     if (from.status === 'handshaking') this.stopHello();
+    const up = isConnected(to);
+    if (up !== isConnected(from)) this.liveness.follow(up);
     const { channel, endpoint, events } = this.config;
     switch (to.status) {
       case 'handshaking':
@@ -335,6 +345,7 @@ export class ServerConnection {
       }
       reads.parked = false;
       reads.taken++;
+      if (dealer === this.dealer) this.liveness.heard();
       if (!hasFrames(message, 1, this.protocolError)) continue;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {
@@ -351,6 +362,8 @@ export class ServerConnection {
             break;
           case RecordKind.State:
             this.applyState(record);
+            break;
+          case RecordKind.Ping:
             break;
           default:
             // A server never starts a business call toward a client (03 §1): it reaches no handler.

@@ -10,12 +10,14 @@ import {
   REMOTE_CODES,
   RecordKind,
   decodeFrame,
+  encodePing,
   encodeServerState,
 } from '../../core/index.js';
 import { type InboundScope, channelScope, failInbound } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { hasFrames } from '../receive.js';
+import { PING_INTERVAL_MS, SilenceClock, heardBy } from '../silence.js';
 import { SocketPump } from '../socket-pump.js';
 import { listenerRouter } from '../sockets.js';
 import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
@@ -40,8 +42,16 @@ export interface ServerListenerConfig {
   readonly curve?: ChannelCurve;
 }
 
-/** Remembered client routing ids, for broadcasting state changes; bounded against client churn. */
+/** Remembered client routing ids, for broadcasting state changes and pings; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;
+/** A client that pinged nothing for this long (of the time this listener read) is gone: no more pings to it. */
+const CLIENT_GONE_MS = 10000;
+
+/** A client that said hello: its routing id, and when it was last heard from (its hello or a ping). */
+interface KnownClient {
+  readonly id: Buffer;
+  heard: number;
+}
 
 /**
  * The Server role of one ClientServer channel: one ROUTER listener. It answers a client's hello
@@ -52,7 +62,10 @@ const MAX_KNOWN_CLIENTS = 10000;
 export class ServerListener {
   private readonly router: Router;
   private readonly pump: SocketPump;
-  private readonly clients = new Map<string, Buffer>();
+  private readonly clients = new Map<string, KnownClient>();
+  /** Pings every known client each second (see `ServerConnection`: a client judges its server by them). */
+  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly silence = new SilenceClock();
   private state: ServerState;
   private drainRequested = false;
   private loop: Promise<void> | undefined;
@@ -111,6 +124,8 @@ export class ServerListener {
     await this.router.bind(bindAddress(bindHost, port));
     this.port = boundPort(this.router.lastEndpoint);
     this.loop = this.receiveLoop();
+    this.silence.reset(Date.now());
+    this.pingTimer = setInterval(this.pingClients, PING_INTERVAL_MS);
     this.config.events.emit({ type: 'listening', channel: this.config.channel, endpoint: this.endpoint });
   }
 
@@ -176,6 +191,7 @@ export class ServerListener {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pingTimer) clearInterval(this.pingTimer);
     this.closing.abort();
     // Records still on their way are refused as a drain refuses them.
     this.gate.draining = true;
@@ -191,7 +207,7 @@ export class ServerListener {
     if (this.closed) return;
     this.state = next;
     const record = encodeServerState(RecordKind.State, next);
-    for (const id of this.clients.values()) this.pump.force(record, id);
+    for (const client of this.clients.values()) this.pump.force(record, client.id);
     this.config.onStateChange?.(next);
   }
 
@@ -222,6 +238,9 @@ export class ServerListener {
           case RecordKind.Hello:
             this.hello(id, record.channel);
             break;
+          case RecordKind.Ping:
+            this.heard(id);
+            break;
           case RecordKind.Request:
           case RecordKind.Send:
             gate.deliver(
@@ -233,7 +252,7 @@ export class ServerListener {
             );
             // A full job queue stops this loop from reading: zeromq's HWM then pushes back on clients.
             if (gate.behind) {
-              await gate.caughtUp();
+              await this.silence.unread.during(gate.caughtUp());
               if (this.closed) return;
             }
             break;
@@ -262,16 +281,39 @@ export class ServerListener {
       this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
       return;
     }
-    // Least recently heard from is forgotten first; every hello moves a client to the back.
     const key = id.toString('latin1');
-    const known = this.clients.get(key);
-    this.clients.delete(key);
-    if (!known && this.clients.size >= MAX_KNOWN_CLIENTS) {
-      this.clients.delete(this.clients.keys().next().value as string);
+    if (!this.heard(id, key)) {
+      if (this.clients.size >= MAX_KNOWN_CLIENTS)
+        this.clients.delete(this.clients.keys().next().value as string);
+      this.clients.set(key, { id: Buffer.from(id), heard: Date.now() });
     }
-    this.clients.set(key, known ?? Buffer.from(id));
     this.pump.force(encodeServerState(RecordKind.Welcome, this.state), id);
   }
+
+  /**
+   * A known client was heard from: it moves to the back (least recently heard from is forgotten
+   * first). A ping from a client that never said hello here is ignored. Whether it was known.
+   */
+  private heard(id: Buffer, key = id.toString('latin1')): boolean {
+    const known = this.clients.get(key);
+    if (!known) return false;
+    this.clients.delete(key);
+    known.heard = Date.now();
+    this.clients.set(key, known);
+    return true;
+  }
+
+  /** Each second: a ping to every client heard from lately; one silent past `CLIENT_GONE_MS` is forgotten. */
+  private readonly pingClients = (): void => {
+    const now = Date.now();
+    const credit = this.silence.credit(now);
+    const ping = encodePing();
+    for (const [key, client] of this.clients) {
+      client.heard = heardBy(client.heard, credit, now);
+      if (now - client.heard > CLIENT_GONE_MS) this.clients.delete(key);
+      else this.pump.force(ping, client.id);
+    }
+  };
 
   /** Replies take no job permit and are never refused by the queue bound (they are bounded by permits). */
   private reply(id: Buffer, record: Uint8Array): void {

@@ -1,18 +1,10 @@
 import type { Router } from 'zeromq';
 import {
-  type ChannelHandlerRegistry,
-  type JobQueue,
   type MeshLink,
   type MeshMembership,
   type MeshNodeDescriptor,
   type MeshNodeState,
   type MeshSnapshot,
-  type NodeHandlerRegistry,
-  type NormalizedCurve,
-  type NormalizedMesh,
-  type PendingRequests,
-  type TracePropagation,
-  type ZLinkEvents,
   RecordKind,
   ZLinkError,
   decodeFrame,
@@ -27,11 +19,13 @@ import { MeshCandidates } from './mesh-candidates.js';
 import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
 import { MeshLiveness } from './mesh-liveness.js';
+import type { MeshNodeConfig } from './mesh-node-config.js';
 import { MeshObjectLink } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
 import { initialMeshState } from './mesh-state.js';
 import { connectLink, disconnectLink } from './mesh-socket.js';
 import { MeshCurve } from './mesh-curve.js';
+import { MeshIdentity } from './mesh-identity.js';
 import { MeshConnections } from './mesh-watch.js';
 import { meshRouter } from '../sockets.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
@@ -39,33 +33,12 @@ import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './p
 /** How often an outbound link repeats its hello until the welcome arrives. */
 const HELLO_RETRY_MS = 250;
 
-export interface MeshNodeConfig {
-  readonly mesh: NormalizedMesh;
-  readonly rid: string;
-  readonly generation: string;
-  readonly channelHandlers: ChannelHandlerRegistry;
-  readonly nodeHandlers: NodeHandlerRegistry;
-  readonly jobs: JobQueue;
-  readonly events: ZLinkEvents;
-  readonly pending: PendingRequests;
-  readonly sendQueueLimit: number;
-  /** Automatic discovery timing (see `DiscoveredPeers`); links are opened only on `setDiscovered`. */
-  readonly discovery?: { readonly vanishGraceMs: number; readonly connectAnywayAfterMs: number };
-  /** Every change of the node's published state (memberships): the store descriptor follows it. */
-  readonly onStateChange?: (state: MeshNodeState) => void;
-  /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
-  readonly tracing?: TracePropagation;
-  /** The Spot and Actor types this node hosts, announced in its state. @default none (nothing on the wire) */
-  readonly objectTypes?: readonly string[];
-  /** CURVE on this node's ROUTER (`security.curve`). @default plain ZMTP */
-  readonly curve?: NormalizedCurve;
-  /** With CURVE: a key or NodeRid not known here came by (the store may list it by now). */
-  readonly unlisted?: () => void;
-}
+export type { MeshNodeConfig };
 
 /**
- * One MeshNode: one ROUTER whose routing id is the NodeRid, bound once, from which outbound peer
- * links are also made (ROUTER→ROUTER). Every ChannelName of the mesh and Node direct share it:
+ * One MeshNode: one ROUTER, bound once, from which outbound peer links are also made
+ * (ROUTER→ROUTER); a connection is known by a random routing id, and by a NodeRid only once its
+ * hello was proven (see `PeerTable`). Every ChannelName of the mesh and Node direct share it:
  * registering a channel adds no socket and no connection (guide §2.1).
  */
 export class MeshNode {
@@ -82,6 +55,8 @@ export class MeshNode {
   private link: MeshObjectLink | undefined;
   /** CURVE's keys and proofs (see `MeshCurve`); undefined in plain ZMTP. */
   private readonly curve: MeshCurve | undefined;
+  /** What hellos and welcomes prove, either way (see `MeshIdentity`). */
+  private readonly identity: MeshIdentity;
   private unzap: (() => Promise<void>) | undefined;
   private own: MeshNodeState;
   private port = 0;
@@ -96,8 +71,9 @@ export class MeshNode {
     const { mesh, rid, generation, events } = config;
     const self = { rid, generation };
     this.curve = config.curve && new MeshCurve(config.curve, mesh, self, events, config.unlisted);
+    this.identity = new MeshIdentity(this.curve, mesh.mesh, events);
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
-    this.router = meshRouter(rid, mesh.listen.bindHost.includes(':'), curve);
+    this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, (dest) =>
       this.table.unreachable(dest),
     );
@@ -295,11 +271,12 @@ export class MeshNode {
       protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
       accepts: (link, state) => this.discovered.accepts(link, state),
       hello: (link) => this.sayHello(link),
-      helloRecord: (link) =>
-        encodeMeshState(RecordKind.MeshHello, this.own, this.curve?.helloProof(link.endpoint)),
+      helloRecord: (link) => this.helloRecord(link),
       welcomeRecord: (rid) =>
-        encodeMeshState(RecordKind.MeshWelcome, this.own, this.curve?.welcomeProof(rid)),
-      proofRefusal: (state) => this.curve?.refusal(state),
+        encodeMeshState(RecordKind.MeshWelcome, this.own, this.identity.welcomeProof(rid)),
+      proofRefusal: (state) => this.identity.refusal(state),
+      continues: (peer, state) => this.identity.continues(peer, state),
+      claimRefused: (rid, detail) => this.identity.claimRefused(rid, detail),
     };
   }
 
@@ -322,7 +299,7 @@ export class MeshNode {
   }
 
   private helloRecord(link: OutboundLink): Uint8Array {
-    return encodeMeshState(RecordKind.MeshHello, this.own, this.curve?.helloProof(link.endpoint));
+    return encodeMeshState(RecordKind.MeshHello, this.own, this.identity.helloProof(link.endpoint));
   }
 
   private sayHello(link: OutboundLink): void {
@@ -361,7 +338,10 @@ export class MeshNode {
             break;
           case RecordKind.Reply:
           case RecordKind.ErrorReply:
-            if (!settleReply(pending, record)) this.unmatched(record.correlation, route);
+            // Only a peer's connection (current or retiring) answers: a stranger's guessed correlation
+            // must not end one of our requests.
+            if (!route) this.protocolError('a reply from a connection that is no peer route');
+            else if (!settleReply(pending, record)) this.unmatched(record.correlation, route);
             break;
           case RecordKind.MeshSend:
           case RecordKind.MeshRequest: {
@@ -382,8 +362,8 @@ export class MeshNode {
     }
   }
 
-  private unmatched(correlation: number, route: PeerRoute | undefined): void {
-    const where = { mesh: this.mesh, ...(route && { sourceRid: route.peer.rid }) };
+  private unmatched(correlation: number, route: PeerRoute): void {
+    const where = { mesh: this.mesh, sourceRid: route.peer.rid };
     dropUnmatchedReply(this.config.events, 'route-mesh', where, correlation);
   }
 

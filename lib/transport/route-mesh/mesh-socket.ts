@@ -1,20 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import type { Router } from 'zeromq';
-import { connectTo } from '../sockets.js';
+import { connectTo, connectionId } from '../sockets.js';
 import type { OutboundLink } from './peer-table.js';
 
 /**
- * Connects an outbound link from the node's ROUTER under a fresh pipe name (see `OutboundLink`), to
- * the peer holding `serverKey` when the mesh speaks CURVE.
+ * Connects an outbound link from the node's ROUTER, to the peer holding `serverKey` when the mesh
+ * speaks CURVE. Two names are fresh for every connect, and neither can be guessed:
+ *
+ * - the routing id the peer sees (`connectionId`): a NodeRid is never a routing id, so a stranger
+ *   that announces one takes nothing over (the peer routes this connection to our NodeRid only once
+ *   our hello is proven);
+ * - our local name of the connection, `ep:<attempt>.<random>:<endpoint>` (see `OutboundLink`): an
+ *   accepted connection announcing the name we are about to give a connect would make libzmq abort
+ *   on that connect (a connect may not reuse a routing id in use), or take our link's name over.
  */
 export function connectLink(router: Router, link: OutboundLink, serverKey?: string): void {
   link.attempt++;
-  link.pipe = Buffer.from(`ep:${link.attempt}:${link.endpoint}`, 'utf8');
+  link.pipe = Buffer.from(`ep:${link.attempt}.${randomBytes(9).toString('base64url')}:${link.endpoint}`);
   // zeromq.js warns that an option set after bind waits for the next connect — which is exactly
-  // what this one is for.
+  // what these are for.
   const emitWarning = process.emitWarning;
   process.emitWarning = () => undefined;
   try {
     const routingId = link.pipe.toString('utf8');
+    router.routingId = connectionId();
     connectTo(router, serverKey, () => router.connect(link.endpoint, { routingId }));
   } finally {
     process.emitWarning = emitWarning;

@@ -52,9 +52,10 @@ export function nextLinkStatus(status: LinkStatus, event: LinkEvent): LinkStatus
 
 /**
  * An outbound peer link: our ROUTER's connection to a peer endpoint. Its pipe is named
- * `ep:<attempt>:<endpoint>` on our side (the peer may be known by endpoint alone); the peer sees
- * our NodeRid. Every connect gets a new name: libzmq aborts the process when a connect reuses the
- * routing id of a pipe that is still being torn down. Its status changes only through `move`.
+ * `ep:<attempt>.<random>:<endpoint>` on our side (the peer may be known by endpoint alone); the peer
+ * sees a random routing id of its own (see `connectLink`). Every connect gets new names: libzmq aborts
+ * the process when a connect reuses the routing id of a pipe that is still being torn down. Its
+ * status changes only through `move`.
  */
 export class OutboundLink {
   /** The current attempt's pipe name (see `connectLink`). */
@@ -71,7 +72,7 @@ export class OutboundLink {
     readonly expectedRid: string | undefined,
     /** Opened for a Location Store descriptor (not a configured peer): it goes when the descriptor does. */
     readonly discovered: boolean,
-    /** Connect attempts so far: the next pipe name is `ep:<attempt + 1>:<endpoint>`. */
+    /** Connect attempts so far: the next pipe name is `ep:<attempt + 1>.<random>:<endpoint>`. */
     public attempt: number,
   ) {}
 

@@ -1,56 +1,10 @@
-import { type MeshNodeState, type MeshStateRecord, type ZLinkEvents, RecordKind } from '../../core/index.js';
+import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
+import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
 import { initiatorWins } from './tie-break.js';
 
 export { OutboundLink };
-
-/** One way to reach a peer: the pipe we send to. Pending requests are tied to the route they left on. */
-export interface PeerRoute {
-  readonly peer: Peer;
-  readonly pipe: Buffer;
-  readonly key: string;
-  readonly link: OutboundLink | undefined;
-}
-
-/** A ready peer: one per NodeRid and lifecycle generation. */
-export interface Peer {
-  readonly rid: string;
-  readonly id: Buffer;
-  state: MeshNodeState;
-  route: PeerRoute;
-  lastHeard: number;
-}
-
-/** What the table needs from its MeshNode. */
-export interface PeerHost {
-  readonly mesh: string;
-  readonly rid: string;
-  readonly events: ZLinkEvents;
-  ownState(): MeshNodeState;
-  /** Queues a control record toward a pipe. */
-  send(pipe: Buffer, record: Uint8Array): void;
-  /** A route is gone: drop what is queued for it and end the requests it carried (`RouteError`). */
-  routeGone(route: PeerRoute, reason: string): void;
-  /** Restarts an outbound link from scratch (a fresh connection, a fresh handshake). */
-  reconnect(link: OutboundLink): void;
-  disconnect(link: OutboundLink): void;
-  /** Peer set or memberships changed: rebuild candidates. */
-  changed(): void;
-  /** Whether the node that answered on `link` may be admitted (a discovered link: only a listed one). */
-  accepts(link: OutboundLink, state: MeshNodeState): boolean;
-  /** Starts (or repeats) the handshake on a connected link. */
-  hello(link: OutboundLink): void;
-  /** One hello record for `link` (with CURVE, proven to the key it connected to). */
-  helloRecord(link: OutboundLink): Uint8Array;
-  /** The welcome record for the node that said hello as `rid` (with CURVE, proven to its key). */
-  welcomeRecord(rid: string): Uint8Array;
-  /**
-   * With CURVE: why a hello or welcome is not taken — its sender did not prove its NodeRid's key
-   * (`lasting`), or no key is known for that NodeRid yet (the store has not listed it here yet).
-   */
-  proofRefusal(state: MeshStateRecord): { readonly why: string; readonly lasting: boolean } | undefined;
-  protocolError(reason: string, peerRid?: string): void;
-}
+export type { Peer, PeerHost, PeerRoute };
 
 /**
  * A superseded route stays readable this long, so replies to records that already left on it still
@@ -99,7 +53,7 @@ export class PeerTable {
 
   /** The link whose current attempt `pipe` names; a pipe of an earlier attempt is no link's. */
   linkOf(pipe: Buffer): OutboundLink | undefined {
-    const match = /^ep:\d+:(.*)$/s.exec(pipe.toString('utf8'));
+    const match = /^ep:\d+\.[\w-]+:(.*)$/s.exec(pipe.toString('utf8'));
     const link = match ? this.links.get(match[1] as string) : undefined;
     return link?.pipe.equals(pipe) ? link : undefined;
   }
@@ -112,7 +66,7 @@ export class PeerTable {
 
   /** A hello, welcome or state record from pipe `pipe` (`route`: the peer route it names, if any). */
   onStateRecord(pipe: Buffer, route: PeerRoute | undefined, record: MeshStateRecord): void {
-    if (record.kind === RecordKind.MeshHello) return this.onHello(pipe, record);
+    if (record.kind === RecordKind.MeshHello) return this.onHello(pipe, route, record);
     if (record.kind === RecordKind.MeshWelcome) {
       const link = this.linkOf(pipe);
       if (link) return this.onWelcome(link, record);
@@ -122,11 +76,17 @@ export class PeerTable {
     this.host.protocolError('state record from a node that is not a peer', record.rid);
   }
 
-  /** Acceptor side: a hello on an inbound pipe, named by the initiator's NodeRid. */
-  onHello(pipe: Buffer, hello: MeshStateRecord): void {
+  /**
+   * Acceptor side: a hello on an inbound connection (`route`: the peer route that connection already
+   * carries, if any). Its routing id says nothing: the connection becomes the route of the NodeRid it
+   * names only through the rules below.
+   */
+  onHello(pipe: Buffer, route: PeerRoute | undefined, hello: MeshStateRecord): void {
     const { host } = this;
-    if (!pipe.equals(Buffer.from(hello.rid, 'utf8'))) {
-      host.protocolError(`hello names NodeRid '${hello.rid}' but came from another routing id`);
+    // One connection speaks for one run for its life: it claims no other NodeRid or generation later.
+    if (route && (route.peer.rid !== hello.rid || route.peer.state.generation !== hello.generation)) {
+      const was = `'${route.peer.rid}' (generation '${route.peer.state.generation}')`;
+      host.claimRefused(hello.rid, `a connection that is NodeRid ${was} said hello as another run`);
       return;
     }
     // A node that did not prove its NodeRid's key gets no answer: the hello of one whose key is not
@@ -136,13 +96,19 @@ export class PeerTable {
       if (unproven.lasting) host.protocolError(`hello refused: ${unproven.why}`, hello.rid);
       return;
     }
-    // Answer even a hello we will not admit: the initiator checks the welcome and closes its link.
-    host.send(pipe, host.welcomeRecord(hello.rid));
-    const refusal = this.refusal(hello, undefined);
-    if (refusal) {
-      host.protocolError(`hello refused: ${refusal}`, hello.rid);
+    const existing = this.peers.get(hello.rid);
+    const key = pipeKey(pipe);
+    const sameRun = existing !== undefined && existing.state.generation === hello.generation;
+    // A live peer's run moves to another connection only on a hello that proves it is that run: a
+    // second connection that merely names it gets nothing, not even a welcome.
+    if (sameRun && existing.route.key !== key && !host.continues(existing, hello)) {
+      host.claimRefused(
+        hello.rid,
+        `a second connection said hello as the run of connected NodeRid '${hello.rid}'`,
+      );
       return;
     }
+    // A run a later one replaced gets no welcome either: it would take us for its peer and send into nothing.
     if (this.superseded.has(runKey(hello))) {
       host.protocolError(
         `hello from generation '${hello.generation}', which a later one replaced`,
@@ -150,23 +116,31 @@ export class PeerTable {
       );
       return;
     }
-    const existing = this.peers.get(hello.rid);
-    const key = pipeKey(pipe);
-    if (existing && existing.state.generation === hello.generation) {
+    // Answer even a hello we will not admit: the initiator checks the welcome and closes its link.
+    host.send(pipe, host.welcomeRecord(hello.rid));
+    const refusal = this.refusal(hello, undefined);
+    if (refusal) {
+      host.protocolError(`hello refused: ${refusal}`, hello.rid);
+      return;
+    }
+    if (sameRun) {
       if (existing.route.key === key) {
         this.applyState(existing, hello); // a repeated hello: the welcome may have crossed it
         return;
       }
+      const next: PeerRoute = { peer: existing, pipe: Buffer.from(pipe), key, link: undefined };
+      // The peer connected again (its own link restarted, so the connection it had is gone): the
+      // new one is the route.
+      if (!existing.route.link) return this.switchRoute(existing, next);
       // Both nodes connected to each other: keep the link the smaller NodeRid initiated (here, the peer's).
-      const route: PeerRoute = { peer: existing, pipe: Buffer.from(pipe), key, link: undefined };
-      if (initiatorWins(existing.id, this.ownId)) this.switchRoute(existing, route);
+      if (initiatorWins(existing.id, this.ownId)) this.switchRoute(existing, next);
       else {
-        this.retire(route);
+        this.retire(next);
         // Ours is kept. The larger NodeRid connects to us while we are not its peer: at startup, or
         // after it lost us (it judged us silent) while we still hold our link ready. It drops what we
         // send on a link it does not know, so say hello on ours again: it takes our link up and
         // retires its own, as when both nodes start at once.
-        if (existing.route.link) host.send(existing.route.pipe, host.helloRecord(existing.route.link));
+        host.send(existing.route.pipe, host.helloRecord(existing.route.link));
       }
       return;
     }
@@ -196,9 +170,20 @@ export class PeerTable {
       link.move('unlisted');
       return;
     }
-    link.admit(welcome.rid);
     const existing = this.peers.get(welcome.rid);
-    if (existing && existing.state.generation === welcome.generation) {
+    const sameRun = existing !== undefined && existing.state.generation === welcome.generation;
+    // The node that answered names a connected peer's run without proving it is that run: not it.
+    if (sameRun && !host.continues(existing, welcome)) {
+      link.move('refuse');
+      host.disconnect(link);
+      host.claimRefused(
+        welcome.rid,
+        `the node at ${link.endpoint} answered as the run of connected NodeRid '${welcome.rid}'`,
+      );
+      return;
+    }
+    link.admit(welcome.rid);
+    if (sameRun) {
       const route: PeerRoute = { peer: existing, pipe: link.pipe, key: pipeKey(link.pipe), link };
       // The peer connected to us too: keep the link the smaller NodeRid initiated.
       if (initiatorWins(this.ownId, existing.id)) this.switchRoute(existing, route);
@@ -318,8 +303,15 @@ export class PeerTable {
     this.superseded.set(runKey(old.state), old.rid);
   }
 
-  private admit(state: MeshNodeState, pipe: Buffer, link: OutboundLink | undefined): void {
-    const peer = { rid: state.rid, id: Buffer.from(state.rid, 'utf8'), state, lastHeard: Date.now() } as Peer;
+  private admit(record: MeshStateRecord, pipe: Buffer, link: OutboundLink | undefined): void {
+    const { rid, proof } = record;
+    const peer = {
+      rid,
+      id: Buffer.from(rid, 'utf8'),
+      proof,
+      state: record,
+      lastHeard: Date.now(),
+    } as unknown as Peer;
     const key = pipeKey(pipe);
     peer.route = { peer, pipe: Buffer.from(pipe), key, link };
     this.peers.set(peer.rid, peer);

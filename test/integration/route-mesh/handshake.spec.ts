@@ -4,7 +4,7 @@
  * bad input.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { RecordKind, encodeMeshRequest, encodeMeshState, encodePayload } from '../../../lib/core/index.js';
+import { RecordKind, encodeMeshRequest, encodePayload } from '../../../lib/core/index.js';
 import { Cleanup, EventCollector, freePort, outcome, waitFor } from '../../helpers/index.js';
 import { FakePeer, endpointOf, fakeState, startNode, tally, who } from './harness.js';
 
@@ -103,15 +103,28 @@ describe('peer handshake', () => {
     await waitFor(() => fake.received.some((r) => r.kind === RecordKind.MeshSend), 3000, 'the send');
   });
 
-  it('a hello whose NodeRid is not the routing id it came from is refused without a welcome', async () => {
-    const a = await startNode(cleanup, { rid: 'node-a' });
-    const events = new EventCollector(a.events);
-    const fake = cleanup.add(new FakePeer(fakeState('liar')));
-    await fake.connect(endpointOf(a), encodeMeshState(RecordKind.MeshHello, fakeState('someone-else')));
-    const error = await events.next('protocol_error', undefined, 3000);
-    expect(error.reason).toContain('another routing id');
-    expect(a.snapshot().meshes[0]?.peers).toEqual([]);
-    expect(fake.received).toEqual([]);
+  it("a second connection announcing a connected node's NodeRid as its routing id and copying its hello gets nothing and takes nothing over (plain ZMTP)", async () => {
+    const b = await startNode(cleanup, server('node-b'));
+    const a = await startNode(cleanup, {
+      rid: 'node-a',
+      peers: [endpointOf(b)],
+      nodeHandlers: [['request', 'whoami', () => 'node-a'] as const],
+    });
+    await a.waitForPeers('game', 1);
+    await b.waitForPeers('game', 1);
+    const events = new EventCollector(b.events);
+    const intruder = cleanup.add(new FakePeer(fakeState('node-a', { generation: a.generation })));
+    await intruder.connect(endpointOf(b));
+    const refused = await events.next('security_refused', (e) => e.reason === 'ridInUse', 3000);
+    expect(refused).toMatchObject({ route: 'route-mesh', peerRid: 'node-a' });
+    expect(b.events.count('security_refused:ridInUse')).toBe(1);
+    // The real node-a keeps its route: b's calls to it are answered by it, and none reaches the intruder.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => b.routeClient.requestToNode('game', 'node-a', 'whoami', 0).async()),
+    );
+    expect(tally(answers)).toEqual({ 'node-a': 20 });
+    expect(intruder.received).toEqual([]);
+    expect(b.snapshot().meshes[0]?.peers).toMatchObject([{ rid: 'node-a', generation: a.generation }]);
   });
 
   it('malformed frames and business records from a node that never said hello are dropped and counted; the node keeps serving', async () => {

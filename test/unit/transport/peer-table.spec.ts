@@ -28,10 +28,24 @@ const state = (rid: string, overrides: Partial<MeshNodeState> = {}): MeshNodeSta
   revision: 1,
   ...overrides,
 });
-const record = (kind: MeshStateRecord['kind'], s: MeshNodeState): MeshStateRecord => ({ kind, ...s });
-const hello = (s: MeshNodeState) => record(RecordKind.MeshHello, s);
-const welcome = (s: MeshNodeState) => record(RecordKind.MeshWelcome, s);
-const id = (rid: string) => Buffer.from(rid, 'utf8');
+/** Each run's token (plain ZMTP's proof field): the same for every record of the run. */
+const token = (s: MeshNodeState) => Buffer.from(`token of ${s.rid} ${s.generation}`);
+const record = (
+  kind: MeshStateRecord['kind'],
+  s: MeshNodeState,
+  proof: Uint8Array | null = token(s),
+): MeshStateRecord => ({
+  kind,
+  ...s,
+  ...(proof && { proof }),
+});
+const hello = (s: MeshNodeState, proof?: Uint8Array) => record(RecordKind.MeshHello, s, proof);
+const welcome = (s: MeshNodeState, proof?: Uint8Array) => record(RecordKind.MeshWelcome, s, proof);
+/** A connection's routing id: random per connect in real life, and never a NodeRid's. */
+const id = (name: string) => Buffer.from(`conn-${name}`, 'utf8');
+/** A hello on connection `pipe`, as the MeshNode's receive loop hands it over. */
+const sayHello = (table: PeerTable, pipe: Buffer, h: MeshStateRecord) =>
+  table.onHello(pipe, table.routeOf(pipe), h);
 
 /** A table for node `own` whose host records what the table asks of it. */
 function tableFor(own: MeshNodeState) {
@@ -44,6 +58,7 @@ function tableFor(own: MeshNodeState) {
     changes: 0,
     protocolErrors: [] as string[],
     hellos: [] as string[],
+    claims: [] as string[],
   };
   const host: PeerHost = {
     mesh: own.mesh,
@@ -62,6 +77,9 @@ function tableFor(own: MeshNodeState) {
     helloRecord: () => encodeMeshState(RecordKind.MeshHello, own),
     welcomeRecord: () => encodeMeshState(RecordKind.MeshWelcome, own),
     proofRefusal: () => undefined,
+    continues: (peer, s) =>
+      peer.proof !== undefined && s.proof !== undefined && Buffer.from(peer.proof).equals(s.proof),
+    claimRefused: (rid) => log.claims.push(rid),
   };
   const table = new PeerTable(host);
   const seen: string[] = [];
@@ -73,7 +91,7 @@ function tableFor(own: MeshNodeState) {
 function link(table: PeerTable, endpoint: string, expectedRid?: string): OutboundLink {
   const l = table.addLink(endpoint, expectedRid);
   l.attempt = 1;
-  l.pipe = Buffer.from(`ep:1:${endpoint}`, 'utf8');
+  l.pipe = Buffer.from(`ep:1.r4nd0m:${endpoint}`, 'utf8');
   table.linkUp(l);
   return l;
 }
@@ -83,27 +101,84 @@ afterEach(() => {
 });
 
 describe('PeerTable', () => {
-  it('an acceptor answers every hello with its welcome and admits the peer on the pipe named by its NodeRid', () => {
+  it('an acceptor answers every hello with its welcome and admits the peer on the connection the hello came on', () => {
     const { table, log, seen } = tableFor(state('node-b'));
-    table.onHello(id('node-a'), hello(state('node-a')));
-    expect(log.sent).toEqual([{ pipe: 'node-a', kind: RecordKind.MeshWelcome }]);
+    sayHello(table, id('1'), hello(state('node-a')));
+    expect(log.sent).toEqual([{ pipe: 'conn-1', kind: RecordKind.MeshWelcome }]);
     expect(table.peers.get('node-a')?.route.link).toBeUndefined();
+    expect(table.peers.get('node-a')?.route.pipe).toEqual(id('1'));
     expect(seen).toEqual(['peer_ready']);
     // A repeated hello (the welcome crossed it) changes nothing but is answered again.
-    table.onHello(id('node-a'), hello(state('node-a')));
+    sayHello(table, id('1'), hello(state('node-a')));
     expect(log.sent).toHaveLength(2);
     expect(seen).toEqual(['peer_ready']);
   });
 
-  it('refuses a hello from another routing id (no welcome), another mesh, or itself (welcome, not admitted)', () => {
+  it('refuses a hello from another mesh, or from itself (welcome, not admitted)', () => {
     const { table, log } = tableFor(state('node-b'));
-    table.onHello(id('mallory'), hello(state('node-a')));
-    expect(log.sent).toEqual([]);
-    table.onHello(id('node-c'), hello(state('node-c', { mesh: 'other' })));
-    table.onHello(id('node-b'), hello(state('node-b', { generation: 'x' })));
+    sayHello(table, id('1'), hello(state('node-c', { mesh: 'other' })));
+    sayHello(table, id('2'), hello(state('node-b', { generation: 'x' })));
     expect(log.sent.map((s) => s.kind)).toEqual([RecordKind.MeshWelcome, RecordKind.MeshWelcome]);
     expect(table.peers.size).toBe(0);
-    expect(log.protocolErrors).toHaveLength(3);
+    expect(log.protocolErrors).toHaveLength(2);
+  });
+
+  it('a second connection naming a connected run without its token gets nothing; the peer keeps its route', () => {
+    const { table, log, seen } = tableFor(state('node-b'));
+    sayHello(table, id('real'), hello(state('node-a')));
+    const route = table.peers.get('node-a')?.route;
+    sayHello(table, id('intruder'), hello(state('node-a'), Buffer.from('a guess')));
+    sayHello(table, id('intruder'), record(RecordKind.MeshHello, state('node-a'), null));
+    expect(log.claims).toEqual(['node-a', 'node-a']);
+    expect(log.sent.map((s) => s.pipe)).toEqual(['conn-real']);
+    expect(table.peers.get('node-a')?.route).toBe(route);
+    expect(table.routeOf(id('intruder'))).toBeUndefined();
+    expect(seen).toEqual(['peer_ready']);
+  });
+
+  it('a connection that is one run speaks for no other: a hello as another NodeRid or generation on it is refused', () => {
+    const { table, log } = tableFor(state('node-b'));
+    sayHello(table, id('1'), hello(state('node-a')));
+    sayHello(table, id('1'), hello(state('node-c')));
+    sayHello(table, id('1'), hello(state('node-a', { generation: 'node-a-g2' })));
+    expect(log.claims).toEqual(['node-c', 'node-a']);
+    expect([...table.peers.keys()]).toEqual(['node-a']);
+    expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g1');
+    expect(log.sent).toHaveLength(1);
+  });
+
+  it('the same run on a new connection of its own (its link restarted) moves the route there; the old one retires', () => {
+    jest.useFakeTimers();
+    const { table, log, seen } = tableFor(state('node-b'));
+    sayHello(table, id('old'), hello(state('node-a')));
+    const old = table.peers.get('node-a')?.route;
+    sayHello(table, id('new'), hello(state('node-a')));
+    expect(table.peers.get('node-a')?.route.pipe).toEqual(id('new'));
+    expect(log.sent.map((s) => s.pipe)).toEqual(['conn-old', 'conn-new']);
+    jest.advanceTimersByTime(RETIRE_GRACE_MS);
+    expect(log.gone.map((g) => g.route)).toEqual([old]);
+    expect(seen).toEqual(['peer_ready']);
+  });
+
+  it('a welcome naming a connected run without its token refuses the link; the peer keeps its route', () => {
+    const { table, log } = tableFor(state('node-b'));
+    sayHello(table, id('real'), hello(state('node-a')));
+    const route = table.peers.get('node-a')?.route;
+    const out = link(table, 'tcp://elsewhere:1');
+    table.onWelcome(out, welcome(state('node-a'), Buffer.from('not the token')));
+    expect(out.status).toBe('refused');
+    expect(log.disconnected).toEqual(['tcp://elsewhere:1']);
+    expect(log.claims).toEqual(['node-a']);
+    expect(table.peers.get('node-a')?.route).toBe(route);
+  });
+
+  it('a run that a later one replaced gets no welcome', () => {
+    const { table, log } = tableFor(state('node-b'));
+    sayHello(table, id('1'), hello(state('node-a')));
+    sayHello(table, id('2'), hello(state('node-a', { generation: 'node-a-g2' })));
+    sayHello(table, id('3'), hello(state('node-a')));
+    expect(log.sent.map((s) => s.pipe)).toEqual(['conn-1', 'conn-2']);
+    expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g2');
   });
 
   it('a welcome with an unexpected NodeRid, another mesh, or from an Object Client pair refuses the link for good', () => {
@@ -133,7 +208,7 @@ describe('PeerTable', () => {
     jest.useFakeTimers();
     const { table, log } = tableFor(state(ownRid));
     const out = link(table, 'tcp://peer:1');
-    table.onHello(id(peerRid), hello(state(peerRid))); // the peer's link arrives first
+    sayHello(table, id(peerRid), hello(state(peerRid))); // the peer's link arrives first
     table.onWelcome(out, welcome(state(peerRid))); // then our own completes
     const peer = table.peers.get(peerRid);
     expect(peer?.route.link ? 'outbound' : 'inbound').toBe(kept);
@@ -151,9 +226,9 @@ describe('PeerTable', () => {
 
   it('a hello with a new lifecycle generation replaces the old peer: its route is gone first', () => {
     const { table, log, seen } = tableFor(state('node-b'));
-    table.onHello(id('node-a'), hello(state('node-a')));
+    sayHello(table, id('1'), hello(state('node-a')));
     const first = table.peers.get('node-a');
-    table.onHello(id('node-a'), hello(state('node-a', { generation: 'node-a-g2' })));
+    sayHello(table, id('2'), hello(state('node-a', { generation: 'node-a-g2' })));
     expect(log.gone.map((g) => g.route)).toEqual([first?.route]);
     expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g2');
     expect(seen).toEqual(['peer_ready', 'peer_lost', 'peer_ready']);
@@ -161,7 +236,7 @@ describe('PeerTable', () => {
 
   it('state records apply only with a larger revision of the same generation', () => {
     const { table, seen } = tableFor(state('node-b'));
-    table.onHello(id('node-a'), hello(state('node-a')));
+    sayHello(table, id('1'), hello(state('node-a')));
     const peer = table.peers.get('node-a') as NonNullable<ReturnType<typeof table.peers.get>>;
     const m = (weight: number) => [{ channel: 'match', weight, draining: false }];
     table.onState(
@@ -187,8 +262,9 @@ describe('PeerTable', () => {
     const { table, log } = tableFor(state('node-a'));
     const out = link(table, 'tcp://peer:1');
     table.onWelcome(out, welcome(state('node-b')));
-    expect(table.linkOf(Buffer.from('ep:1:tcp://peer:1'))).toBe(out);
-    expect(table.linkOf(Buffer.from('ep:0:tcp://peer:1'))).toBeUndefined();
+    expect(table.linkOf(Buffer.from('ep:1.r4nd0m:tcp://peer:1'))).toBe(out);
+    expect(table.linkOf(Buffer.from('ep:0.r4nd0m:tcp://peer:1'))).toBeUndefined();
+    expect(table.linkOf(Buffer.from('ep:1.guess:tcp://peer:1'))).toBeUndefined();
     table.linkDown(out);
     expect(table.peers.size).toBe(0);
     expect(log.gone).toHaveLength(1);

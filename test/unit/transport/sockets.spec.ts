@@ -25,24 +25,29 @@ function open<S extends Socket>(socket: S): S {
 }
 
 describe('socket factory', () => {
-  it('mesh router: NodeRid routing id, heartbeats without a zeromq timeout', () => {
-    const s = open(meshRouter('node-a', true));
-    expect(s.routingId).toBe('node-a');
+  const noHeartbeats = { heartbeatInterval: 0 };
+  const keepalive = { tcpKeepalive: 1, tcpKeepaliveIdle: 10, tcpKeepaliveInterval: 5, tcpKeepaliveCount: 3 };
+
+  it('mesh router: a random routing id (never the NodeRid), handover, no ZMTP heartbeats, TCP keepalive', () => {
+    const s = open(meshRouter(true));
+    const t = open(meshRouter(false));
+    expect(s.routingId).toMatch(/^z[\w-]{22}$/);
+    expect(s.routingId).not.toBe(t.routingId);
     expect(s).toMatchObject({ linger: 0, ipv6: true, maxMessageSize: MAX_MESSAGE_BYTES });
-    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 0 });
+    expect(s).toMatchObject({ ...noHeartbeats, ...keepalive, handshakeInterval: 10000 });
   });
 
-  it('listener router: heartbeats without a zeromq timeout', () => {
+  it('listener router: no ZMTP heartbeats, TCP keepalive, a 10 s handshake bound', () => {
     const s = open(listenerRouter(false));
     expect(s).toMatchObject({ linger: 0, ipv6: false, maxMessageSize: MAX_MESSAGE_BYTES });
-    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 0 });
+    expect(s).toMatchObject({ ...noHeartbeats, ...keepalive, handshakeInterval: 10000 });
   });
 
-  it('client dealer: immediate, a small send HWM, the pump recheck as send timeout, a 3 s heartbeat timeout', () => {
+  it('client dealer: immediate, a small send HWM, the pump recheck as send timeout, no ZMTP heartbeats', () => {
     const s = open(clientDealer('tcp://[::1]:5555'));
     expect(s).toMatchObject({ linger: 0, immediate: true, ipv6: true, maxMessageSize: MAX_MESSAGE_BYTES });
     expect(s).toMatchObject({ sendHighWaterMark: 32, sendTimeout: SEND_RECHECK_MS });
-    expect(s).toMatchObject({ heartbeatInterval: 1000, heartbeatTimeout: 3000 });
+    expect(s).toMatchObject({ ...noHeartbeats, ...keepalive });
     expect(open(clientDealer('tcp://127.0.0.1:5555')).ipv6).toBe(false);
   });
 
@@ -57,7 +62,7 @@ describe('socket factory', () => {
   });
 
   it('the mesh router and the client dealer are observed from the start (the observer zeromq.js keeps)', () => {
-    for (const s of [open(meshRouter('node-b', false)), open(clientDealer('tcp://127.0.0.1:1'))]) {
+    for (const s of [open(meshRouter(false)), open(clientDealer('tcp://127.0.0.1:1'))]) {
       const first = s.events;
       expect(s.events).toBe(first);
       expect(first.closed).toBe(false);

@@ -1,0 +1,36 @@
+import type {
+  ChannelHandlerRegistry,
+  JobQueue,
+  MeshNodeState,
+  NodeHandlerRegistry,
+  NormalizedCurve,
+  NormalizedMesh,
+  PendingRequests,
+  TracePropagation,
+  ZLinkEvents,
+} from '../../core/index.js';
+
+/** What a MeshNode is made of (the runtime builds it from the validated options). */
+export interface MeshNodeConfig {
+  readonly mesh: NormalizedMesh;
+  readonly rid: string;
+  readonly generation: string;
+  readonly channelHandlers: ChannelHandlerRegistry;
+  readonly nodeHandlers: NodeHandlerRegistry;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+  readonly pending: PendingRequests;
+  readonly sendQueueLimit: number;
+  /** Automatic discovery timing (see `DiscoveredPeers`); links are opened only on `setDiscovered`. */
+  readonly discovery?: { readonly vanishGraceMs: number; readonly connectAnywayAfterMs: number };
+  /** Every change of the node's published state (memberships): the store descriptor follows it. */
+  readonly onStateChange?: (state: MeshNodeState) => void;
+  /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
+  readonly tracing?: TracePropagation;
+  /** The Spot and Actor types this node hosts, announced in its state. @default none (nothing on the wire) */
+  readonly objectTypes?: readonly string[];
+  /** CURVE on this node's ROUTER (`security.curve`). @default plain ZMTP */
+  readonly curve?: NormalizedCurve;
+  /** With CURVE: a key or NodeRid not known here came by (the store may list it by now). */
+  readonly unlisted?: () => void;
+}
