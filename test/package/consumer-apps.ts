@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
-const REPO = process.cwd();
+export const REPO = process.cwd();
 const require = createRequire(import.meta.url);
 export const TSC = require.resolve('typescript/bin/tsc');
 
