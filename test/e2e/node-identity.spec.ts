@@ -142,19 +142,30 @@ class Pair {
     return (await child.call({ type: 'report' })) as never;
   }
 
-  async stop(): Promise<void> {
+  /** Shuts every process down; how each one ended (a crash shows as a signal or a non-zero code). */
+  async stop(): Promise<{ name: string; code: number | null; signal: string | null }[]> {
+    const ended = [];
     for (const child of [this.a, this.b, ...this.extra]) {
       if (!child) continue;
       child.kill('SIGCONT');
       if (child.running) {
         child.send({ type: 'shutdown' });
-        await Promise.race([child.exited, new Promise((r) => setTimeout(r, 5000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([child.exited, new Promise((r) => (timer = setTimeout(r, 10000)))]);
+        clearTimeout(timer);
       }
       child.kill();
-      await child.exited;
+      ended.push({ name: child.name, ...(await child.exited) });
     }
     rmSync(this.dir, { recursive: true, force: true });
+    return ended;
   }
+}
+
+/** Stops the pair: every process ended by its own shutdown, none by a crash. */
+async function stopCleanly(pair: Pair): Promise<void> {
+  const ended = await pair.stop();
+  expect(ended).toEqual(ended.map((e) => ({ name: e.name, code: 0, signal: null })));
 }
 
 const stopLoad = async (child: ChildApp): Promise<Load> =>
@@ -177,7 +188,7 @@ describe.each([
   const pair = new Pair(secure);
 
   beforeAll(() => pair.start(), 60000);
-  afterAll(() => pair.stop(), 30000);
+  afterAll(() => stopCleanly(pair), 60000);
 
   it('is refused and counted; both nodes keep working (no failed call), nothing reaches the intruder, nobody crashes', async () => {
     {
@@ -278,7 +289,7 @@ describe('a flood of duplicate-identity connections for 30 s (plain ZMTP)', () =
   const pair = new Pair(false);
 
   beforeAll(() => pair.start(), 60000);
-  afterAll(() => pair.stop(), 30000);
+  afterAll(() => stopCleanly(pair), 60000);
 
   it('leaves the node up with its memory flat, and the real node keeps working', async () => {
     await pair.a.call({ type: 'startLoad', target: 'node-b', marker: MARKER });
