@@ -42,10 +42,9 @@ export class MeshConnections {
    * the key it was given.
    *
    * Its connection is dropped at once, not when the fresh one starts: libzmq reconnects a refused
-   * connection by itself about 100 ms later, and such an attempt, cut off half-way by the fresh
-   * connection's start, could still finish its handshake at the peer after the fresh one — where the
-   * peer's ROUTER (`handover`) gives our NodeRid to it and drops the fresh one, and both sides lose each
-   * other a moment after becoming peers (requests in flight end `RouteError`).
+   * connection by itself about 100 ms later, with the key it was given, and such an attempt must not
+   * linger beside the fresh connection. (When a NodeRid was the routing id, one that finished its
+   * handshake after the fresh one took the NodeRid over at the peer and both sides lost each other.)
    */
   private retryLater(link: OutboundLink): void {
     if (this.retrying.has(link)) return;
