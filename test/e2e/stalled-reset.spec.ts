@@ -101,9 +101,7 @@ describe('a stalled server whose client resets its connection (plain ZMTP)', () 
         ),
       );
     const requests = Array.from({ length: 5000 }, (_, i) => hold(i));
-    socket.write(
-      Buffer.concat([dealerReady(), frame(encodeHello('billing', 'raw-client')), ...requests]),
-    );
+    socket.write(Buffer.concat([dealerReady(), frame(encodeHello('billing', 'raw-client')), ...requests]));
     await waitFor(() => readLog(log).length > 0, 10000, 'the server to take the first requests');
     await new Promise((r) => setTimeout(r, 300));
     socket.resetAndDestroy();
