@@ -24,6 +24,7 @@ import {
   encodeErrorReply,
   encodeHello,
   encodePayload,
+  encodePing,
   encodeReply,
   encodeRequest,
   encodeSend,
@@ -364,7 +365,7 @@ function alien(rng: Rng): Buffer {
   switch (rng.int(7)) {
     case 0:
       return Buffer.from(
-        packr.pack([1, rng.pick([0, 4, 9, 14, 19, 26, 29, 32, 99, 255, 70000, -3, 1.5, 'kind', null])]),
+        packr.pack([1, rng.pick([0, 5, 9, 14, 19, 26, 29, 32, 99, 255, 70000, -3, 1.5, 'kind', null])]),
       );
     case 1:
       return Buffer.from(
@@ -507,6 +508,7 @@ export const serverTarget: TargetShape = {
     (rng) => send(rng, [ECHO]),
     (rng) => hello(rng, CS_CHANNEL),
     (rng) => serverState(rng, CS_CHANNEL),
+    () => Buffer.from(encodePing()),
     reply,
     meshState,
     meshCall,
@@ -520,6 +522,8 @@ export const serverTarget: TargetShape = {
         return handled(r.metadata, r.payload, r.packet === ECHO) ? 0 : 1;
       case RecordKind.Send:
         return 1; // no send handler here: no_handler (or protocol_error for its metadata)
+      case RecordKind.Ping:
+        return 0; // a client's liveness: noted for a known client, ignored otherwise
       default:
         return 1; // a server takes no other kind
     }
@@ -534,6 +538,7 @@ export const clientTarget: TargetShape = {
     (rng) => serverState(rng, CS_CHANNEL),
     (rng) => request(rng, [ECHO]),
     (rng) => hello(rng, CS_CHANNEL),
+    () => Buffer.from(encodePing()),
     meshState,
     meshCall,
     alien,
@@ -547,6 +552,8 @@ export const clientTarget: TargetShape = {
         return r.channel === CS_CHANNEL ? 0 : 1;
       case RecordKind.State:
         return 0; // applied with a larger revision of the same generation, else ignored (03 §4.2)
+      case RecordKind.Ping:
+        return 0; // the server's liveness
       default:
         return 1;
     }
@@ -573,7 +580,8 @@ export const meshTarget: TargetShape = {
   rule: (r) => {
     switch (r.kind) {
       case RecordKind.MeshHello:
-        // Another NodeRid than the pipe's, or another mesh: refused. The right ones (re)admit the peer.
+        // Another NodeRid than the pipe's run, or another mesh: refused (another generation of it is
+        // refused too, counted beyond this rule). The right ones (re)admit the peer.
         return r.rid !== FAKE_PEER_RID || r.mesh !== MESH ? 1 : 0;
       case RecordKind.MeshWelcome:
         return 1; // the fake peer's pipe is not one of the node's links
