@@ -87,6 +87,7 @@ export class ServerConnection {
   private readonly liveness = new ServerLiveness(
     () => this.pump.force(encodePing()),
     () => this.apply({ type: 'disconnected' }),
+    () => this.reads.taken,
   );
 
   constructor(private readonly config: ServerConnectionConfig) {
@@ -345,7 +346,6 @@ export class ServerConnection {
       }
       reads.parked = false;
       reads.taken++;
-      if (dealer === this.dealer) this.liveness.heard();
       if (!hasFrames(message, 1, this.protocolError)) continue;
       const decoded = decodeFrame(message[0] as Buffer);
       for (const bad of decoded.malformed) {

@@ -11,17 +11,16 @@ export class ServerLiveness {
   private timer: NodeJS.Timeout | undefined;
   private readonly clock = new SilenceClock();
   private lastHeard = 0;
+  /** What the receive loop had taken at the last tick: more since means the server was heard. */
+  private lastTaken = 0;
 
   constructor(
     private readonly ping: () => void,
     /** Nothing came from the server for `SILENCE_MS` of the time this process read. */
     private readonly silent: () => void,
+    /** Messages the current DEALER's receive loop has taken (its `ReadProgress`): no clock read per message. */
+    private readonly taken: () => number,
   ) {}
-
-  /** Something came from the server. */
-  heard(): void {
-    this.lastHeard = Date.now();
-  }
 
   /** Runs while the connection is up (`up`), stops otherwise. */
   follow(up: boolean): void {
@@ -30,12 +29,16 @@ export class ServerLiveness {
     if (!up) return;
     const now = Date.now();
     this.lastHeard = now;
+    this.lastTaken = this.taken();
     this.clock.reset(now);
     this.timer = setInterval(this.tick, PING_INTERVAL_MS);
   }
 
   private readonly tick = (): void => {
     const now = Date.now();
+    const taken = this.taken();
+    if (taken !== this.lastTaken) this.lastHeard = now;
+    this.lastTaken = taken;
     this.lastHeard = heardBy(this.lastHeard, this.clock.credit(now), now);
     if (now - this.lastHeard > SILENCE_MS) this.silent();
     else this.ping();
