@@ -35,7 +35,14 @@ const objects = app.get(ZLinkObjects);
 await runtime.waitForPeers('rooms', Number(servers), 10000);
 const say = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
 
-/** Every call the gateway makes, counted when it starts and when it ends, with its error code. */
+/** An error as the summary counts it: its code, and the reason the runtime gave, if any. */
+function errorName(error: unknown): string {
+  if (!isZLinkError(error)) return 'other';
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? `${error.code} (${reason})` : error.code;
+}
+
+/** Every call the gateway makes, counted when it starts and when it ends, with its error and reason. */
 const calls = { started: 0, ended: 0, requests: 0, sends: 0, replies: 0 };
 const errors: Record<string, number> = {};
 let chatsSent = 0;
@@ -52,8 +59,7 @@ async function counted<T>(
     if (kind === 'requests') calls.replies++;
     return { value };
   } catch (error) {
-    const code = isZLinkError(error) ? error.code : 'other';
-    errors[code] = (errors[code] ?? 0) + 1;
+    errors[errorName(error)] = (errors[errorName(error)] ?? 0) + 1;
     return undefined;
   } finally {
     calls.ended++;

@@ -3,7 +3,9 @@ import { type Server, type Socket, createServer, connect } from 'node:net';
 /**
  * A TCP proxy on 127.0.0.1 that records every byte it carries, both ways: what an eavesdropper on the
  * wire between two processes would see. Its target is set once the peer behind it has bound (until
- * then a connection is closed at once, and zeromq connects again).
+ * then a connection is closed at once, and zeromq connects again). With `replyDelayMs` it holds back
+ * what the target sends for that long (in order): a process behind it learns every answer late,
+ * while the target has long acted on the request.
  */
 export class RecordingProxy {
   target: number | undefined;
@@ -13,16 +15,19 @@ export class RecordingProxy {
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    private readonly replyDelayMs: number,
   ) {
     server.on('connection', (client) => this.accept(client));
   }
 
-  static async start(): Promise<RecordingProxy> {
+  static async start(options: { target?: number; replyDelayMs?: number } = {}): Promise<RecordingProxy> {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    return new RecordingProxy(server, address.port);
+    const proxy = new RecordingProxy(server, address.port, options.replyDelayMs ?? 0);
+    proxy.target = options.target;
+    return proxy;
   }
 
   get endpoint(): string {
@@ -47,13 +52,15 @@ export class RecordingProxy {
       s.on('close', () => this.sockets.delete(s));
       s.on('error', () => undefined);
     }
-    const carry = (from: Socket, to: Socket) =>
+    const carry = (from: Socket, to: Socket, delayMs: number) =>
       from.on('data', (chunk: Buffer) => {
         this.chunks.push(Buffer.from(chunk));
-        to.write(chunk);
+        // Timers of one delay fire in the order they were set: the stream keeps its order.
+        if (delayMs === 0) to.write(chunk);
+        else setTimeout(() => to.destroyed || to.write(chunk), delayMs);
       });
-    carry(client, upstream);
-    carry(upstream, client);
+    carry(client, upstream, 0);
+    carry(upstream, client, this.replyDelayMs);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   }

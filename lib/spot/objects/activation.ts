@@ -90,9 +90,17 @@ export class Activation {
    * Whether a call on route `fences` may be admitted here (spot-actor-routing §2.1 step 5): this run is
    * the owner, and the owner generations the route carries are the ones held. ObjectGeneration is not
    * compared (§2.6): a re-created object under the same owner processes a message for its id.
+   *
+   * While `creating`, a route of this very incarnation is admitted too, and queues behind
+   * `onActivate`: the store answers the Ready write and other processes' reads at once, so a caller
+   * that read the fresh record can arrive before the write's answer does. Its route proves the write
+   * landed: only a Ready record routes (the resolver and the cache never route to one being built),
+   * and only this claim's record carries its ObjectGeneration. Should the creation still be undone,
+   * the call ends `Unavailable` with the other waiting turns.
    */
   admits(self: NodeRun, fences: ObjectRouteFences): boolean {
-    return this.state === 'ready' && this.heldOn(self, fences);
+    if (this.state === 'closing' || !this.heldOn(self, fences)) return false;
+    return this.state === 'ready' || fences.objectGeneration === this.authority.objectGeneration;
   }
 
   /**

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { type AuthorityStore, type NodeRun } from '../../../lib/core/index.js';
+import {
+  type AuthorityStore,
+  type NodeRun,
+  type ObjectRouteFences,
+  encodePayload,
+} from '../../../lib/core/index.js';
+import type { InboundObjectCall } from '../../../lib/spot/objects/object-call.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
 import { objectHost } from './fixtures.js';
@@ -76,6 +82,78 @@ describe('ObjectHost.leaseRegained', () => {
     reads.next();
     await second;
     expect(host.fenced).toBe(false);
+    expect(host.get('spot', 'x')?.state).toBe('ready');
+    await host.close();
+  });
+});
+
+/** A request to Spot `id` on route `fences`, and where its one terminal goes. */
+function callOn(
+  id: string,
+  fences: ObjectRouteFences,
+  answered: string[],
+): [InboundObjectCall, ObjectAnswerLike] {
+  return [
+    {
+      messageKind: 'request',
+      objectKind: 'spot',
+      id,
+      fences,
+      operationId: `op-${answered.length}`,
+      packet: 'ping',
+      metadata: undefined,
+      payload: encodePayload(null),
+      trace: undefined,
+      correlation: 1,
+      origin: { rid: 'c', nodeGeneration: 'gc' },
+      sourceRid: 'c',
+      hops: 0,
+    },
+    { ok: (v) => answered.push(`ok ${String(v)}`), error: (e) => answered.push(e.code) },
+  ];
+}
+type ObjectAnswerLike = { ok(v: unknown): void; error(e: { code: string }): void };
+
+describe('ObjectHost.dispatch while a creation commits', () => {
+  // The store answers the Ready write and other processes' reads at once: a caller that read the
+  // fresh record may reach the owner before the write's answer does (the demo's rooms did, under load).
+  it("admits a call on the committed record's route before the commit's answer is in", async () => {
+    const inner = new MemoryLocationStore().authorityStore();
+    let release: (() => void) | undefined;
+    const store: AuthorityStore = {
+      ...inner,
+      get: (key) => inner.get(key),
+      compareAndSet: async (key, expected, next) => {
+        const cas = await inner.compareAndSet(key, expected, next);
+        // The write has landed; its answer is held until the test lets it go.
+        if (next.state === 'ready') await new Promise<void>((r) => (release = r));
+        return cas;
+      },
+      delete: (key, expected) => inner.delete(key, expected),
+      takeOver: (key, expected, next, previous) => inner.takeOver(key, expected, next, previous),
+      listByOwner: (mesh, rid) => inner.listByOwner(mesh, rid),
+      close: () => inner.close(),
+    };
+    const host = objectHost(SELF, registry(objectClass('spot', 'room', Room, ['ping'])), { store });
+    const created = host.activate('spot', 'room', 'x', 'create', undefined, 5000);
+    await until(() => release !== undefined);
+    const stored = await inner.get({ mesh: host.get('spot', 'x')!.key.mesh, kind: 'spot', id: 'x' });
+    expect(stored?.record.state).toBe('ready');
+    expect(host.get('spot', 'x')?.state).toBe('creating');
+    const route: ObjectRouteFences = {
+      owner: SELF,
+      objectGeneration: stored!.record.objectGeneration,
+      authorityOwnerGeneration: stored!.record.authorityOwnerGeneration,
+      ownerLeaseGeneration: stored!.record.ownerLeaseGeneration,
+    };
+    const answered: string[] = [];
+    host.dispatch(...callOn('x', route, answered));
+    // Another incarnation's route is no proof the write landed: refused as before.
+    host.dispatch(...callOn('x', { ...route, objectGeneration: route.objectGeneration + 1 }, answered));
+    await until(() => answered.length === 2);
+    expect(answered.sort()).toEqual(['ObjectStale', 'ok pong']);
+    release?.();
+    await created;
     expect(host.get('spot', 'x')?.state).toBe('ready');
     await host.close();
   });
