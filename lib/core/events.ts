@@ -107,6 +107,16 @@ export type ZLinkEvent =
     }
   | {
       /**
+       * The store (the Location Store and the object records beside it): `failing` at the first
+       * operation that failed or was given up on (`reason`), `recovered` at the first answer after
+       * that — when every cached object route is dropped.
+       */
+      readonly type: 'store';
+      readonly state: 'failing' | 'recovered';
+      readonly reason?: string;
+    }
+  | {
+      /**
        * Automatic discovery of (`kind`, `scope`): `read` after a full read that changed the target list,
        * `outage` when a read failed (the last list is kept, no new connections are made),
        * `recovered` at the first full read after one, `rejected` when a read's list could not be
@@ -213,7 +223,11 @@ interface Listener {
 
 export class ZLinkEvents {
   private listeners: Listener[] = [];
-  /** Counts per `type` and per `type:result` (delivery failures), e.g. `delivery:no_handler`. */
+  /**
+   * Counts per `type`, and per `type:result` of delivery failures (`delivery:no_handler`), refusals
+   * (`security_refused:ridInUse`), dropped object routes (`object_route:storeRecovered`) and the
+   * store's state (`store:recovered`).
+   */
   readonly counts = new Map<string, number>();
   readonly metrics = new ZLinkMetrics();
   /** Whether someone listens for per-message events; the message path checks this before building one. */
@@ -235,6 +249,8 @@ export class ZLinkEvents {
       this.bump(event.type);
       if (event.type === 'delivery') this.countFailure(event);
       else if (event.type === 'security_refused') this.bump(`security_refused:${event.reason}`);
+      else if (event.type === 'object_route') this.bump(`object_route:${event.reason ?? ''}`);
+      else if (event.type === 'store') this.bump(`store:${event.state}`);
     }
     for (const listener of this.listeners) {
       if (perMessage && !listener.perMessage) continue;

@@ -12,6 +12,7 @@ export * from './job-queue.js';
 export * from './mesh-records.js';
 export * from './ports.js';
 export * from './lease.js';
+export * from './store-health.js';
 export * from './fanout-records.js';
 export * from './framework-fields.js';
 export * from './mesh-link.js';

@@ -2,6 +2,7 @@ import { configurationError } from './errors.js';
 import type { ZLinkEvents } from './events.js';
 import { isRecord, positiveInt } from './option-checks.js';
 import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
+import type { StoreHealth } from './store-health.js';
 
 /** Lease timing (DESIGN §4); all in ms. */
 export interface LeaseTiming {
@@ -72,6 +73,8 @@ export class OwnerLease {
     private readonly events: ZLinkEvents,
     /** Told on every change of `isFenced`, so admission can follow it without a check per message. */
     private readonly onFence: (fenced: boolean) => void = () => undefined,
+    /** Told of a refresh that took too long (the store's own failures reach it by the store). */
+    private readonly health?: StoreHealth,
   ) {}
 
   /**
@@ -158,9 +161,10 @@ export class OwnerLease {
         await this.putAll();
       }
       if (!this.stopped) this.held(started);
-    } catch {
+    } catch (error) {
       // A failed or slow refresh: the fence timer decides when that matters; a put may be partial.
       this.unwritten = true;
+      this.health?.failed(`lease refresh: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.refreshing = false;
     }

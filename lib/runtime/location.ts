@@ -5,6 +5,8 @@ import {
   type NormalizedLocationStore,
   type ZLinkEvents,
   OwnerLease,
+  StoreHealth,
+  watchedLocationStore,
 } from '../core/index.js';
 import { createLocationStore } from '../store/index.js';
 import { DescriptorDiscovery } from './discovery.js';
@@ -40,7 +42,10 @@ export interface StoreCheck {
  * follow the lease (admission) registers with `onFence`.
  */
 export class RuntimeLocation {
+  /** The store, every operation on it reported to `health`. */
   readonly store: LocationStore;
+  /** Whether the store answers, judged by every path that uses it (the object layer's too). */
+  readonly health: StoreHealth;
   private readonly lease: OwnerLease;
   private readonly discoveries: DescriptorDiscovery[] = [];
   /** Every reader of one (kind, scope) shares its discovery: one read serves them all. */
@@ -65,11 +70,18 @@ export class RuntimeLocation {
     store: LocationStore,
     owned: boolean,
   ) {
-    this.store = store;
+    this.health = new StoreHealth(events);
+    this.store = watchedLocationStore(store, this.health);
     this.owned = owned;
-    this.lease = new OwnerLease(this.store, options.lease, events, (fenced) => {
-      for (const listener of [...this.fenceListeners]) listener(fenced);
-    });
+    this.lease = new OwnerLease(
+      this.store,
+      options.lease,
+      events,
+      (fenced) => {
+        for (const listener of [...this.fenceListeners]) listener(fenced);
+      },
+      this.health,
+    );
   }
 
   /** Calls `listener` on every change of the fence (`true`: fenced); returns the unsubscribe function. */
@@ -173,6 +185,8 @@ export class RuntimeLocation {
       return { answers: true, responseTimeMs: Date.now() - started };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      // The store's own failure reached `health` already; a round trip that outlived its bound did not.
+      this.health.failed(`health check: ${message}`);
       return { answers: false, responseTimeMs: Date.now() - started, error: message };
     } finally {
       clearTimeout(timer);

@@ -15,6 +15,7 @@ import {
   checkObjectClasses,
   invalidArgument,
   plainObjectInstances,
+  watchedAuthorityStore,
 } from '../core/index.js';
 import { ObjectLayer, SYSTEM_CLOCK, advertisedType } from '../spot/index.js';
 import { createAuthorityStore, createRelocationStore } from '../store/index.js';
@@ -88,7 +89,9 @@ export class RuntimeObjects implements Topology {
     if (!node) return;
     const options = this.config.options.locationStore;
     if (!options || !m.objects) return;
-    this.store = await createAuthorityStore(options);
+    const built = await createAuthorityStore(options);
+    // One store to a caller: its failures and answers count with the Location Store's (`location.health`).
+    this.store = { store: watchedAuthorityStore(built.store, location.health), owned: built.owned };
     const relocation = this.config.options.relocationStore;
     if (relocation) this.relocationStore = await createRelocationStore(relocation);
     const leases = new DescriptorLeaseView(options.lease, SYSTEM_CLOCK, (run) =>
@@ -115,15 +118,8 @@ export class RuntimeObjects implements Topology {
       leaseFenced: fenced,
       leaseGeneration: () => this.leaseEpoch,
       closeTimeoutMs: this.config.options.drainTimeoutMs,
+      storeHealth: location.health,
     });
-    // The node descriptors' reader recovering from an outage is a store recovery (§2.2): every cached route goes.
-    this.unsubscribe = this.config.events.subscribe(
-      (event) => {
-        if (event.type === 'discovery' && event.state === 'recovered' && event.scope === mesh)
-          this.layer?.cache.storeRecovered();
-      },
-      { perMessage: false },
-    );
     this.offFence = location.onFence((isFenced) => {
       if (isFenced || this.closed) return;
       this.leaseEpoch++;
@@ -192,7 +188,6 @@ export class RuntimeObjects implements Topology {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.unsubscribe?.();
     this.offFence?.();
     await this.layer?.close();
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
@@ -201,7 +196,6 @@ export class RuntimeObjects implements Topology {
 
   private closed = false;
   private relocationStore: { store: RelocationStore; owned: boolean } | undefined;
-  private unsubscribe: (() => void) | undefined;
   private offFence: (() => void) | undefined;
 
   snapshot(): ObjectsSnapshot | undefined {

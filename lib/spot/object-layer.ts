@@ -8,6 +8,7 @@ import {
   type ObjectRouteFences,
   type PendingRequests,
   type RelocationStore,
+  type StoreHealth,
   RecordKind,
   ZLinkError,
   cacheFollowProblem,
@@ -22,7 +23,7 @@ import type { ObjectSubmission } from './calls/object-submission.js';
 import { ObjectHost, type ObjectHostConfig } from './objects/object-host.js';
 import { inboundCall } from './objects/inbound-call.js';
 import { staleRoute } from './objects/refusals.js';
-import { settleObjectReply } from './calls/object-replies.js';
+import { failRequestsTo, settleObjectReply } from './calls/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
 import {
   FollowRoutes,
@@ -44,6 +45,8 @@ export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> 
   readonly pending: PendingRequests;
   /** The Relocation Store, when one is registered (moves leave their records there). */
   readonly relocationStore: RelocationStore | undefined;
+  /** Whether the store answers (every operation on `store` reports to it): a recovery drops every cached route. */
+  readonly storeHealth: StoreHealth;
 }
 
 export interface CreateOptions {
@@ -162,6 +165,7 @@ export class ObjectLayer {
       clock,
       getOrCreate: (kind, type, id, init, timeoutMs) =>
         this.create(kind, type, id, 'getOrCreate', { init, timeoutMs }),
+      storeHealth: config.storeHealth,
     });
     this.memberships = new Memberships({
       mesh,
@@ -171,20 +175,15 @@ export class ObjectLayer {
       relocate: (req) => this.relocate(req),
     });
     this.unsubscribe.push(
+      // A route read before the outage may be older than what changed while nobody could read (§2.2).
+      config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
       link.onRecord((record) => this.receive(record)),
       link.onPeer((event) => {
         if (event.type !== 'down') return;
         this.leave.answered(event.peer.rid);
         this.relocations?.peerDown(event.peer.rid);
         this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
-        config.pending.failRoute(
-          event.peer.rid,
-          (d) =>
-            new ZLinkError(
-              'RouteError',
-              `${d}: the owner '${event.peer.rid}' was lost (${event.reason}); the request may have run`,
-            ),
-        );
+        failRequestsTo(config.pending, event.peer.rid, event.reason);
       }),
     );
   }

@@ -40,26 +40,6 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
   let servers: ChildApp[] = [];
   let callers: ChildApp[] = [];
 
-  /** Redis's own count of `command` calls since the last CONFIG RESETSTAT (script-run ones included). */
-  const commandCalls = async (command: string): Promise<number> => {
-    const redis = cluster.redis.client();
-    try {
-      const info = await redis.info('commandstats');
-      const match = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info);
-      return match ? Number(match[1]) : 0;
-    } finally {
-      redis.disconnect();
-    }
-  };
-  const resetStats = async (): Promise<void> => {
-    const redis = cluster.redis.client();
-    try {
-      await redis.config('RESETSTAT');
-    } finally {
-      redis.disconnect();
-    }
-  };
-
   beforeAll(async () => {
     cluster = await ObjectCluster.start('e2e-objects');
     // A cache max age longer than both passes together (the most Message Follow's default allows).
@@ -95,15 +75,15 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
     // Placement in turn over the three servers.
     expect(Object.keys(owners).sort()).toEqual(['srv-a', 'srv-b', 'srv-c']);
 
-    await resetStats();
+    await cluster.redis.resetStats();
     const warm = await Promise.all(
       callers.map((c) => calls(c, { tag: 'warm', targets: ids, perTarget: 1, seqBase: 0 }, 120000)),
     );
     for (const results of warm) expect(outcomes(results)).toEqual({ ok: SPOTS });
     // One store read per (caller, Spot): the counter counts authority reads, and nothing else.
-    expect(await commandCalls('hmget')).toBe(2 * SPOTS);
+    expect(await cluster.redis.commandCalls('hmget')).toBe(2 * SPOTS);
 
-    await resetStats();
+    await cluster.redis.resetStats();
     const started = Date.now();
     const second = await Promise.all(
       callers.map((c) =>
@@ -112,9 +92,9 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
     );
     const elapsed = Date.now() - started;
     for (const results of second) expect(outcomes(results)).toEqual({ ok: HOT_PER_TARGET * SPOTS });
-    expect(await commandCalls('hmget')).toBe(0);
+    expect(await cluster.redis.commandCalls('hmget')).toBe(0);
     // The lease and discovery scripts went on meanwhile: the store was there and busy, just not read for routes.
-    const scripts = await commandCalls('evalsha');
+    const scripts = await cluster.redis.commandCalls('evalsha');
     expect(scripts).toBeGreaterThan(0);
     console.log(
       `objects e2e: ${2 * HOT_PER_TARGET * SPOTS} cached calls (requests and sends) in ${elapsed} ms, 0 authority reads (${scripts} lease/discovery scripts meanwhile)`,

@@ -56,8 +56,17 @@ export class RedisServer {
 
   /** An outage: SIGKILL, as a crash would be; resolves once the process is gone. */
   async stop(): Promise<void> {
+    this.child?.kill('SIGCONT');
     this.child?.kill('SIGKILL');
     await this.exited;
+  }
+
+  /**
+   * Stops (`SIGSTOP`) or resumes (`SIGCONT`) the process: while stopped its connections stay open and
+   * every command waits unanswered, as with a server stalled by the host — no error reaches a client.
+   */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.child?.kill(signal);
   }
 
   /** Makes every client's commands wait for `ms` (Redis `CLIENT PAUSE`), e.g. to block lease refreshes. */
@@ -65,6 +74,28 @@ export class RedisServer {
     const redis = this.client();
     try {
       await redis.call('CLIENT', 'PAUSE', String(ms), 'ALL');
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  /** Redis's own count of `command` calls since the last `resetStats` (script-run ones included). */
+  async commandCalls(command: string): Promise<number> {
+    const redis = this.client();
+    try {
+      const info = await redis.info('commandstats');
+      const match = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info);
+      return match ? Number(match[1]) : 0;
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  /** Zeroes Redis's command counts (`CONFIG RESETSTAT`). */
+  async resetStats(): Promise<void> {
+    const redis = this.client();
+    try {
+      await redis.config('RESETSTAT');
     } finally {
       redis.disconnect();
     }

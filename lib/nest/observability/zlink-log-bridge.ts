@@ -78,6 +78,10 @@ function describe(e: ZLinkEvent): [Level, string, string?] | undefined {
       return e.state === 'fenced'
         ? ['error', 'owner lease not refreshed in time: fenced, new business messages are refused']
         : ['log', 'owner lease held'];
+    case 'store':
+      return e.state === 'failing'
+        ? ['warn', `the store does not answer (${e.reason ?? ''}); cached object routes go once it does`]
+        : ['log', 'the store answers again: cached object routes dropped'];
     case 'discovery':
       return discovery(e);
     case 'fanout_publisher':

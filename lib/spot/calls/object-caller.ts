@@ -6,6 +6,7 @@ import {
   type ObjectKind,
   type OperationId,
   type PendingRequests,
+  type StoreHealth,
   type ZLinkEvents,
   ObjectTypeMetrics,
   ZLinkError,
@@ -42,6 +43,8 @@ export interface ObjectCallerConfig {
     init: unknown,
     timeoutMs: number,
   ) => Promise<unknown>;
+  /** Told when a call gives up on a store read that did not answer by its deadline. */
+  readonly storeHealth: StoreHealth;
 }
 
 /** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
@@ -166,8 +169,8 @@ export class ObjectCaller {
         this.config.resolver.resolve(objectKind, id),
         this.key(objectKind, id),
         deadline - this.config.clock.now(),
+        this.config.storeHealth,
       );
-      this.config.cache.storeAnswered(result.tag !== 'StoreFailure');
       const type =
         result.tag === 'ReadyRoute'
           ? result.type

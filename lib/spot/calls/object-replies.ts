@@ -7,6 +7,7 @@ import {
   type PendingRequests,
   type ZLinkEvents,
   RecordKind,
+  ZLinkError,
   fromObjectWireError,
   readObjectFences,
 } from '../../core/index.js';
@@ -62,4 +63,13 @@ function staleRoute(
   )
     return;
   onStale(d.objectKind, d.id, fences);
+}
+
+/** Peer `rid` was lost: every request waiting on it ends `RouteError` (it may have run there). */
+export function failRequestsTo(pending: PendingRequests, rid: string, reason: string | undefined): void {
+  pending.failRoute(
+    rid,
+    (d) =>
+      new ZLinkError('RouteError', `${d}: the owner '${rid}' was lost (${reason}); the request may have run`),
+  );
 }

@@ -1,18 +1,22 @@
-import { type ObjectKey, timerDelay } from '../../core/index.js';
+import { type ObjectKey, type StoreHealth, timerDelay } from '../../core/index.js';
 import type { ResolveResult } from '../resolve/index.js';
 
-/** `read`'s result, or a `StoreFailure` once `ms` passed first. */
+/**
+ * `read`'s result, or a `StoreFailure` once `ms` passed first — a failure `health` is told of: the read
+ * goes on without its caller, and its answer, when it comes, is the store's recovery.
+ */
 export function untilDeadline(
   read: Promise<ResolveResult>,
   key: ObjectKey,
   ms: number,
+  health: StoreHealth,
 ): Promise<ResolveResult> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        resolve({ tag: 'StoreFailure', key, error: new Error(`the store did not answer within ${ms} ms`) }),
-      timerDelay(ms),
-    );
+    const timer = setTimeout(() => {
+      const error = new Error(`the store did not answer within ${ms} ms`);
+      health.failed(`a read of ${key.kind} '${key.id}': ${error.message}`);
+      resolve({ tag: 'StoreFailure', key, error });
+    }, timerDelay(ms));
     read.then(
       (result) => {
         clearTimeout(timer);

@@ -6,6 +6,7 @@ import {
   JobQueue,
   ObjectClassRegistry,
   PendingRequests,
+  StoreHealth,
   ZLinkEvents,
   plainObjectInstances,
   type MeshLink,
@@ -184,6 +185,7 @@ export function objectLayer(
     leaseFenced: () => false,
     leaseGeneration: () => 1,
     closeTimeoutMs: 1000,
+    storeHealth: new StoreHealth(events),
   });
   return { objects, events };
 }

@@ -4,6 +4,7 @@ import {
   type NodeRun,
   type ObjectTypeMetrics,
   PendingRequests,
+  StoreHealth,
   ZLinkError,
   ZLinkEvents,
   decodeObjectRecord,
@@ -48,6 +49,7 @@ async function setup(
     pending: new PendingRequests(),
     events,
     clock: SYSTEM_CLOCK,
+    storeHealth: new StoreHealth(events),
     getOrCreate: getOrCreate?.(store) ?? (() => Promise.reject(new Error('not in this test'))),
   });
   const metrics = (): ObjectTypeMetrics => events.metrics.objects.of('spot', 'room');

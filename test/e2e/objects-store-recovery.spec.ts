@@ -1,0 +1,67 @@
+/**
+ * The positive route cache after a store outage, between processes with a real redis-server: a caller
+ * has Spot X's route cached; Redis is stopped (SIGSTOP: connections stay open, commands wait
+ * unanswered); the caller calls an uncached Spot Y with a 500 ms deadline (it ends `Unavailable`, and
+ * its read goes on without it); Redis resumes 900 ms later. The first answer after that — Y's own
+ * late read, the lease's refresh or discovery's read, whichever comes first — is the store's
+ * recovery: the caller drops X's route (its `route` log line, reason `storeRecovered`, and its
+ * `store` lines), and a call to X 300 ms later reads the authority again (Redis counts the HMGET that
+ * only authority reads run).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChildApp } from '../helpers/child-app.js';
+import { ObjectCluster, ask, calls, lines, settle } from './object-nodes.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('a cached route after the store stalled and came back', () => {
+  let cluster: ObjectCluster;
+  let server: ChildApp;
+  let caller: ChildApp;
+
+  beforeAll(async () => {
+    cluster = await ObjectCluster.start('e2e-store-recovery');
+    [server, caller] = await Promise.all([cluster.node('srv', 'server'), cluster.node('cli', 'client')]);
+    await Promise.all([server, caller].map((n) => ask(n, { type: 'waitPeers', count: 1 })));
+  }, 60000);
+
+  afterAll(() => cluster?.close());
+
+  it.each([1, 2, 3])(
+    'round %i: the first answer after the outage drops the route, the next call reads the store',
+    async (round) => {
+      const [x, y] = [`x-${round}`, `y-${round}`];
+      await ask(server, { type: 'create', ids: [x, y], node: 'srv' });
+      // X's route is cached: a second call reads nothing.
+      expect((await calls(caller, { targets: [x], tag: `warm-${round}` }))[0]?.outcome).toBe('ok');
+      await cluster.redis.resetStats();
+      expect((await calls(caller, { targets: [x], tag: `hit-${round}` }))[0]?.outcome).toBe('ok');
+      expect(await cluster.redis.commandCalls('hmget')).toBe(0);
+
+      const logged = caller.logs.length;
+      cluster.redis.signal('SIGSTOP');
+      let y1;
+      try {
+        [y1] = await calls(caller, { targets: [y], timeoutMs: 500, tag: `y-${round}` });
+        await sleep(400);
+      } finally {
+        cluster.redis.signal('SIGCONT');
+      }
+      expect(y1?.outcome).toBe('Unavailable');
+      await sleep(300);
+      await settle([caller]);
+      const since = caller.logs.slice(logged);
+      expect(since.filter((m) => m.e === 'store').map((m) => m.state)).toEqual(['failing', 'recovered']);
+      expect(since.filter((m) => m.e === 'route' && m.id === x).map((m) => m.reason)).toEqual([
+        'storeRecovered',
+      ]);
+
+      await cluster.redis.resetStats();
+      expect((await calls(caller, { targets: [x], tag: `after-${round}` }))[0]?.outcome).toBe('ok');
+      expect(await cluster.redis.commandCalls('hmget')).toBe(1);
+      // Every store line the caller wrote in all rounds pairs up: no recovery without a failure.
+      expect(lines(caller, 'store').length % 2).toBe(0);
+    },
+    30000,
+  );
+});
