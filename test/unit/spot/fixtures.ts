@@ -14,8 +14,11 @@ import {
   type NodeRun,
   type ObjectKind,
   type ObjectRecordKind,
+  type ObjectRouteFences,
+  encodePayload,
   wireAddress,
 } from '../../../lib/core/index.js';
+import type { InboundObjectCall } from '../../../lib/spot/objects/object-dispatch.js';
 import {
   type Clock,
   ObjectLayer,
@@ -213,4 +216,28 @@ export function objectHost(
     closeTimeoutMs: 1000,
     ...overrides,
   });
+}
+
+/** A request from node run `c` to Spot `id` on route `fences`, as an owner receives it (null payload). */
+export function inboundRequest(
+  id: string,
+  fences: ObjectRouteFences,
+  packet: string,
+  operationId = 'op',
+): InboundObjectCall {
+  return {
+    messageKind: 'request',
+    objectKind: 'spot',
+    id,
+    fences,
+    operationId,
+    packet,
+    metadata: undefined,
+    payload: encodePayload(null),
+    trace: undefined,
+    correlation: 1,
+    origin: { rid: 'c', nodeGeneration: 'gc' },
+    sourceRid: 'c',
+    hops: 0,
+  };
 }

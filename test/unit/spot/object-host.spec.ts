@@ -1,14 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  type AuthorityStore,
-  type NodeRun,
-  type ObjectRouteFences,
-  encodePayload,
-} from '../../../lib/core/index.js';
-import type { InboundObjectCall } from '../../../lib/spot/objects/object-call.js';
+import { type AuthorityStore, type NodeRun, type ObjectRouteFences } from '../../../lib/core/index.js';
+import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-call.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
-import { objectHost } from './fixtures.js';
+import { inboundRequest, objectHost } from './fixtures.js';
 
 /** Guide §6.2 on the owner: after a fence, admission opens only once the latest re-check has read every object. */
 
@@ -92,27 +87,12 @@ function callOn(
   id: string,
   fences: ObjectRouteFences,
   answered: string[],
-): [InboundObjectCall, ObjectAnswerLike] {
+): [InboundObjectCall, ObjectAnswer] {
   return [
-    {
-      messageKind: 'request',
-      objectKind: 'spot',
-      id,
-      fences,
-      operationId: `op-${answered.length}`,
-      packet: 'ping',
-      metadata: undefined,
-      payload: encodePayload(null),
-      trace: undefined,
-      correlation: 1,
-      origin: { rid: 'c', nodeGeneration: 'gc' },
-      sourceRid: 'c',
-      hops: 0,
-    },
+    inboundRequest(id, fences, 'ping', `op-${answered.length}`),
     { ok: (v) => answered.push(`ok ${String(v)}`), error: (e) => answered.push(e.code) },
   ];
 }
-type ObjectAnswerLike = { ok(v: unknown): void; error(e: { code: string }): void };
 
 describe('ObjectHost.dispatch while a creation commits', () => {
   // The store answers the Ready write and other processes' reads at once: a caller that read the

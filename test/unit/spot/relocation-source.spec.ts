@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { type AuthorityStore, type NodeRun, ZLinkEvents, encodePayload } from '../../../lib/core/index.js';
+import { type AuthorityStore, type NodeRun, ZLinkEvents } from '../../../lib/core/index.js';
 import { SYSTEM_CLOCK } from '../../../lib/spot/index.js';
-import type { InboundObjectCall } from '../../../lib/spot/objects/object-dispatch.js';
 import type { ObjectHost } from '../../../lib/spot/objects/object-host.js';
 import { FollowRoutes } from '../../../lib/spot/relocation/follow-routes.js';
 import { OutgoingMove } from '../../../lib/spot/relocation/outgoing-move.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
-import { objectHost } from './fixtures.js';
+import { inboundRequest, objectHost } from './fixtures.js';
 
 /**
  * The source of a move after its go, when the target's commit does not come the plain way: it settles
@@ -65,21 +64,7 @@ async function moving(store: AuthorityStore, fenced: () => boolean = () => false
   );
   await move.start();
   const answered: string[] = [];
-  const call: InboundObjectCall = {
-    messageKind: 'request',
-    objectKind: 'spot',
-    id: 'x',
-    fences: { owner: SELF, ...a.authority },
-    operationId: 'op',
-    packet: 'bump',
-    metadata: undefined,
-    payload: encodePayload(null),
-    trace: undefined,
-    correlation: 1,
-    origin: { rid: 'c', nodeGeneration: 'gc' },
-    sourceRid: 'c',
-    hops: 0,
-  };
+  const call = inboundRequest('x', { owner: SELF, ...a.authority }, 'bump');
   host.dispatch(call, { ok: (v) => answered.push(`ok ${String(v)}`), error: (e) => answered.push(e.code) });
   move.ready({ relocationId: 'ga1:1', refusal: undefined } as never);
   return { host, a, move, answered };
