@@ -13,6 +13,7 @@ export * from './mesh-records.js';
 export * from './ports.js';
 export * from './lease.js';
 export * from './store-health.js';
+export * from './io-deadline.js';
 export * from './fanout-records.js';
 export * from './framework-fields.js';
 export * from './mesh-link.js';

@@ -1,5 +1,6 @@
 import { configurationError } from './errors.js';
 import type { ZLinkEvents } from './events.js';
+import { answerWithin } from './io-deadline.js';
 import { isRecord, positiveInt } from './option-checks.js';
 import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
 import type { StoreHealth } from './store-health.js';
@@ -150,9 +151,13 @@ export class OwnerLease {
     this.refreshing = true;
     const started = Date.now();
     try {
-      const alive = await withTimeout(
+      const { refreshTimeoutMs } = this.timing;
+      const alive = await answerWithin(
         this.store.refresh(this.descriptors, this.timing.ttlMs),
-        this.timing.refreshTimeoutMs,
+        refreshTimeoutMs,
+        () => {
+          throw new Error(`no answer within ${refreshTimeoutMs} ms`);
+        },
       );
       // Gone from the store (it lapsed, the store restarted empty) or a change never reached it:
       // write them again (a stale revision is refused by the store, so this never rolls back).
@@ -210,12 +215,4 @@ function sameDescriptor(a: LocationDescriptor, b: LocationDescriptor): boolean {
     a.rid === b.rid &&
     a.generation === b.generation
   );
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

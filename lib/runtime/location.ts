@@ -6,6 +6,7 @@ import {
   type ZLinkEvents,
   OwnerLease,
   StoreHealth,
+  answerWithin,
   watchedLocationStore,
 } from '../core/index.js';
 import { createLocationStore } from '../store/index.js';
@@ -174,22 +175,20 @@ export class RuntimeLocation {
    */
   async check(timeoutMs: number): Promise<StoreCheck> {
     const started = Date.now();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
     try {
       const store = this.store;
-      const answer = store.ping ? store.ping(timeoutMs) : store.list('server', 'zlink.health-check');
-      await Promise.race([answer, late]);
+      const answer: Promise<unknown> = store.ping
+        ? store.ping(timeoutMs)
+        : store.list('server', 'zlink.health-check');
+      await answerWithin(answer, timeoutMs, () => {
+        throw new Error(`no answer within ${timeoutMs} ms`);
+      });
       return { answers: true, responseTimeMs: Date.now() - started };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // The store's own failure reached `health` already; a round trip that outlived its bound did not.
       this.health.failed(`health check: ${message}`);
       return { answers: false, responseTimeMs: Date.now() - started, error: message };
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -25,6 +25,7 @@ import {
   ObjectCluster,
   ask,
   calls,
+  lines,
   outcomes,
   settle,
   turnReport,
@@ -92,6 +93,9 @@ describe('3 object servers, 2 callers, 1000 Spots: cached calls read no authorit
     );
     const elapsed = Date.now() - started;
     for (const results of second) expect(outcomes(results)).toEqual({ ok: HOT_PER_TARGET * SPOTS });
+    // No caller judged the store failing (a recovery drops every cached route): named first, as the cause.
+    await settle(callers);
+    expect(callers.flatMap((c) => lines(c, 'store'))).toEqual([]);
     expect(await cluster.redis.commandCalls('hmget')).toBe(0);
     // The lease and discovery scripts went on meanwhile: the store was there and busy, just not read for routes.
     const scripts = await cluster.redis.commandCalls('evalsha');

@@ -7,6 +7,10 @@
  * recovery: the caller drops X's route (its `route` log line, reason `storeRecovered`, and its
  * `store` lines), and a call to X 300 ms later reads the authority again (Redis counts the HMGET that
  * only authority reads run).
+ *
+ * And the converse: a store that answered in time is not failing because the caller's own event loop
+ * was held past a deadline (a synchronous burst of calls): its timers fire before it reads the answer
+ * waiting in its socket, and that answer still counts as on time.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildApp } from '../helpers/child-app.js';
@@ -64,4 +68,29 @@ describe('a cached route after the store stalled and came back', () => {
     },
     30000,
   );
+
+  it('a caller whose loop is held past its deadlines finds the store answered in time: no outage, the route stays', async () => {
+    const [x, z] = ['held-x', 'held-z'];
+    await ask(server, { type: 'create', ids: [x, z], node: 'srv' });
+    expect((await calls(caller, { targets: [x], tag: 'held-warm' }))[0]?.outcome).toBe('ok');
+    const logged = caller.logs.length;
+    for (let i = 0; i < 3; i++) {
+      // Z's read is sent, answered within a millisecond, and read by the caller only after 700 ms,
+      // well past the call's 200 ms deadline; the lease's refresh timer (500 ms) is overdue too. The
+      // call ends Timeout, its deadline having passed by the clock — not Unavailable for a store that
+      // did not answer.
+      const [zi] = await calls(caller, { targets: [z], timeoutMs: 200, busyMs: 700, tag: `held-${i}` });
+      expect(zi?.outcome).toBe('Timeout');
+    }
+    await settle([caller]);
+    const since = caller.logs.slice(logged);
+    expect(since.filter((m) => m.e === 'store')).toEqual([]);
+    expect(since.filter((m) => m.e === 'route')).toEqual([]);
+    await cluster.redis.resetStats();
+    expect((await calls(caller, { targets: [x, z], tag: 'held-after' })).map((r) => r.outcome)).toEqual([
+      'ok',
+      'ok',
+    ]);
+    expect(await cluster.redis.commandCalls('hmget')).toBe(0);
+  }, 30000);
 });

@@ -1,4 +1,4 @@
-import { type ObjectKey, type StoreHealth, timerDelay } from '../../core/index.js';
+import { type ObjectKey, type StoreHealth, answerWithin } from '../../core/index.js';
 import type { ResolveResult } from '../resolve/index.js';
 
 /**
@@ -11,21 +11,9 @@ export function untilDeadline(
   ms: number,
   health: StoreHealth,
 ): Promise<ResolveResult> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = new Error(`the store did not answer within ${ms} ms`);
-      health.failed(`a read of ${key.kind} '${key.id}': ${error.message}`);
-      resolve({ tag: 'StoreFailure', key, error });
-    }, timerDelay(ms));
-    read.then(
-      (result) => {
-        clearTimeout(timer);
-        resolve(result);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+  return answerWithin(read, ms, (): ResolveResult => {
+    const error = new Error(`the store did not answer within ${ms} ms`);
+    health.failed(`a read of ${key.kind} '${key.id}': ${error.message}`);
+    return { tag: 'StoreFailure', key, error };
   });
 }
