@@ -8,7 +8,7 @@ import {
   type Versioned,
   ZLinkError,
 } from '../../core/index.js';
-import type { Clock, OwnerLeaseView } from '../resolve/index.js';
+import { type Clock, type OwnerLeaseView, confirmedLive } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
 
 /** How long a release keeps trying a write the store did not answer (a destroy then fails `Unavailable`). */
@@ -22,6 +22,8 @@ export interface ClaimsConfig {
   readonly self: NodeRun;
   readonly leases: OwnerLeaseView;
   readonly clock: Clock;
+  /** The mesh link: another run's owner is confirmed live only while its link is ready too. */
+  readonly link: { isReady(rid: string, generation: string): boolean };
   /** Whether this node's own lease is fenced now: it then claims and commits nothing. */
   readonly fenced: () => boolean;
   /** Whether this node holds (or is creating) the object of `key`: a record of its own run it does not hold is a leftover. */
@@ -94,8 +96,10 @@ export class AuthorityClaims {
           },
         );
       }
-      // Looks gone to this node's view of leases, which may be stale (a descriptor not read yet): the
-      // store decides, atomically with the write, and refuses while the owner's lease is live.
+      // An owner this node cannot confirm live (its lease or its link is not, here) is asked of the
+      // store, atomically with the write: it refuses while the owner's lease is live there. So a
+      // killed owner is taken over as soon as the store let its lease go, even if this node's view
+      // of leases has not been read since — never answered as a ref to that dead owner.
       // A record of this very run that nothing here holds is left over from a write whose outcome was
       // unknown (a commit that landed after its caller gave up): nobody else may take it while this
       // run lives, so this run reclaims it.
@@ -105,7 +109,7 @@ export class AuthorityClaims {
         if (version !== undefined) return { tag: 'claimed', version, tookOver: true };
         continue;
       }
-      if (!this.live(record.owner) && !this.ownRun(record.owner)) {
+      if (!this.ownRun(record.owner) && !this.confirmed(record.owner)) {
         const taken = await this.takeOver(
           key,
           stored.version,
@@ -114,6 +118,11 @@ export class AuthorityClaims {
         );
         if (typeof taken === 'number') return { tag: 'claimed', version: taken, tookOver: true };
         if (taken === 'mismatch') continue;
+        // Unknown whether the owner lives: never answer with its ref on a guess, read again.
+        if (taken === 'failed') {
+          await this.pause(attempt, deadline, what, 'StoreFailure');
+          continue;
+        }
         // The owner is alive after all: judge the record as a live owner's.
       }
       if (record.state === 'ready') return { tag: 'ready', stored };
@@ -207,12 +216,10 @@ export class AuthorityClaims {
     return owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration;
   }
 
-  /** Whether node run `owner` may still hold objects: this node unless fenced, another while its lease is live. */
-  live(owner: NodeRun): boolean {
-    const { self, leases, clock } = this.config;
-    if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration) return !this.config.fenced();
-    const until = leases.admissionDeadline(owner);
-    return until !== undefined && until > clock.now();
+  /** Whether another node's run `owner` is live by what this node knows now (`confirmedLive`). */
+  private confirmed(owner: NodeRun): boolean {
+    const { leases, clock, link } = this.config;
+    return confirmedLive(owner, leases, clock, link);
   }
 
   private async write(

@@ -9,7 +9,7 @@ import {
   ZLinkError,
 } from '../../core/index.js';
 import { controlObject, type ObjectControlDeps } from '../object-control.js';
-import type { Clock, OwnerLeaseView, RouteCache } from '../resolve/index.js';
+import { type Clock, type OwnerLeaseView, type RouteCache, confirmedLive } from '../resolve/index.js';
 
 import type { ObjectHost } from './object-host.js';
 import { staleRef } from './refusals.js';
@@ -45,6 +45,7 @@ export interface DestroyDeps {
   readonly store: AuthorityStore;
   readonly leases: OwnerLeaseView;
   readonly clock: Clock;
+  readonly link: { isReady(rid: string, generation: string): boolean };
   readonly host: ObjectHost | undefined;
   readonly control: ObjectControlDeps;
   readonly cache: RouteCache;
@@ -64,14 +65,14 @@ export async function destroyObject(deps: DestroyDeps, ref: ObjectRef, timeoutMs
   const { record } = stored;
   if (record.objectGeneration !== ref.objectGeneration)
     throw staleRef(what, ref.objectGeneration, record.objectGeneration);
-  const { self, leases, clock } = deps;
+  const { self, leases, clock, link } = deps;
   const host = deps.host;
   const ownRun = record.owner.rid === self.rid && record.owner.nodeGeneration === self.nodeGeneration;
   if (ownRun && host) {
     await host.destroy(ref);
-  } else if (!ownRun && (leases.admissionDeadline(record.owner) ?? 0) <= clock.now()) {
-    // Nobody holds it, as far as this node has read: the store removes it only if the owner's lease
-    // is really gone (a stale view never deletes a live owner's object).
+  } else if (!ownRun && !confirmedLive(record.owner, leases, clock, link)) {
+    // Not confirmed live here (its lease or its link is not): the store removes it only if the
+    // owner's lease is really gone there (a stale view never deletes a live owner's object).
     const gone = await deps.store.takeOver(key, stored.version, undefined, record.owner);
     if (!gone.ok && gone.ownerAlive)
       await controlObject(deps.control, record.owner.rid, 'destroy', ref, undefined, timeoutMs, what);

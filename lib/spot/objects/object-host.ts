@@ -32,6 +32,8 @@ export interface ObjectHostConfig {
   readonly store: AuthorityStore;
   readonly leases: OwnerLeaseView;
   readonly clock: Clock;
+  /** Another run's owner is confirmed live only while its mesh link is ready too (`confirmedLive`). */
+  readonly link: { isReady(rid: string, generation: string): boolean };
   readonly classes: ObjectClassRegistry;
   readonly instances: ObjectInstances;
   readonly jobs: JobQueue;
@@ -77,6 +79,7 @@ export class ObjectHost {
       self: config.self,
       leases: config.leases,
       clock: config.clock,
+      link: config.link,
       fenced: () => this.fenced,
       // Its own creation is the only one in flight for a key (local creators share it).
       holds: (key) => this.active.has(key.kind, key.id) || this.moves.isArriving(key.kind, key.id),

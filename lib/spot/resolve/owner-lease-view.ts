@@ -24,3 +24,21 @@ export interface Clock {
 
 /** The process's wall clock (the clock the runtime's lease view will report deadlines on). */
 export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
+
+/**
+ * Whether another node's run `owner` is confirmed live here without asking the store: its lease is
+ * live in this node's view *and* its mesh link is ready. Either alone can be stale: the view lasts
+ * until the next descriptor read (up to `fullReadIntervalMs` after the lease lapsed in the store), and
+ * a link to a paused process stays ready until its silence is judged. A killed owner's link goes
+ * first, so the two together fail within moments of a crash; what is not confirmed is asked of the
+ * store, atomically with the write that would take it over (`AuthorityStore.takeOver`).
+ */
+export function confirmedLive(
+  owner: NodeRun,
+  leases: OwnerLeaseView,
+  clock: Clock,
+  link: { isReady(rid: string, generation: string): boolean },
+): boolean {
+  const until = leases.admissionDeadline(owner);
+  return until !== undefined && until > clock.now() && link.isReady(owner.rid, owner.nodeGeneration);
+}

@@ -205,6 +205,8 @@ export function objectHost(
     store: new MemoryLocationStore().authorityStore(),
     leases: new FakeLeases(),
     clock: SYSTEM_CLOCK,
+    // Every peer's link ready: whether an owner lives is then its lease's word (tests set it).
+    link: { isReady: () => true },
     classes,
     instances: plainObjectInstances,
     jobs: new JobQueue(4),

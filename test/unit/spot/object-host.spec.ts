@@ -1,9 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { type AuthorityStore, type NodeRun, type ObjectRouteFences } from '../../../lib/core/index.js';
+import {
+  type AuthorityStore,
+  type MeshNodeDescriptor,
+  type NodeRun,
+  type ObjectRouteFences,
+} from '../../../lib/core/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-call.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
-import { inboundRequest, objectHost } from './fixtures.js';
+import { FakeLeases, MESH, inboundRequest, objectHost } from './fixtures.js';
 
 /** Guide §6.2 on the owner: after a fence, admission opens only once the latest re-check has read every object. */
 
@@ -136,5 +141,59 @@ describe('ObjectHost.dispatch while a creation commits', () => {
     await created;
     expect(host.get('spot', 'x')?.state).toBe('ready');
     await host.close();
+  });
+});
+
+describe('ObjectHost get-or-create and an owner this node cannot confirm live', () => {
+  const OWNER: NodeRun = { rid: 'node-b', nodeGeneration: 'gb1' };
+  const ownerDescriptor: MeshNodeDescriptor = {
+    kind: 'mesh-node',
+    mesh: MESH,
+    rid: OWNER.rid,
+    generation: OWNER.nodeGeneration,
+    endpoint: 'tcp://127.0.0.1:1',
+    objectRole: 'server',
+    memberships: [],
+    revision: 1,
+  };
+
+  /** node-b's Spot 'x' Ready in a store that holds node-b's lease; node-a's view calls node-b live. */
+  async function setup(linkReady: boolean) {
+    const location = new MemoryLocationStore();
+    await location.put(ownerDescriptor, 60_000);
+    const store = location.authorityStore();
+    const classes = registry(objectClass('spot', 'room', Room, ['ping']));
+    const owner = objectHost(OWNER, classes, { store });
+    const ref = await owner.activate('spot', 'room', 'x', 'create', undefined, 5000);
+    const leases = new FakeLeases();
+    leases.set(OWNER, Date.now() + 60_000);
+    const host = objectHost(SELF, classes, { store, leases, link: { isReady: () => linkReady } });
+    return { location, ref, host, owner };
+  }
+
+  it('its link down but its lease held in the store: the store says it lives, the answer is its ref', async () => {
+    const { ref, host, owner } = await setup(false);
+    await expect(host.activate('spot', 'room', 'x', 'getOrCreate', undefined, 2000)).resolves.toEqual(ref);
+    expect(host.get('spot', 'x')).toBeUndefined();
+    await Promise.all([host.close(), owner.close()]);
+  });
+
+  it("its link down and its lease gone from the store (this node's view not read since): taken over here", async () => {
+    const { location, ref, host, owner } = await setup(false);
+    await location.remove(ownerDescriptor);
+    const taken = await host.activate('spot', 'room', 'x', 'getOrCreate', undefined, 2000);
+    expect(taken).toMatchObject({ id: 'x', rid: SELF.rid });
+    expect(taken.objectGeneration).toBeGreaterThan(ref.objectGeneration);
+    expect(host.get('spot', 'x')?.state).toBe('ready');
+    await Promise.all([host.close(), owner.close()]);
+  });
+
+  it('its link ready and its lease live in the view: confirmed without a store write, its ref', async () => {
+    const { location, ref, host, owner } = await setup(true);
+    // Even with the store's lease gone: a ready link and a live view are this node's confirmation
+    // (a killed owner's link goes at once; a silent one's within its silence bound).
+    await location.remove(ownerDescriptor);
+    await expect(host.activate('spot', 'room', 'x', 'getOrCreate', undefined, 2000)).resolves.toEqual(ref);
+    await Promise.all([host.close(), owner.close()]);
   });
 });
