@@ -8,7 +8,7 @@ import {
   type Versioned,
   ZLinkError,
 } from '../../core/index.js';
-import { type Clock, type OwnerLeaseView, confirmedLive } from '../resolve/index.js';
+import { type OwnerLiveness, confirmedLive } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
 
 /** How long a release keeps trying a write the store did not answer (a destroy then fails `Unavailable`). */
@@ -17,13 +17,9 @@ const RELEASE_RETRY_MS = 2000;
 /** How long a creation waits between reads while another live owner builds or releases the object. */
 const CONTENDED_WAIT_MS = [5, 10, 20, 40, 80, 100] as const;
 
-export interface ClaimsConfig {
+export interface ClaimsConfig extends OwnerLiveness {
   readonly store: AuthorityStore;
   readonly self: NodeRun;
-  readonly leases: OwnerLeaseView;
-  readonly clock: Clock;
-  /** The mesh link: another run's owner is confirmed live only while its link is ready too. */
-  readonly link: { isReady(rid: string, generation: string): boolean };
   /** Whether this node's own lease is fenced now: it then claims and commits nothing. */
   readonly fenced: () => boolean;
   /** Whether this node holds (or is creating) the object of `key`: a record of its own run it does not hold is a leftover. */
@@ -218,8 +214,7 @@ export class AuthorityClaims {
 
   /** Whether another node's run `owner` is live by what this node knows now (`confirmedLive`). */
   private confirmed(owner: NodeRun): boolean {
-    const { leases, clock, link } = this.config;
-    return confirmedLive(owner, leases, clock, link);
+    return confirmedLive(owner, this.config);
   }
 
   private async write(

@@ -9,7 +9,7 @@ import {
   ZLinkError,
 } from '../../core/index.js';
 import { controlObject, type ObjectControlDeps } from '../object-control.js';
-import { type Clock, type OwnerLeaseView, type RouteCache, confirmedLive } from '../resolve/index.js';
+import { type OwnerLiveness, type RouteCache, confirmedLive } from '../resolve/index.js';
 
 import type { ObjectHost } from './object-host.js';
 import { staleRef } from './refusals.js';
@@ -39,13 +39,10 @@ export async function readAuthority(
 }
 
 /** What `destroyObject` works with. */
-export interface DestroyDeps {
+export interface DestroyDeps extends OwnerLiveness {
   readonly mesh: string;
   readonly self: NodeRun;
   readonly store: AuthorityStore;
-  readonly leases: OwnerLeaseView;
-  readonly clock: Clock;
-  readonly link: { isReady(rid: string, generation: string): boolean };
   readonly host: ObjectHost | undefined;
   readonly control: ObjectControlDeps;
   readonly cache: RouteCache;
@@ -65,12 +62,12 @@ export async function destroyObject(deps: DestroyDeps, ref: ObjectRef, timeoutMs
   const { record } = stored;
   if (record.objectGeneration !== ref.objectGeneration)
     throw staleRef(what, ref.objectGeneration, record.objectGeneration);
-  const { self, leases, clock, link } = deps;
+  const { self } = deps;
   const host = deps.host;
   const ownRun = record.owner.rid === self.rid && record.owner.nodeGeneration === self.nodeGeneration;
   if (ownRun && host) {
     await host.destroy(ref);
-  } else if (!ownRun && !confirmedLive(record.owner, leases, clock, link)) {
+  } else if (!ownRun && !confirmedLive(record.owner, deps)) {
     // Not confirmed live here (its lease or its link is not): the store removes it only if the
     // owner's lease is really gone there (a stale view never deletes a live owner's object).
     const gone = await deps.store.takeOver(key, stored.version, undefined, record.owner);

@@ -16,7 +16,7 @@ import {
   ZLinkError,
   errorMessage,
 } from '../../core/index.js';
-import type { Clock, OwnerLeaseView } from '../resolve/index.js';
+import type { OwnerLiveness } from '../resolve/index.js';
 import { Activation, type HeldAuthority, objectRef } from './activation.js';
 import { ActivationTable } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
@@ -26,14 +26,10 @@ import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
 import { exists, refusal, staleRef, staleRoute } from './refusals.js';
 
-export interface ObjectHostConfig {
+export interface ObjectHostConfig extends OwnerLiveness {
   readonly mesh: string;
   readonly self: NodeRun;
   readonly store: AuthorityStore;
-  readonly leases: OwnerLeaseView;
-  readonly clock: Clock;
-  /** Another run's owner is confirmed live only while its mesh link is ready too (`confirmedLive`). */
-  readonly link: { isReady(rid: string, generation: string): boolean };
   readonly classes: ObjectClassRegistry;
   readonly instances: ObjectInstances;
   readonly jobs: JobQueue;

@@ -1,4 +1,4 @@
-import type { NodeRun } from '../../core/index.js';
+import type { MeshLink, NodeRun } from '../../core/index.js';
 
 /**
  * The owner lease as the caller side sees it (DESIGN §7: "The owner lease is the owner node's own
@@ -25,6 +25,14 @@ export interface Clock {
 /** The process's wall clock (the clock the runtime's lease view will report deadlines on). */
 export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
 
+/** What tells whether another node's run is live without asking the store (`confirmedLive`). */
+export interface OwnerLiveness {
+  readonly leases: OwnerLeaseView;
+  readonly clock: Clock;
+  /** The mesh link: an owner is confirmed live only while its link is ready too. */
+  readonly link: Pick<MeshLink, 'isReady'>;
+}
+
 /**
  * Whether another node's run `owner` is confirmed live here without asking the store: its lease is
  * live in this node's view *and* its mesh link is ready. Either alone can be stale: the view lasts
@@ -33,12 +41,7 @@ export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
  * first, so the two together fail within moments of a crash; what is not confirmed is asked of the
  * store, atomically with the write that would take it over (`AuthorityStore.takeOver`).
  */
-export function confirmedLive(
-  owner: NodeRun,
-  leases: OwnerLeaseView,
-  clock: Clock,
-  link: { isReady(rid: string, generation: string): boolean },
-): boolean {
+export function confirmedLive(owner: NodeRun, { leases, clock, link }: OwnerLiveness): boolean {
   const until = leases.admissionDeadline(owner);
   return until !== undefined && until > clock.now() && link.isReady(owner.rid, owner.nodeGeneration);
 }
