@@ -1,5 +1,5 @@
 import { Packr } from 'msgpackr';
-import type { ObjectKind } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 
 /**
  * What every wire record shares: the msgpack codec, the version, the record kinds and the checks the

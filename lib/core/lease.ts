@@ -1,6 +1,6 @@
 import { configurationError } from './errors.js';
 import type { ZLinkEvents } from './events.js';
-import { answerWithin } from './io-deadline.js';
+import { answerWithin } from './timers.js';
 import { isRecord, positiveInt } from './option-checks.js';
 import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
 import type { StoreHealth } from './store-health.js';

@@ -1,6 +1,7 @@
 import { RecordKind, WIRE_VERSION } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
-import type { NodeRun, ObjectKind } from './object-stores.js';
+import type { NodeRun } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import {
   type ObjectReplyRecord,
   type ObjectRequestRecord,

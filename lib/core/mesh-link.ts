@@ -1,4 +1,4 @@
-import type { ObjectRole } from './mesh-options.js';
+import type { ObjectRole } from './kinds.js';
 
 /**
  * The MeshLink port (DESIGN §7): how the object layer (`lib/spot`) reaches the one RouteMesh its

@@ -1,3 +1,4 @@
+import type { ObjectRole } from './kinds.js';
 import { configurationError } from './errors.js';
 import {
   type ListenOptions,
@@ -26,12 +27,6 @@ export interface MeshChannelOptions {
  * and, with `security.curve`, its public key (required then: the connection is made to that key only).
  */
 export type MeshPeerOptions = EndpointOptions;
-
-/**
- * Spots and Actors (`client` / `server`) need a Location Store; `none` is a plain MeshNode.
- * @default 'none'
- */
-export type ObjectRole = 'none' | 'client' | 'server';
 
 export interface MeshOptions {
   /** The NodeRid (this node's routing id). @default `<hostname>-<pid>-<random per runtime>-<mesh>` */

@@ -17,7 +17,7 @@ import {
   packr,
   unreadableKind,
 } from './codec.js';
-import type { ObjectRole } from './mesh-options.js';
+import type { ObjectRole } from './kinds.js';
 import { isValidWeight } from './option-checks.js';
 
 export {

@@ -1,7 +1,7 @@
 import { configurationError } from './errors.js';
 import { HandlerRegistry, type MessageKind, type ScopeTables } from './handlers.js';
 import type { NormalizedOptions } from './options.js';
-import type { ObjectKind } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 
 /**
  * The object classes of a process (`@Spot` / `@Actor` in Nest), described as plain data at bootstrap

@@ -1,7 +1,7 @@
 import type { HandlerFn, MessageKind } from './handlers.js';
 import type { ZLinkMetadata } from './metadata.js';
 import type { ObjectClassDescription } from './object-classes.js';
-import type { ObjectKind } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 
 /**
  * What object code sees (DESIGN §7 "Public surface"): refs, the handler and lifecycle contexts, the

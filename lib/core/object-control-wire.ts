@@ -10,7 +10,8 @@ import {
   packr,
 } from './codec.js';
 import type { ObjectRef } from './object-context.js';
-import type { NodeRun, ObjectKind } from './object-stores.js';
+import type { NodeRun } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**

@@ -1,7 +1,8 @@
 import { MAX_UINT32, RecordKind, WIRE_VERSION, packr, strBytes } from './codec.js';
 import type { WireError } from './errors.js';
 import * as write from './msgpack-write.js';
-import type { NodeRun, ObjectKind } from './object-stores.js';
+import type { NodeRun } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import { type ObjectRouteFences, writeObjectFences } from './object-fences.js';
 import { type ObjectAddress, type OperationId, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
 

@@ -8,7 +8,8 @@ import {
   isStr,
   packr,
 } from './codec.js';
-import type { NodeRun, ObjectKind } from './object-stores.js';
+import type { NodeRun } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**

@@ -1,3 +1,5 @@
+import type { ObjectKind } from './kinds.js';
+
 /**
  * The object-layer store ports (DESIGN §7 "Decisions", guide §6.1): the Authority Store, which says
  * who owns each Spot and Actor, and the Relocation Store, which keeps what a move leaves behind.
@@ -8,9 +10,6 @@
  * A record has no lease of its own and never expires: an owner's liveness is its node's owner lease
  * (guide §6.2), judged by whoever reads the record, never by the store deleting it.
  */
-
-/** What an object is: a Spot (a room, a match) or an Actor (usually one user). */
-export type ObjectKind = 'spot' | 'actor';
 
 /** The address of one object's record: unique per (mesh, kind, id); ids are the application's. */
 export interface ObjectKey {

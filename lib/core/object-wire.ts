@@ -13,7 +13,8 @@ import {
 import type { WireError } from './errors.js';
 import { type TraceFields, readFrameworkFields } from './framework-fields.js';
 import { countMsgpackValues } from './msgpack-scan.js';
-import type { NodeRun, ObjectKind } from './object-stores.js';
+import type { NodeRun } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 
 export type { ObjectRouteFences } from './object-fences.js';

@@ -73,7 +73,6 @@ export type {
   MeshPeerOptions,
   NormalizedMesh,
   NormalizedMeshChannel,
-  ObjectRole,
 } from './mesh-options.js';
 
 /**

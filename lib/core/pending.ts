@@ -1,4 +1,5 @@
 import { ZLinkError, cancelledError } from './errors.js';
+import { timerDelay } from './timers.js';
 import { decodePayload } from './payload.js';
 import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from './metrics.js';
 
@@ -15,14 +16,6 @@ let nextCorrelation = 1;
 
 export function newCorrelation(): number {
   return nextCorrelation++;
-}
-
-/** setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8 days). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A deadline as a delay `setTimeout` honours: at least 1 ms, at most `MAX_TIMER_MS`. */
-export function timerDelay(ms: number): number {
-  return Math.min(Math.max(ms, 1), MAX_TIMER_MS);
 }
 
 export interface PendingOptions {

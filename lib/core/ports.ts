@@ -1,6 +1,6 @@
 import type { AuthorityStore } from './object-stores.js';
 import type { MeshMembership } from './mesh-records.js';
-import type { ObjectRole } from './mesh-options.js';
+import type { ObjectRole } from './kinds.js';
 import { curveKeyBytes } from './curve-keys.js';
 import { isEndpoint, isValidWeight } from './option-checks.js';
 

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { RecordKind, WIRE_VERSION, isBytes, isCount, isName, isObjectKind, isStr, packr } from './codec.js';
-import type { ObjectKind } from './object-stores.js';
+import type { ObjectKind } from './kinds.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**

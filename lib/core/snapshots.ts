@@ -1,5 +1,5 @@
 import type { MeshMembership } from './mesh-records.js';
-import type { ObjectRole } from './mesh-options.js';
+import type { ObjectRole } from './kinds.js';
 
 /*
  * The public shapes of `ZLinkRuntime.snapshot()` that the transport fills in. Declared here, not

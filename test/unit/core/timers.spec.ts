@@ -14,7 +14,7 @@ function busy(ms: number): void {
   while (Date.now() < until);
 }
 
-describe('answerWithin', () => {
+describe('answerWithin (core timers)', () => {
   let server: RedisServer;
   let redis: Redis;
 

@@ -1,4 +1,10 @@
-import { timerDelay } from './pending.js';
+/** setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A deadline as a delay `setTimeout` honours: at least 1 ms, at most `MAX_TIMER_MS`. */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(ms, 1), MAX_TIMER_MS);
+}
 
 /**
  * `op`'s outcome, or `late()`'s once `ms` passed without one (what `late` returns resolves, what it
