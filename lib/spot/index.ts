@@ -3,7 +3,8 @@
 export * from './execution/index.js';
 export * from './resolve/index.js';
 export * from './relocation/index.js';
-export { ObjectLayer, type ObjectLayerConfig, type CreateOptions } from './object-layer.js';
+export { ObjectLayer } from './object-layer.js';
+export type { ObjectLayerConfig, CreateOptions } from './object-layer-config.js';
 export { advertisedType } from './placement.js';
 export type { ObjectSubmission } from './calls/object-submission.js';
 export type { MemberTarget } from './membership/memberships.js';

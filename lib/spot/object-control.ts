@@ -1,18 +1,20 @@
 import {
   type MeshLink,
   type NodeRun,
-  type ObjectControlOp,
-  type ObjectControlRecord,
   type ObjectKind,
   type ObjectRef,
   type PendingRequests,
   ZLinkError,
   decodePayload,
+  toObjectWireError,
+} from '../core/index.js';
+import {
+  type ObjectControlOp,
+  type ObjectControlRecord,
   encodeObjectControl,
   objectRefItems,
   parseObjectRef,
-  toObjectWireError,
-} from '../core/index.js';
+} from './wire/index.js';
 import type { ObjectHost } from './objects/object-host.js';
 import { remoteAnswer } from './objects/remote-answer.js';
 import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from './relocation/index.js';

@@ -1,26 +1,23 @@
 import {
   type InboundObjectRecord,
   type ObjectKey,
-  type MeshLink,
-  type NormalizedObjectOptions,
   type ObjectKind,
   type ObjectRef,
-  type ObjectRouteFences,
-  type PendingRequests,
-  type RelocationStore,
-  type StoreHealth,
   RecordKind,
   ZLinkError,
   cacheFollowProblem,
-  decodeObjectRecord,
-  readLoneObjectRecord,
   encodePayload,
-  encodeOwnerLeave,
   errorMessage,
 } from '../core/index.js';
+import {
+  type ObjectRouteFences,
+  decodeObjectRecord,
+  readLoneObjectRecord,
+  encodeOwnerLeave,
+} from './wire/index.js';
 import { ObjectCaller } from './calls/object-caller.js';
 import type { ObjectSubmission } from './calls/object-submission.js';
-import { ObjectHost, type ObjectHostConfig } from './objects/object-host.js';
+import { ObjectHost } from './objects/object-host.js';
 import { inboundCall } from './objects/inbound-call.js';
 import { staleRoute } from './objects/refusals.js';
 import { failRequestsTo, settleObjectReply } from './calls/object-replies.js';
@@ -37,25 +34,7 @@ import { type ObjectControlDeps, answerControl, controlMove, controlObject } fro
 import { Memberships } from './membership/memberships.js';
 import { Placement } from './placement.js';
 import { destroyObject, readAuthority } from './objects/authority-ops.js';
-
-export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
-  readonly role: 'client' | 'server';
-  readonly options: NormalizedObjectOptions;
-  readonly link: MeshLink;
-  readonly pending: PendingRequests;
-  /** The Relocation Store, when one is registered (moves leave their records there). */
-  readonly relocationStore: RelocationStore | undefined;
-  /** Whether the store answers (every operation on `store` reports to it): a recovery drops every cached route. */
-  readonly storeHealth: StoreHealth;
-}
-
-export interface CreateOptions {
-  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does. */
-  readonly node?: string;
-  /** Handed to `onActivate(ctx)` as `ctx.init`. */
-  readonly init?: unknown;
-  readonly timeoutMs: number;
-}
+import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
 
 /**
  * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,

@@ -29,16 +29,16 @@ import {
   encodeRequest,
   encodeSend,
   encodeServerState,
-} from '../../lib/core/wire.js';
+} from '../../lib/core/wire/wire.js';
 import {
   encodeMeshPing,
   encodeMeshRequest,
   encodeMeshSend,
   encodeMeshState,
-} from '../../lib/core/mesh-records.js';
-import { encodeFanoutBeacon, encodeFanoutEvent } from '../../lib/core/fanout-records.js';
-import { encodeMetadata } from '../../lib/core/metadata.js';
-import { packr } from '../../lib/core/codec.js';
+} from '../../lib/core/wire/mesh-records.js';
+import { encodeFanoutBeacon, encodeFanoutEvent } from '../../lib/core/wire/fanout-records.js';
+import { encodeMetadata } from '../../lib/core/wire/metadata.js';
+import { packr } from '../../lib/core/wire/codec.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
 export class Rng {

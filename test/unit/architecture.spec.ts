@@ -21,10 +21,12 @@ describe('architecture of lib/', () => {
     const paths = files.map((f) => f.path);
     expect(paths).toContain('lib/index.ts');
     expect(paths).toContain('lib/core/index.ts');
-    expect(paths).toContain('lib/core/wire.ts');
+    expect(paths).toContain('lib/core/wire/wire.ts');
     expect(paths.length).toBeGreaterThan(10);
     // The scan reads imports: core's barrel re-exports its modules.
-    expect(importsOf(files.find((f) => f.path === 'lib/core/index.ts')?.text ?? '')).toContain('./wire.js');
+    expect(importsOf(files.find((f) => f.path === 'lib/core/index.ts')?.text ?? '')).toContain(
+      './wire/index.js',
+    );
   });
 
   it('lib/** obeys the layering rules (forbidden packages, upward or sideways imports, deep imports, file length)', () => {

@@ -4,17 +4,14 @@ import {
   type NodeRun,
   type ObjectKey,
   type ObjectKind,
-  type OperationId,
   type PendingRequests,
   type StoreHealth,
   type ZLinkEvents,
   ObjectTypeMetrics,
   ZLinkError,
   cancelledError,
-  encodeObjectRequest,
-  encodeObjectSend,
-  operationIdString,
 } from '../../core/index.js';
+import { type OperationId, encodeObjectRequest, encodeObjectSend, operationIdString } from '../wire/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
 import { type LocalOwner, localCall } from './local-call.js';

@@ -1,16 +1,18 @@
 import {
   type NodeRun,
   type ObjectKind,
-  type ObjectRouteFences,
-  type ObjectErrorReplyRecord,
-  type ObjectReplyRecord,
   type PendingRequests,
   type ZLinkEvents,
   RecordKind,
   ZLinkError,
   fromObjectWireError,
-  readObjectFences,
 } from '../../core/index.js';
+import {
+  type ObjectRouteFences,
+  type ObjectErrorReplyRecord,
+  type ObjectReplyRecord,
+  readObjectFences,
+} from '../wire/index.js';
 
 /**
  * Settles the pending request an object reply answers. A reply for another run of this node (its

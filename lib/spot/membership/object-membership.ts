@@ -1,4 +1,5 @@
-import type { MembershipImage, ZLinkMembership } from '../../core/index.js';
+import type { ZLinkMembership } from '../../core/index.js';
+import type { MembershipImage } from '../wire/index.js';
 
 /**
  * One activation's side of Spot membership (`ctx.membership`): on an Actor the Spot it belongs to, on

@@ -10,11 +10,11 @@ import type {
   ObjectLifecycleHook,
   ObjectKey,
   ObjectRef,
-  ObjectRouteFences,
   ObjectTypeMetrics,
   StoreVersion,
   ZLinkObjectScope,
 } from '../../core/index.js';
+import type { ObjectRouteFences } from '../wire/index.js';
 import { ObjectTurns } from '../execution/index.js';
 import { ObjectMembership } from '../membership/object-membership.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';

@@ -5,14 +5,13 @@ import {
   type ObjectKey,
   type ObjectKind,
   type RegisteredObjectClass,
-  type RelocationImage,
   type StoreVersion,
-  type TimerImage,
   type TracePropagation,
   type ZLinkEvents,
   ZLinkError,
   decodePayload,
 } from '../../core/index.js';
+import { type RelocationImage, type TimerImage } from '../wire/index.js';
 import type { Activation, HeldAuthority } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
 import { emitObjectEvent, userCode } from './host-helpers.js';

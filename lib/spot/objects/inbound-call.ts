@@ -1,12 +1,10 @@
+import { type MeshLink, RecordKind, type ZLinkEvents } from '../../core/index.js';
 import {
-  type MeshLink,
   type ObjectRequestRecord,
   type ObjectSendRecord,
-  RecordKind,
-  type ZLinkEvents,
   decodeObjectRecord,
   readLoneObjectRecord,
-} from '../../core/index.js';
+} from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 import { remoteAnswer, sendAnswer } from './remote-answer.js';
 

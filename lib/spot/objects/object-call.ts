@@ -1,11 +1,5 @@
-import type {
-  MessageKind,
-  NodeRun,
-  ObjectKind,
-  ObjectRouteFences,
-  TraceFields,
-  WireError,
-} from '../../core/index.js';
+import type { MessageKind, NodeRun, ObjectKind, TraceFields, WireError } from '../../core/index.js';
+import type { ObjectRouteFences } from '../wire/index.js';
 
 /** One send or request as its owner admits it, from the wire or from a caller in this process. */
 export interface InboundObjectCall {

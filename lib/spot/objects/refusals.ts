@@ -1,4 +1,5 @@
-import { type ObjectRef, type WireError, ZLinkError, writeObjectFences } from '../../core/index.js';
+import { type ObjectRef, type WireError, ZLinkError } from '../../core/index.js';
+import { writeObjectFences } from '../wire/index.js';
 import type { InboundObjectCall } from './object-dispatch.js';
 
 /** The owner's refusals, in the words and codes the contract gives them. */

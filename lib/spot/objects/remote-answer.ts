@@ -4,13 +4,15 @@ import {
   type WireError,
   type ZLinkEvents,
   REMOTE_CODES,
+  encodePayload,
+  errorMessage,
+} from '../../core/index.js';
+import {
   encodeObjectErrorReply,
   encodeObjectRefPayload,
   encodeObjectReply,
   encodeObjectStale,
-  encodePayload,
-  errorMessage,
-} from '../../core/index.js';
+} from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-dispatch.js';
 
 /**

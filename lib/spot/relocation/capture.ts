@@ -1,15 +1,17 @@
 import {
   type NodeRun,
-  type ObjectRouteFences,
-  type RelocationImage,
-  type TimerImage,
   ZLinkError,
   encodeFrameworkFields,
-  encodeObjectRequest,
-  encodeObjectSend,
   encodePayload,
   userCodeError,
 } from '../../core/index.js';
+import {
+  type ObjectRouteFences,
+  type RelocationImage,
+  type TimerImage,
+  encodeObjectRequest,
+  encodeObjectSend,
+} from '../wire/index.js';
 import type { TimerSnapshot } from '../execution/index.js';
 import type { Activation } from '../objects/activation.js';
 import type { InboundObjectCall } from '../objects/object-dispatch.js';

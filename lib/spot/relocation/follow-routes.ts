@@ -3,10 +3,10 @@ import {
   type NodeRun,
   type ObjectKey,
   type ObjectKind,
-  type ObjectRouteFences,
   invalidArgument,
   runtimeMs,
 } from '../../core/index.js';
+import { type ObjectRouteFences } from '../wire/index.js';
 import type { Clock } from '../resolve/index.js';
 
 /**

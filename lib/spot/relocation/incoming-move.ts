@@ -1,19 +1,21 @@
 import {
   type AuthorityRecord,
+  type PeerAddress,
+  type StoreVersion,
+  ZLinkError,
+  errorMessage,
+} from '../../core/index.js';
+import {
   ChunkAssembly,
   type ObjectRouteFences,
-  type PeerAddress,
   type RelocationChunkRecord,
   type RelocationCutoverRecord,
   type RelocationImage,
   type RelocationRefusal,
-  type StoreVersion,
-  ZLinkError,
   decodeRelocationImage,
   encodeRelocationCommit,
   encodeRelocationReady,
-  errorMessage,
-} from '../../core/index.js';
+} from '../wire/index.js';
 import type { Activation, HeldAuthority } from '../objects/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import { inboundCall, readCallRecord } from '../objects/inbound-call.js';

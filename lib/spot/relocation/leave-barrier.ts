@@ -1,4 +1,5 @@
-import { type MeshLink, type NodeRun, RecordKind, encodeOwnerLeave, timerDelay } from '../../core/index.js';
+import { type MeshLink, type NodeRun, RecordKind, timerDelay } from '../../core/index.js';
+import { encodeOwnerLeave } from '../wire/index.js';
 
 /**
  * A draining object server's last step before it closes (docs/decisions.md "Leaving a mesh without

@@ -1,19 +1,21 @@
 import {
   type MeshLink,
   type NodeRun,
-  type ObjectRequestRecord,
-  type ObjectSendRecord,
   type PeerAddress,
   RecordKind,
   type WireError,
   type ZLinkEvents,
   encodeFrameworkFields,
+} from '../../core/index.js';
+import {
+  type ObjectRequestRecord,
+  type ObjectSendRecord,
   encodeMessageFollow,
   encodeObjectRequest,
   encodeObjectSend,
   wireAddress,
   writeObjectFences,
-} from '../../core/index.js';
+} from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
 

@@ -4,11 +4,10 @@ import type {
   NodeRun,
   ObjectKind,
   ObjectRef,
-  ObjectRouteFences,
-  RelocationRefusal,
   RelocationStore,
   ZLinkEvents,
 } from '../../core/index.js';
+import type { ObjectRouteFences, RelocationRefusal } from '../wire/index.js';
 import { ZLinkError } from '../../core/index.js';
 import type { ObjectHost } from '../objects/object-host.js';
 import type { Clock } from '../resolve/index.js';

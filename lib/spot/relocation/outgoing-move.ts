@@ -1,19 +1,21 @@
 import {
   CUTOVER_DEADLINE_MS,
-  type ObjectRouteFences,
   type PeerAddress,
-  type RelocationCommitRecord,
   type RelocationEnd,
+  ZLinkError,
+  errorMessage,
+} from '../../core/index.js';
+import {
+  type ObjectRouteFences,
+  type RelocationCommitRecord,
   type RelocationReadyRecord,
   type RelocationRefusal,
-  ZLinkError,
   encodeRelocationChunks,
   encodeRelocationCutover,
   encodeRelocationImage,
   encodeRelocationRelay,
-  errorMessage,
   writeObjectFences,
-} from '../../core/index.js';
+} from '../wire/index.js';
 import { type Activation, objectRef } from '../objects/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
 import { callRecord, captureActivation, heldRoute } from './capture.js';

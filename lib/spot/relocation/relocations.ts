@@ -2,11 +2,10 @@ import {
   type ObjectKind,
   type PeerAddress,
   RecordKind,
-  type RelocationChunkRecord,
-  type RelocationStepRecord,
   ZLinkError,
   configurationError,
 } from '../../core/index.js';
+import { type RelocationChunkRecord, type RelocationStepRecord } from '../wire/index.js';
 import { within } from '../objects/host-helpers.js';
 import type { Activation } from '../objects/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';

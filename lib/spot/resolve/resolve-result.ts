@@ -1,11 +1,5 @@
-import type {
-  AuthorityRecord,
-  NodeRun,
-  ObjectAddress,
-  ObjectKey,
-  StoreVersion,
-  Versioned,
-} from '../../core/index.js';
+import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion, Versioned } from '../../core/index.js';
+import type { ObjectAddress } from '../wire/index.js';
 
 /*
  * The resolver's four closed results (spot-actor-routing §2.2: "The resolver returns a lookup result

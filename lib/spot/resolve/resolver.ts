@@ -5,8 +5,8 @@ import {
   type ObjectKind,
   type Versioned,
   invalidArgument,
-  wireAddress,
 } from '../../core/index.js';
+import { wireAddress } from '../wire/index.js';
 import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import type { ResolveResult, UnavailableReason } from './resolve-result.js';
 

@@ -8,7 +8,7 @@ import {
   REQUEST_LAYOUT,
   SEND_LAYOUT,
   encodeCall,
-} from '../../../lib/core/call-records.js';
+} from '../../../lib/core/wire/call-records.js';
 import {
   RecordKind,
   WIRE_VERSION,

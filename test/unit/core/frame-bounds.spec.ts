@@ -14,8 +14,8 @@ import {
   encodeRequest,
   readFanoutEvents,
 } from '../../../lib/core/index.js';
-import { packr } from '../../../lib/core/codec.js';
-import { countMsgpackValues } from '../../../lib/core/msgpack-scan.js';
+import { packr } from '../../../lib/core/wire/codec.js';
+import { countMsgpackValues } from '../../../lib/core/wire/msgpack-scan.js';
 
 /**
  * Regression (found by the frame fuzz, test/fuzz): the decoder read every msgpack value of a frame,

@@ -1,15 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  type MessageFollowRecord,
   RecordKind,
   WIRE_VERSION,
   decodeFrame,
-  decodeObjectRecord,
-  encodeMessageFollow,
   encodePayload,
   joinRecords,
 } from '../../../lib/core/index.js';
+import {
+  type MessageFollowRecord,
+  decodeObjectRecord,
+  encodeMessageFollow,
+} from '../../../lib/spot/wire/index.js';
 
 /**
  * The messageFollow notice (record 50): the msgpack of its record array, read back to what was

@@ -14,7 +14,7 @@ import {
   encodeReply,
   joinRecords,
 } from '../../../lib/core/index.js';
-import { msgpackValueEnd } from '../../../lib/core/msgpack-scan.js';
+import { msgpackValueEnd } from '../../../lib/core/wire/msgpack-scan.js';
 
 const objectRecord = (kind: number, n: number) =>
   encodePayload([WIRE_VERSION, kind, n, 'room-42', encodePayload({ n })]);

@@ -3,23 +3,25 @@ import fc from 'fast-check';
 import {
   MAX_FRAME_VALUES,
   type NodeRun,
-  type ObjectAddress,
   RecordKind,
   WIRE_VERSION,
   decodeFrame,
+  encodeFrameworkFields,
+  encodePayload,
+  encodeReply,
+  joinRecords,
+} from '../../../lib/core/index.js';
+import {
+  type ObjectAddress,
   decodeObjectRecord,
   readLoneObjectRecord,
-  encodeFrameworkFields,
   encodeObjectErrorReply,
   encodeObjectReply,
   encodeObjectRequest,
   encodeObjectSend,
-  encodePayload,
-  encodeReply,
-  joinRecords,
   operationIdString,
   wireAddress,
-} from '../../../lib/core/index.js';
+} from '../../../lib/spot/wire/index.js';
 
 /**
  * Object records (kinds 60–63): the bytes are what msgpackr writes for the record array of

@@ -2,20 +2,22 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { pack, unpack } from 'msgpackr';
 import {
-  ChunkAssembly,
   RecordKind,
-  type RelocationChunkRecord,
-  type RelocationImage,
   decodeFrame,
-  decodeObjectRecord,
   decodePayload,
-  decodeRelocationImage,
-  encodeObjectRequest,
   encodePayload,
-  encodeRelocationChunks,
-  encodeRelocationImage,
   joinRecords,
 } from '../../../lib/core/index.js';
+import {
+  ChunkAssembly,
+  type RelocationChunkRecord,
+  type RelocationImage,
+  decodeObjectRecord,
+  decodeRelocationImage,
+  encodeObjectRequest,
+  encodeRelocationChunks,
+  encodeRelocationImage,
+} from '../../../lib/spot/wire/index.js';
 
 /**
  * A moving object's image (state, waiting turns, timers) and the chunk records that carry it: read

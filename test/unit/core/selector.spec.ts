@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { type SelectorCandidate, TargetSelector, compareIds } from '../../../lib/core/index.js';
-import { DEFAULT_ORDER_BOUNDS } from '../../../lib/core/selection-order.js';
+import { DEFAULT_ORDER_BOUNDS } from '../../../lib/core/calls/selection-order.js';
 
 /** Contract: 02 §3 (smooth weighted round-robin select-one) and its 02 §10 verification items. */
 

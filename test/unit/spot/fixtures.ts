@@ -14,10 +14,9 @@ import {
   type NodeRun,
   type ObjectKind,
   type ObjectRecordKind,
-  type ObjectRouteFences,
   encodePayload,
-  wireAddress,
 } from '../../../lib/core/index.js';
+import { type ObjectRouteFences, wireAddress } from '../../../lib/spot/wire/index.js';
 import type { InboundObjectCall } from '../../../lib/spot/objects/object-dispatch.js';
 import {
   type Clock,

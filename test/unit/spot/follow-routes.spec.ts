@@ -1,10 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  MAX_FOLLOW_HOPS,
-  type NodeRun,
-  type ObjectRouteFences,
-  ZLinkError,
-} from '../../../lib/core/index.js';
+import { MAX_FOLLOW_HOPS, type NodeRun, ZLinkError } from '../../../lib/core/index.js';
+import { type ObjectRouteFences } from '../../../lib/spot/wire/index.js';
 import { FollowRoutes } from '../../../lib/spot/index.js';
 import { FakeClock, MESH, RUN_A, RUN_B } from './fixtures.js';
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  type ObjectRouteFences,
-  RecordKind,
-  type ZLinkEvent,
-  encodeMessageFollow,
-} from '../../../lib/core/index.js';
+import { RecordKind, type ZLinkEvent } from '../../../lib/core/index.js';
+import { type ObjectRouteFences, encodeMessageFollow } from '../../../lib/spot/wire/index.js';
 import type { ObjectLayer } from '../../../lib/spot/index.js';
 import { FakeLink, RUN_A, RUN_B, objectLayer, route } from './fixtures.js';
 

@@ -1,13 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { MAX_FOLLOW_HOPS, RecordKind, encodePayload } from '../../../lib/core/index.js';
 import {
-  MAX_FOLLOW_HOPS,
   type ObjectRouteFences,
-  RecordKind,
   decodeObjectRecord,
   encodeObjectRequest,
   encodeObjectSend,
-  encodePayload,
-} from '../../../lib/core/index.js';
+} from '../../../lib/spot/wire/index.js';
 import { FakeLink, MESH, RUN_A, RUN_B, objectLayer } from './fixtures.js';
 
 /**

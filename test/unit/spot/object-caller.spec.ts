@@ -7,9 +7,9 @@ import {
   StoreHealth,
   ZLinkError,
   ZLinkEvents,
-  decodeObjectRecord,
   encodePayload,
 } from '../../../lib/core/index.js';
+import { decodeObjectRecord } from '../../../lib/spot/wire/index.js';
 import { ObjectCaller } from '../../../lib/spot/calls/object-caller.js';
 import type { ObjectSubmission } from '../../../lib/spot/calls/object-submission.js';
 import { AuthorityResolver, CachedResolver, RouteCache, SYSTEM_CLOCK } from '../../../lib/spot/index.js';

@@ -2,12 +2,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   type NodeRun,
   RecordKind,
-  type RelocationImage,
   type WireError,
-  decodeObjectRecord,
   decodePayload,
   encodePayload,
 } from '../../../lib/core/index.js';
+import { type RelocationImage, decodeObjectRecord } from '../../../lib/spot/wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-dispatch.js';
 import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
 import { captureActivation } from '../../../lib/spot/index.js';

@@ -1,0 +1,233 @@
+import { configurationError } from '../errors.js';
+import { HandlerRegistry, type MessageKind, type ScopeTables } from '../calls/handlers.js';
+import type { NormalizedOptions } from '../options/options.js';
+import type { ObjectKind } from '../kinds.js';
+
+/**
+ * The object classes of a process (`@Spot` / `@Actor` in Nest), described as plain data at bootstrap
+ * so the object runtime can build an instance per activation and find its handlers without knowing
+ * where they were declared (DESIGN §7).
+ */
+
+/** One `@SpotHandler` / `@ActorHandler` method. */
+export interface ObjectHandlerDescription {
+  readonly packet: string;
+  readonly kind: MessageKind;
+  /** The method's name on the class. */
+  readonly method: string;
+  /** "RoomSpot.join", for error messages. */
+  readonly source: string;
+}
+
+/** One `@SpotSubscribe`: a Logical Multicast subscription opened when the Spot activates. */
+export interface ObjectSubscriptionDescription {
+  readonly channel: string;
+  /** As declared, else the packet name of the method's handler. */
+  readonly topic: string;
+  /** The handler method that receives the events. */
+  readonly method: string;
+  readonly source: string;
+}
+
+/** Which lifecycle methods the class has (DESIGN §7): the runtime calls only those present. */
+export interface ObjectLifecycleHooks {
+  readonly onActivate: boolean;
+  readonly onDeactivate: boolean;
+  readonly capture: boolean;
+  readonly restore: boolean;
+  /** A Spot's: an Actor asks to join (throwing refuses it). */
+  readonly onActorJoin: boolean;
+  /** A Spot's: a member Actor left or ended. */
+  readonly onActorLeave: boolean;
+}
+
+/** The lifecycle methods the runtime calls when a class has them (DESIGN §7). */
+export type ObjectLifecycleHook = keyof ObjectLifecycleHooks;
+
+const LIFECYCLE_HOOKS: readonly ObjectLifecycleHook[] = [
+  'onActivate',
+  'onDeactivate',
+  'capture',
+  'restore',
+  'onActorJoin',
+  'onActorLeave',
+];
+
+/** Which lifecycle methods a class's prototype has: the one rule, for decorated and plain classes. */
+export function lifecycleHooksOf(prototype: object): ObjectLifecycleHooks {
+  const has = (name: string): boolean => typeof (prototype as Record<string, unknown>)[name] === 'function';
+  return Object.freeze(
+    Object.fromEntries(LIFECYCLE_HOOKS.map((name) => [name, has(name)])) as unknown as ObjectLifecycleHooks,
+  );
+}
+
+/** What `@Spot(type, options)` / `@Actor(type, options)` take besides the type. */
+export interface ObjectClassOptions {
+  /**
+   * The object may be moved to another node by `ZLinkObjects.relocate` (and, once it exists, by a drain
+   * that relocates). Its moves are recorded in the Relocation Store, so the `relocationStore` option is
+   * required. @default false
+   */
+  readonly relocatable?: boolean;
+}
+
+/** The options as the runtime reads them: every field set. */
+export interface NormalizedObjectClassOptions {
+  readonly relocatable: boolean;
+}
+
+const CLASS_OPTION_KEYS = ['relocatable'];
+
+/**
+ * `options` of the class `where` names, checked: an unknown key or a value of the wrong type is
+ * `Configuration` naming it, so a typo never quietly leaves an object unable to move.
+ */
+export function normalizeObjectClassOptions(where: string, options: unknown): NormalizedObjectClassOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw configurationError(`${where} options`, 'must be an object');
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!CLASS_OPTION_KEYS.includes(key))
+      throw configurationError(
+        `${where} options.${key}`,
+        `is not an option (${CLASS_OPTION_KEYS.join(', ')})`,
+      );
+  const { relocatable = false } = given;
+  if (typeof relocatable !== 'boolean')
+    throw configurationError(`${where} options.relocatable`, 'must be a boolean');
+  return Object.freeze({ relocatable });
+}
+
+export interface ObjectClassDescription {
+  readonly kind: ObjectKind;
+  readonly type: string;
+  /** What the adapter builds an instance from (in Nest: the class, its DI token). */
+  readonly token: unknown;
+  /** The class name, for error messages. */
+  readonly source: string;
+  /** The decorator's options as given; `ObjectClassRegistry.register` checks them. */
+  readonly options: ObjectClassOptions;
+  readonly handlers: readonly ObjectHandlerDescription[];
+  readonly subscriptions: readonly ObjectSubscriptionDescription[];
+  readonly hooks: ObjectLifecycleHooks;
+}
+
+/**
+ * The packet of a route flush: an ObjectRequest that runs no handler and takes no turn; its owner
+ * answers it as it admits it, behind every call that reached the object on the same path before it.
+ */
+export const OBJECT_FLUSH_PACKET = 'zlink:flush';
+
+/**
+ * Packets under this prefix are the runtime's own (a flush, membership changes): no class may declare
+ * one, and `toSpot(id)` / `toActor(id)` refuse them, so application code can never forge one.
+ */
+export const RUNTIME_PACKET_PREFIX = 'zlink:';
+
+/** Whether `packet` is one of the runtime's own (see `RUNTIME_PACKET_PREFIX`). */
+export function isRuntimePacket(packet: string): boolean {
+  // The first character rules out nearly every application packet without a string compare.
+  return packet.charCodeAt(0) === 122 && packet.startsWith(RUNTIME_PACKET_PREFIX);
+}
+
+/** A class as registered: its options checked, every field set. */
+export interface RegisteredObjectClass extends ObjectClassDescription {
+  readonly options: NormalizedObjectClassOptions;
+}
+
+interface ObjectHandlerEntry extends ObjectHandlerDescription {
+  readonly scope: string;
+}
+
+/**
+ * Object classes by (kind, type), their handlers by (type, kind, packet). Registration throws
+ * `Configuration` naming both places for a second class of one (kind, type) or a second handler of one
+ * (type, kind, packet).
+ */
+export class ObjectClassRegistry {
+  private readonly byKey = new Map<string, RegisteredObjectClass>();
+  private readonly handlers = new HandlerRegistry<ObjectHandlerEntry>((r) => r.scope, 'object handler');
+
+  register(description: ObjectClassDescription): void {
+    const key = `${description.kind} ${description.type}`;
+    const where = `@${label(description.kind)}('${description.type}')`;
+    const existing = this.byKey.get(key);
+    if (existing) {
+      throw configurationError(where, `declared twice: ${existing.source} and ${description.source}`);
+    }
+    const options = normalizeObjectClassOptions(`${where} ${description.source}`, description.options);
+    const reserved = description.handlers.find((h) => isRuntimePacket(h.packet));
+    if (reserved)
+      throw configurationError(
+        `${where} ${reserved.source}`,
+        `packet '${reserved.packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own (route flushes, membership)`,
+      );
+    for (const handler of description.handlers) this.handlers.register({ ...handler, scope: key });
+    this.byKey.set(key, { ...description, options });
+  }
+
+  get(kind: ObjectKind, type: string): RegisteredObjectClass | undefined {
+    return this.byKey.get(`${kind} ${type}`);
+  }
+
+  /** Every class, in registration order. */
+  all(): RegisteredObjectClass[] {
+    return [...this.byKey.values()];
+  }
+
+  /** The handlers of one class by message kind and packet: an activation keeps them, one map read per message. */
+  handlersOf(kind: ObjectKind, type: string): ScopeTables<ObjectHandlerDescription> | undefined {
+    return this.handlers.tables(`${kind} ${type}`);
+  }
+
+  /** The handler of (kind, type, message kind, packet): two map reads, as for channels. */
+  handler(
+    kind: ObjectKind,
+    type: string,
+    messageKind: MessageKind,
+    packet: string,
+  ): ObjectHandlerDescription | undefined {
+    return this.handlers.lookup(`${kind} ${type}`, messageKind, packet);
+  }
+}
+
+/** `@Spot` / `@Actor`, as users wrote it. */
+export function objectDecoratorName(kind: ObjectKind): string {
+  return `@${label(kind)}`;
+}
+
+function label(kind: ObjectKind): string {
+  return kind === 'spot' ? 'Spot' : 'Actor';
+}
+
+/**
+ * Declared object classes need a mesh that hosts objects and a Location Store for their authority
+ * records (issue 16 item 10), and a relocatable one the Relocation Store (guide §6.1): without them
+ * they would never activate or move, so startup fails with `Configuration` naming the class and the
+ * missing option, before any socket opens.
+ */
+export function checkObjectClasses(options: NormalizedOptions, classes: ObjectClassRegistry): void {
+  const first = classes.all()[0];
+  if (!first) return;
+  const where = `${objectDecoratorName(first.kind)}('${first.type}') ${first.source}`;
+  if (!options.locationStore) {
+    throw configurationError(
+      where,
+      "object classes need the locationStore option (their authority records live there) and a mesh with objectRole 'server'",
+    );
+  }
+  const relocatable = classes.all().find((c) => c.options.relocatable);
+  if (relocatable && !options.relocationStore)
+    throw configurationError(
+      'relocationStore',
+      `${objectDecoratorName(relocatable.kind)}('${relocatable.type}') ${relocatable.source} is relocatable: its moves are recorded in the Relocation Store, register relocationStore`,
+    );
+  for (const mesh of options.meshes.values()) if (mesh.objectRole === 'server') return;
+  const objectMesh = [...options.meshes.entries()].find(([, m]) => m.objectRole !== 'none');
+  throw configurationError(
+    where,
+    objectMesh
+      ? `meshes.${objectMesh[0]}.objectRole is '${objectMesh[1].objectRole}'; hosting objects needs objectRole 'server'`
+      : "no mesh hosts objects: set objectRole: 'server' on one mesh (meshes.<mesh>.objectRole)",
+  );
+}

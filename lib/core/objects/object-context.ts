@@ -1,0 +1,130 @@
+import type { HandlerFn, MessageKind } from '../calls/handlers.js';
+import type { ZLinkMetadata } from '../wire/metadata.js';
+import type { ObjectClassDescription } from './object-classes.js';
+import type { ObjectKind } from '../kinds.js';
+
+/**
+ * What object code sees (DESIGN §7 "Public surface"): refs, the handler and lifecycle contexts, the
+ * timers, and the adapter port through which the object runtime builds instances (Nest's DI in the
+ * Nest module, `new` without it). Plain types: `lib/spot` implements them, `lib/nest` adapts them.
+ */
+
+/**
+ * One incarnation of one object, as its creation returned it: frozen, compared by value. A ref is
+ * never a message target (calls go by global id); `destroy(ref)` checks its `objectGeneration`.
+ */
+export interface ObjectRef {
+  readonly kind: ObjectKind;
+  readonly type: string;
+  readonly id: string;
+  /** Grows with every incarnation under the same id (a create after a destroy, a takeover). */
+  readonly objectGeneration: number;
+  /** The MeshName the object lives on and the NodeRid of its owner when the ref was made. */
+  readonly mesh: string;
+  readonly rid: string;
+}
+
+export interface SpotRef extends ObjectRef {
+  readonly kind: 'spot';
+}
+
+export interface ActorRef extends ObjectRef {
+  readonly kind: 'actor';
+}
+
+/** Identifies one timer of one object activation; ids are never reused within an activation. */
+export type ZLinkTimerId = number;
+
+/**
+ * `ctx.timers`: callbacks run as turns of the object, never beside a handler; a callback that comes
+ * due while the owner lease is fenced waits until it is held again. All of them end with the
+ * activation. `ms` must be a finite number >= 0 (an interval's > 0); `label` names it in snapshots.
+ */
+export interface ZLinkObjectTimers {
+  setTimeout(callback: () => void | PromiseLike<void>, ms: number, label?: string): ZLinkTimerId;
+  setInterval(callback: () => void | PromiseLike<void>, ms: number, label?: string): ZLinkTimerId;
+  clear(id: ZLinkTimerId): void;
+}
+
+/** What every object context holds: which object, which incarnation, its timers. */
+export interface ZLinkObjectScope {
+  /** `'spot'` or `'actor'`: the kind of target a handler serves (see `ZLinkTargetKind`). */
+  readonly target: ObjectKind;
+  readonly type: string;
+  readonly id: string;
+  readonly objectGeneration: number;
+  readonly self: ObjectRef;
+  readonly timers: ZLinkObjectTimers;
+  /** The Spot an Actor is a member of, or a Spot's member Actors: a live view, read in the object's turns. */
+  readonly membership: ZLinkMembership;
+}
+
+/**
+ * Spot membership as the object sees it (`ctx.membership`), changed only by `ZLinkObjects.join` /
+ * `leave` and by a member's deactivation, each as a turn of the object: it never changes while a
+ * handler runs. It moves with the object.
+ */
+export interface ZLinkMembership {
+  /** On an Actor: the id of the Spot it is a member of; `undefined` when none (and always on a Spot). */
+  readonly spot: string | undefined;
+  /** On a Spot: the ids of its member Actors, in the order they joined (empty on an Actor). */
+  members(): readonly string[];
+  /** On a Spot: whether Actor `id` is a member. */
+  has(id: string): boolean;
+}
+
+/**
+ * Why an Actor stopped being a member of a Spot (`onActorLeave(ctx, actor, reason)`): `left` by
+ * `ZLinkObjects.leave`, else the way the Actor's activation ended (`destroyed`, `shutdown`,
+ * `takenOver`, `failed`) — a member that moves stays a member.
+ */
+export type MemberLeaveReason = 'left' | 'destroyed' | 'shutdown' | 'takenOver' | 'failed';
+
+/** What a `@SpotHandler` / `@ActorHandler` learns about the message besides its payload. */
+export interface ZLinkObjectContext extends ZLinkObjectScope {
+  readonly kind: MessageKind;
+  readonly packet: string;
+  /** Frozen snapshot; copy it to keep it past the handler's turn. */
+  readonly metadata: ZLinkMetadata;
+  /** Request correlation; `undefined` for a one-way send. */
+  readonly correlation: number | undefined;
+  /** The NodeRid of the node the call came from (this node's own for a local call). */
+  readonly sourceRid: string;
+}
+
+/** `onActivate(ctx)`: `init` is what the creating call passed (`createSpot(..., { init })`, `.instance(type, init)`). */
+export interface ZLinkActivationContext extends ZLinkObjectScope {
+  readonly init: unknown;
+}
+
+/**
+ * Why an activation ends (`onDeactivate(ctx, reason)`): `destroyed` by `destroy(ref)`, `shutdown` when
+ * the runtime closes, `takenOver` when another node took the object while this one's lease lapsed,
+ * `failed` when its creation did not complete, `relocated` on the node it moved away from (it goes on,
+ * with its state, on the new owner).
+ */
+export type DeactivationReason = 'destroyed' | 'shutdown' | 'takenOver' | 'failed' | 'relocated';
+
+/**
+ * How the object runtime builds an instance per activation and calls its methods: the Nest module
+ * gives one that resolves the class through DI and runs handlers through Nest's pipeline; without
+ * Nest the runtime uses `plainObjectInstances` (`new`, a direct method call).
+ */
+export interface ObjectInstances {
+  /** One new instance of `cls` for one activation. May reject: the creation then fails and is undone. */
+  create(cls: ObjectClassDescription): Promise<object>;
+  /** The function that runs handler `method` of `instance` (built once per activation and method). */
+  handler(instance: object, cls: ObjectClassDescription, method: string): HandlerFn;
+}
+
+/** `new` of the class token with no arguments; handlers called as plain methods. */
+export const plainObjectInstances: ObjectInstances = {
+  create: (cls) => {
+    const Class = cls.token as new () => object;
+    return Promise.resolve(new Class());
+  },
+  handler: (instance, _cls, method) => {
+    const fn = (instance as Record<string, (payload: unknown, context: object) => unknown>)[method];
+    return (payload, context) => fn.call(instance, payload, context);
+  },
+};

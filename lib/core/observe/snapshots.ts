@@ -1,0 +1,105 @@
+import type { MeshMembership } from '../wire/mesh-records.js';
+import type { ObjectRole } from '../kinds.js';
+
+/*
+ * The public shapes of `ZLinkRuntime.snapshot()` that the transport fills in. Declared here, not
+ * inferred from the transport's classes, so the published `.d.ts` names no transport internals and a
+ * transport change that alters what users see fails to compile instead of changing the API quietly.
+ */
+
+/** One ClientServer Client connection: where it goes, where it came from, what the server confirmed. */
+export interface ClientConnectionSnapshot {
+  readonly endpoint: string;
+  readonly source: 'manual' | 'discovered';
+  /** Handshake done: a candidate, unless its weight is 0 or it drains. */
+  readonly ready: boolean;
+  /** Connected and answering, but with an identity discovery does not list (yet). */
+  readonly unconfirmed: boolean;
+  /** From the server's welcome; `undefined` until it arrived. */
+  readonly serverRid: string | undefined;
+  readonly generation: string | undefined;
+  readonly weight: number | undefined;
+  readonly draining: boolean | undefined;
+  readonly revision: number | undefined;
+  /** Records waiting in the connection's source-local send queue. */
+  readonly queued: number;
+}
+
+/** One outbound link of a MeshNode, to an endpoint (manual or discovered). */
+export interface MeshLinkSnapshot {
+  readonly endpoint: string;
+  readonly status: string;
+  readonly peerRid?: string;
+}
+
+/** One ready peer of a MeshNode. */
+export interface MeshPeerSnapshot {
+  readonly rid: string;
+  readonly generation: string;
+  readonly objectRole: ObjectRole;
+  readonly memberships: readonly MeshMembership[];
+  readonly revision: number;
+  /** `outbound`: over our link to its endpoint; `inbound`: over the link it made to us. */
+  readonly via: 'outbound' | 'inbound';
+}
+
+/** The select-one state of one ChannelName on a MeshNode. */
+export interface MeshChannelSnapshot {
+  readonly channel: string;
+  readonly role: 'server' | 'client';
+  readonly weight?: number;
+  readonly draining?: boolean;
+  readonly candidates: number;
+  readonly members: number;
+}
+
+/** One MeshNode: its one listener, its links and peers, and the select-one state of its channels. */
+export interface MeshSnapshot {
+  readonly mesh: string;
+  readonly rid: string;
+  readonly generation: string;
+  readonly endpoint: string;
+  /** Sockets the node owns: always one ROUTER, however many channels it registers. */
+  readonly sockets: 1;
+  /** Live zeromq connections of that ROUTER, inbound and outbound. */
+  readonly connections: number;
+  readonly links: readonly MeshLinkSnapshot[];
+  readonly peers: readonly MeshPeerSnapshot[];
+  readonly channels: readonly MeshChannelSnapshot[];
+  readonly revision: number;
+  readonly activeHandlers: number;
+  readonly queued: number;
+}
+
+/** One fanout subscriber link, to one publisher endpoint. */
+export interface FanoutLinkSnapshot {
+  readonly endpoint: string;
+  readonly state: 'connecting' | 'alive' | 'silent';
+  /** From the publisher's last beacon; `undefined` until one arrived. */
+  readonly rid: string | undefined;
+  readonly generation: string | undefined;
+  readonly received: number;
+  readonly dropped: number;
+  /** zeromq matches subscriptions by prefix; a topic that is only a prefix match is not ours. */
+  readonly filtered: number;
+  /** Events that arrived before the publisher was confirmed, or from the wrong channel. */
+  readonly unconfirmed: number;
+}
+
+/** One object activation on its owner. */
+export interface ObjectActivationSnapshot {
+  readonly kind: 'spot' | 'actor';
+  readonly type: string;
+  readonly id: string;
+  readonly objectGeneration: number;
+  /** `creating`, `ready` or `closing`. */
+  readonly state: string;
+  /** Messages waiting in its queue. */
+  readonly queued: number;
+  /** A turn is running. */
+  readonly busy: boolean;
+  /** An Actor's Spot (absent when none). */
+  readonly spot?: string;
+  /** A Spot's member Actors (absent when none). */
+  readonly members?: readonly string[];
+}

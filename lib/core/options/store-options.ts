@@ -1,0 +1,197 @@
+import { configurationError } from '../errors.js';
+import { type LeaseTiming, normalizeLeaseTiming } from '../ports/lease.js';
+import { checkKeys, isRecord, positiveInt } from '../option-checks.js';
+import type { RelocationStore } from '../ports/object-stores.js';
+import type { LocationStore } from '../ports/ports.js';
+
+/**
+ * The `locationStore` and `relocationStore` options: exactly one store each (guide §6.1), where it
+ * lives and its key prefix; the Location Store also the owner-lease timing and how often readers do a
+ * full read. Only shapes are checked here; `lib/runtime` and `lib/store` build the stores.
+ */
+
+/** Where a store lives when the framework builds it: give `redis`, `cluster` or the store's `instance`. */
+export interface StoreConnectionOptions {
+  /** Redis standalone or Sentinel: a `redis://` URL or ioredis options, passed through. */
+  redis?: string | Record<string, unknown>;
+  /** Redis Cluster: seed nodes and ioredis cluster options, passed through. */
+  cluster?: { nodes: unknown[]; options?: Record<string, unknown> };
+}
+
+export interface LocationStoreOptions extends StoreConnectionOptions {
+  /**
+   * A store object of your own making, e.g. `new MemoryLocationStore()` shared by runtimes of one
+   * process. The framework never builds one for you (guide §6.1); you opt in here.
+   */
+  instance?: LocationStore;
+  /** Keeps two stores on one Redis apart. @default 'zlink' */
+  keyPrefix?: string;
+  /** Owner-lease timing (DESIGN §4). @default { ttlMs: 10000, refreshMs: 3000, refreshTimeoutMs: 2000, marginMs: 1000 } */
+  lease?: Partial<LeaseTiming>;
+  /** How often discovery reads every descriptor again, the safety net for lost notifications. @default 5000 */
+  fullReadIntervalMs?: number;
+}
+
+/**
+ * The Relocation Store: what a move of a Spot or Actor leaves behind (guide §6.1). Registered apart
+ * from the Location Store, which it needs; it may share its Redis, never its key prefix.
+ */
+export interface RelocationStoreOptions extends StoreConnectionOptions {
+  /** A store object of your own making (tests: `MemoryRelocationStore`); the framework never builds one unasked. */
+  instance?: RelocationStore;
+  /** Keeps it apart from the Location Store on a shared Redis; must differ from `locationStore.keyPrefix`. @default 'zlink-relocation' */
+  keyPrefix?: string;
+}
+
+export type NormalizedStoreSource<I = LocationStore> =
+  | { readonly kind: 'redis'; readonly redis: string | Record<string, unknown> }
+  | {
+      readonly kind: 'cluster';
+      readonly nodes: readonly unknown[];
+      readonly options: Record<string, unknown> | undefined;
+    }
+  | { readonly kind: 'instance'; readonly instance: I };
+
+export interface NormalizedLocationStore {
+  readonly source: NormalizedStoreSource;
+  readonly keyPrefix: string;
+  readonly lease: LeaseTiming;
+  readonly fullReadIntervalMs: number;
+}
+
+export interface NormalizedRelocationStore {
+  readonly source: NormalizedStoreSource<RelocationStore>;
+  readonly keyPrefix: string;
+}
+
+/** What tells one store option from the other: its field, keys, default prefix and port. */
+interface StoreKind {
+  readonly field: string;
+  readonly name: string;
+  readonly keys: readonly string[];
+  readonly defaultPrefix: string;
+  readonly port: string;
+  readonly methods: readonly string[];
+}
+
+const SOURCE_KEYS = ['redis', 'cluster', 'instance', 'keyPrefix'];
+const LOCATION: StoreKind = {
+  field: 'locationStore',
+  name: 'Location Store',
+  keys: [...SOURCE_KEYS, 'lease', 'fullReadIntervalMs'],
+  defaultPrefix: 'zlink',
+  port: 'LocationStore',
+  methods: ['put', 'refresh', 'remove', 'list', 'watch', 'close'],
+};
+const RELOCATION: StoreKind = {
+  field: 'relocationStore',
+  name: 'Relocation Store',
+  keys: SOURCE_KEYS,
+  defaultPrefix: 'zlink-relocation',
+  port: 'RelocationStore',
+  methods: ['get', 'compareAndSet', 'delete', 'listByNode', 'close'],
+};
+
+export function normalizeLocationStore(value: unknown): NormalizedLocationStore | undefined {
+  const store = normalizeStore<LocationStore>(LOCATION, value);
+  if (store === undefined) return undefined;
+  const { field } = LOCATION;
+  return Object.freeze({
+    source: store.source,
+    keyPrefix: store.keyPrefix,
+    lease: normalizeLeaseTiming(`${field}.lease`, store.value.lease),
+    fullReadIntervalMs: positiveInt(`${field}.fullReadIntervalMs`, store.value.fullReadIntervalMs, 5000),
+  });
+}
+
+/**
+ * The `relocationStore` option, checked against the normalized `locationStore`: it needs one (objects
+ * need a Location Store first) and may share its Redis but not its key prefix (guide §6.1).
+ */
+export function normalizeRelocationStore(
+  value: unknown,
+  locationStore: NormalizedLocationStore | undefined,
+): NormalizedRelocationStore | undefined {
+  const store = normalizeStore<RelocationStore>(RELOCATION, value);
+  if (store === undefined) return undefined;
+  if (locationStore === undefined)
+    throw configurationError(
+      RELOCATION.field,
+      'needs a locationStore: the Spots and Actors whose moves it records are found there',
+    );
+  if (store.keyPrefix === locationStore.keyPrefix)
+    throw configurationError(
+      `${RELOCATION.field}.keyPrefix`,
+      `'${store.keyPrefix}' is locationStore.keyPrefix too; the two stores may share a Redis, never a key prefix`,
+    );
+  return Object.freeze({ source: store.source, keyPrefix: store.keyPrefix });
+}
+
+/** The part both store options share: exactly one source, and the key prefix. */
+function normalizeStore<I>(
+  kind: StoreKind,
+  value: unknown,
+): { value: Record<string, unknown>; source: NormalizedStoreSource<I>; keyPrefix: string } | undefined {
+  if (value === undefined) return undefined;
+  const { field } = kind;
+  if (!isRecord(value))
+    throw configurationError(field, 'must be an object { redis } | { cluster } | { instance }');
+  checkKeys(field, value, kind.keys);
+  const given = (['redis', 'cluster', 'instance'] as const).filter((k) => value[k] !== undefined);
+  if (given.length !== 1) {
+    throw configurationError(
+      field,
+      given.length === 0
+        ? 'names no store: give one of redis, cluster or instance'
+        : `registers ${given.join(' and ')}; a process registers exactly one ${kind.name}`,
+    );
+  }
+  const keyPrefix = value.keyPrefix ?? kind.defaultPrefix;
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}]/.test(keyPrefix))
+    throw configurationError(`${field}.keyPrefix`, 'must be a non-empty string without { or }');
+  return {
+    value,
+    source: normalizeSource<I>(kind, given[0] as 'redis' | 'cluster' | 'instance', value),
+    keyPrefix,
+  };
+}
+
+function normalizeSource<I>(
+  kind: StoreKind,
+  which: 'redis' | 'cluster' | 'instance',
+  value: Record<string, unknown>,
+): NormalizedStoreSource<I> {
+  const { field } = kind;
+  switch (which) {
+    case 'redis': {
+      const redis = value.redis;
+      if (typeof redis === 'string') {
+        if (!/^rediss?:\/\//.test(redis))
+          throw configurationError(`${field}.redis`, `must be a redis:// or rediss:// URL, got '${redis}'`);
+        return { kind: 'redis', redis };
+      }
+      if (!isRecord(redis)) throw configurationError(`${field}.redis`, 'must be a URL or ioredis options');
+      return { kind: 'redis', redis };
+    }
+    case 'cluster': {
+      const cluster = value.cluster;
+      if (!isRecord(cluster) || !Array.isArray(cluster.nodes) || cluster.nodes.length === 0)
+        throw configurationError(`${field}.cluster`, 'must be { nodes: [seed, ...], options? }');
+      if (cluster.options !== undefined && !isRecord(cluster.options))
+        throw configurationError(`${field}.cluster.options`, 'must be ioredis cluster options');
+      return { kind: 'cluster', nodes: cluster.nodes, options: cluster.options };
+    }
+    case 'instance': {
+      const instance = value.instance;
+      const missing = kind.methods.filter(
+        (m) => !isRecord(instance) || typeof (instance as Record<string, unknown>)[m] !== 'function',
+      );
+      if (missing.length > 0)
+        throw configurationError(
+          `${field}.instance`,
+          `must be a ${kind.port} (missing ${missing.join(', ')})`,
+        );
+      return { kind: 'instance', instance: instance as I };
+    }
+  }
+}

@@ -1,0 +1,10 @@
+/** The object layer's own records: object calls and answers, control, Message Follow, relocation, owner leave. */
+export * from './object-wire.js';
+export * from './object-encode.js';
+export * from './object-control-wire.js';
+export * from './object-follow-wire.js';
+export * from './owner-leave-wire.js';
+export * from './relocation-wire.js';
+export * from './relocation-steps-wire.js';
+export * from './lone-object.js';
+export { readObjectFences, writeObjectFences } from './object-fences.js';

@@ -1,0 +1,99 @@
+import { MsgpackReader, RecordKind, WIRE_VERSION, type NodeRun, type ObjectKind } from '../../core/index.js';
+import {
+  type ObjectReplyRecord,
+  type ObjectRequestRecord,
+  type ObjectSendRecord,
+  REQUEST_LENGTH,
+  SEND_LENGTH,
+} from './object-wire.js';
+
+const reader = new MsgpackReader();
+
+/**
+ * An object send, request or reply read without msgpackr, the way `readLoneCall` reads a channel
+ * call: only the forms this version writes (ASCII names, 32-bit numbers, no trace, no later fields).
+ * Anything else (`undefined`) goes to `decodeObjectRecord`, which reads the same bytes to the same
+ * record (property tests hold them to it), so this is a shortcut, never a second meaning. A node
+ * generation is any string on the wire; an empty one (never written by this version) takes the long way.
+ */
+export function readLoneObjectRecord(
+  bytes: Uint8Array,
+): ObjectSendRecord | ObjectRequestRecord | ObjectReplyRecord | undefined {
+  if (bytes[1] !== WIRE_VERSION) return undefined;
+  const head = bytes[0];
+  const kind = bytes[2];
+  const r = reader.reset(bytes, 3);
+  if (head === 0x95 && kind === RecordKind.ObjectReply) {
+    const correlation = r.uint();
+    const originGeneration = correlation ? r.asciiStr(0) : undefined;
+    const payload = originGeneration === undefined ? undefined : r.bin();
+    if (payload === undefined || !r.atEnd) return undefined;
+    return {
+      kind: RecordKind.ObjectReply,
+      correlation: correlation as number,
+      originGeneration: originGeneration as string,
+      payload,
+    };
+  }
+  let correlation: number | undefined;
+  let origin: NodeRun | undefined;
+  if (head === (0x90 | REQUEST_LENGTH) && kind === RecordKind.ObjectRequest) {
+    correlation = r.uint();
+    const rid = correlation ? r.asciiStr(1) : undefined;
+    const nodeGeneration = rid === undefined ? undefined : r.asciiStr(0);
+    if (nodeGeneration === undefined) return undefined;
+    origin = { rid: rid as string, nodeGeneration };
+  } else if (head !== (0x90 | SEND_LENGTH) || kind !== RecordKind.ObjectSend) return undefined;
+  const objectKind = r.asciiStr(2);
+  if (objectKind !== 'spot' && objectKind !== 'actor') return undefined;
+  return readCallTail(r, objectKind, correlation, origin);
+}
+
+/**
+ * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after
+ * (a relayed record, with its hops, takes the long way);
+ * made into the whole record at once (a request's when `origin` is given).
+ */
+function readCallTail(
+  r: MsgpackReader,
+  objectKind: ObjectKind,
+  correlation: number | undefined,
+  origin: NodeRun | undefined,
+): ObjectSendRecord | ObjectRequestRecord | undefined {
+  const id = r.asciiStr(3);
+  if (id === undefined || r.peek() !== 0x95) return undefined;
+  r.skip(1);
+  const ownerRid = r.asciiStr(4);
+  const ownerGeneration = ownerRid === undefined ? undefined : r.asciiStr(5);
+  const objectGeneration = ownerGeneration === undefined ? undefined : r.uint();
+  const authorityOwnerGeneration = objectGeneration === undefined ? undefined : r.uint();
+  const ownerLeaseGeneration = authorityOwnerGeneration === undefined ? undefined : r.uint();
+  const operationId = ownerLeaseGeneration === undefined ? undefined : r.asciiStr(6);
+  const packet = operationId === undefined ? undefined : r.asciiStr(7);
+  const metadata = packet === undefined ? undefined : r.nilOrBin();
+  const payload = metadata === undefined ? undefined : r.bin();
+  if (payload === undefined || r.peek() !== 0xc0) return undefined;
+  r.skip(1);
+  if (!r.atEnd) return undefined;
+  const fences = {
+    owner: { rid: ownerRid as string, nodeGeneration: ownerGeneration as string },
+    objectGeneration: objectGeneration as number,
+    authorityOwnerGeneration: authorityOwnerGeneration as number,
+    ownerLeaseGeneration: ownerLeaseGeneration as number,
+  };
+  // One literal for both kinds (a send's correlation and origin left undefined): one object shape.
+  return {
+    kind: origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
+    correlation,
+    origin,
+    objectKind,
+    id,
+    fences,
+    operationId: operationId as string,
+    packet: packet as string,
+    metadata: metadata ?? undefined,
+    payload,
+    trace: undefined,
+    hops: 0,
+  } as ObjectSendRecord | ObjectRequestRecord;
+}
