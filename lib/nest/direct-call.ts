@@ -11,7 +11,7 @@ import type { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { type HandlerFn, isThenable } from '../core/index.js';
 import { toHandlerFailure } from './handler-failure.js';
-import { ZLinkParamtype } from './zlink.constants.js';
+import { ZLinkParamtype } from './decorators/zlink.constants.js';
 
 type Method = (...args: unknown[]) => unknown;
 

@@ -15,5 +15,5 @@ export {
   type ObjectHandlerOptions,
 } from './decorators/index.js';
 export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
-export { ZLinkParamtype } from './zlink.constants.js';
+export { ZLinkParamtype } from './decorators/zlink.constants.js';
 export { ZLinkEventStream, fromZLinkEvents, type ZLinkEventOf } from './observability/zlink-event-stream.js';

@@ -16,7 +16,7 @@ import {
   ZLINK_OBJECT_CLASS,
   ZLINK_SPOT_HANDLER,
   ZLINK_SPOT_SUBSCRIBE,
-} from './zlink.constants.js';
+} from './decorators/zlink.constants.js';
 import { read } from './zlink-metadata.accessor.js';
 
 type Class = { readonly name: string; readonly prototype: Record<string, unknown> };

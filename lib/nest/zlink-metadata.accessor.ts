@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { ChannelHandlerMetadata } from './decorators/channel-handler.decorator.js';
 import type { FanoutHandlerMetadata } from './decorators/fanout-handler.decorator.js';
 import type { NodeHandlerMetadata } from './decorators/node-handler.decorator.js';
-import { ZLINK_CHANNEL_HANDLER, ZLINK_FANOUT_HANDLER, ZLINK_NODE_HANDLER } from './zlink.constants.js';
+import {
+  ZLINK_CHANNEL_HANDLER,
+  ZLINK_FANOUT_HANDLER,
+  ZLINK_NODE_HANDLER,
+} from './decorators/zlink.constants.js';
 
 /** Reads what the ZLink decorators recorded. @internal */
 @Injectable()

@@ -1,5 +1,5 @@
 import type { ParamsFactory } from '@nestjs/core';
-import { ZLinkParamtype } from './zlink.constants.js';
+import { ZLinkParamtype } from './decorators/zlink.constants.js';
 
 /** Maps handler parameters to the `(payload, context)` a ZLink handler is called with. @internal */
 export class ZLinkParamsFactory implements ParamsFactory {

@@ -23,7 +23,7 @@ import type { MeshNode } from '../transport/index.js';
 import { DescriptorLeaseView } from './lease-view.js';
 import type { CallSubmission, CallTarget } from './calls.js';
 import type { RuntimeLocation } from './location.js';
-import { toSubmission } from './submission.js';
+import { toObjectSubmission } from './submission.js';
 import type { ObjectsSnapshot } from './snapshot.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -95,7 +95,7 @@ export class RuntimeObjects implements Topology {
     const relocation = this.config.options.relocationStore;
     if (relocation) this.relocationStore = await createRelocationStore(relocation);
     const leases = new DescriptorLeaseView(options.lease, SYSTEM_CLOCK, (run) =>
-      this.layer?.cache.ownerRunEnded(run),
+      this.layer?.ownerRunEnded(run),
     );
     this.leases = leases;
     const fenced = () => location.fenced;
@@ -123,7 +123,7 @@ export class RuntimeObjects implements Topology {
     this.offFence = location.onFence((isFenced) => {
       if (isFenced || this.closed) return;
       this.leaseEpoch++;
-      void this.layer?.host?.leaseRegained();
+      void this.layer?.leaseRegained();
     });
   }
 
@@ -151,19 +151,7 @@ export class RuntimeObjects implements Topology {
         : this.started(`${call.kind} ${target.objectKind} '${target.id}'/${call.packet}`);
     if (target.instance && (typeof target.instance.type !== 'string' || target.instance.type === ''))
       throw invalidArgument('type', 'the Instance intent needs a non-empty Spot type');
-    const submit = toSubmission(call, this.config.options.requestTimeoutMs, tracing);
-    return layer.call({
-      messageKind: call.kind,
-      objectKind: target.objectKind,
-      id: target.id,
-      packet: submit.packet,
-      metadata: submit.metadata,
-      payload: submit.payload,
-      trace: submit.trace,
-      timeoutMs: submit.timeoutMs,
-      signal: submit.signal,
-      instance: target.instance,
-    });
+    return layer.call(toObjectSubmission(call, target, this.config.options.requestTimeoutMs, tracing));
   }
 
   descriptors(): LocationDescriptor[] {
@@ -205,7 +193,7 @@ export class RuntimeObjects implements Topology {
       mesh: this.mesh[0],
       role: this.mesh[1].objectRole === 'server' ? 'server' : 'client',
       routeCacheSize: s.routeCacheSize,
-      fenced: this.layer.host?.fenced ?? false,
+      fenced: s.fenced,
       activations: s.activations,
     };
   }

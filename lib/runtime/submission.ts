@@ -1,6 +1,7 @@
 import { type TracePropagation, encodePayload, invalidArgument } from '../core/index.js';
 import type { Submission } from '../transport/index.js';
-import { type CallSubmission, targetName } from './calls.js';
+import type { ObjectSubmission } from '../spot/index.js';
+import { type CallSubmission, type CallTarget, targetName } from './calls.js';
 
 /**
  * What the transport gets for a call, built in the caller's turn: the deadline checked, the payload
@@ -13,24 +14,56 @@ export function toSubmission(
   defaultTimeoutMs: number,
   tracing: TracePropagation | undefined,
 ): Submission {
+  const timeoutMs = timeoutOf(call, defaultTimeoutMs);
+  return {
+    packet: call.packet,
+    metadata: call.metadata,
+    payload: payloadOf(call),
+    trace: tracing?.inject(),
+    timeoutMs,
+    signal: call.options?.signal,
+  };
+}
+
+/**
+ * The same for a call by global id: one object with the call's own fields and the target's, checked
+ * and encoded as `toSubmission` does, handed to the object layer as it is (no second copy per call).
+ */
+export function toObjectSubmission(
+  call: CallSubmission,
+  target: CallTarget & { kind: 'object' },
+  defaultTimeoutMs: number,
+  tracing: TracePropagation | undefined,
+): ObjectSubmission {
+  const timeoutMs = timeoutOf(call, defaultTimeoutMs);
+  return {
+    packet: call.packet,
+    metadata: call.metadata,
+    payload: payloadOf(call),
+    trace: tracing?.inject(),
+    timeoutMs,
+    signal: call.options?.signal,
+    messageKind: call.kind,
+    objectKind: target.objectKind,
+    id: target.id,
+    instance: target.instance,
+  };
+}
+
+function timeoutOf(call: CallSubmission, defaultTimeoutMs: number): number {
   const timeoutMs = call.options?.timeoutMs ?? defaultTimeoutMs;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
     throw invalidArgument('timeoutMs', `must be a positive number, got ${timeoutMs}`);
-  let payload: Uint8Array;
+  return timeoutMs;
+}
+
+function payloadOf(call: CallSubmission): Uint8Array {
   try {
-    payload = encodePayload(call.message);
+    return encodePayload(call.message);
   } catch (error) {
     throw invalidArgument(
       `${call.kind} ${targetName(call.target)}/${call.packet}`,
       `payload cannot be encoded: ${(error as Error).message}`,
     );
   }
-  return {
-    packet: call.packet,
-    metadata: call.metadata,
-    payload,
-    trace: tracing?.inject(),
-    timeoutMs,
-    signal: call.options?.signal,
-  };
 }

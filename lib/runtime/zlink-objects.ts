@@ -174,7 +174,7 @@ export class ZLinkObjects {
     const s = memberTarget('spot', spot);
     const timeoutMs = this.timeout(options?.timeoutMs);
     const layer = await this.host.objectLayer(`join actor '${a.id}' to spot '${s.id}'`);
-    return layer.memberships.join(a, s, timeoutMs);
+    return layer.join(a, s, timeoutMs);
   }
 
   /**
@@ -189,7 +189,7 @@ export class ZLinkObjects {
     const a = memberTarget('actor', actor);
     const timeoutMs = this.timeout(options?.timeoutMs);
     const layer = await this.host.objectLayer(`leave: actor '${a.id}'`);
-    return layer.memberships.leave(a, timeoutMs);
+    return layer.leave(a, timeoutMs);
   }
 
   /**

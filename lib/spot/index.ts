@@ -5,6 +5,6 @@ export * from './resolve/index.js';
 export * from './relocation/index.js';
 export { ObjectLayer } from './object-layer.js';
 export type { ObjectLayerConfig, CreateOptions } from './object-layer-config.js';
-export { advertisedType } from './placement.js';
-export type { ObjectSubmission } from './calls/object-submission.js';
+export { advertisedType } from './owner/placement.js';
+export type { ObjectSubmission } from './caller/object-submission.js';
 export type { MemberTarget } from './membership/memberships.js';

@@ -15,8 +15,8 @@ import {
   objectRefItems,
   parseObjectRef,
 } from './wire/index.js';
-import type { ObjectHost } from './objects/object-host.js';
-import { remoteAnswer } from './objects/remote-answer.js';
+import type { ObjectHost } from './owner/object-host.js';
+import { remoteAnswer } from './owner/remote-answer.js';
 import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from './relocation/index.js';
 
 /** What asking a peer to create, destroy or move an object needs, and answering such a request. */

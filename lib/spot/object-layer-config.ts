@@ -5,9 +5,9 @@ import type {
   RelocationStore,
   StoreHealth,
 } from '../core/index.js';
-import type { ObjectHostConfig } from './objects/object-host.js';
+import type { ObjectHostConfig } from './owner/object-host.js';
 
-export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit'> {
+export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit' | 'runtimeCall'> {
   readonly role: 'client' | 'server';
   readonly options: NormalizedObjectOptions;
   readonly link: MeshLink;

@@ -1,26 +1,17 @@
 import {
-  type InboundObjectRecord,
+  type NodeRun,
   type ObjectKey,
   type ObjectKind,
   type ObjectRef,
-  RecordKind,
   ZLinkError,
   cacheFollowProblem,
   encodePayload,
   errorMessage,
 } from '../core/index.js';
-import {
-  type ObjectRouteFences,
-  decodeObjectRecord,
-  readLoneObjectRecord,
-  encodeOwnerLeave,
-} from './wire/index.js';
-import { ObjectCaller } from './calls/object-caller.js';
-import type { ObjectSubmission } from './calls/object-submission.js';
-import { ObjectHost } from './objects/object-host.js';
-import { inboundCall } from './objects/inbound-call.js';
-import { staleRoute } from './objects/refusals.js';
-import { failRequestsTo, settleObjectReply } from './calls/object-replies.js';
+import { ObjectCaller } from './caller/object-caller.js';
+import type { ObjectSubmission } from './caller/object-submission.js';
+import { ObjectHost } from './owner/object-host.js';
+import { failRequestsTo } from './caller/object-replies.js';
 import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from './resolve/index.js';
 import {
   FollowRoutes,
@@ -30,10 +21,13 @@ import {
   type RelocationResult,
   Relocations,
 } from './relocation/index.js';
-import { type ObjectControlDeps, answerControl, controlMove, controlObject } from './object-control.js';
-import { Memberships } from './membership/memberships.js';
-import { Placement } from './placement.js';
-import { destroyObject, readAuthority } from './objects/authority-ops.js';
+import { type ObjectControlDeps, controlMove, controlObject } from './object-control.js';
+import { MovedCalls } from './moved-calls.js';
+import { ObjectReceiver } from './object-receive.js';
+import { type MemberTarget, Memberships } from './membership/memberships.js';
+import { runRuntimeCall } from './membership/member-turns.js';
+import { Placement } from './owner/placement.js';
+import { destroyObject, readAuthority } from './object-destroy.js';
 import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
 
 /**
@@ -42,11 +36,11 @@ import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js'
  * mesh. One per runtime, on its one object mesh.
  */
 export class ObjectLayer {
-  readonly cache: RouteCache;
+  private readonly cache: RouteCache;
   /** The Message Follow routes of moves committed away from this node (relocation installs them). */
   readonly followRoutes: FollowRoutes;
   private readonly follow: MessageFollow;
-  readonly host: ObjectHost | undefined;
+  private readonly host: ObjectHost | undefined;
   private readonly resolver: CachedResolver;
   private readonly caller: ObjectCaller;
   /** This node's moves, either end; only on an object server. */
@@ -56,14 +50,14 @@ export class ObjectLayer {
   /** Placement among the object servers hosting a type, for creations and moves. */
   private readonly placement: Placement;
   /** Actors joining and leaving Spots. */
-  readonly memberships: Memberships;
+  private readonly memberships: Memberships;
   /** A relocating drain's last step: every peer has dropped its routes to this node. */
-  private readonly leave: LeaveBarrier;
+  private readonly leaveBarrier: LeaveBarrier;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
     this.placement = new Placement(link);
-    this.leave = new LeaveBarrier(link, self);
+    this.leaveBarrier = new LeaveBarrier(link, self);
     this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
     this.follow = new MessageFollow({
       mesh,
@@ -97,6 +91,7 @@ export class ObjectLayer {
         ? new ObjectHost({
             ...config,
             queueLimit: config.options.objectQueueLimit,
+            runtimeCall: runRuntimeCall,
             deactivated: (a, reason) => this.memberships.deactivated(a, reason),
           })
         : undefined;
@@ -122,6 +117,16 @@ export class ObjectLayer {
           controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
       });
     this.controlDeps = { mesh, self, link, pending: config.pending, host, relocations: this.relocations };
+    const moved = host && new MovedCalls(host, this.follow, this.relocations, self);
+    const receiver = new ObjectReceiver({
+      config,
+      cache: this.cache,
+      control: this.controlDeps,
+      leave: this.leaveBarrier,
+      relocations: this.relocations,
+      host,
+      moved,
+    });
     this.caller = new ObjectCaller({
       mesh,
       self,
@@ -130,14 +135,7 @@ export class ObjectLayer {
       cache: this.cache,
       // A local call is admitted as a peer's would be, Message Follow included.
       host: host && {
-        dispatch: (call, answer) =>
-          host.dispatch(
-            call,
-            answer,
-            this.follow.active || host.moves.anyArriving
-              ? () => this.relocations?.holdArriving(call, answer) || this.follow.takeCall(call, self, answer)
-              : undefined,
-          ),
+        dispatch: (call, answer) => host.dispatch(call, answer, moved?.elsewhere(call, answer)),
       },
       pending: config.pending,
       events,
@@ -156,20 +154,16 @@ export class ObjectLayer {
     this.unsubscribe.push(
       // A route read before the outage may be older than what changed while nobody could read (§2.2).
       config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
-      link.onRecord((record) => this.receive(record)),
+      link.onRecord((record) => receiver.receive(record)),
       link.onPeer((event) => {
         if (event.type !== 'down') return;
-        this.leave.answered(event.peer.rid);
+        this.leaveBarrier.answered(event.peer.rid);
         this.relocations?.peerDown(event.peer.rid);
         this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
         failRequestsTo(config.pending, event.peer.rid, event.reason);
       }),
     );
   }
-
-  private readonly onStale = (objectKind: ObjectKind, id: string, fences: ObjectRouteFences): void => {
-    this.cache.invalidateStale(objectKind, id, fences);
-  };
 
   /** A call by global id (see `ObjectCaller.call`). */
   call(sub: ObjectSubmission): Promise<unknown> {
@@ -259,68 +253,6 @@ export class ObjectLayer {
     );
   }
 
-  private receive(record: InboundObjectRecord): void {
-    const r = readLoneObjectRecord(record.bytes) ?? decodeObjectRecord(record.bytes);
-    const { events, mesh, link, self, pending } = this.config;
-    const host = this.host;
-    if (typeof r === 'string') {
-      events.emit({ type: 'protocol_error', route: 'route-mesh', mesh, peerRid: record.from.rid, reason: r });
-      return;
-    }
-    switch (r.kind) {
-      case RecordKind.ObjectReply:
-      case RecordKind.ObjectErrorReply:
-        settleObjectReply(pending, events, mesh, self, record.from.rid, r, this.onStale);
-        return;
-      case RecordKind.ObjectStale:
-        this.cache.invalidateStale(r.objectKind, r.id, r.fences);
-        return;
-      case RecordKind.MessageFollow:
-        // Only the route the message came on goes, never a newer entry (§2.5); a lost notice costs
-        // latency only (the detour goes on until the entry expires).
-        this.cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
-        return;
-      case RecordKind.ObjectControl:
-        answerControl(this.controlDeps, r);
-        return;
-      case RecordKind.OwnerLeaving:
-        // Its objects moved on: the next call to any of them reads the new owner. Calls sent there
-        // before this answer travel ahead of it, and it relays them.
-        this.cache.ownerRunEnded({ rid: record.from.rid, nodeGeneration: r.nodeGeneration }, 'ownerLeaving');
-        link.answer(record.from.rid, encodeOwnerLeave(RecordKind.OwnerLeft, r.nodeGeneration));
-        return;
-      case RecordKind.OwnerLeft:
-        this.leave.answered(record.from.rid, r.nodeGeneration);
-        return;
-      case RecordKind.RelocationChunk:
-      case RecordKind.RelocationReady:
-      case RecordKind.RelocationRelay:
-      case RecordKind.RelocationCutover:
-      case RecordKind.RelocationCommit:
-        if (this.relocations) return this.relocations.receive(r, record.from);
-        events.emit({
-          type: 'protocol_error',
-          route: 'route-mesh',
-          mesh,
-          peerRid: record.from.rid,
-          reason: `relocation record for '${r.relocationId}': this node holds no objects`,
-        });
-        return;
-      default: {
-        const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh);
-        // A node that holds no objects is never the current owner of any.
-        if (!host) return answer.error(staleRoute(self.rid, call));
-        // A call on a route this node no longer holds may follow its object (Message Follow); one on the
-        // route an object arriving here is taking waits for it (`holdArriving`).
-        const elsewhere =
-          this.follow.active || host.moves.anyArriving
-            ? () => this.relocations?.holdArriving(call, answer) || this.follow.take(r, record.from, answer)
-            : undefined;
-        host.dispatch(call, answer, elsewhere);
-      }
-    }
-  }
-
   /** The authority record of `key`, read once (see `readAuthority`), counted in this node's metrics. */
   private readonly read = (key: ObjectKey, type: string | undefined, what: string) =>
     readAuthority(
@@ -359,14 +291,47 @@ export class ObjectLayer {
       deadlineMs,
       relocate,
       () => this.follow.lastRelayAt,
-      (ms) => this.leave.leave(ms),
+      (ms) => this.leaveBarrier.leave(ms),
     );
   }
 
   private draining = false;
 
-  snapshot(): { readonly routeCacheSize: number; readonly activations: ReturnType<ObjectHost['snapshot']> } {
-    return { routeCacheSize: this.cache.size, activations: this.host?.snapshot() ?? [] };
+  /** Makes an Actor a member of a Spot: see `Memberships.join` for how it ends. */
+  join(actor: MemberTarget, spot: MemberTarget, timeoutMs: number): ReturnType<Memberships['join']> {
+    return this.memberships.join(actor, spot, timeoutMs);
+  }
+
+  /** Takes an Actor out of its Spot: see `Memberships.leave` for how it ends. */
+  leave(actor: MemberTarget, timeoutMs: number): Promise<string> {
+    return this.memberships.leave(actor, timeoutMs);
+  }
+
+  /** Node run `run` left the object mesh's descriptors (its lease ended): routes to it go. */
+  ownerRunEnded(run: NodeRun): void {
+    this.cache.ownerRunEnded(run);
+  }
+
+  /**
+   * This node's lease is held again after a fence: every activation is checked against the store
+   * before admission opens (see `ObjectHost.leaseRegained`). Never rejects.
+   */
+  leaseRegained(): Promise<void> {
+    return this.host?.leaseRegained() ?? Promise.resolve();
+  }
+
+  snapshot(): {
+    readonly routeCacheSize: number;
+    /** Whether this object server admits no object work now (its lease fenced, or re-checking after one). */
+    readonly fenced: boolean;
+    readonly activations: ReturnType<ObjectHost['snapshot']>;
+  } {
+    const host = this.host;
+    return {
+      routeCacheSize: this.cache.size,
+      fenced: host?.fenced ?? false,
+      activations: host?.snapshot() ?? [],
+    };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MessageKind } from '../../core/index.js';
-import { ZLINK_CHANNEL_HANDLER } from '../zlink.constants.js';
+import { ZLINK_CHANNEL_HANDLER } from './zlink.constants.js';
 import { handlerDecorator } from './handler-decorator.js';
 
 export interface ChannelHandlerOptions {

@@ -1,4 +1,4 @@
-import { ZLINK_FANOUT_HANDLER } from '../zlink.constants.js';
+import { ZLINK_FANOUT_HANDLER } from './zlink.constants.js';
 import { handlerDecorator } from './handler-decorator.js';
 
 /** What `@FanoutHandler` records on a method. @internal */

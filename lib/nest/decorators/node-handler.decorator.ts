@@ -1,5 +1,5 @@
 import type { MessageKind } from '../../core/index.js';
-import { ZLINK_NODE_HANDLER } from '../zlink.constants.js';
+import { ZLINK_NODE_HANDLER } from './zlink.constants.js';
 import type { ChannelHandlerOptions } from './channel-handler.decorator.js';
 import { handlerDecorator } from './handler-decorator.js';
 

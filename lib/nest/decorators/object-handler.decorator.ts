@@ -1,5 +1,5 @@
 import type { MessageKind } from '../../core/index.js';
-import { ZLINK_ACTOR_HANDLER, ZLINK_SPOT_HANDLER, ZLINK_SPOT_SUBSCRIBE } from '../zlink.constants.js';
+import { ZLINK_ACTOR_HANDLER, ZLINK_SPOT_HANDLER, ZLINK_SPOT_SUBSCRIBE } from './zlink.constants.js';
 import type { ChannelHandlerOptions } from './channel-handler.decorator.js';
 import { checkName, handlerDecorator, methodDecorator } from './handler-decorator.js';
 

@@ -5,7 +5,7 @@ import {
   configurationError,
   normalizeObjectClassOptions,
 } from '../../core/index.js';
-import { ZLINK_OBJECT_CLASS } from '../zlink.constants.js';
+import { ZLINK_OBJECT_CLASS } from './zlink.constants.js';
 import { checkName } from './handler-decorator.js';
 
 export type { ObjectClassOptions };

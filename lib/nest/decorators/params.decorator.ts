@@ -1,6 +1,6 @@
 import { type PipeTransform, type Type, assignMetadata } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { ZLinkParamtype } from '../zlink.constants.js';
+import { ZLinkParamtype } from './zlink.constants.js';
 
 type Pipe = Type<PipeTransform> | PipeTransform;
 

@@ -1,8 +1,8 @@
 import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError } from '../../core/index.js';
 import { isHandedOff } from '../execution/index.js';
-import { type Activation, objectRef } from '../objects/activation.js';
-import { userCode } from '../objects/host-helpers.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
+import { type Activation, objectRef } from '../owner/activation.js';
+import { userCode } from '../owner/host-helpers.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import {
   JOIN_PACKET,
   LEAVE_PACKET,

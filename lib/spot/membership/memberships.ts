@@ -6,9 +6,9 @@ import {
   type SpotRef,
   ZLinkError,
 } from '../../core/index.js';
-import type { ObjectSubmission } from '../calls/object-submission.js';
-import { type Activation, objectRef } from '../objects/activation.js';
-import { staleRef } from '../objects/refusals.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
+import { type Activation, objectRef } from '../owner/activation.js';
+import { staleRef } from '../owner/refusals.js';
 import type { Clock } from '../resolve/index.js';
 import type { MoveRequest, RelocationResult } from '../relocation/index.js';
 import { JOIN_PACKET, LEAVE_PACKET, MEMBER_PACKET, memberSubmission } from './member-packets.js';

@@ -13,9 +13,9 @@ import {
   encodeObjectSend,
 } from '../wire/index.js';
 import type { TimerSnapshot } from '../execution/index.js';
-import type { Activation } from '../objects/activation.js';
-import type { InboundObjectCall } from '../objects/object-dispatch.js';
-import { userCode } from '../objects/host-helpers.js';
+import type { Activation } from '../owner/activation.js';
+import type { InboundObjectCall } from '../owner/object-dispatch.js';
+import { userCode } from '../owner/host-helpers.js';
 
 /**
  * The source's seal and capture of a move (spot-actor-routing §2.5; docs/decisions.md "Relocation

@@ -16,9 +16,9 @@ import {
   encodeRelocationCommit,
   encodeRelocationReady,
 } from '../wire/index.js';
-import type { Activation, HeldAuthority } from '../objects/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
-import { inboundCall, readCallRecord } from '../objects/inbound-call.js';
+import type { Activation, HeldAuthority } from '../owner/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import { inboundCall, readCallRecord } from '../owner/inbound-call.js';
 import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
 
 /** How long a target waits for the source's go once it has the image: past it, the move is off. */

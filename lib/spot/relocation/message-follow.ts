@@ -16,7 +16,7 @@ import {
   wireAddress,
   writeObjectFences,
 } from '../wire/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
 
 /** What relaying needs: the mesh to the new owner and back to the sender, and the committed routes. */

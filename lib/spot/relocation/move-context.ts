@@ -9,7 +9,7 @@ import type {
 } from '../../core/index.js';
 import type { ObjectRouteFences, RelocationRefusal } from '../wire/index.js';
 import { ZLinkError } from '../../core/index.js';
-import type { ObjectHost } from '../objects/object-host.js';
+import type { ObjectHost } from '../owner/object-host.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
 

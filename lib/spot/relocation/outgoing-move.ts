@@ -16,8 +16,8 @@ import {
   encodeRelocationRelay,
   writeObjectFences,
 } from '../wire/index.js';
-import { type Activation, objectRef } from '../objects/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
+import { type Activation, objectRef } from '../owner/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { callRecord, captureActivation, heldRoute } from './capture.js';
 import {
   type MoveContext,

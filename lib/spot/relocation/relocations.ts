@@ -6,11 +6,11 @@ import {
   configurationError,
 } from '../../core/index.js';
 import { type RelocationChunkRecord, type RelocationStepRecord } from '../wire/index.js';
-import { within } from '../objects/host-helpers.js';
-import type { Activation } from '../objects/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
-import { staleRef } from '../objects/refusals.js';
-import type { Placement } from '../placement.js';
+import { within } from '../owner/host-helpers.js';
+import type { Activation } from '../owner/activation.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import { staleRef } from '../owner/refusals.js';
+import type { Placement } from '../owner/placement.js';
 import { IncomingMove } from './incoming-move.js';
 import { MoveRecord } from './move-records.js';
 import { type MoveContext, type RelocationResult, abortedBy } from './move-context.js';

@@ -5,7 +5,7 @@ import {
   type RawObjectRecords,
   type RawRecord,
   RelocationRecords,
-} from '../object-store.js';
+} from '../records/object-records.js';
 
 interface Entry extends RawRecord {
   readonly indexRids: readonly string[];

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
-import type { RawCasResult, RawObjectRecords, RawRecord } from '../object-store.js';
+import type { RawCasResult, RawObjectRecords, RawRecord } from '../records/object-records.js';
 import { type RedisConnectionOptions, createRedisClient } from './client.js';
 import { ObjectStoreKeys } from './object-keys.js';
 import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from './object-scripts.js';

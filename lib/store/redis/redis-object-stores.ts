@@ -1,4 +1,4 @@
-import { AuthorityRecords, RelocationRecords } from '../object-store.js';
+import { AuthorityRecords, RelocationRecords } from '../records/object-records.js';
 import { RedisObjectRecords, type RedisObjectStoreOptions } from './redis-object-records.js';
 
 export type { RedisObjectStoreOptions } from './redis-object-records.js';

@@ -17,7 +17,7 @@ import {
   encodePayload,
 } from '../../../lib/core/index.js';
 import { type ObjectRouteFences, wireAddress } from '../../../lib/spot/wire/index.js';
-import type { InboundObjectCall } from '../../../lib/spot/objects/object-dispatch.js';
+import type { InboundObjectCall } from '../../../lib/spot/owner/object-dispatch.js';
 import {
   type Clock,
   ObjectLayer,
@@ -25,7 +25,8 @@ import {
   type ReadyRoute,
   SYSTEM_CLOCK,
 } from '../../../lib/spot/index.js';
-import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
+import { ObjectHost } from '../../../lib/spot/owner/object-host.js';
+import { runRuntimeCall } from '../../../lib/spot/membership/member-turns.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 
 export const MESH = 'objects';
@@ -206,6 +207,7 @@ export function objectHost(
     clock: SYSTEM_CLOCK,
     // Every peer's link ready: whether an owner lives is then its lease's word (tests set it).
     link: { isReady: () => true },
+    runtimeCall: runRuntimeCall,
     classes,
     instances: plainObjectInstances,
     jobs: new JobQueue(4),

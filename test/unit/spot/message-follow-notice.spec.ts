@@ -20,8 +20,8 @@ function layer() {
 
 /** Caches `room-1`'s route on RUN_B with `fences`' generations. */
 function cache(objects: ObjectLayer, fences: Partial<ObjectRouteFences>): void {
-  const ticket = objects.cache.open('spot', 'room-1');
-  objects.cache.close(ticket, route('room-1', { owner: RUN_B, ...fences }));
+  const ticket = objects['cache'].open('spot', 'room-1');
+  objects['cache'].close(ticket, route('room-1', { owner: RUN_B, ...fences }));
 }
 
 const notice = (source: ObjectRouteFences) =>
@@ -48,7 +48,7 @@ describe('ObjectLayer: a messageFollow notice', () => {
     const { objects, link, seen } = layer();
     cache(objects, {});
     link.deliver(RecordKind.MessageFollow, notice(OLD));
-    expect(objects.cache.lookup('spot', 'room-1')).toBeUndefined();
+    expect(objects['cache'].lookup('spot', 'room-1')).toBeUndefined();
     expect(seen).toContainEqual(
       expect.objectContaining({ type: 'object_route', result: 'invalidated', id: 'room-1', reason: 'moved' }),
     );
@@ -59,7 +59,7 @@ describe('ObjectLayer: a messageFollow notice', () => {
     // The caller already learnt the new owner's route (authority owner generation 2).
     cache(objects, { authorityOwnerGeneration: 2 });
     link.deliver(RecordKind.MessageFollow, notice(OLD));
-    expect(objects.cache.lookup('spot', 'room-1')).toMatchObject({ authorityOwnerGeneration: 2 });
+    expect(objects['cache'].lookup('spot', 'room-1')).toMatchObject({ authorityOwnerGeneration: 2 });
     expect(seen.filter((e) => e.type === 'object_route')).toEqual([]);
   });
 
@@ -77,7 +77,7 @@ describe('ObjectLayer: a messageFollow notice', () => {
       replyRoute: undefined,
     });
     link.deliver(RecordKind.MessageFollow, bad);
-    expect(objects.cache.lookup('spot', 'room-1')).toBeDefined();
+    expect(objects['cache'].lookup('spot', 'room-1')).toBeDefined();
     expect(seen).toContainEqual(
       expect.objectContaining({ type: 'protocol_error', reason: 'malformed messageFollow record' }),
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type AuthorityStore, type MeshNodeDescriptor, type NodeRun } from '../../../lib/core/index.js';
 import { type ObjectRouteFences } from '../../../lib/spot/wire/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-call.js';
+import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/owner/object-call.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
 import { FakeLeases, MESH, inboundRequest, objectHost } from './fixtures.js';

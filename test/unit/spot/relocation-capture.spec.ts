@@ -7,8 +7,8 @@ import {
   encodePayload,
 } from '../../../lib/core/index.js';
 import { type RelocationImage, decodeObjectRecord } from '../../../lib/spot/wire/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/objects/object-dispatch.js';
-import { ObjectHost } from '../../../lib/spot/objects/object-host.js';
+import type { InboundObjectCall, ObjectAnswer } from '../../../lib/spot/owner/object-dispatch.js';
+import { ObjectHost } from '../../../lib/spot/owner/object-host.js';
 import { captureActivation } from '../../../lib/spot/index.js';
 import { objectClass, registry } from '../../integration/objects/harness.js';
 import { objectHost } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type AuthorityStore, type NodeRun, ZLinkEvents } from '../../../lib/core/index.js';
 import { SYSTEM_CLOCK } from '../../../lib/spot/index.js';
-import type { ObjectHost } from '../../../lib/spot/objects/object-host.js';
+import type { ObjectHost } from '../../../lib/spot/owner/object-host.js';
 import { FollowRoutes } from '../../../lib/spot/relocation/follow-routes.js';
 import { OutgoingMove } from '../../../lib/spot/relocation/outgoing-move.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';

@@ -1,4 +1,4 @@
-import { type MeshLink, type ObjectKind, type ObjectPeer, ZLinkError } from '../core/index.js';
+import { type MeshLink, type ObjectKind, type ObjectPeer, ZLinkError } from '../../core/index.js';
 
 /** How a node advertises the object types it hosts in its mesh state: `spot:Room`, `actor:Player`. */
 export function advertisedType(kind: ObjectKind, type: string): string {

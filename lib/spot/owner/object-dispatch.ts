@@ -9,11 +9,28 @@ import {
   toWireError,
 } from '../../core/index.js';
 import { isHandedOff } from '../execution/index.js';
-import { runRuntimeCall } from '../membership/member-turns.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 export type { InboundObjectCall, ObjectAnswer } from './object-call.js';
+
+/**
+ * Runs a call with one of the runtime's own packets (a flush, a membership change) on its owner. The
+ * membership side provides it (`runRuntimeCall`): the owner knows only this shape, so hosting never
+ * imports membership.
+ */
+export type RuntimeCallRunner = (
+  a: Activation,
+  call: InboundObjectCall,
+  answer: ObjectAnswer,
+  carried: boolean,
+) => void;
+
+/** What running a call needs besides the activation: the host's config has both. */
+export interface DispatchDeps {
+  readonly tracing: TracePropagation | undefined;
+  readonly runtimeCall: RuntimeCallRunner;
+}
 
 /**
  * Runs `call` on activation `a` as one turn: metadata and payload decoded first (a bad one is
@@ -26,12 +43,12 @@ export function runObjectCall(
   a: Activation,
   call: InboundObjectCall,
   answer: ObjectAnswer,
-  tracing: TracePropagation | undefined,
+  deps: DispatchDeps,
   /** A move carried it: accepted already, so past the queue limit. */
   carried = false,
 ): void {
   // The runtime's own (a flush, answered as it is admitted; a membership change): never a handler's.
-  if (isRuntimePacket(call.packet)) return runRuntimeCall(a, call, answer, carried);
+  if (isRuntimePacket(call.packet)) return deps.runtimeCall(a, call, answer, carried);
   const handler = a.handlers?.[call.messageKind].get(call.packet);
   if (handler === undefined) {
     return answer.error({
@@ -66,6 +83,7 @@ export function runObjectCall(
   const fn = a.handler(handler.method);
   const value = payload.value;
   const { trace } = call;
+  const { tracing } = deps;
   // What ends the call before its turn started is the queue's refusal; after, the handler's outcome.
   let started = false;
   const turn = (): unknown => {

@@ -16,7 +16,7 @@ import type {
 } from '../../core/index.js';
 import type { ObjectRouteFences } from '../wire/index.js';
 import { ObjectTurns } from '../execution/index.js';
-import { ObjectMembership } from '../membership/object-membership.js';
+import { ObjectMembership } from './activation-membership.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */

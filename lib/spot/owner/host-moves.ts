@@ -6,7 +6,6 @@ import {
   type ObjectKind,
   type RegisteredObjectClass,
   type StoreVersion,
-  type TracePropagation,
   type ZLinkEvents,
   ZLinkError,
   decodePayload,
@@ -16,14 +15,15 @@ import type { Activation, HeldAuthority } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
 import { emitObjectEvent, userCode } from './host-helpers.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
-import { runObjectCall } from './object-dispatch.js';
+import { type DispatchDeps, runObjectCall } from './object-dispatch.js';
 
 /** What a move does through the host: its table, how it builds and ends activations. */
 export interface HostMovesDeps {
   readonly mesh: string;
   readonly table: ActivationTable;
   readonly classes: ObjectClassRegistry;
-  readonly tracing: TracePropagation | undefined;
+  /** How a carried call runs once the object is here. */
+  readonly dispatch: DispatchDeps;
   build(key: ObjectKey, cls: ObjectClassDescription, held: HeldAuthority, what: string): Promise<Activation>;
   discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void>;
   readonly events: ZLinkEvents;
@@ -148,7 +148,7 @@ export class HostMoves {
    */
   run(a: Activation, call: InboundObjectCall, answer: ObjectAnswer): void {
     if (a.ingress !== undefined) return a.ingress(call, answer);
-    runObjectCall(a, call, answer, this.deps.tracing, true);
+    runObjectCall(a, call, answer, this.deps.dispatch, true);
   }
 
   /**

@@ -15,7 +15,7 @@ import {
   parseAuthorityRecord,
   parseObjectKey,
   parseRelocationRecord,
-} from '../core/index.js';
+} from '../../core/index.js';
 
 /** A record as a store keeps it, before it is read: the body is the record's JSON. */
 export interface RawRecord {

@@ -21,9 +21,15 @@ import { Activation, type HeldAuthority, objectRef } from './activation.js';
 import { ActivationTable } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
 import { HostMoves } from './host-moves.js';
+import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
-import { type InboundObjectCall, type ObjectAnswer, runObjectCall } from './object-dispatch.js';
+import {
+  type InboundObjectCall,
+  type ObjectAnswer,
+  type RuntimeCallRunner,
+  runObjectCall,
+} from './object-dispatch.js';
 import { exists, refusal, staleRef, staleRoute } from './refusals.js';
 
 export interface ObjectHostConfig extends OwnerLiveness {
@@ -36,6 +42,8 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly queueLimit: number;
   readonly events: ZLinkEvents;
   readonly tracing: TracePropagation | undefined;
+  /** Runs the runtime's own packets (a flush, a membership change): the membership side's `runRuntimeCall`. */
+  readonly runtimeCall: RuntimeCallRunner;
   /** This node's own owner lease is fenced now. */
   readonly leaseFenced: () => boolean;
   /** The lease epoch new activations record as their OwnerLeaseGeneration. */
@@ -63,10 +71,7 @@ export class ObjectHost {
   /** The steps of a move on this node, either end (lib/spot/relocation drives them). */
   readonly moves: HostMoves;
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
-  /** Set from a lease regained until every activation is checked against the store again. */
-  private revalidating = false;
-  /** Counts `leaseRegained()` passes: only the latest may open admission (an older one yields to it). */
-  private pass = 0;
+  private readonly recheck: LeaseRecheck;
   private closed = false;
 
   constructor(private readonly config: ObjectHostConfig) {
@@ -84,9 +89,17 @@ export class ObjectHost {
       mesh: config.mesh,
       table: this.active,
       classes: config.classes,
-      tracing: config.tracing,
+      dispatch: config,
       events: config.events,
       build: (key, cls, held, what) => this.build(key, cls, held, what),
+      discard: (a, reason, detail) => this.discard(a, reason, detail),
+    });
+    this.recheck = new LeaseRecheck({
+      store: config.store,
+      self: config.self,
+      table: this.active,
+      closed: () => this.closed,
+      counted: (a) => this.metricsOf(a.cls).storeReads++,
       discard: (a, reason, detail) => this.discard(a, reason, detail),
     });
     for (const cls of config.classes.all()) {
@@ -98,7 +111,7 @@ export class ObjectHost {
 
   /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (guide §6.2). */
   get fenced(): boolean {
-    return this.closed || this.config.leaseFenced() || this.revalidating;
+    return this.closed || this.config.leaseFenced() || this.recheck.pending;
   }
 
   /** A new activation held under `held`, not in the table yet (`buildActivation`, fenced with this host). */
@@ -273,41 +286,12 @@ export class ObjectHost {
     }
     // A moving object's hold keeps what arrives after its seal, for the target or for an abort.
     if (a.ingress !== undefined) return a.ingress(call, answer);
-    runObjectCall(a, call, answer, this.config.tracing);
+    runObjectCall(a, call, answer, this.config);
   }
 
-  /**
-   * The lease came back after a fence: admission stays shut until every activation is read again;
-   * one another node took over meanwhile (its lease looked gone to them) is deactivated `takenOver`,
-   * never run again. A failed read keeps it shut and tries again shortly. A later call (the lease was
-   * fenced and came back again meanwhile) starts over: only its pass opens admission.
-   */
-  async leaseRegained(): Promise<void> {
-    if (this.closed) return;
-    const pass = ++this.pass;
-    const superseded = (): boolean => this.closed || pass !== this.pass;
-    this.revalidating = true;
-    for (;;) {
-      try {
-        for (const a of this.active.all()) {
-          if (superseded()) return;
-          // A moving object is its move's to settle: it reads the record before the object runs here again.
-          if (a.ingress !== undefined) a.revalidate = true;
-          if (a.state !== 'ready' || a.ingress !== undefined) continue;
-          this.metricsOf(a.cls).storeReads++;
-          const stored = await this.config.store.get(a.key);
-          if (!a.heldIn(stored?.record, this.config.self))
-            await this.discard(a, 'takenOver', 'another node holds it now');
-        }
-        break;
-      } catch {
-        if (superseded()) return;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    if (superseded()) return;
-    this.revalidating = false;
-    for (const a of this.active.all()) a.turns.fenceLifted();
+  /** The lease came back after a fence: see `LeaseRecheck.run`. */
+  leaseRegained(): Promise<void> {
+    return this.recheck.run();
   }
 
   /**

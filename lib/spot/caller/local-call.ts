@@ -9,8 +9,8 @@ import {
   errorMessage,
   fromObjectWireError,
 } from '../../core/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../objects/object-call.js';
-import { reportSendFailure } from '../objects/remote-answer.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import { reportSendFailure } from '../owner/remote-answer.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
 

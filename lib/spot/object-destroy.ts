@@ -7,12 +7,12 @@ import {
   type ObjectRef,
   type Versioned,
   ZLinkError,
-} from '../../core/index.js';
-import { controlObject, type ObjectControlDeps } from '../object-control.js';
-import { type OwnerLiveness, type RouteCache, confirmedLive } from '../resolve/index.js';
+} from '../core/index.js';
+import { controlObject, type ObjectControlDeps } from './object-control.js';
+import { type OwnerLiveness, type RouteCache, confirmedLive } from './resolve/index.js';
 
-import type { ObjectHost } from './object-host.js';
-import { staleRef } from './refusals.js';
+import type { ObjectHost } from './owner/object-host.js';
+import { staleRef } from './owner/refusals.js';
 
 /**
  * The authority record of `key`, read once and counted (`count`, under `type`, else the record's own
