@@ -18,6 +18,7 @@ import {
 import type { ObjectHost } from './owner/object-host.js';
 import { remoteAnswer } from './owner/remote-answer.js';
 import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from './relocation/index.js';
+import { CONTROL_TIMEOUT_MS, MOVE_ANSWER_SLACK_MS } from './timing.js';
 
 /** What asking a peer to create, destroy or move an object needs, and answering such a request. */
 export interface ObjectControlDeps {
@@ -28,9 +29,6 @@ export interface ObjectControlDeps {
   readonly host: ObjectHost | undefined;
   readonly relocations: Relocations | undefined;
 }
-
-/** How long an owner works on a creation asked of it by a peer (the asker's own deadline ends its wait). */
-const CONTROL_TIMEOUT_MS = 10000;
 
 interface ControlTarget {
   readonly kind: ObjectKind;
@@ -112,9 +110,6 @@ export async function controlMove(
   if (!result) throw new ZLinkError('ProtocolError', `${what}: the owner's answer is not a move outcome`);
   return result;
 }
-
-/** How long after a move's deadline its asker still waits for the outcome (a cutover takes a store write). */
-const MOVE_ANSWER_SLACK_MS = 5000;
 
 function parseRelocationResult(v: unknown): RelocationResult | undefined {
   const r = v as {

@@ -1,13 +1,6 @@
 import { DRAINING_CODE, FENCED_CODE, type JobQueue } from '../core/index.js';
 import { type InboundMessage, type InboundScope, failInbound, runInbound } from './inbound.js';
-
-/**
- * After its accepted work is done, a draining receiver keeps answering `Rejected` until no business
- * record has arrived for this long (within the drain deadline). Requests a caller submitted before
- * it learned of the drain are already on the wire; they end `Rejected` (not executed, 03 §6) instead
- * of `RouteError` from a receiver that closed under them.
- */
-const DRAIN_QUIET_MS = 200;
+import { INBOUND_DRAIN_QUIET_MS } from './timing.js';
 
 /** Why a received business record is not run: the receiver drains, or its owner lease is fenced (guide §6.2). */
 export type Refusal = 'draining' | 'fenced';
@@ -139,7 +132,7 @@ export class InboundGate {
 
   /**
    * Drain (03 §6): refuses the records a drain applies to from now on, and resolves once accepted
-   * handlers are done (and `busy()` is not) and no refused record came for `DRAIN_QUIET_MS`, or at
+   * handlers are done (and `busy()` is not) and no refused record came for `INBOUND_DRAIN_QUIET_MS`, or at
    * the deadline (`'deadline'` while handlers still run), or as soon as `stopped()`.
    */
   async drain(
@@ -152,7 +145,7 @@ export class InboundGate {
     const deadline = started + deadlineMs;
     while (!stopped() && Date.now() < deadline) {
       const idle = this.running === 0 && !busy();
-      if (idle && Date.now() - Math.max(started, this.lastRefusedAt) >= DRAIN_QUIET_MS) break;
+      if (idle && Date.now() - Math.max(started, this.lastRefusedAt) >= INBOUND_DRAIN_QUIET_MS) break;
       await new Promise((r) => setTimeout(r, 5));
     }
     return this.running > 0 ? 'deadline' : 'completed';

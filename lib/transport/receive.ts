@@ -66,9 +66,6 @@ export class UnreadTime {
   }
 }
 
-/** How long a lost connection's already-received replies get to be read before its requests fail. */
-export const LOSS_READ_GRACE_MS = 100;
-
 /**
  * What a receive loop has taken, for `afterQueuedReads`: the loop counts every message it takes and
  * says while it is parked in `receive()` (not busy with a message, not held back by a full job queue).

@@ -1,18 +1,5 @@
 import { UnreadTime } from './receive.js';
-
-/**
- * Liveness is ours, in records, on every socket: no zeromq socket runs ZMTP heartbeats (see
- * `sockets.ts` for the libzmq fault that rules them out). Each side pings the other this often, and
- * drops a connection that brought nothing for `SILENCE_MS`.
- */
-export const PING_INTERVAL_MS = 1000;
-export const SILENCE_MS = 3000;
-/**
- * A tick this much later than its interval follows a stall of this process (see `SilenceClock`):
- * longer than event-loop lag under load, shorter than the ~2 s stall that can make a live peer look
- * silent.
- */
-const STALL_MS = 1000;
+import { PING_INTERVAL_MS, STALL_MS } from './timing.js';
 
 /**
  * The one rule for judging silence fairly: what a peer sent while this process did not read is

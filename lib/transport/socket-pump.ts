@@ -11,15 +11,6 @@ export interface SendableSocket {
   mayRetry?(error: unknown): boolean;
 }
 
-/**
- * zeromq.js can miss the wake-up of a send blocked at the high-water mark: seen under load, a DEALER
- * whose server had drained everything stayed blocked for good, with four records in its queue. A
- * socket that blocks sets this as its `sendTimeout`, so a blocked send ends EAGAIN after this long
- * and the pump writes it again, which looks at the socket afresh. Under ordinary backpressure that
- * is one extra wake-up per interval; nothing is given up.
- */
-export const SEND_RECHECK_MS = 200;
-
 const RESOLVED = Promise.resolve();
 
 /** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Dealer, Router, type Socket, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
-import { SEND_RECHECK_MS } from './socket-pump.js';
+import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from './timing.js';
 
 /**
  * Every zeromq socket ZLink opens is made here, one function per role, so an option that concerns
@@ -101,11 +101,6 @@ const KEEPALIVE = {
   tcpKeepaliveInterval: 5,
   tcpKeepaliveCount: 3,
 } as const;
-/**
- * An accepted connection that has not finished the ZMTP greeting and security handshake by then is
- * closed (libzmq's default is 30 s): a connection that opens and never speaks holds a descriptor no longer.
- */
-const HANDSHAKE_MS = 10000;
 /**
  * zeromq messages a client DEALER holds for its server before the pump waits. A zeromq message may
  * carry up to 512 records, so the default HWM (1000 messages) would let half a million records wait
@@ -258,8 +253,6 @@ export function subscriberSocket(
   );
   return observed(socket);
 }
-
-const SUBSCRIBER_RECONNECT_MAX_MS = 5000;
 
 /** The process's ZAP handler socket (see `security/zap-handler.ts`): inproc, answers libzmq itself. */
 export function zapRouter(): Router {

@@ -19,7 +19,8 @@ import { offer } from './mesh-offer.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
 import { untilDeadline } from './store-deadline.js';
-import { FLUSH_WAIT_MS, RouteChanges, flushSubmission } from './route-changes.js';
+import { RouteChanges, flushSubmission } from './route-changes.js';
+import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing.js';
 
 export interface ObjectCallerConfig {
   readonly mesh: string;
@@ -46,9 +47,6 @@ export interface ObjectCallerConfig {
 
 /** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
 const RESOLVED: Promise<undefined> = Promise.resolve(undefined);
-
-/** Between reads while the store fails, for a call that still has time. */
-const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

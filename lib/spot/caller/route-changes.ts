@@ -1,18 +1,10 @@
 import { OBJECT_FLUSH_PACKET, type ObjectKind, encodePayload } from '../../core/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
-
-/**
- * How long a departed route is remembered: past the longest a call on it can still travel (a Message
- * Follow route's default life, well past any request's deadline).
- */
-const DEPARTED_MAX_AGE_MS = 30_000;
+import { DEPARTED_MAX_AGE_MS, FLUSH_WAIT_MS } from '../timing.js';
 
 /** The most routes remembered for objects whose route went away and that were not called since. */
 const MAX_DEPARTED = 10000;
-
-/** How long a flush may hold a sender's next calls to one object: past it they go (latency, not loss). */
-export const FLUSH_WAIT_MS = 1000;
 
 const FLUSH_PAYLOAD = encodePayload(null);
 

@@ -12,6 +12,7 @@ import { staleRef } from '../owner/refusals.js';
 import type { Clock } from '../resolve/index.js';
 import type { MoveRequest, RelocationResult } from '../relocation/index.js';
 import { JOIN_PACKET, LEAVE_PACKET, MEMBER_PACKET, memberSubmission } from './member-packets.js';
+import { NOTICE_TIMEOUT_MS } from '../timing.js';
 
 /** An object named by id, or by a ref (whose incarnation is then checked). */
 export interface MemberTarget {
@@ -29,9 +30,6 @@ export interface MembershipsDeps {
   authority(kind: ObjectKind, id: string, what: string): Promise<AuthorityRecord>;
   relocate(req: MoveRequest): Promise<RelocationResult>;
 }
-
-/** How long a deactivated member's notice to its Spot (and a Spot's to its members) may take. */
-const NOTICE_TIMEOUT_MS = 5000;
 
 /**
  * Actors in Spots (docs/decisions.md "Actors in Spots"): an Actor joins a Spot on the Spot's owner —

@@ -10,12 +10,7 @@ import {
 } from '../../core/index.js';
 import { type OwnerLiveness, confirmedLive } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
-
-/** How long a release keeps trying a write the store did not answer (a destroy then fails `Unavailable`). */
-const RELEASE_RETRY_MS = 2000;
-
-/** How long a creation waits between reads while another live owner builds or releases the object. */
-const CONTENDED_WAIT_MS = [5, 10, 20, 40, 80, 100] as const;
+import { CONTENDED_WAIT_MS, RELEASE_RETRY_MS } from '../timing.js';
 
 export interface ClaimsConfig extends OwnerLiveness {
   readonly store: AuthorityStore;

@@ -1,9 +1,7 @@
 import type { AuthorityStore, DeactivationReason, NodeRun } from '../../core/index.js';
 import type { Activation } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
-
-/** How long a re-check waits before reading again after the store did not answer. */
-const RECHECK_RETRY_MS = 200;
+import { RECHECK_RETRY_MS } from '../timing.js';
 
 export interface LeaseRecheckDeps {
   readonly store: AuthorityStore;

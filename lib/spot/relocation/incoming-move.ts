@@ -20,9 +20,7 @@ import type { Activation, HeldAuthority } from '../owner/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { inboundCall, readCallRecord } from '../owner/inbound-call.js';
 import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
-
-/** How long a target waits for the source's go once it has the image: past it, the move is off. */
-const TARGET_WAIT_MS = 30_000;
+import { TARGET_WAIT_MS } from '../timing.js';
 
 interface Carried {
   readonly call: InboundObjectCall;

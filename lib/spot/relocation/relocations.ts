@@ -15,6 +15,7 @@ import { IncomingMove } from './incoming-move.js';
 import { MoveRecord } from './move-records.js';
 import { type MoveContext, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
+import { INCOMING_LINGER_MS, RELAY_QUIET_MS } from '../timing.js';
 
 /** What a move needs beyond the shared context: where objects may go. */
 export interface RelocationsConfig extends MoveContext {
@@ -35,14 +36,8 @@ export interface MoveRequest {
   readonly timeoutMs: number;
 }
 
-/** How long a draining node waits with no relay before it lets its follow routes go (it stops next). */
-const DRAIN_QUIET_MS = 1000;
-
 /** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
 const DRAIN_CONCURRENCY = 8;
-
-/** How long a target keeps a move's entry after it opened or ended, for the source's late relays. */
-const INCOMING_LINGER_MS = 60_000;
 
 /**
  * The moves of one node, both ways (spot-actor-routing §2.5): `move` starts one of an object held
@@ -238,7 +233,7 @@ export class Relocations {
    * A drain: no object moves here any more; with `relocate`, every object that can move goes to the
    * other object servers (`moveAll`), every peer drops its routes to this node (`leave`: the barrier),
    * then this node keeps relaying the calls that still come for them until none came for
-   * `DRAIN_QUIET_MS` (`lastRelayAt`: a flush keeping a sender's order comes after the barrier), all
+   * `RELAY_QUIET_MS` (`lastRelayAt`: a flush keeping a sender's order comes after the barrier), all
    * within `deadlineMs`.
    */
   async drain(
@@ -255,7 +250,7 @@ export class Relocations {
     await within(this.moveAll(deadlineMs), deadlineMs);
     // Every peer drops its routes to this node; what it sent before is here (and relayed) once it answered.
     await leave(Math.max(0, end - clock.now()));
-    while (clock.now() < end && Date.now() - lastRelayAt() < DRAIN_QUIET_MS)
+    while (clock.now() < end && Date.now() - lastRelayAt() < RELAY_QUIET_MS)
       await new Promise((r) => setTimeout(r, 50));
   }
 

@@ -1,12 +1,9 @@
+import { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from '../timing.js';
 /**
  * The states of one Client DEALER connection to one Server endpoint (03 §3) and the one pure
  * function that moves between them. No sockets, no timers: `ServerConnection` runs those as the
  * effects of entering a state (hello repeats in `handshaking`, the replacement DEALER waits in `lost`).
  */
-
-/** Wait before replacing a lost connection's DEALER: doubles per failure, back to the start on a welcome. */
-export const RECONNECT_MIN_MS = 100;
-export const RECONNECT_MAX_MS = 5000;
 
 export type ConnectionState =
   /** The DEALER connects; zeromq has not reported a completed handshake. */

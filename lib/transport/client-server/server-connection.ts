@@ -10,7 +10,7 @@ import {
   encodePing,
 } from '../../core/index.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
+import { ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { type SendableSocket, SocketPump } from '../socket-pump.js';
 import { clientDealer, connectTo } from '../sockets.js';
 import { type ChannelCurve, reportConnectRefused } from '../security/curve-keyring.js';
@@ -24,11 +24,7 @@ import {
   transition,
 } from './server-connection-state.js';
 import { ServerLiveness } from './server-liveness.js';
-
-/** How often a connected but not yet confirmed connection repeats its hello. */
-const HELLO_RETRY_MS = 250;
-/** How often a retiring connection looks whether its last request has ended. */
-const RETIRE_POLL_MS = 50;
+import { HELLO_RETRY_MS, LOSS_READ_GRACE_MS, RETIRE_POLL_MS } from '../timing.js';
 
 export interface ServerConnectionConfig {
   readonly channel: string;

@@ -17,11 +17,12 @@ import { type InboundScope, channelScope, failInbound } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { hasFrames } from '../receive.js';
-import { PING_INTERVAL_MS, SilenceClock, heardBy } from '../silence.js';
+import { SilenceClock, heardBy } from '../silence.js';
 import { SocketPump } from '../socket-pump.js';
 import { listenerRouter } from '../sockets.js';
 import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
 import { watchHandshakes } from '../security/handshake-watch.js';
+import { CLIENT_GONE_MS, PING_INTERVAL_MS } from '../timing.js';
 
 export interface ServerListenerConfig {
   readonly channel: string;
@@ -44,8 +45,6 @@ export interface ServerListenerConfig {
 
 /** Remembered client routing ids, for broadcasting state changes and pings; bounded against client churn. */
 const MAX_KNOWN_CLIENTS = 10000;
-/** A client that pinged nothing for this long (of the time this listener read) is gone: no more pings to it. */
-const CLIENT_GONE_MS = 10000;
 
 /** A client that said hello: its routing id, and when it was last heard from (its hello or a ping). */
 interface KnownClient {

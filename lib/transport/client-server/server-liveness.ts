@@ -1,4 +1,5 @@
-import { PING_INTERVAL_MS, SILENCE_MS, SilenceClock, heardBy } from '../silence.js';
+import { PING_INTERVAL_MS, SILENCE_MS } from '../timing.js';
+import { SilenceClock, heardBy } from '../silence.js';
 
 /**
  * A client connection's side of ClientServer liveness: while connected it pings its server every

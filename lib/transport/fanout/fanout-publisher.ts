@@ -13,6 +13,7 @@ import { SocketPump } from '../socket-pump.js';
 import { publisherSocket } from '../sockets.js';
 import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
 import { watchHandshakes } from '../security/handshake-watch.js';
+import { NODROP_RETRY_MAX_MS } from '../timing.js';
 
 export interface FanoutPublisherConfig {
   readonly channel: string;
@@ -27,9 +28,6 @@ export interface FanoutPublisherConfig {
   /** CURVE: the XPUB is a CURVE server and admits the keys its ZAP check knows. @default plain ZMTP */
   readonly curve?: ChannelCurve;
 }
-
-/** The longest pause between two tries of a noDrop write that found a subscriber's queue full. */
-const NODROP_RETRY_MAX_MS = 20;
 
 /** Topics remembered with their sequence counters; past this, counting starts over for all. */
 const MAX_TOPICS = 65536;

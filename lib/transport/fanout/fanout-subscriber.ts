@@ -10,9 +10,7 @@ import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
 import { PublisherLink } from './publisher-link.js';
-
-/** How long after a refused handshake a link tries the publisher's next key (as a MeshNode link does). */
-const NEXT_KEY_AFTER_MS = 250;
+import { REFUSED_HANDSHAKE_RETRY_MS } from '../timing.js';
 
 export interface FanoutSubscriberConfig {
   readonly channel: string;
@@ -124,7 +122,7 @@ export class FanoutSubscriber {
       if (this.closed || this.links.get(link.endpoint) !== link) return;
       const key = this.trust.connectKey(link.endpoint, link.key, true);
       if (key !== undefined && key !== link.key) this.replace(link, key);
-    }, NEXT_KEY_AFTER_MS).unref();
+    }, REFUSED_HANDSHAKE_RETRY_MS).unref();
   };
 
   /** A new link to `link`'s endpoint under `key`, delivering as the old one did (none under CURVE without a key). */

@@ -1,5 +1,6 @@
+import { PING_INTERVAL_MS, SILENCE_MS } from '../timing.js';
 import { encodeMeshPing } from '../../core/index.js';
-import { PING_INTERVAL_MS, SILENCE_MS, SilenceClock, heardBy } from '../silence.js';
+import { SilenceClock, heardBy } from '../silence.js';
 import type { SocketPump } from '../socket-pump.js';
 import type { PeerTable } from './peer-table.js';
 

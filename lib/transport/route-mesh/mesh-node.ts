@@ -12,7 +12,7 @@ import {
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { LOSS_READ_GRACE_MS, ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
+import { ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { type MeshCallHost, MeshCalls, type MeshWait } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
@@ -29,9 +29,7 @@ import { MeshIdentity } from './mesh-identity.js';
 import { MeshConnections } from './mesh-watch.js';
 import { meshRouter } from '../sockets.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
-
-/** How often an outbound link repeats its hello until the welcome arrives. */
-const HELLO_RETRY_MS = 250;
+import { HELLO_RETRY_MS, LOSS_READ_GRACE_MS } from '../timing.js';
 
 export type { MeshNodeConfig };
 

@@ -4,9 +4,7 @@ import type { ZLinkEvents } from '../../core/index.js';
 import type { MeshCurve } from './mesh-curve.js';
 import type { MeshLiveness } from './mesh-liveness.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
-
-/** How long after a refused CURVE handshake an outbound link connects again. */
-const CURVE_RETRY_MS = 250;
+import { REFUSED_HANDSHAKE_RETRY_MS } from '../timing.js';
 
 /**
  * A MeshNode's connections as its ROUTER reports them: an outbound link's connection up or down goes
@@ -55,7 +53,7 @@ export class MeshConnections {
       const { table } = this.deps;
       // Only a link still trying: one admitted, retired or refused for good since is left alone.
       if (table.links.get(link.endpoint) === link && link.status === 'connecting') this.deps.restart(link);
-    }, CURVE_RETRY_MS).unref();
+    }, REFUSED_HANDSHAKE_RETRY_MS).unref();
   }
 
   watch(router: Router, closed: () => boolean): Promise<void> {

@@ -2,15 +2,10 @@ import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
 import { initiatorWins } from './tie-break.js';
+import { RETIRE_GRACE_MS } from '../timing.js';
 
 export { OutboundLink };
 export type { Peer, PeerHost, PeerRoute };
-
-/**
- * A superseded route stays readable this long, so replies to records that already left on it still
- * arrive; then its requests end `RouteError` and our side of it closes.
- */
-export const RETIRE_GRACE_MS = 2000;
 
 export const pipeKey = (pipe: Buffer): string => pipe.toString('latin1');
 

@@ -1,6 +1,7 @@
 import type { Router } from 'zeromq';
 import { z85Encode } from '../../core/index.js';
 import { zapRouter } from '../sockets.js';
+import { BIND_RETRY_MS } from '../timing.js';
 
 /**
  * ZeroMQ's authentication hook (ZAP, RFC 27) for this process: libzmq asks it, for every connection a
@@ -54,7 +55,6 @@ export async function registerZap(domain: string, check: ZapCheck): Promise<() =
 
 /** Binds attempts at most; about a second of waiting in all. */
 const BIND_ATTEMPTS = 50;
-const BIND_RETRY_MS = 20;
 
 /**
  * Binds the handler's endpoint. A handler closed with its last registration leaves the inproc name

@@ -1,3 +1,4 @@
+import { RETIRE_GRACE_MS } from '../../../lib/transport/timing.js';
 /**
  * The RouteMesh handshake rules of `PeerTable`, against a recording host (no sockets): who is
  * admitted, who is refused, which of two parallel links is kept, and what a loss undoes.
@@ -16,7 +17,6 @@ import {
   type PeerHost,
   type PeerRoute,
   PeerTable,
-  RETIRE_GRACE_MS,
 } from '../../../lib/transport/route-mesh/peer-table.js';
 
 const state = (rid: string, overrides: Partial<MeshNodeState> = {}): MeshNodeState => ({

@@ -1,3 +1,4 @@
+import { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from '../../../lib/transport/timing.js';
 /**
  * The ServerConnection state machine as a table: every (state, event) pair, with the state it
  * leads to or `IGNORED` (the same object comes back, so the connection runs no effect).
@@ -7,8 +8,6 @@ import {
   CONNECTING,
   type ConnectionEvent,
   type ConnectionState,
-  RECONNECT_MAX_MS,
-  RECONNECT_MIN_MS,
   isConnected,
   isConnecting,
   transition,

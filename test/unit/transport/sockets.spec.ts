@@ -1,9 +1,9 @@
+import { SEND_RECHECK_MS } from '../../../lib/transport/timing.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Socket } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from '../../../lib/transport/socket-limits.js';
-import { SEND_RECHECK_MS } from '../../../lib/transport/socket-pump.js';
 import {
   clientDealer,
   listenerRouter,
