@@ -3,8 +3,8 @@
 export * from './execution/index.js';
 export * from './resolve/index.js';
 export * from './relocation/index.js';
-export { ObjectLayer } from './object-layer.js';
-export type { ObjectLayerConfig, CreateOptions } from './object-layer-config.js';
+export { ObjectLayer } from './layer/object-layer.js';
+export type { ObjectLayerConfig, CreateOptions } from './layer/object-layer-config.js';
 export { advertisedType } from './owner/placement.js';
 export type { ObjectSubmission } from './caller/object-submission.js';
 export type { MemberTarget } from './membership/memberships.js';

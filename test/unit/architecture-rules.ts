@@ -166,7 +166,70 @@ export function importCycles(files: readonly SourceFile[]): string[] {
       .filter((t) => paths.has(t));
     edges.set(path, targets);
   }
-  // Tarjan's strongly connected components.
+  return stronglyConnected(edges);
+}
+
+/**
+ * Every cycle among the folders of `files`: folder A depends on folder B when a file directly in A
+ * imports one directly in B. A folder's `index.ts` re-exporting its own subfolders is how the folder
+ * shows its rooms, not a dependency on them, so those edges do not count. Groups as `importCycles`.
+ */
+export function folderCycles(files: readonly SourceFile[]): string[] {
+  const edges = new Map<string, string[]>();
+  for (const { path, text } of files) {
+    const from = posix.dirname(path);
+    const targets = edges.get(from) ?? [];
+    edges.set(from, targets);
+    for (const specifier of importsOf(text)) {
+      if (!specifier.startsWith('.')) continue;
+      const to = posix.dirname(resolveRelative(path, specifier));
+      const barrelOfChild = posix.basename(path) === 'index.ts' && to.startsWith(`${from}/`);
+      if (to !== from && !barrelOfChild && !targets.includes(to)) targets.push(to);
+    }
+  }
+  return stronglyConnected(edges);
+}
+
+/** The rooms of lib/core, lowest first: a room imports only rooms before it and core's root files. */
+export const CORE_ROOMS = ['wire', 'observe', 'calls', 'ports', 'options', 'objects'] as const;
+
+/**
+ * Imports inside lib/core against the room order: a room file importing a later room, or a root file
+ * (other than the barrel) importing any room, is one violation each.
+ */
+export function checkCoreRooms(files: readonly SourceFile[]): Violation[] {
+  const roomOf = (path: string): number | 'root' | undefined => {
+    const parts = path.split('/');
+    if (parts[0] !== 'lib' || parts[1] !== 'core') return undefined;
+    if (parts.length === 3) return 'root';
+    const i = (CORE_ROOMS as readonly string[]).indexOf(parts[2] as string);
+    return i < 0 ? undefined : i;
+  };
+  const out: Violation[] = [];
+  for (const { path, text } of files) {
+    const from = roomOf(path);
+    if (from === undefined) continue;
+    if (path === 'lib/core/index.ts') continue;
+    for (const specifier of importsOf(text)) {
+      if (!specifier.startsWith('.')) continue;
+      const to = roomOf(resolveRelative(path, specifier));
+      if (to === undefined || to === 'root' || to === from) continue;
+      if (from === 'root' || to > from)
+        out.push({
+          file: path,
+          specifier,
+          rule:
+            from === 'root'
+              ? `a root file of lib/core imports no room (core/${CORE_ROOMS[to]})`
+              : `core/${CORE_ROOMS[from]} imports core/${CORE_ROOMS[to]}, a room after it (order: ${CORE_ROOMS.join(' < ')})`,
+        });
+    }
+  }
+  return out;
+}
+
+/** Tarjan's strongly connected components of `edges`: each group of two or more (or a self-loop), sorted. */
+function stronglyConnected(edges: ReadonlyMap<string, readonly string[]>): string[] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -178,6 +241,7 @@ export function importCycles(files: readonly SourceFile[]): string[] {
     stack.push(v);
     onStack.add(v);
     for (const w of edges.get(v) ?? []) {
+      if (!edges.has(w)) continue;
       if (!index.has(w)) {
         visit(w);
         low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
@@ -194,7 +258,7 @@ export function importCycles(files: readonly SourceFile[]): string[] {
     const selfImport = (edges.get(v) ?? []).includes(v);
     if (group.length > 1 || selfImport) cycles.push(group.sort().join(' <-> '));
   };
-  for (const path of edges.keys()) if (!index.has(path)) visit(path);
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
   return cycles.sort();
 }
 

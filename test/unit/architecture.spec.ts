@@ -3,7 +3,10 @@ import { describe, expect, it } from '@jest/globals';
 import {
   MAX_LINES,
   type SourceFile,
+  CORE_ROOMS,
   checkArchitecture,
+  checkCoreRooms,
+  folderCycles,
   formatViolations,
   importCycles,
   importsOf,
@@ -36,6 +39,69 @@ describe('architecture of lib/', () => {
 
   it('lib/** has no import cycles', () => {
     expect(importCycles(files)).toEqual([]);
+  });
+
+  it('lib/** has no folder cycles (a barrel re-exporting its own subfolders aside)', () => {
+    expect(folderCycles(files)).toEqual([]);
+  });
+
+  it('lib/core keeps its room order, and every room is a folder with its own index', () => {
+    expect(formatViolations(checkCoreRooms(files))).toBe('');
+    const paths = files.map((f) => f.path);
+    for (const room of CORE_ROOMS) expect(paths).toContain(`lib/core/${room}/index.ts`);
+    // The core barrel re-exports rooms and root files, not the rooms' files one by one.
+    const barrel = importsOf(files.find((f) => f.path === 'lib/core/index.ts')?.text ?? '');
+    expect(barrel.filter((s) => s.split('/').length > 2 && !s.endsWith('/index.js'))).toEqual([]);
+  });
+
+  it('lib/runtime reaches lib/spot only through its index', () => {
+    const deep = files
+      .filter((f) => f.path.startsWith('lib/runtime/'))
+      .flatMap((f) => importsOf(f.text).map((s) => ({ file: f.path, s })))
+      .filter(({ s }) => s.includes('/spot/') && !s.endsWith('/spot/index.js'));
+    expect(deep).toEqual([]);
+  });
+});
+
+describe('folder cycles and core rooms (on synthetic input)', () => {
+  const file = (path: string, ...imports: string[]): SourceFile => ({
+    path,
+    text: imports.map((i) => `import '${i}';`).join('\n'),
+  });
+
+  it('two folders importing each other are one cycle; a barrel over its own subfolder is not', () => {
+    expect(
+      folderCycles([file('lib/spot/a/x.ts', '../b/y.js'), file('lib/spot/b/y.ts', '../a/x.js')]),
+    ).toEqual(['lib/spot/a <-> lib/spot/b']);
+    expect(
+      folderCycles([
+        file('lib/spot/index.ts', './a/x.js'),
+        file('lib/spot/a/x.ts', '../kinds.js'),
+        file('lib/spot/kinds.ts'),
+      ]),
+    ).toEqual([]);
+    // Any other root file importing the subfolder closes the loop.
+    expect(
+      folderCycles([
+        file('lib/spot/index.ts', './a/x.js'),
+        file('lib/spot/root.ts', './a/x.js'),
+        file('lib/spot/a/x.ts', '../root.js'),
+      ]),
+    ).toEqual(['lib/spot <-> lib/spot/a']);
+  });
+
+  it('a core room importing a later room, or a root file importing a room, is a violation', () => {
+    const rules = (f: SourceFile) => checkCoreRooms([f]).map((v) => v.rule);
+    expect(
+      rules(file('lib/core/ports/lease.ts', '../observe/events.js', '../errors.js', './ports.js')),
+    ).toEqual([]);
+    expect(rules(file('lib/core/wire/codec.ts', '../options/options.js'))).toEqual([
+      'core/wire imports core/options, a room after it (order: wire < observe < calls < ports < options < objects)',
+    ]);
+    expect(rules(file('lib/core/errors.ts', './wire/codec.js'))).toEqual([
+      'a root file of lib/core imports no room (core/wire)',
+    ]);
+    expect(rules(file('lib/core/index.ts', './wire/index.js', './objects/index.js'))).toEqual([]);
   });
 });
 

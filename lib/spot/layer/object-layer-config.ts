@@ -1,0 +1,27 @@
+import type {
+  MeshLink,
+  NormalizedObjectOptions,
+  PendingRequests,
+  RelocationStore,
+  StoreHealth,
+} from '../../core/index.js';
+import type { ObjectHostConfig } from '../owner/object-host.js';
+
+export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit' | 'runtimeCall'> {
+  readonly role: 'client' | 'server';
+  readonly options: NormalizedObjectOptions;
+  readonly link: MeshLink;
+  readonly pending: PendingRequests;
+  /** The Relocation Store, when one is registered (moves leave their records there). */
+  readonly relocationStore: RelocationStore | undefined;
+  /** Whether the store answers (every operation on `store` reports to it): a recovery drops every cached route. */
+  readonly storeHealth: StoreHealth;
+}
+
+export interface CreateOptions {
+  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does. */
+  readonly node?: string;
+  /** Handed to `onActivate(ctx)` as `ctx.init`. */
+  readonly init?: unknown;
+  readonly timeoutMs: number;
+}

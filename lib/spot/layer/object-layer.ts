@@ -1,0 +1,343 @@
+import {
+  type NodeRun,
+  type ObjectKey,
+  type ObjectKind,
+  type ObjectRef,
+  ZLinkError,
+  cacheFollowProblem,
+  encodePayload,
+  errorMessage,
+} from '../../core/index.js';
+import { ObjectCaller } from '../caller/object-caller.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
+import { ObjectHost } from '../owner/object-host.js';
+import { failRequestsTo } from '../caller/object-replies.js';
+import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from '../resolve/index.js';
+import {
+  FollowRoutes,
+  LeaveBarrier,
+  MessageFollow,
+  type MoveRequest,
+  type RelocationResult,
+  Relocations,
+} from '../relocation/index.js';
+import { type ObjectControlDeps, controlMove, controlObject } from './object-control.js';
+import { MovedCalls } from './moved-calls.js';
+import { ObjectReceiver } from './object-receive.js';
+import { type MemberTarget, Memberships } from '../membership/memberships.js';
+import { runRuntimeCall } from '../membership/member-turns.js';
+import { Placement } from '../owner/placement.js';
+import { destroyObject, readAuthority } from './object-destroy.js';
+import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
+
+/**
+ * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,
+ * calls), the owner side on an object server (activations), and the records between them on the
+ * mesh. One per runtime, on its one object mesh.
+ */
+export class ObjectLayer {
+  private readonly cache: RouteCache;
+  /** The Message Follow routes of moves committed away from this node (relocation installs them). */
+  readonly followRoutes: FollowRoutes;
+  private readonly follow: MessageFollow;
+  private readonly host: ObjectHost | undefined;
+  private readonly resolver: CachedResolver;
+  private readonly caller: ObjectCaller;
+  /** This node's moves, either end; only on an object server. */
+  private readonly relocations: Relocations | undefined;
+  private readonly controlDeps: ObjectControlDeps;
+  private readonly unsubscribe: (() => void)[] = [];
+  /** Placement among the object servers hosting a type, for creations and moves. */
+  private readonly placement: Placement;
+  /** Actors joining and leaving Spots. */
+  private readonly memberships: Memberships;
+  /** A relocating drain's last step: every peer has dropped its routes to this node. */
+  private readonly leaveBarrier: LeaveBarrier;
+
+  constructor(private readonly config: ObjectLayerConfig) {
+    const { mesh, self, link, store, leases, clock, events } = config;
+    this.placement = new Placement(link);
+    this.leaveBarrier = new LeaveBarrier(link, self);
+    this.followRoutes = new FollowRoutes(clock, config.options.messageFollowDurationMs);
+    this.follow = new MessageFollow({
+      mesh,
+      link,
+      routes: this.followRoutes,
+      events,
+      notices: config.options.messageFollowNotice,
+    });
+    this.cache = new RouteCache({
+      maxAgeMs: config.options.routeCacheMaxAgeMs,
+      clock,
+      leases,
+      onDrop: (route, reason) => {
+        // Calls sent on it may still be travelling: the next call there keeps behind them (`RouteChanges`).
+        // A lost owner's run took what was in flight to it along: nothing to keep behind.
+        if (reason !== 'evicted' && reason !== 'ownerRunEnded') this.caller.routeChanges.left(route);
+        if (reason === 'expired' || reason === 'leaseEnded') return;
+        events.emit({
+          type: 'object_route',
+          result: 'invalidated',
+          mesh,
+          objectKind: route.key.kind,
+          id: route.key.id,
+          reason,
+        });
+      },
+    });
+    this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
+    this.host =
+      config.role === 'server'
+        ? new ObjectHost({
+            ...config,
+            queueLimit: config.options.objectQueueLimit,
+            runtimeCall: runRuntimeCall,
+            deactivated: (a, reason) => this.memberships.deactivated(a, reason),
+          })
+        : undefined;
+    const host = this.host;
+    this.relocations =
+      host &&
+      new Relocations({
+        mesh,
+        self,
+        link,
+        host,
+        store,
+        relocationStore: config.relocationStore,
+        followRoutes: this.followRoutes,
+        events,
+        clock,
+        leaseGeneration: config.leaseGeneration,
+        placement: this.placement,
+        // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
+        movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
+        relayed: () => this.follow.relayedNow(),
+        moveAt: (owner, req, type) =>
+          controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
+      });
+    this.controlDeps = { mesh, self, link, pending: config.pending, host, relocations: this.relocations };
+    const moved = host && new MovedCalls(host, this.follow, this.relocations, self);
+    const receiver = new ObjectReceiver({
+      config,
+      cache: this.cache,
+      control: this.controlDeps,
+      leave: this.leaveBarrier,
+      relocations: this.relocations,
+      host,
+      moved,
+    });
+    this.caller = new ObjectCaller({
+      mesh,
+      self,
+      link,
+      resolver: this.resolver,
+      cache: this.cache,
+      // A local call is admitted as a peer's would be, Message Follow included.
+      host: host && {
+        dispatch: (call, answer) => host.dispatch(call, answer, moved?.elsewhere(call, answer)),
+      },
+      pending: config.pending,
+      events,
+      clock,
+      getOrCreate: (kind, type, id, init, timeoutMs) =>
+        this.create(kind, type, id, 'getOrCreate', { init, timeoutMs }),
+      storeHealth: config.storeHealth,
+    });
+    this.memberships = new Memberships({
+      mesh,
+      clock,
+      call: (sub) => this.caller.call(sub),
+      authority: async (kind, id, what) => (await this.read({ mesh, kind, id }, undefined, what)).record,
+      relocate: (req) => this.relocate(req),
+    });
+    this.unsubscribe.push(
+      // A route read before the outage may be older than what changed while nobody could read (§2.2).
+      config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
+      link.onRecord((record) => receiver.receive(record)),
+      link.onPeer((event) => {
+        if (event.type !== 'down') return;
+        this.leaveBarrier.answered(event.peer.rid);
+        this.relocations?.peerDown(event.peer.rid);
+        this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
+        failRequestsTo(config.pending, event.peer.rid, event.reason);
+      }),
+    );
+  }
+
+  /** A call by global id (see `ObjectCaller.call`). */
+  call(sub: ObjectSubmission): Promise<unknown> {
+    return this.caller.call(sub);
+  }
+
+  /**
+   * Changes `routeCacheMaxAgeMs` at run time: entries made from now on get it, existing ones keep the
+   * lifetime they were made with (§2.2). `InvalidArgument` for a value that is not an integer >= 0 or
+   * breaks the rule against Message Follow (at least 5000 ms shorter than `messageFollowDurationMs`).
+   */
+  setRouteCacheMaxAge(ms: number): void {
+    this.checkPair('routeCacheMaxAgeMs', ms, ms, this.followRoutes.followDurationMs);
+    this.cache.setMaxAgeMs(ms);
+  }
+
+  /**
+   * Changes `messageFollowDurationMs` at run time: moves committed from now on relay for the new
+   * duration, routes installed before keep theirs (§2.5). `InvalidArgument` as `setRouteCacheMaxAge`.
+   */
+  setMessageFollowDuration(ms: number): void {
+    this.checkPair('messageFollowDurationMs', ms, this.cache.maxAgeMs, ms);
+    this.followRoutes.setDurationMs(ms);
+  }
+
+  /** The one rule between the two, against the values in force now (a bad number: the setter's own check). */
+  private checkPair(argument: string, ms: number, cacheMs: number, followMs: number): void {
+    const problem = Number.isSafeInteger(ms) && ms >= 0 ? cacheFollowProblem(cacheMs, followMs) : undefined;
+    if (problem !== undefined)
+      throw new ZLinkError('InvalidArgument', `${argument}: ${problem}`, { details: { argument } });
+  }
+
+  /** What a call to (`kind`, `id`) would find now: the cached route, else one store read. */
+  resolve(kind: ObjectKind, id: string): Promise<ResolveResult> {
+    return this.resolver.resolve(kind, id);
+  }
+
+  /**
+   * Creates or gets-or-creates on the node placement picks: `options.node`, else this node when it
+   * hosts the type, else one of the object servers that host it, in turn. Ends `NotFound` when no
+   * ready node hosts the type (or `options.node` does not), plus what `ObjectHost.activate` ends with.
+   */
+  create(
+    kind: ObjectKind,
+    type: string,
+    id: string,
+    mode: 'create' | 'getOrCreate',
+    options: CreateOptions,
+  ): Promise<ObjectRef> {
+    const what = `${mode} ${kind} '${id}'`;
+    const hosts = this.host?.hosts(kind, type) === true;
+    const takesHere = hosts ? !this.draining : ('notHosted' as const);
+    const owner = this.placement.forCreation(this.config.self.rid, takesHere, kind, type, options.node, what);
+    if (typeof owner !== 'string') return Promise.reject(owner);
+    const { self } = this.config;
+    const host = this.host;
+    if (owner === self.rid && host)
+      return host.activate(kind, type, id, mode, options.init, options.timeoutMs);
+    let init: Uint8Array | undefined;
+    try {
+      init = options.init === undefined ? undefined : encodePayload(options.init);
+    } catch (error) {
+      return Promise.reject(
+        new ZLinkError('InvalidArgument', `${what}: init cannot be encoded: ${errorMessage(error)}`),
+      );
+    }
+    return controlObject(
+      this.controlDeps,
+      owner,
+      mode,
+      { kind, id, type, objectGeneration: 0 },
+      init,
+      options.timeoutMs,
+      what,
+    );
+  }
+
+  /**
+   * Destroys the incarnation `ref` names, on its owner, after one store read to find the owner: see
+   * `destroyObject`.
+   */
+  destroy(ref: ObjectRef, timeoutMs: number): Promise<void> {
+    return destroyObject(
+      { ...this.config, host: this.host, control: this.controlDeps, cache: this.cache, read: this.read },
+      ref,
+      timeoutMs,
+    );
+  }
+
+  /** The authority record of `key`, read once (see `readAuthority`), counted in this node's metrics. */
+  private readonly read = (key: ObjectKey, type: string | undefined, what: string) =>
+    readAuthority(
+      this.config.store,
+      key,
+      type,
+      what,
+      (kind, t) => this.caller.metricsOf(kind, t).storeReads++,
+    );
+
+  /**
+   * Moves the object to another object server, asking its owner (one store read finds it): see
+   * `Relocations.move` for how it ends; `NotFound` when the id has no record.
+   */
+  async relocate(req: MoveRequest): Promise<RelocationResult> {
+    const what = `relocate ${req.kind} '${req.id}'`;
+    const stored = await this.read({ mesh: this.config.mesh, kind: req.kind, id: req.id }, undefined, what);
+    const { owner } = stored.record;
+    const { self } = this.config;
+    if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration && this.relocations)
+      return this.relocations.move(req);
+    return controlMove(this.controlDeps, owner.rid, req, stored.record.type, what);
+  }
+
+  /**
+   * Drain: no object is placed here any more; with `onDrain: 'relocate'` every object of a relocatable
+   * class moves to another object server, then this node keeps relaying calls that still come for them
+   * until none came for `RELAY_QUIET_MS` (callers have learned the new owners), within `deadlineMs`.
+   * Whatever did not move is released at close, as with `'deactivate'`.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    if (!this.relocations || this.draining) return;
+    this.draining = true;
+    const relocate = this.config.options.onDrain === 'relocate';
+    await this.relocations.drain(
+      deadlineMs,
+      relocate,
+      () => this.follow.lastRelayAt,
+      (ms) => this.leaveBarrier.leave(ms),
+    );
+  }
+
+  private draining = false;
+
+  /** Makes an Actor a member of a Spot: see `Memberships.join` for how it ends. */
+  join(actor: MemberTarget, spot: MemberTarget, timeoutMs: number): ReturnType<Memberships['join']> {
+    return this.memberships.join(actor, spot, timeoutMs);
+  }
+
+  /** Takes an Actor out of its Spot: see `Memberships.leave` for how it ends. */
+  leave(actor: MemberTarget, timeoutMs: number): Promise<string> {
+    return this.memberships.leave(actor, timeoutMs);
+  }
+
+  /** Node run `run` left the object mesh's descriptors (its lease ended): routes to it go. */
+  ownerRunEnded(run: NodeRun): void {
+    this.cache.ownerRunEnded(run);
+  }
+
+  /**
+   * This node's lease is held again after a fence: every activation is checked against the store
+   * before admission opens (see `ObjectHost.leaseRegained`). Never rejects.
+   */
+  leaseRegained(): Promise<void> {
+    return this.host?.leaseRegained() ?? Promise.resolve();
+  }
+
+  snapshot(): {
+    readonly routeCacheSize: number;
+    /** Whether this object server admits no object work now (its lease fenced, or re-checking after one). */
+    readonly fenced: boolean;
+    readonly activations: ReturnType<ObjectHost['snapshot']>;
+  } {
+    const host = this.host;
+    return {
+      routeCacheSize: this.cache.size,
+      fenced: host?.fenced ?? false,
+      activations: host?.snapshot() ?? [],
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.relocations?.close(this.config.closeTimeoutMs);
+    await this.host?.close();
+    this.caller.waits.close();
+    for (const off of this.unsubscribe.splice(0)) off();
+  }
+}

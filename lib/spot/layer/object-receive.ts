@@ -1,0 +1,93 @@
+import { type InboundObjectRecord, RecordKind } from '../../core/index.js';
+import { decodeObjectRecord, encodeOwnerLeave, readLoneObjectRecord } from '../wire/index.js';
+import { settleObjectReply } from '../caller/object-replies.js';
+import { inboundCall } from '../owner/inbound-call.js';
+import type { ObjectHost } from '../owner/object-host.js';
+import { staleRoute } from '../owner/refusals.js';
+import type { RouteCache } from '../resolve/index.js';
+import type { LeaveBarrier, Relocations } from '../relocation/index.js';
+import { type ObjectControlDeps, answerControl } from './object-control.js';
+import type { MovedCalls } from './moved-calls.js';
+import type { ObjectLayerConfig } from './object-layer-config.js';
+
+/** What the receive switch hands records to: each side of the layer, built once by `ObjectLayer`. */
+export interface ReceiveParts {
+  readonly config: ObjectLayerConfig;
+  readonly cache: RouteCache;
+  readonly control: ObjectControlDeps;
+  readonly leave: LeaveBarrier;
+  readonly relocations: Relocations | undefined;
+  readonly host: ObjectHost | undefined;
+  readonly moved: MovedCalls | undefined;
+}
+
+/**
+ * Every object record a peer sends this node, by kind: answers to the caller side, calls and moves to
+ * the owner side, route news to the cache. A record that cannot be read is counted (`protocol_error`)
+ * and dropped; nothing here throws.
+ */
+export class ObjectReceiver {
+  private readonly onStale: Parameters<typeof settleObjectReply>[6];
+
+  constructor(private readonly parts: ReceiveParts) {
+    const { cache } = parts;
+    this.onStale = (objectKind, id, fences) => cache.invalidateStale(objectKind, id, fences);
+  }
+
+  receive(record: InboundObjectRecord): void {
+    const r = readLoneObjectRecord(record.bytes) ?? decodeObjectRecord(record.bytes);
+    const { config, cache, host } = this.parts;
+    const { events, mesh, link, self, pending } = config;
+    if (typeof r === 'string') {
+      events.emit({ type: 'protocol_error', route: 'route-mesh', mesh, peerRid: record.from.rid, reason: r });
+      return;
+    }
+    switch (r.kind) {
+      case RecordKind.ObjectReply:
+      case RecordKind.ObjectErrorReply:
+        settleObjectReply(pending, events, mesh, self, record.from.rid, r, this.onStale);
+        return;
+      case RecordKind.ObjectStale:
+        cache.invalidateStale(r.objectKind, r.id, r.fences);
+        return;
+      case RecordKind.MessageFollow:
+        // Only the route the message came on goes, never a newer entry (§2.5); a lost notice costs
+        // latency only (the detour goes on until the entry expires).
+        cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
+        return;
+      case RecordKind.ObjectControl:
+        answerControl(this.parts.control, r);
+        return;
+      case RecordKind.OwnerLeaving:
+        // Its objects moved on: the next call to any of them reads the new owner. Calls sent there
+        // before this answer travel ahead of it, and it relays them.
+        cache.ownerRunEnded({ rid: record.from.rid, nodeGeneration: r.nodeGeneration }, 'ownerLeaving');
+        link.answer(record.from.rid, encodeOwnerLeave(RecordKind.OwnerLeft, r.nodeGeneration));
+        return;
+      case RecordKind.OwnerLeft:
+        this.parts.leave.answered(record.from.rid, r.nodeGeneration);
+        return;
+      case RecordKind.RelocationChunk:
+      case RecordKind.RelocationReady:
+      case RecordKind.RelocationRelay:
+      case RecordKind.RelocationCutover:
+      case RecordKind.RelocationCommit:
+        if (this.parts.relocations) return this.parts.relocations.receive(r, record.from);
+        events.emit({
+          type: 'protocol_error',
+          route: 'route-mesh',
+          mesh,
+          peerRid: record.from.rid,
+          reason: `relocation record for '${r.relocationId}': this node holds no objects`,
+        });
+        return;
+      default: {
+        const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh);
+        // A node that holds no objects is never the current owner of any.
+        if (!host) return answer.error(staleRoute(self.rid, call));
+        // A call on a route this node no longer holds may follow its object, or wait for one arriving.
+        host.dispatch(call, answer, this.parts.moved?.elsewhere(call, answer, r, record.from));
+      }
+    }
+  }
+}
