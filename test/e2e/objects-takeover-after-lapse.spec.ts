@@ -12,6 +12,7 @@
  * dead owner's.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { closeRedisClient } from '../../lib/store/redis/client.js';
 import type { ChildApp } from '../helpers/child-app.js';
 import { type ObjectRefOut, ObjectCluster, ask, lines, settle } from './object-nodes.js';
 
@@ -38,7 +39,7 @@ async function leaseLapsed(cluster: ObjectCluster, rid: string, timeoutMs = 2000
       await new Promise((r) => setTimeout(r, 10));
     }
   } finally {
-    redis.disconnect();
+    await closeRedisClient(redis);
   }
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { closeRedisClient } from '../../lib/store/redis/client.js';
 import { freePort } from './index.js';
 
 /** How long a fresh `redis-server` may take to answer PING. */
@@ -75,7 +76,7 @@ export class RedisServer {
     try {
       await redis.call('CLIENT', 'PAUSE', String(ms), 'ALL');
     } finally {
-      redis.disconnect();
+      await closeRedisClient(redis);
     }
   }
 
@@ -87,7 +88,7 @@ export class RedisServer {
       const match = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info);
       return match ? Number(match[1]) : 0;
     } finally {
-      redis.disconnect();
+      await closeRedisClient(redis);
     }
   }
 
@@ -97,11 +98,11 @@ export class RedisServer {
     try {
       await redis.config('RESETSTAT');
     } finally {
-      redis.disconnect();
+      await closeRedisClient(redis);
     }
   }
 
-  /** A plain ioredis client for the test's own checks; the caller disconnects it. */
+  /** A plain ioredis client for the test's own checks; the caller closes it (`closeRedisClient`). */
   client(): Redis {
     return new Redis({ host: '127.0.0.1', port: this.port, lazyConnect: false, maxRetriesPerRequest: 1 });
   }
@@ -127,7 +128,7 @@ export class RedisServer {
       } catch {
         // Not listening yet.
       } finally {
-        redis.disconnect();
+        await closeRedisClient(redis);
       }
       if (Date.now() > deadline)
         throw new Error(`redis-server on ${this.port} did not answer within ${READY_TIMEOUT_MS} ms`);

@@ -2,6 +2,7 @@
  * The test's own Redis (DESIGN §5): a private `redis-server` on a free port that a test can kill
  * and start again — the groundwork the Location Store tests (issue 5) stand on.
  */
+import { closeRedisClient } from '../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Cleanup, outcome } from '../helpers/index.js';
 import { RedisServer } from '../helpers/redis-server.js';
@@ -24,10 +25,10 @@ describe('a private redis-server for tests', () => {
       try {
         expect(await again.get('k')).toBeNull();
       } finally {
-        again.disconnect();
+        await closeRedisClient(again);
       }
     } finally {
-      redis.disconnect();
+      await closeRedisClient(redis);
     }
   });
 });

@@ -28,3 +28,25 @@ export function createRedisClient(options: RedisConnectionOptions): Redis | Clus
   if (typeof options.redis === 'string') return new Redis(options.redis, base);
   return new Redis({ ...base, ...options.redis });
 }
+
+/** How long a close waits for a connection to end before it lets ioredis finish it alone. */
+const CLOSE_WAIT_MS = 1000;
+
+/**
+ * Closes `client` and resolves once its connection has ended (`'end'`), or after `CLOSE_WAIT_MS`.
+ * `disconnect()` alone half-closes the socket and arms a timer that destroys it if the server never
+ * closes its side: a caller that went on at once left that socket and a 2 s timer behind it (a
+ * process, or a test worker, that then exits late). Never rejects.
+ */
+export async function closeRedisClient(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'end') return;
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<void>((done) => {
+    client.once('end', () => done());
+    timer = setTimeout(done, CLOSE_WAIT_MS);
+    timer.unref();
+  });
+  client.disconnect();
+  await ended;
+  clearTimeout(timer);
+}

@@ -6,7 +6,7 @@ import {
   type PutResult,
   parseDescriptor,
 } from '../../core/index.js';
-import { type RedisConnectionOptions, createRedisClient } from './client.js';
+import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
 import { StoreKeys } from './keys.js';
 import { LIST, PUT, REFRESH, REMOVE } from './scripts.js';
 
@@ -145,9 +145,7 @@ export class RedisLocationStore implements LocationStore {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    this.subscriber?.disconnect();
-    this.client.disconnect();
-    await Promise.resolve();
+    await Promise.all([this.subscriber && closeRedisClient(this.subscriber), closeRedisClient(this.client)]);
   }
 
   private ensureSubscriber(): Redis | Cluster {

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
 import type { RawCasResult, RawObjectRecords, RawRecord } from '../records/object-records.js';
-import { type RedisConnectionOptions, createRedisClient } from './client.js';
+import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
 import { ObjectStoreKeys } from './object-keys.js';
 import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from './object-scripts.js';
 
@@ -93,8 +93,7 @@ export class RedisObjectRecords implements RawObjectRecords {
     return { now: Number(reply[0]), entries };
   }
 
-  async close(): Promise<void> {
-    this.client.disconnect();
-    await Promise.resolve();
+  close(): Promise<void> {
+    return closeRedisClient(this.client);
   }
 }

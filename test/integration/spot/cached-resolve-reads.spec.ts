@@ -5,6 +5,7 @@
  * negative-cached). Reads are counted by Redis itself (`INFO commandstats`: the authority store's
  * reads are Lua scripts, EVALSHA — or EVAL when the script was not loaded yet), not by a spy.
  */
+import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { NodeRun } from '../../../lib/core/index.js';
 import {
@@ -39,7 +40,7 @@ async function withRedis<T>(
   try {
     return await use(redis);
   } finally {
-    redis.disconnect();
+    await closeRedisClient(redis);
   }
 }
 

@@ -4,6 +4,7 @@
  * overwrites a newer one, generations of one RID live side by side, leases expire unless refreshed,
  * removal and change hints, and key prefixes keep stores apart.
  */
+import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type {
   LocationDescriptor,
@@ -136,7 +137,7 @@ describe('RedisLocationStore on a shared Redis', () => {
       await raw.hset(`${slot}:d:y:1`, 'revision', '1', 'body', 'not json');
       await raw.zadd(`${slot}:i`, Date.now() + 60000, 'y:1');
     } finally {
-      raw.disconnect();
+      await closeRedisClient(raw);
     }
     expect(await a.list('server', 'billing')).toEqual([server()]);
   });

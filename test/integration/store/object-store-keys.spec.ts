@@ -4,6 +4,7 @@
  * the Relocation Store's own prefix apart from the Location Store's, and a record someone else
  * wrote refused as unreadable rather than taken for absent.
  */
+import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
@@ -19,7 +20,7 @@ afterEach(() => cleanup.closeAll());
 
 function raw(): Redis {
   const client = redisServer.current.client();
-  cleanup.add({ close: () => client.disconnect() });
+  cleanup.add({ close: () => closeRedisClient(client) });
   return client;
 }
 

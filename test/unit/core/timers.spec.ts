@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { answerWithin } from '../../../lib/core/index.js';
+import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { RedisServer } from '../../helpers/redis-server.js';
 
 /** Holds the loop for `ms`: no timer, no I/O callback runs meanwhile. */
@@ -24,7 +25,7 @@ describe('answerWithin (core timers)', () => {
     await redis.connect();
   });
   afterAll(async () => {
-    redis?.disconnect();
+    if (redis) await closeRedisClient(redis);
     await server?.stop();
   });
 
