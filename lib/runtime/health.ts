@@ -1,4 +1,6 @@
-import type { ChannelRole } from './snapshot.js';
+import type { NormalizedOptions } from '../core/index.js';
+import type { StoreCheck } from './location.js';
+import type { ChannelRole, ZLinkSnapshot } from './snapshot.js';
 import type { RuntimeState, ZLinkRuntime } from './zlink-runtime.js';
 
 /** The default bound of the Location Store round trip in a health check. */
@@ -93,10 +95,21 @@ export async function checkZLinkHealth(
   options: ZLinkHealthOptions = {},
 ): Promise<ZLinkHealthReport> {
   const storeCheck = await runtime.checkStore(options.storeTimeoutMs ?? HEALTH_STORE_TIMEOUT_MS);
-  const state = runtime.status;
+  return healthReport(runtime.status, runtime.snapshot(), runtime.options, storeCheck);
+}
+
+/**
+ * The report from what a check found (the rules of `checkZLinkHealth`, with nothing to wait for):
+ * the runtime's state, its snapshot and options, and the store's round trip (`undefined`: no store
+ * connection yet).
+ */
+export function healthReport(
+  state: RuntimeState,
+  snap: ZLinkSnapshot,
+  opts: NormalizedOptions,
+  storeCheck: StoreCheck | undefined,
+): ZLinkHealthReport {
   const started = state === 'started';
-  const snap = runtime.snapshot();
-  const opts = runtime.options;
   const reasons: string[] = [];
   if (!started) reasons.push(`the runtime is ${state === 'created' ? 'not started' : state}`);
   const fenced = snap.locationStore?.fenced ?? false;

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
 import type { RawCasResult, RawObjectRecords, RawRecord } from '../records/object-records.js';
+import { type Reply, casReply, getReply, listReply } from './object-replies.js';
 import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
 import { ObjectStoreKeys } from './object-keys.js';
 import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from './object-scripts.js';
@@ -10,7 +11,6 @@ export interface RedisObjectStoreOptions extends RedisConnectionOptions {
   readonly keyPrefix?: string;
 }
 
-type Reply = (string | number | null)[];
 
 interface ScriptCommands {
   zlinkObjectGet(...args: (string | number)[]): Promise<Reply>;
@@ -19,11 +19,6 @@ interface ScriptCommands {
 }
 
 type Client = (Redis | Cluster) & ScriptCommands;
-
-/** The stored part of a script reply from `at`: version, body, writtenAt (as Redis returns them). */
-function rawAt(reply: Reply, at: number): RawRecord {
-  return { version: Number(reply[at]), body: String(reply[at + 1]), writtenAt: Number(reply[at + 2]) };
-}
 
 /**
  * An object store's records on Redis (standalone, Sentinel or Cluster): each step is one Lua script
@@ -49,8 +44,7 @@ export class RedisObjectRecords implements RawObjectRecords {
   }
 
   async get(key: ObjectKey): Promise<{ now: number; stored: RawRecord | undefined }> {
-    const reply = await this.client.zlinkObjectGet(this.keys.forRecord(key).record);
-    return { now: Number(reply[0]), stored: reply.length > 1 ? rawAt(reply, 1) : undefined };
+    return getReply(await this.client.zlinkObjectGet(this.keys.forRecord(key).record));
   }
 
   async cas(
@@ -73,10 +67,7 @@ export class RedisObjectRecords implements RawObjectRecords {
       lease?.member ?? '',
       ...indexRids.map((rid) => this.keys.indexName(rid)),
     );
-    const now = Number(reply[1]);
-    if (reply[0] === 2) return { ok: false, now, stored: undefined, ownerAlive: true };
-    if (reply[0] === 1) return { ok: true, now, version: reply.length > 2 ? Number(reply[2]) : undefined };
-    return { ok: false, now, stored: reply.length > 2 ? rawAt(reply, 2) : undefined };
+    return casReply(reply);
   }
 
   async list(
@@ -84,13 +75,9 @@ export class RedisObjectRecords implements RawObjectRecords {
     rid: string,
   ): Promise<{ now: number; entries: { key: ObjectKey; stored: RawRecord }[] }> {
     const k = this.keys.forIndex(mesh, rid);
-    const reply = await this.client.zlinkObjectList(k.index, k.recordPrefix);
-    const entries: { key: ObjectKey; stored: RawRecord }[] = [];
-    for (let at = 1; at + 3 < reply.length; at += 4) {
-      const key = this.keys.keyOfMember(mesh, String(reply[at]));
-      if (key) entries.push({ key, stored: rawAt(reply, at + 1) });
-    }
-    return { now: Number(reply[0]), entries };
+    return listReply(await this.client.zlinkObjectList(k.index, k.recordPrefix), (member) =>
+      this.keys.keyOfMember(mesh, member),
+    );
   }
 
   close(): Promise<void> {
