@@ -8,8 +8,11 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** What a baseline build needs from its revision: the sources and the config that compiles them. */
-const PATHS = ['lib', 'bench', 'package.json', 'tsconfig.json', 'tsconfig.bench.json'];
+/**
+ * What a baseline build needs from its revision: the sources and the config that compiles them —
+ * `sample/` too, whose private redis-server the objects and relocation parts import.
+ */
+const PATHS = ['lib', 'bench', 'sample', 'package.json', 'tsconfig.json', 'tsconfig.bench.json'];
 
 /** tsc prints its diagnostics to stdout; a build log can be long. */
 const MAX_BUFFER = 16 * 2 ** 20;
