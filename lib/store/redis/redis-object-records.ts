@@ -11,7 +11,6 @@ export interface RedisObjectStoreOptions extends RedisConnectionOptions {
   readonly keyPrefix?: string;
 }
 
-
 interface ScriptCommands {
   zlinkObjectGet(...args: (string | number)[]): Promise<Reply>;
   zlinkObjectCas(...args: (string | number)[]): Promise<Reply>;
