@@ -4,6 +4,7 @@ import {
   type LocationDescriptor,
   type LocationStore,
   type PutResult,
+  answerWithin,
   parseDescriptor,
 } from '../../core/index.js';
 import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
@@ -129,18 +130,10 @@ export class RedisLocationStore implements LocationStore {
       const cause = this.lastError ? `: ${this.lastError.message}` : '';
       throw new Error(`Redis connection is ${status}${cause}`);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Redis PING got no answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+    // Judged after the loop read its sockets (`answerWithin`): a busy caller is not a store that failed.
+    await answerWithin(this.client.ping(), timeoutMs, () => {
+      throw new Error(`Redis PING got no answer within ${timeoutMs} ms`);
     });
-    try {
-      await Promise.race([this.client.ping(), late]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async close(): Promise<void> {
