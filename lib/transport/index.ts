@@ -4,3 +4,4 @@ export * from './route-mesh/index.js';
 export * from './fanout/index.js';
 export { admitThen, type Submission } from './admission.js';
 export { CurveKeyring } from './security/curve-keyring.js';
+export * from './stream/index.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Dealer, Router, type Socket, Subscriber, XPublisher } from 'zeromq';
+import { Dealer, Router, type Socket, Stream, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from './timing.js';
 
@@ -11,6 +11,7 @@ import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from './ti
 
 /** The roles of ZLink's sockets: which side of a connection each one is decides its security options. */
 export type SocketRole = 'mesh-router' | 'listener-router' | 'client-dealer' | 'publisher' | 'subscriber';
+// A session listener (`streamListener`) has no role here: raw TCP has no security options to set.
 
 /** A socket's own CURVE keys and the ZAP domain its accepted connections are checked under. */
 export interface SocketCurve {
@@ -252,6 +253,30 @@ export function subscriberSocket(
     ),
   );
   return observed(socket);
+}
+
+/**
+ * zeromq messages a STREAM holds per connection before a write to it fails `EAGAIN` (at once: a STREAM
+ * always polls writable). Each message is one turn's frames for that connection joined, so this is a
+ * few turns' worth; what a slow client has not taken past it waits in the session's own bounded
+ * buffer (`maxPendingBytes`), never in zeromq.
+ */
+const STREAM_SEND_HWM_MESSAGES = 64;
+
+/**
+ * An end-user session listener: a STREAM socket, raw TCP (no ZMTP, and so no CURVE: a game client
+ * speaks the session wire, docs/sessions-wire.md). `notify`: an empty message tells each connect and
+ * each disconnect the peer made (our own close is not told back). Routing ids are libzmq's own (a
+ * zero byte and a counter), never chosen by a peer.
+ */
+export function streamListener(ipv6: boolean): Stream {
+  return new Stream({
+    notify: true,
+    linger: 0,
+    ipv6,
+    sendHighWaterMark: STREAM_SEND_HWM_MESSAGES,
+    ...KEEPALIVE,
+  });
 }
 
 /** The process's ZAP handler socket (see `security/zap-handler.ts`): inproc, answers libzmq itself. */

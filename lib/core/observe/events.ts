@@ -101,6 +101,20 @@ export type ZLinkEvent =
       readonly detail: string;
     }
   | {
+      /**
+       * An end-user session (on listener `listener`): `opened` once welcomed, `closed` when a welcomed
+       * session ended, `refused` when a connection ended before its Welcome (a bad or late Hello, a
+       * refusal by `@OnSessionOpen`, the listener full or draining). `reason` is the close reason
+       * (`protocolError`, `idleTimeout`, ...), counted per state and reason (`session:closed:idleTimeout`).
+       */
+      readonly type: 'session';
+      readonly state: 'opened' | 'closed' | 'refused';
+      readonly listener: string;
+      readonly sessionId?: string;
+      readonly reason?: string;
+      readonly detail?: string;
+    }
+  | {
       /** The owner lease: `fenced` when no refresh succeeded in time (stop admitting), `held` again after one. */
       readonly type: 'lease';
       readonly state: 'held' | 'fenced';
@@ -146,6 +160,8 @@ export type ZLinkEvent =
       readonly type: 'listening';
       readonly channel?: string;
       readonly mesh?: string;
+      /** A session listener's name. */
+      readonly session?: string;
       readonly endpoint: string;
     }
   | {
@@ -251,6 +267,7 @@ export class ZLinkEvents {
       else if (event.type === 'security_refused') this.bump(`security_refused:${event.reason}`);
       else if (event.type === 'object_route') this.bump(`object_route:${event.reason ?? ''}`);
       else if (event.type === 'store') this.bump(`store:${event.state}`);
+      else if (event.type === 'session' && event.reason) this.bump(`session:${event.state}:${event.reason}`);
     }
     for (const listener of this.listeners) {
       if (perMessage && !listener.perMessage) continue;

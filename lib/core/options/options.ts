@@ -21,6 +21,11 @@ import {
   normalizeRelocationStore,
 } from './store-options.js';
 import { checkKeys, isRecord, positiveInt } from '../option-checks.js';
+import {
+  type NormalizedSessionListener,
+  type SessionListenerOptions,
+  normalizeSessions,
+} from './session-options.js';
 
 export {
   DEFAULT_WEIGHT,
@@ -58,6 +63,12 @@ export type {
   StoreConnectionOptions,
 } from './store-options.js';
 export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
+export type { NormalizedSessionListener, SessionListenerOptions } from './session-options.js';
+export {
+  DEFAULT_SESSION_FRAME_BYTES,
+  DEFAULT_SESSION_SEAL_TIMEOUT_MS,
+  MAX_SESSION_FRAME_BYTES,
+} from './session-options.js';
 export {
   CUTOVER_DEADLINE_MS,
   DEFAULT_MESSAGE_FOLLOW_DURATION_MS,
@@ -85,6 +96,11 @@ export interface ZLinkOptions {
   meshes?: Record<string, MeshOptions>;
   clientServer?: Record<string, ClientServerChannelOptions> | ClientServerRegistration[];
   fanout?: Record<string, FanoutChannelOptions>;
+  /**
+   * End-user session listeners, by name: plain TCP connections from game clients speaking the session
+   * wire (docs/sessions-wire.md), each riding on the object mesh to bind its sessions to Actors.
+   */
+  sessions?: Record<string, SessionListenerOptions>;
   /** Where automatic discovery finds others and where this process publishes itself (guide §6). */
   locationStore?: LocationStoreOptions;
   /**
@@ -119,6 +135,7 @@ export interface NormalizedOptions {
   readonly meshes: ReadonlyMap<string, NormalizedMesh>;
   readonly clientServer: ReadonlyMap<string, NormalizedClientServerChannel>;
   readonly fanout: ReadonlyMap<string, NormalizedFanoutChannel>;
+  readonly sessions: ReadonlyMap<string, NormalizedSessionListener>;
   /** Set when a store is registered: servers and MeshNodes then publish descriptors under a lease. */
   readonly locationStore: NormalizedLocationStore | undefined;
   /** Set when a Relocation Store is registered (then a Location Store is too, with another prefix). */
@@ -138,6 +155,7 @@ const TOP_KEYS = [
   'meshes',
   'clientServer',
   'fanout',
+  'sessions',
   'locationStore',
   'relocationStore',
   'requestTimeoutMs',
@@ -191,6 +209,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkChannelNames(raw, clientServer);
   const meshes = normalizeMeshes(raw.meshes, locationStore !== undefined, curve);
   const fanout = normalizeFanout(raw.fanout, locationStore !== undefined, curve);
+  const sessions = normalizeSessions(raw.sessions, meshes);
   const tracing = raw.tracing ?? 'auto';
   if (tracing !== 'auto' && tracing !== 'off')
     throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);
@@ -208,6 +227,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     meshes,
     clientServer,
     fanout,
+    sessions,
     locationStore,
     relocationStore,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),

@@ -21,3 +21,6 @@ export {
 export { MsgpackReader } from './msgpack-read.js';
 export { countMsgpackValues } from './msgpack-scan.js';
 export * as msgpackWrite from './msgpack-write.js';
+// The end-user session wire (docs/sessions-wire.md): framing and frames, for the listener and the clients.
+export * from './session-framing.js';
+export * from './session-frames.js';

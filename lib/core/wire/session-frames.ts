@@ -1,0 +1,233 @@
+import { packr } from './codec.js';
+import { MsgpackReader } from './msgpack-read.js';
+import { msgpackValueEnd } from './msgpack-scan.js';
+import { put, strHead, strSize, uint, uintSize, utf8Length } from './msgpack-write.js';
+import { FRAME_HEADER_BYTES, writeFrameHeader } from './session-framing.js';
+
+/**
+ * The frames of an end-user session (docs/sessions-wire.md is the contract; keep the two in step).
+ * Every body is one msgpack array whose first item is the frame kind; items a later version appends
+ * after the ones listed here are ignored by this one.
+ *
+ *     Hello    c→s  [1, version, token?]
+ *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight]
+ *     Request  c→s  [3, correlation, packet, payload]
+ *     Reply    s→c  [4, correlation, payload]
+ *     Error    s→c  [5, correlation, code, message]
+ *     Send     c→s  [6, packet, payload]
+ *     Push     s→c  [7, packet, payload]
+ *     Ping     both [8]
+ *     Pong     both [9]
+ *     Close    both [10, code, reason]
+ *
+ * `payload` is any one msgpack value, written inline (not wrapped in bin): a client in any language
+ * packs the whole array with its msgpack library. The server never decodes a payload it only relays:
+ * it hands on the payload's bytes as they arrived.
+ */
+
+/** The session protocol this version speaks (the Hello's `version`). */
+export const SESSION_PROTOCOL_VERSION = 1;
+
+export const SessionFrameKind = {
+  Hello: 1,
+  Welcome: 2,
+  Request: 3,
+  Reply: 4,
+  Error: 5,
+  Send: 6,
+  Push: 7,
+  Ping: 8,
+  Pong: 9,
+  Close: 10,
+} as const;
+
+/**
+ * Why a session ended, as the Close frame carries it (after WebSocket's numbering: 1000 normal, 1001
+ * going away, the rest ours). The same names appear in events, metrics and `onSessionClose`.
+ */
+export const SessionCloseCode = {
+  /** The client or the application closed it. */
+  normal: 1000,
+  /** The server is draining or shutting down. */
+  goingAway: 1001,
+  /** Malformed framing or msgpack, an unknown kind, a frame out of place (before Hello, a second Hello). */
+  protocolError: 1002,
+  /** A frame longer than the listener's `maxFrameBytes`. */
+  frameTooLarge: 1003,
+  /** No Hello within the listener's `helloTimeoutMs`. */
+  helloTimeout: 1004,
+  /** A Hello with a protocol version this server does not speak. */
+  unsupportedVersion: 1005,
+  /** `@OnSessionOpen` refused the session (a bad token, say). */
+  refused: 1006,
+  /** More requests and messages waiting than the listener's `maxInFlight`. */
+  tooManyInFlight: 1007,
+  /** Nothing heard for the listener's `idleTimeoutMs`. */
+  idleTimeout: 1008,
+  /** The client read its pushes and replies too slowly: more than `maxPendingBytes` waited for it. */
+  slowConsumer: 1009,
+  /** A bound Actor's move did not give the session its new route within `sealTimeoutMs`. */
+  relocationTimeout: 1010,
+  /** The server failed (an `@OnSessionOpen` that threw, say). */
+  serverError: 1011,
+  /** The listener holds `maxSessions` sessions already. */
+  full: 1012,
+} as const;
+
+export type SessionCloseReason = keyof typeof SessionCloseCode;
+
+const REASON_BY_CODE = new Map<number, SessionCloseReason>(
+  Object.entries(SessionCloseCode).map(([reason, code]) => [code, reason as SessionCloseReason]),
+);
+
+/** The name of a Close frame's code, `undefined` for a code this version does not know. */
+export function closeReasonOf(code: number): SessionCloseReason | undefined {
+  return REASON_BY_CODE.get(code);
+}
+
+/** A frame a client sent, as the server reads it; a payload is the msgpack bytes of the value. */
+export type ClientFrame =
+  | { readonly kind: typeof SessionFrameKind.Hello; readonly version: number; readonly token: unknown }
+  | {
+      readonly kind: typeof SessionFrameKind.Request;
+      readonly correlation: number;
+      readonly packet: string;
+      readonly payload: Uint8Array;
+    }
+  | { readonly kind: typeof SessionFrameKind.Send; readonly packet: string; readonly payload: Uint8Array }
+  | { readonly kind: typeof SessionFrameKind.Ping | typeof SessionFrameKind.Pong }
+  | { readonly kind: typeof SessionFrameKind.Close; readonly code: number; readonly reason: string };
+
+/** The largest correlation a client may use: a uint32, never 0. */
+export const MAX_SESSION_CORRELATION = 0xffffffff;
+
+/**
+ * Every kind but Request and Send is decoded whole: this bounds what one such frame can make the
+ * decoder allocate (a Hello's token included), whatever the listener's `maxFrameBytes`.
+ */
+export const MAX_CONTROL_FRAME_BYTES = 8192;
+
+const reader = new MsgpackReader();
+
+/**
+ * Reads one client frame body; a string says what is wrong with it (the connection then closes with
+ * `protocolError`). Request and Send, the hot kinds, are read by hand without decoding the payload;
+ * the others are small and rare and go through msgpackr.
+ */
+export function readClientFrame(body: Uint8Array): ClientFrame | string {
+  const head = body[0] as number;
+  const length = (head & 0xf0) === 0x90 ? head & 0x0f : -1;
+  if (length < 1) return 'a frame body must be a msgpack array (of up to 15 items) starting with its kind';
+  const r = reader.reset(body, 1);
+  const kind = r.uint();
+  if (kind === SessionFrameKind.Request || kind === SessionFrameKind.Send) {
+    const request = kind === SessionFrameKind.Request;
+    if (length < (request ? 4 : 3)) return `frame kind ${kind} needs ${request ? 4 : 3} items, got ${length}`;
+    const correlation = request ? r.uint() : 0;
+    if (request && (correlation === undefined || correlation === 0))
+      return 'a request correlation must be an integer 1..4294967295';
+    const packet = readPacket(body, r.offset);
+    if (typeof packet === 'string') return packet;
+    const end = msgpackValueEnd(body, packet.end);
+    if (end < 0) return 'the payload runs past the end of the frame';
+    const payload = body.subarray(packet.end, end);
+    return request
+      ? { kind, correlation: correlation as number, packet: packet.name, payload }
+      : { kind, packet: packet.name, payload };
+  }
+  if (body.length > MAX_CONTROL_FRAME_BYTES)
+    return `a frame of kind ${String(kind)} is at most ${MAX_CONTROL_FRAME_BYTES} bytes, got ${body.length}`;
+  let items: unknown;
+  try {
+    items = packr.unpack(body);
+  } catch (error) {
+    return `malformed msgpack: ${(error as Error).message}`;
+  }
+  const v = items as unknown[];
+  switch (kind) {
+    case SessionFrameKind.Hello:
+      if (!Number.isSafeInteger(v[1])) return 'a hello needs its protocol version, an integer';
+      return { kind, version: v[1] as number, token: v[2] ?? undefined };
+    case SessionFrameKind.Ping:
+    case SessionFrameKind.Pong:
+      return { kind };
+    case SessionFrameKind.Close:
+      return {
+        kind,
+        code: Number.isSafeInteger(v[1]) ? (v[1] as number) : SessionCloseCode.normal,
+        reason: typeof v[2] === 'string' ? v[2].slice(0, 256) : '',
+      };
+    default:
+      return `unknown frame kind ${typeof kind === 'number' ? kind : String(v[0])}`;
+  }
+}
+
+/** A packet name: a non-empty msgpack string (fixstr, str 8 or str 16). */
+function readPacket(body: Uint8Array, at: number): { name: string; end: number } | string {
+  const head = body[at] as number;
+  let start: number;
+  let n: number;
+  if ((head & 0xe0) === 0xa0) {
+    start = at + 1;
+    n = head & 0x1f;
+  } else if (head === 0xd9) {
+    start = at + 2;
+    n = body[at + 1] as number;
+  } else if (head === 0xda) {
+    start = at + 3;
+    n = (((body[at + 1] as number) << 8) | (body[at + 2] as number)) >>> 0;
+  } else return 'a packet name must be a msgpack string';
+  const end = start + n;
+  if (n === 0 || !(end <= body.length)) return 'a packet name must be a non-empty string inside the frame';
+  reader.reset(body, at);
+  const ascii = reader.asciiStr(0);
+  return { name: ascii ?? Buffer.from(body.buffer, body.byteOffset + start, n).toString('utf8'), end };
+}
+
+// --- writing server frames -----------------------------------------------------------------
+
+/** A Reply or a Push: kind, a uint or a string, then the payload bytes as they are. */
+function withPayload(kind: number, first: number | string, payload: Uint8Array): Buffer {
+  const n = typeof first === 'string' ? utf8Length(first) : 0;
+  const firstSize = typeof first === 'string' ? strSize(n) : uintSize(first);
+  const bodyLength = 2 + firstSize + payload.length;
+  const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + bodyLength);
+  let at = writeFrameHeader(out, 0, bodyLength);
+  out[at++] = 0x93;
+  out[at++] = kind;
+  if (typeof first === 'string') {
+    at = strHead(out, at, n);
+    at += out.write(first, at, n, 'utf8');
+  } else at = uint(out, at, first);
+  put(out, at, payload);
+  return out;
+}
+
+/** A Reply frame, prefix included: the request's correlation and the payload's msgpack bytes. */
+export function replyFrame(correlation: number, payload: Uint8Array): Buffer {
+  return withPayload(SessionFrameKind.Reply, correlation, payload);
+}
+
+/** A Push frame, prefix included. */
+export function pushFrame(packet: string, payload: Uint8Array): Buffer {
+  return withPayload(SessionFrameKind.Push, packet, payload);
+}
+
+/** Any other frame, prefix included, through msgpackr (rare frames: Welcome, Error, Close, Ping, Pong). */
+export function controlFrame(items: readonly unknown[]): Buffer {
+  const body = packr.pack(items);
+  const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + body.length);
+  put(out, writeFrameHeader(out, 0, body.length), body);
+  return out;
+}
+
+export function errorFrame(correlation: number, code: string, message: string): Buffer {
+  return controlFrame([SessionFrameKind.Error, correlation, code, message]);
+}
+
+export function closeFrame(code: number, reason: string): Buffer {
+  return controlFrame([SessionFrameKind.Close, code, reason]);
+}
+
+export const PING_FRAME: Buffer = controlFrame([SessionFrameKind.Ping]);
+export const PONG_FRAME: Buffer = controlFrame([SessionFrameKind.Pong]);

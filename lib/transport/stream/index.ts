@@ -1,0 +1,5 @@
+export {
+  SessionListener,
+  type SessionListenerConfig,
+  type SessionListenerSnapshot,
+} from './session-listener.js';

@@ -1,0 +1,292 @@
+import type { Stream } from 'zeromq';
+import {
+  type NormalizedSessionListener,
+  type SessionCloseReason,
+  type SessionLinkHandler,
+  type ZLinkEvents,
+} from '../../core/index.js';
+import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { streamListener } from '../sockets.js';
+import { type ConnectionHost, StreamConnection } from './stream-connection.js';
+import { SESSION_CLOSE_LINGER_MS, SESSION_RETRY_WRITE_MS, SESSION_TOMBSTONE_MS } from '../timing.js';
+
+export interface SessionListenerConfig {
+  readonly options: NormalizedSessionListener;
+  readonly handler: SessionLinkHandler;
+  readonly events: ZLinkEvents;
+}
+
+/** A session listener at one moment (`snapshot().sessions`). */
+export interface SessionListenerSnapshot {
+  readonly listener: string;
+  readonly endpoint: string | undefined;
+  /** Welcomed sessions open now. */
+  readonly sessions: number;
+  /** Connections still on their Hello or its answer. */
+  readonly handshaking: number;
+  /** False once a drain began: a new connection is closed `goingAway`. */
+  readonly accepting: boolean;
+  /** Bytes held for all connections: frames being gathered and writes waiting for slow clients. */
+  readonly heldBytes: number;
+  readonly framesIn: number;
+  readonly framesOut: number;
+}
+
+const isEagain = (error: unknown): boolean => (error as { code?: unknown }).code === 'EAGAIN';
+
+/**
+ * One end-user session listener: a STREAM socket, its connections, and the writer that keeps one slow
+ * client from holding back the others.
+ *
+ * Writes are batched per turn and connection: the frames a turn queued for one connection leave as
+ * one zeromq message, at most one in zeromq's hands at a time per connection (a second could pass a
+ * first that zeromq refused, and reorder the stream). zeromq refuses a write at a connection's full
+ * queue at once (`EAGAIN`); the bytes then wait in the connection's own buffer, bounded by
+ * `maxPendingBytes`, and are tried again shortly. Timers are the listener's, not the connection's: one
+ * sweep closes connections whose Hello or heartbeat is overdue.
+ */
+export class SessionListener implements ConnectionHost {
+  private readonly socket: Stream;
+  private readonly connections = new Map<string, StreamConnection>();
+  private dirty: StreamConnection[] = [];
+  private flushQueued = false;
+  private blocked = new Set<StreamConnection>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private loop: Promise<void> | undefined;
+  private port = 0;
+  private accepting = true;
+  private closed = false;
+  private open = 0;
+  framesIn = 0;
+  framesOut = 0;
+
+  constructor(private readonly config: SessionListenerConfig) {
+    this.socket = streamListener(config.options.listen.bindHost.includes(':'));
+  }
+
+  get options(): NormalizedSessionListener {
+    return this.config.options;
+  }
+
+  get handler(): SessionLinkHandler {
+    return this.config.handler;
+  }
+
+  /** Where clients connect (advertise host and bound port), once bound. */
+  get endpoint(): string | undefined {
+    const { bindHost, advertiseHost } = this.config.options.listen;
+    return this.port === 0 ? undefined : advertisedEndpoint(bindHost, advertiseHost, this.port);
+  }
+
+  /** Where this machine reaches the listener (loopback for a wildcard bind), once bound. */
+  get localEndpoint(): string | undefined {
+    return this.port === 0 ? undefined : loopbackEndpoint(this.config.options.listen.bindHost, this.port);
+  }
+
+  /** Binds and starts reading; rejects when the address cannot be bound. */
+  async bind(): Promise<void> {
+    const { listen, listener, helloTimeoutMs, idleTimeoutMs } = this.config.options;
+    await this.socket.bind(bindAddress(listen.bindHost, listen.port));
+    this.port = boundPort(this.socket.lastEndpoint);
+    this.loop = this.receiveLoop();
+    const sweepMs = Math.max(50, Math.min(1000, helloTimeoutMs / 4, idleTimeoutMs / 4));
+    this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepMs);
+    this.sweepTimer.unref();
+    this.config.events.emit({ type: 'listening', endpoint: this.endpoint as string, session: listener });
+  }
+
+  private async receiveLoop(): Promise<void> {
+    for (;;) {
+      let message: Buffer[];
+      try {
+        message = await this.socket.receive();
+      } catch {
+        return; // closed
+      }
+      const [id, data] = message as [Buffer, Buffer];
+      const key = id.toString('latin1');
+      const connection = this.connections.get(key);
+      if (data.length > 0) {
+        this.framesIn++;
+        connection?.receive(data, Date.now());
+      } else if (connection) {
+        // A disconnect (ours are never told back): the client closed, reset, or half-closed.
+        connection.finish('normal', 'the client disconnected', true);
+      } else this.accept(id, key);
+    }
+  }
+
+  private accept(id: Buffer, key: string): void {
+    const connection = new StreamConnection(id, this, Date.now());
+    this.connections.set(key, connection);
+    if (!this.accepting) connection.close('goingAway', 'the server is draining');
+    else if (this.open >= this.config.options.maxSessions)
+      connection.close('full', `${this.config.options.maxSessions} sessions are open`);
+    else {
+      connection.counted = true;
+      this.open++;
+    }
+  }
+
+  write(connection: StreamConnection, frame: Buffer): void {
+    connection.out.push(frame);
+    connection.pendingBytes += frame.length;
+    this.framesOut++;
+    if (connection.pendingBytes > this.config.options.maxPendingBytes && connection.open) {
+      connection.close('slowConsumer', `more than ${this.config.options.maxPendingBytes} bytes waited`);
+      return;
+    }
+    this.markDirty(connection);
+  }
+
+  private markDirty(connection: StreamConnection): void {
+    if (connection.dirty) return;
+    connection.dirty = true;
+    this.dirty.push(connection);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    const dirty = this.dirty;
+    this.dirty = [];
+    for (const connection of dirty) {
+      connection.dirty = false;
+      this.writeOut(connection);
+    }
+  }
+
+  private writeOut(connection: StreamConnection): void {
+    if (connection.writing || connection.out.length === 0 || this.closed) return;
+    const out = connection.out;
+    const data = out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+    connection.out = [];
+    connection.writing = true;
+    this.socket.send([connection.routingId, data]).then(
+      () => {
+        connection.writing = false;
+        connection.pendingBytes -= data.length;
+        if (connection.out.length > 0) this.markDirty(connection);
+      },
+      (error: unknown) => {
+        connection.writing = false;
+        if (!isEagain(error)) {
+          // EHOSTUNREACH: zeromq no longer has the connection (its disconnect is on its way).
+          connection.pendingBytes = 0;
+          connection.out = [];
+          return connection.finish('normal', 'the connection is gone', true);
+        }
+        connection.out.unshift(data);
+        this.blocked.add(connection);
+        this.retryTimer ??= setTimeout(() => this.retryBlocked(), SESSION_RETRY_WRITE_MS);
+      },
+    );
+  }
+
+  private retryBlocked(): void {
+    this.retryTimer = undefined;
+    const blocked = this.blocked;
+    this.blocked = new Set();
+    for (const connection of blocked) if (connection.open) this.writeOut(connection);
+  }
+
+  ended(connection: StreamConnection, reason: SessionCloseReason, detail: string, byClient: boolean): void {
+    if (connection.counted) this.open--;
+    const { listener } = this.config.options;
+    this.config.events.emit({
+      type: 'session',
+      state: connection.sessionId === undefined ? 'refused' : 'closed',
+      listener,
+      ...(connection.sessionId !== undefined && { sessionId: connection.sessionId }),
+      reason,
+      detail,
+    });
+    connection.closedAt = Date.now();
+    if (byClient || reason === 'slowConsumer') return this.terminate(connection);
+    setTimeout(() => this.terminate(connection), SESSION_CLOSE_LINGER_MS).unref();
+  }
+
+  /** Closes the TCP connection: an empty message to its routing id (zeromq drops what it still held). */
+  private terminate(connection: StreamConnection): void {
+    connection.out = [];
+    connection.pendingBytes = 0;
+    if (!this.closed) this.socket.send([connection.routingId, Buffer.alloc(0)]).catch(() => undefined);
+  }
+
+  /** Closes overdue handshakes and silent sessions; forgets connections closed long enough ago. */
+  private sweep(now: number): void {
+    const { helloTimeoutMs, idleTimeoutMs } = this.config.options;
+    for (const [key, connection] of this.connections) {
+      if (!connection.open) {
+        // Kept a while after its end, so a late disconnect notice is not taken for a new connection.
+        if (now - (connection.closedAt ?? now) >= SESSION_TOMBSTONE_MS) this.connections.delete(key);
+      } else if (connection.handshaking) {
+        if (now - connection.acceptedAt >= helloTimeoutMs)
+          connection.close('helloTimeout', `no Hello and Welcome within ${helloTimeoutMs} ms`);
+      } else if (now - connection.heardAt >= idleTimeoutMs)
+        connection.close('idleTimeout', `nothing heard for ${idleTimeoutMs} ms`);
+    }
+  }
+
+  /**
+   * Stops accepting (a new connection is closed `goingAway`), waits up to `drainGraceMs` for every
+   * request in flight to be answered, then closes every session `goingAway`: the client knows to
+   * reconnect elsewhere, and the layer above hears each close (and tells bound Actors).
+   */
+  async drain(): Promise<void> {
+    this.accepting = false;
+    const deadline = Date.now() + this.config.options.drainGraceMs;
+    while (Date.now() < deadline && this.someAwaiting()) await new Promise((r) => setTimeout(r, 20));
+    for (const connection of this.connections.values())
+      if (connection.open) connection.close('goingAway', 'the server is shutting down');
+  }
+
+  private someAwaiting(): boolean {
+    for (const connection of this.connections.values())
+      if (connection.open && connection.awaiting > 0) return true;
+    return false;
+  }
+
+  /** Closes every connection (`goingAway`, told to the layer above) and the socket. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.accepting = false;
+    for (const connection of this.connections.values()) {
+      if (connection.open) connection.close('goingAway', 'the server is shutting down');
+    }
+    // What the last turn queued (the Close frames) is written before the socket goes.
+    this.flush();
+    await new Promise((r) => setTimeout(r, 10));
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    clearTimeout(this.retryTimer);
+    this.socket.close();
+    await this.loop;
+    this.connections.clear();
+  }
+
+  snapshot(): SessionListenerSnapshot {
+    let sessions = 0;
+    let handshaking = 0;
+    let heldBytes = 0;
+    for (const connection of this.connections.values()) {
+      if (!connection.open) continue;
+      if (connection.handshaking) handshaking++;
+      else sessions++;
+      heldBytes += connection.heldBytes;
+    }
+    return {
+      listener: this.config.options.listener,
+      endpoint: this.endpoint,
+      sessions,
+      handshaking,
+      accepting: this.accepting,
+      heldBytes,
+      framesIn: this.framesIn,
+      framesOut: this.framesOut,
+    };
+  }
+}
