@@ -3,6 +3,7 @@ import type {
   FanoutLinkSnapshot,
   MeshSnapshot,
   ObjectActivationSnapshot,
+  SessionListenerSnapshot,
 } from '../core/index.js';
 import type { LocationSnapshot } from './location.js';
 
@@ -67,6 +68,8 @@ export interface ZLinkSnapshot {
   readonly locationStore?: LocationSnapshot;
   /** Present on a started runtime with an object mesh. */
   readonly objects?: ObjectsSnapshot;
+  /** Present when `sessions` are configured: each session listener. */
+  readonly sessions?: readonly SessionListenerSnapshot[];
   readonly pendingRequests: number;
   readonly lateReplies: number;
   readonly activeHandlers: number;

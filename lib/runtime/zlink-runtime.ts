@@ -26,7 +26,6 @@ import {
   WEIGHT_MIN,
 } from '../core/index.js';
 import type { ObjectLayer } from '../spot/index.js';
-import type { ClientChannel } from '../transport/index.js';
 import { type CallSubmission, type CallSubmitter, targetName } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';
 import { checkHandlers } from './handler-checks.js';
@@ -37,6 +36,8 @@ import { RuntimeObjects } from './objects.js';
 import { ZLinkObjects } from './zlink-objects.js';
 import { toSubmission } from './submission.js';
 import { RuntimeFanout } from './fanout.js';
+import { RuntimeSessions } from './sessions.js';
+import { submitToChannel } from './channel-call.js';
 import { channelKeyring } from './channel-keyring.js';
 import type { Topology } from './topology.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
@@ -67,6 +68,8 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly routeClient: ZLinkRouteClient;
   /** Creating, destroying and resolving Spots and Actors (on a runtime with an object mesh). */
   readonly objects: ZLinkObjects;
+  /** The end-user session listeners (`sessions`): their handlers, hooks, endpoints and sessions. */
+  readonly sessions: RuntimeSessions;
   /** Random per process start: a restarted server is a new generation (03 §7). */
   readonly generation = randomBytes(8).toString('hex');
   private readonly pending = new PendingRequests();
@@ -74,6 +77,8 @@ export class ZLinkRuntime implements CallSubmitter {
   private readonly clientId = randomBytes(6).toString('hex');
   private readonly clientServer: RuntimeClientServer;
   private readonly meshes: RuntimeMeshes;
+  /** A channel call's send paths (see `submitToChannel`), made once. */
+  private readonly channelPaths: Parameters<typeof submitToChannel>[2];
   private readonly fanout: RuntimeFanout;
   private readonly objectLayer: RuntimeObjects;
   /** Walked in this order by every phase of `start()` and by `close()` (see `Topology`). */
@@ -128,8 +133,10 @@ export class ZLinkRuntime implements CallSubmitter {
       events: this.events,
       pending: this.pending,
     });
-    // Objects after the meshes: they ride on the object mesh's MeshNode.
-    this.topologies = [this.clientServer, this.meshes, this.objectLayer, this.fanout];
+    this.channelPaths = { clientServer: this.clientServer, meshes: this.meshes };
+    this.sessions = new RuntimeSessions({ options: this.options, jobs: this.jobs, events: this.events });
+    // Objects after the meshes: they ride on the object mesh's MeshNode; sessions on the objects.
+    this.topologies = [this.clientServer, this.meshes, this.objectLayer, this.sessions, this.fanout];
   }
 
   /**
@@ -233,23 +240,7 @@ export class ZLinkRuntime implements CallSubmitter {
       const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
       return this.meshes.submitToNode(call.kind, target.mesh, target.rid, submit);
     }
-    const { channel } = target;
-    const client = this.clientServer.client(channel);
-    const mesh = this.meshes.forChannel(channel);
-    if (!client && !mesh) {
-      if (this.options.clientServer.has(channel)) {
-        throw new ZLinkError('NotConfigured', `channel '${channel}' has no Client role in this process`);
-      }
-      throw new ZLinkError('NotFound', `ChannelName '${channel}' is not registered in this process`);
-    }
-    const submit = toSubmission(call, this.options.requestTimeoutMs, this.tracing);
-    if (mesh) {
-      if (call.kind === 'send') return mesh.calls.sendToChannel(channel, submit);
-      return mesh.calls.requestToChannel(channel, submit, `request ${channel}/${call.packet}`);
-    }
-    const cs = client as ClientChannel;
-    if (call.kind === 'send') return cs.send(submit);
-    return cs.request(submit, `request ${channel}/${call.packet}`);
+    return submitToChannel(call, target.channel, this.channelPaths, this.options, this.tracing);
   }
 
   /** `FanoutSubmitter`: publishes land here (guide §7: done on local admission). */
@@ -324,6 +315,7 @@ export class ZLinkRuntime implements CallSubmitter {
       fanout: this.fanout.snapshot(),
       ...(this.location && { locationStore: this.location.snapshot() }),
       ...(objects && { objects }),
+      ...(this.options.sessions.size > 0 && { sessions: this.sessions.snapshot() }),
       pendingRequests: this.pending.size,
       lateReplies: this.pending.counters.late,
       activeHandlers: this.jobs.active,

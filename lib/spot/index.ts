@@ -8,3 +8,4 @@ export type { ObjectLayerConfig, CreateOptions } from './layer/object-layer-conf
 export { advertisedType } from './owner/placement.js';
 export type { ObjectSubmission } from './caller/object-submission.js';
 export type { MemberTarget } from './membership/memberships.js';
+export * from './session/index.js';

@@ -8,7 +8,7 @@ import ts from 'typescript';
  *
  *   lib/nest        @nestjs/*, rxjs
  *   lib/runtime     @opentelemetry/* (an optional peer, loaded with a dynamic import)
- *   lib/spot | lib/transport (zeromq) | lib/store (ioredis)   — peers; never import each other
+ *   lib/spot | lib/transport (zeromq) | lib/store (ioredis) | lib/session-client — peers; never import each other
  *   lib/core        (msgpackr allowed; no zeromq, ioredis, rxjs, @nestjs)
  *
  * lib/index.ts (the public barrel) sits above everything.
@@ -34,6 +34,8 @@ const RANK: Record<string, number> = {
   store: 1,
   transport: 1,
   spot: 1,
+  // The Node client of the session wire: core's wire only, never zeromq (a game client has no ZMQ).
+  'session-client': 1,
   runtime: 2,
   nest: 3,
   '(barrel)': 4,

@@ -5,10 +5,11 @@ export type MessageKind = 'send' | 'request';
 
 /**
  * What kind of target a handler serves: a ChannelName (`'channel'`), a MeshNode's Node direct
- * namespace (`'node'`), or one Spot or Actor (`'spot'`, `'actor'`: `ZLinkObjectContext`). Code that
+ * namespace (`'node'`), one Spot or Actor (`'spot'`, `'actor'`: `ZLinkObjectContext`), or a session's own
+ * handler on its Session owner (`'session'`: `ZLinkSessionContext`). Code that
  * switches on it should keep a default branch.
  */
-export type ZLinkTargetKind = 'channel' | 'node' | 'spot' | 'actor';
+export type ZLinkTargetKind = 'channel' | 'node' | 'spot' | 'actor' | 'session';
 
 /** What a channel handler learns about the message besides its payload (02 §6). */
 export interface ZLinkMessageContext {

@@ -1,3 +1,4 @@
-/** Spot and Actor classes as the layers above describe them, and the contexts their handlers see. */
+/** Spot and Actor classes as the layers above describe them, the contexts their handlers see, and sessions. */
 export * from './object-classes.js';
 export * from './object-context.js';
+export * from './session-context.js';

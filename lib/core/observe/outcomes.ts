@@ -3,7 +3,7 @@
  * record travelled and what became of a received one. Here, apart from both, so that neither
  * imports the other's module for them (events holds the metrics, metrics counts the events).
  */
-export type RouteKind = 'client-server' | 'route-mesh' | 'fanout';
+export type RouteKind = 'client-server' | 'route-mesh' | 'fanout' | 'session';
 
 /** What happened to a received business record (02 §9 "handler delivery result"). */
 export type DeliveryResult =

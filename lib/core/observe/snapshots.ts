@@ -103,3 +103,19 @@ export interface ObjectActivationSnapshot {
   /** A Spot's member Actors (absent when none). */
   readonly members?: readonly string[];
 }
+
+/** A session listener at one moment (`snapshot().sessions`). */
+export interface SessionListenerSnapshot {
+  readonly listener: string;
+  readonly endpoint: string | undefined;
+  /** Welcomed sessions open now. */
+  readonly sessions: number;
+  /** Connections still on their Hello or its answer. */
+  readonly handshaking: number;
+  /** False once a drain began: a new connection is closed `goingAway`. */
+  readonly accepting: boolean;
+  /** Bytes held for all connections: frames being gathered and writes waiting for slow clients. */
+  readonly heldBytes: number;
+  readonly framesIn: number;
+  readonly framesOut: number;
+}

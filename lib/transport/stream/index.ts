@@ -1,5 +1,1 @@
-export {
-  SessionListener,
-  type SessionListenerConfig,
-  type SessionListenerSnapshot,
-} from './session-listener.js';
+export { SessionListener, type SessionListenerConfig } from './session-listener.js';

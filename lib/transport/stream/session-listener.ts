@@ -3,6 +3,7 @@ import {
   type NormalizedSessionListener,
   type SessionCloseReason,
   type SessionLinkHandler,
+  type SessionListenerSnapshot,
   type ZLinkEvents,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
@@ -14,22 +15,6 @@ export interface SessionListenerConfig {
   readonly options: NormalizedSessionListener;
   readonly handler: SessionLinkHandler;
   readonly events: ZLinkEvents;
-}
-
-/** A session listener at one moment (`snapshot().sessions`). */
-export interface SessionListenerSnapshot {
-  readonly listener: string;
-  readonly endpoint: string | undefined;
-  /** Welcomed sessions open now. */
-  readonly sessions: number;
-  /** Connections still on their Hello or its answer. */
-  readonly handshaking: number;
-  /** False once a drain began: a new connection is closed `goingAway`. */
-  readonly accepting: boolean;
-  /** Bytes held for all connections: frames being gathered and writes waiting for slow clients. */
-  readonly heldBytes: number;
-  readonly framesIn: number;
-  readonly framesOut: number;
 }
 
 const isEagain = (error: unknown): boolean => (error as { code?: unknown }).code === 'EAGAIN';
@@ -127,6 +112,15 @@ export class SessionListener implements ConnectionHost {
       connection.counted = true;
       this.open++;
     }
+  }
+
+  welcomed(connection: StreamConnection): void {
+    this.config.events.emit({
+      type: 'session',
+      state: 'opened',
+      listener: this.config.options.listener,
+      sessionId: connection.sessionId as string,
+    });
   }
 
   write(connection: StreamConnection, frame: Buffer): void {

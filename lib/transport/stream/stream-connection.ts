@@ -26,6 +26,8 @@ type ConnectionState = 'hello' | 'opening' | 'open' | 'closed';
 export interface ConnectionHost {
   readonly options: NormalizedSessionListener;
   readonly handler: SessionLinkHandler;
+  /** The connection was welcomed (counted and told as an `opened` session). */
+  welcomed(connection: StreamConnection): void;
   /** Queues `frame` for the connection and schedules the turn's flush. */
   write(connection: StreamConnection, frame: Buffer): void;
   /**
@@ -170,6 +172,7 @@ export class StreamConnection implements SessionLink {
         o.maxInFlight,
       ]),
     );
+    this.host.welcomed(this);
   }
 
   reply(correlation: number, payload: Uint8Array): boolean {

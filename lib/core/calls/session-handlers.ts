@@ -1,0 +1,57 @@
+import { configurationError } from '../errors.js';
+import { type HandlerFn, HandlerRegistry, type MessageKind } from './handlers.js';
+
+/**
+ * The handlers a Session owner runs for its sessions (`@SessionHandler(listener, packet)`), by
+ * (listener, kind, packet), and its lifecycle hooks: one `@OnSessionOpen` and one `@OnSessionClose`
+ * per listener.
+ */
+export interface SessionHandlerRegistration {
+  readonly listener: string;
+  readonly kind: MessageKind;
+  readonly packet: string;
+  /** Called with `(payload, ZLinkSessionContext)`. */
+  readonly handler: HandlerFn;
+  readonly source: string;
+}
+
+export class SessionHandlerRegistry extends HandlerRegistry<SessionHandlerRegistration> {
+  constructor() {
+    super((r) => r.listener, 'session handler');
+  }
+}
+
+/** `@OnSessionOpen` / `@OnSessionClose`: a method called with its arguments (no pipeline). */
+export interface SessionHookRegistration {
+  readonly listener: string;
+  readonly hook: 'open' | 'close';
+  /** open: `(session, hello)` → `false` (or a throw) refuses; close: `(session, reason, detail)`. */
+  readonly fn: (...args: unknown[]) => unknown;
+  readonly source: string;
+}
+
+export class SessionHooks {
+  private readonly hooks = new Map<string, SessionHookRegistration>();
+
+  /** Throws `Configuration` naming both places when the listener has this hook already. */
+  register(registration: SessionHookRegistration): void {
+    const key = `${registration.hook}\0${registration.listener}`;
+    const existing = this.hooks.get(key);
+    if (existing) {
+      throw configurationError(
+        `${registration.hook === 'open' ? '@OnSessionOpen' : '@OnSessionClose'} ${registration.listener}`,
+        `declared twice: ${existing.source} and ${registration.source}`,
+      );
+    }
+    this.hooks.set(key, registration);
+  }
+
+  get(hook: 'open' | 'close', listener: string): SessionHookRegistration | undefined {
+    return this.hooks.get(`${hook}\0${listener}`);
+  }
+
+  /** Every registration, for the startup check against the configured listeners. */
+  all(): SessionHookRegistration[] {
+    return [...this.hooks.values()];
+  }
+}

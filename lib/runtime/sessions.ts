@@ -1,0 +1,120 @@
+import {
+  type JobQueue,
+  type LocationDescriptor,
+  type NormalizedOptions,
+  type SessionHandlerRegistration,
+  SessionHandlerRegistry,
+  type SessionHookRegistration,
+  SessionHooks,
+  type SessionListenerSnapshot,
+  type ZLinkEvents,
+  type ZLinkSession,
+  configurationError,
+} from '../core/index.js';
+import { SessionHost } from '../spot/index.js';
+import { SessionListener } from '../transport/index.js';
+import { bindListener } from './bind.js';
+import type { BindContext, Topology } from './topology.js';
+
+export interface SessionsConfig {
+  readonly options: NormalizedOptions;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+}
+
+/**
+ * The runtime's session listeners (`sessions` option): a STREAM listener per name (transport), the
+ * Session owner's host above them (spot/session), and the handlers and hooks registered for them.
+ * Bound after the meshes and objects (a session's Actors ride on the object mesh); publishes nothing
+ * in the Location Store (game clients find a gateway by the application's own means).
+ */
+export class RuntimeSessions implements Topology {
+  readonly handlers = new SessionHandlerRegistry();
+  readonly hooks = new SessionHooks();
+  private readonly host: SessionHost;
+  private readonly listeners = new Map<string, SessionListener>();
+  private started = false;
+
+  constructor(private readonly config: SessionsConfig) {
+    this.host = new SessionHost({
+      listeners: config.options.sessions,
+      handlers: this.handlers,
+      hooks: this.hooks,
+      jobs: config.jobs,
+      events: config.events,
+    });
+  }
+
+  /**
+   * `@SessionHandler`; only before the runtime starts. `Configuration` for a listener not configured
+   * here, a duplicate, or a registration after the start.
+   */
+  registerHandler(registration: SessionHandlerRegistration): void {
+    this.checkListener(registration.listener, `session handler ${registration.source}`);
+    this.handlers.register(registration);
+  }
+
+  /** `@OnSessionOpen` / `@OnSessionClose`; `Configuration` as `registerHandler`. */
+  registerHook(registration: SessionHookRegistration): void {
+    this.checkListener(registration.listener, `session hook ${registration.source}`);
+    this.hooks.register(registration);
+  }
+
+  private checkListener(listener: string, field: string): void {
+    if (this.started)
+      throw configurationError(field, 'handlers must be registered before the runtime starts');
+    if (!this.config.options.sessions.has(listener))
+      throw configurationError(
+        field,
+        `no session listener '${listener}' in sessions (configured: ${[...this.config.options.sessions.keys()].join(', ') || 'none'})`,
+      );
+  }
+
+  /** The open session `id` owned by this node, if any. */
+  session(id: string): ZLinkSession | undefined {
+    return this.host.session(id);
+  }
+
+  /** Where clients connect to `listener`, once bound (`undefined` before, or for an unknown name). */
+  endpoint(listener: string): string | undefined {
+    return this.listeners.get(listener)?.endpoint;
+  }
+
+  /** Where this machine reaches `listener` (loopback for a wildcard bind), once bound. */
+  localEndpoint(listener: string): string | undefined {
+    return this.listeners.get(listener)?.localEndpoint;
+  }
+
+  async bind({ stillStarting }: BindContext): Promise<void> {
+    this.started = true;
+    const { options, events } = this.config;
+    for (const [name, listenerOptions] of options.sessions) {
+      const listener = new SessionListener({ options: listenerOptions, handler: this.host, events });
+      this.listeners.set(name, listener);
+      await bindListener(() => listener.bind(), `sessions.${name}.listen`, stillStarting);
+    }
+  }
+
+  descriptors(): LocationDescriptor[] {
+    return [];
+  }
+
+  connect(): void {}
+
+  discover(): Promise<unknown>[] {
+    return [];
+  }
+
+  /** Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.listeners.values()].map((l) => l.drain()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners.values()].map((l) => l.close()));
+  }
+
+  snapshot(): SessionListenerSnapshot[] {
+    return [...this.listeners.values()].map((l) => l.snapshot());
+  }
+}

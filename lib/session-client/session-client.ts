@@ -1,0 +1,272 @@
+import { EventEmitter } from 'node:events';
+import { type Socket, connect as tcpConnect } from 'node:net';
+import {
+  FrameSplitter,
+  SESSION_PROTOCOL_VERSION,
+  SessionCloseCode,
+  type SessionCloseReason,
+  SessionFrameKind,
+  ZLinkError,
+  closeReasonOf,
+  frame,
+  packr,
+} from '../core/index.js';
+
+/**
+ * A small client of the session wire (docs/sessions-wire.md) for Node: a test harness, a bot, a load
+ * generator, or a game client written in TypeScript. It opens one TCP connection, says Hello, and
+ * gives requests (one result each), one-way sends and pushes; with `reconnect` it opens a new session
+ * after a lost connection, waiting longer each time. Uses `node:net` and msgpack only (no zeromq).
+ */
+export interface SessionClientOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Sent in the Hello (any msgpack value): what `@OnSessionOpen` checks. @default none */
+  readonly token?: unknown;
+  /** Deadline of a request, in ms. @default 10000 */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Open a new session after the connection is lost or closed by the server (not after `close()`, a
+   * refusal or an unsupported version), after `initialMs` doubling up to `maxMs`, with jitter.
+   * @default off
+   */
+  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number } | false;
+}
+
+/** The server's Welcome: the session id and the limits it announced. */
+export interface SessionWelcome {
+  readonly sessionId: string;
+  readonly heartbeatMs: number;
+  readonly maxFrameBytes: number;
+  readonly maxInFlight: number;
+}
+
+/** Why a session of this client ended: the server's or client's Close reason, or `lost` (no Close). */
+export interface SessionClientClose {
+  readonly reason: SessionCloseReason | 'lost';
+  readonly code: number | undefined;
+  readonly detail: string;
+}
+
+interface Waiting {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: ZLinkError) => void;
+  readonly timer: NodeJS.Timeout;
+  readonly packet: string;
+}
+
+/** Reasons after which a new session would be refused the same way: no reconnect. */
+const FINAL: ReadonlySet<string> = new Set([
+  'refused',
+  'unsupportedVersion',
+  'protocolError',
+  'frameTooLarge',
+]);
+
+/**
+ * Events: `open` (SessionWelcome) for every session, `close` (SessionClientClose) for every end,
+ * `push` (packet, msg) for every Push, `reconnecting` (delayMs) before a reconnect.
+ */
+export class ZLinkSessionClient extends EventEmitter {
+  private socket: Socket | undefined;
+  private splitter = new FrameSplitter(16 * 1024 * 1024);
+  private waiting = new Map<number, Waiting>();
+  private nextCorrelation = 1;
+  private welcome: SessionWelcome | undefined;
+  private opening: { resolve: (w: SessionWelcome) => void; reject: (e: ZLinkError) => void } | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private sentAt = 0;
+  private heardAt = 0;
+  private closing = false;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private ended: SessionClientClose | undefined;
+
+  constructor(private readonly options: SessionClientOptions) {
+    super();
+  }
+
+  /** The current session's id (`undefined` while not open). */
+  get sessionId(): string | undefined {
+    return this.welcome?.sessionId;
+  }
+
+  get isOpen(): boolean {
+    return this.welcome !== undefined;
+  }
+
+  /**
+   * Connects and says Hello; resolves with the Welcome. Rejects `Unavailable` when the connection
+   * fails or closes first (the Close's reason in `details.reason`: `refused`, say).
+   */
+  connect(): Promise<SessionWelcome> {
+    this.closing = false;
+    return new Promise((resolve, reject) => {
+      this.opening = { resolve, reject };
+      this.open();
+    });
+  }
+
+  private open(): void {
+    this.splitter = new FrameSplitter(16 * 1024 * 1024);
+    this.ended = undefined;
+    const socket = tcpConnect({ host: this.options.host, port: this.options.port, noDelay: true });
+    this.socket = socket;
+    socket.on('connect', () =>
+      this.write([SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, this.options.token ?? null]),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      this.heardAt = Date.now();
+      const fault = this.splitter.push(chunk, (body) => {
+        this.frame(packr.unpack(body) as unknown[]);
+        return true;
+      });
+      if (fault) this.end({ reason: 'protocolError', code: undefined, detail: `server framing: ${fault}` });
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.end({ reason: 'lost', code: undefined, detail: 'the connection closed' }));
+  }
+
+  private frame(v: unknown[]): void {
+    switch (v[0]) {
+      case SessionFrameKind.Welcome: {
+        const w: SessionWelcome = {
+          sessionId: v[2] as string,
+          heartbeatMs: v[3] as number,
+          maxFrameBytes: v[4] as number,
+          maxInFlight: v[5] as number,
+        };
+        this.welcome = w;
+        this.attempt = 0;
+        this.startHeartbeat(w.heartbeatMs);
+        this.opening?.resolve(w);
+        this.opening = undefined;
+        this.emit('open', w);
+        return;
+      }
+      case SessionFrameKind.Reply:
+        return this.settle(v[1] as number, (w) => w.resolve(v[2]));
+      case SessionFrameKind.Error:
+        return this.settle(v[1] as number, (w) =>
+          w.reject(
+            new ZLinkError('RemoteError', `request ${w.packet}: ${String(v[2])}: ${String(v[3])}`, {
+              remote: { code: String(v[2]), message: String(v[3]) },
+            }),
+          ),
+        );
+      case SessionFrameKind.Push:
+        this.emit('push', v[1] as string, v[2]);
+        return;
+      case SessionFrameKind.Ping:
+        return this.write([SessionFrameKind.Pong]);
+      case SessionFrameKind.Close: {
+        const code = v[1] as number;
+        return this.end({ reason: closeReasonOf(code) ?? 'lost', code, detail: String(v[2] ?? '') });
+      }
+    }
+  }
+
+  private settle(correlation: number, how: (w: Waiting) => void): void {
+    const w = this.waiting.get(correlation);
+    if (!w) return;
+    this.waiting.delete(correlation);
+    clearTimeout(w.timer);
+    how(w);
+  }
+
+  /**
+   * One request; resolves with the reply's payload. Rejects `RemoteError` with the server's code
+   * (`remote.code`: `NoHandler`, `HandlerError`, `Unavailable`, ...), `Timeout` after the deadline,
+   * `Unavailable` when the session ends first, `InvalidArgument` when no session is open.
+   */
+  request<T = unknown>(packet: string, msg?: unknown, opts: { timeoutMs?: number } = {}): Promise<T> {
+    if (!this.welcome)
+      return Promise.reject(new ZLinkError('InvalidArgument', `request ${packet}: no session is open`));
+    const correlation = this.nextCorrelation;
+    this.nextCorrelation = correlation >= 0xffffffff ? 1 : correlation + 1;
+    const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs ?? 10000;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.waiting.delete(correlation))
+          reject(new ZLinkError('Timeout', `request ${packet}: no reply within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.set(correlation, { resolve: resolve as (v: unknown) => void, reject, timer, packet });
+      this.write([SessionFrameKind.Request, correlation, packet, msg ?? null]);
+    });
+  }
+
+  /** A one-way message; `false` when no session is open (nothing sent). */
+  send(packet: string, msg?: unknown): boolean {
+    if (!this.welcome) return false;
+    this.write([SessionFrameKind.Send, packet, msg ?? null]);
+    return true;
+  }
+
+  /** Sends a Close and ends the session; no reconnect. Resolves once the connection is closed. */
+  async close(reason: SessionCloseReason = 'normal', detail = ''): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.retryTimer);
+    const socket = this.socket;
+    if (!socket || socket.destroyed) return;
+    this.write([SessionFrameKind.Close, SessionCloseCode[reason], detail]);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
+    await closed;
+  }
+
+  private write(items: unknown[]): void {
+    const socket = this.socket;
+    if (!socket || socket.destroyed) return;
+    this.sentAt = Date.now();
+    socket.write(frame(packr.pack(items)));
+  }
+
+  private startHeartbeat(heartbeatMs: number): void {
+    clearInterval(this.heartbeat);
+    this.heardAt = Date.now();
+    this.heartbeat = setInterval(
+      () => {
+        const now = Date.now();
+        if (now - this.heardAt > 3 * heartbeatMs)
+          return this.end({
+            reason: 'lost',
+            code: undefined,
+            detail: `nothing heard for ${3 * heartbeatMs} ms`,
+          });
+        if (now - this.sentAt >= heartbeatMs / 2) this.write([SessionFrameKind.Ping]);
+      },
+      Math.max(50, heartbeatMs / 2),
+    );
+    this.heartbeat.unref();
+  }
+
+  /** The one end of a session: every waiting request fails, `close` is told, a reconnect may follow. */
+  private end(close: SessionClientClose): void {
+    if (this.ended) return;
+    this.ended = close;
+    clearInterval(this.heartbeat);
+    this.socket?.destroy();
+    this.welcome = undefined;
+    for (const [, w] of this.waiting) {
+      clearTimeout(w.timer);
+      w.reject(new ZLinkError('Unavailable', `request ${w.packet}: the session ended (${close.reason})`));
+    }
+    this.waiting.clear();
+    if (this.opening) {
+      this.opening.reject(
+        new ZLinkError('Unavailable', `no session: ${close.reason} ${close.detail}`, { details: close }),
+      );
+      this.opening = undefined;
+    }
+    this.emit('close', close);
+    const again = this.options.reconnect;
+    if (this.closing || !again || FINAL.has(close.reason)) return;
+    const base = Math.min(again.maxMs ?? 5000, (again.initialMs ?? 100) * 2 ** this.attempt++);
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    this.emit('reconnecting', delay);
+    this.retryTimer = setTimeout(() => {
+      if (!this.closing) this.open();
+    }, delay);
+  }
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type DeliveryResult,
+  type HandlerFn,
+  type JobQueue,
+  type MessageKind,
+  type NormalizedSessionListener,
+  type ScopeMetrics,
+  type SessionCloseReason,
+  type SessionHandlerRegistry,
+  type SessionHooks,
+  type SessionLink,
+  type SessionLinkHandler,
+  type ZLinkEvents,
+  type ZLinkSession,
+  type ZLinkSessionContext,
+  errorMessage,
+} from '../../core/index.js';
+import { OwnedSession } from './owned-session.js';
+import type { SessionRunner } from './session-runner.js';
+
+export interface SessionHostConfig {
+  readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;
+  readonly handlers: SessionHandlerRegistry;
+  readonly hooks: SessionHooks;
+  readonly jobs: JobQueue;
+  readonly events: ZLinkEvents;
+}
+
+/**
+ * The Session owner's side of every session listener of a runtime: it admits a session after its
+ * Hello (asking `@OnSessionOpen`), gives each session its ordered turns, and hears its end once
+ * (`@OnSessionClose`). It is the layer above the listener's SessionLinkHandler port.
+ */
+export class SessionHost implements SessionLinkHandler, SessionRunner {
+  private readonly byLink = new Map<SessionLink, OwnedSession>();
+  private readonly byId = new Map<string, OwnedSession>();
+  private readonly metrics = new Map<string, ScopeMetrics>();
+  /** Session ids: a random prefix per run and a counter, so an id is never reused by this node run. */
+  private readonly idPrefix = randomBytes(6).toString('base64url');
+  private nextId = 0;
+
+  constructor(private readonly config: SessionHostConfig) {
+    for (const [listener, options] of config.listeners)
+      this.metrics.set(listener, config.events.metrics.scope('session', listener, options.mesh));
+  }
+
+  /** The open session `id` owned here. */
+  session(id: string): ZLinkSession | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Open sessions of `listener` (of every listener without one). */
+  count(listener?: string): number {
+    if (listener === undefined) return this.byId.size;
+    let n = 0;
+    for (const s of this.byId.values()) if (s.listener === listener) n++;
+    return n;
+  }
+
+  opened(link: SessionLink, token: unknown): void {
+    const options = this.config.listeners.get(link.listener) as NormalizedSessionListener;
+    const id = `${this.idPrefix}.${(this.nextId++).toString(36)}`;
+    const session = new OwnedSession(id, link, this, options.maxInFlight);
+    this.byLink.set(link, session);
+    const hook = this.config.hooks.get('open', link.listener);
+    if (!hook) return this.admit(session);
+    let answer: unknown;
+    try {
+      answer = hook.fn(session, { token });
+    } catch (error) {
+      return link.close('refused', errorMessage(error));
+    }
+    Promise.resolve(answer).then(
+      (verdict) => {
+        if (verdict === false) link.close('refused', 'refused by the application');
+        else this.admit(session);
+      },
+      (error: unknown) => link.close('refused', errorMessage(error)),
+    );
+  }
+
+  private admit(session: OwnedSession): void {
+    if (!session.link.open) return;
+    this.byId.set(session.id, session);
+    session.link.welcome(session.id);
+  }
+
+  request(link: SessionLink, correlation: number, packet: string, payload: Uint8Array): void {
+    this.byLink.get(link)?.enqueue('request', correlation, packet, payload);
+  }
+
+  send(link: SessionLink, packet: string, payload: Uint8Array): void {
+    this.byLink.get(link)?.enqueue('send', 0, packet, payload);
+  }
+
+  closed(link: SessionLink, reason: SessionCloseReason, detail: string): void {
+    const session = this.byLink.get(link);
+    if (!session) return;
+    this.byLink.delete(link);
+    // A session refused before its Welcome was never the application's: its close hook does not run.
+    if (!this.byId.delete(session.id)) return;
+    const hook = this.config.hooks.get('close', link.listener);
+    if (!hook) return;
+    try {
+      void Promise.resolve(hook.fn(session, reason, detail)).catch(() => undefined);
+    } catch {
+      // The hook's failure is its own; the session is gone either way.
+    }
+  }
+
+  handler(listener: string, kind: MessageKind, packet: string): HandlerFn | undefined {
+    return this.config.handlers.lookup(listener, kind, packet)?.handler;
+  }
+
+  async run(handler: HandlerFn, payload: unknown, context: ZLinkSessionContext): Promise<unknown> {
+    const { jobs } = this.config;
+    await jobs.acquire();
+    try {
+      const result = await handler(payload, context);
+      const scope = this.metrics.get(context.listener);
+      if (scope) scope.handlers.ok++;
+      return result;
+    } finally {
+      jobs.release();
+    }
+  }
+
+  failed(listener: string, result: Exclude<DeliveryResult, 'ok'>, packet: string): void {
+    this.config.events.emit({ type: 'delivery', result, route: 'session', channel: listener, packet });
+  }
+}

@@ -1,0 +1,102 @@
+import { connect, type Socket } from 'node:net';
+import { Packr } from 'msgpackr';
+import { MemoryLocationStore, type ZLinkOptions, ZLinkRuntime } from '../../../lib/index.js';
+import type { HandlerFn, SessionHookRegistration } from '../../../lib/core/index.js';
+import { objectMeshOptions } from '../objects/harness.js';
+
+/** One gateway runtime with a session listener `game` on its object mesh (in-process Location Store). */
+export function gatewayOptions(
+  listener: Record<string, unknown> = {},
+  extra: Partial<ZLinkOptions> = {},
+): ZLinkOptions {
+  return {
+    ...objectMeshOptions(
+      new MemoryLocationStore(),
+      'server',
+      `gw-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    ),
+    sessions: { game: { listen: { bindHost: '127.0.0.1', port: 0 }, mesh: 'objects', ...listener } },
+    ...extra,
+  } as ZLinkOptions;
+}
+
+export interface GatewaySetup {
+  readonly handlers?: Record<string, { kind?: 'request' | 'send'; fn: HandlerFn }>;
+  readonly onOpen?: SessionHookRegistration['fn'];
+  readonly onClose?: SessionHookRegistration['fn'];
+}
+
+export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = {}): Promise<ZLinkRuntime> {
+  const runtime = new ZLinkRuntime(options);
+  for (const [packet, h] of Object.entries(setup.handlers ?? {}))
+    runtime.sessions.registerHandler({
+      listener: 'game',
+      kind: h.kind ?? 'request',
+      packet,
+      handler: h.fn,
+      source: packet,
+    });
+  if (setup.onOpen)
+    runtime.sessions.registerHook({ listener: 'game', hook: 'open', fn: setup.onOpen, source: 'onOpen' });
+  if (setup.onClose)
+    runtime.sessions.registerHook({ listener: 'game', hook: 'close', fn: setup.onClose, source: 'onClose' });
+  await runtime.start();
+  return runtime;
+}
+
+export function portOf(runtime: ZLinkRuntime, listener = 'game'): number {
+  return Number((runtime.sessions.localEndpoint(listener) as string).split(':').pop());
+}
+
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
+
+/** A raw TCP peer that speaks the wire by hand (for hostile input): frames out, frames in, close seen. */
+export class RawPeer {
+  readonly socket: Socket;
+  readonly frames: unknown[][] = [];
+  closed = false;
+  private buffer = Buffer.alloc(0);
+
+  constructor(port: number) {
+    this.socket = connect({ host: '127.0.0.1', port });
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      while (this.buffer.length >= 4) {
+        const n = this.buffer.readUInt32BE(0);
+        if (this.buffer.length < 4 + n) break;
+        this.frames.push(packr.unpack(this.buffer.subarray(4, 4 + n)) as unknown[]);
+        this.buffer = this.buffer.subarray(4 + n);
+      }
+    });
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => (this.closed = true));
+  }
+
+  ready(): Promise<void> {
+    return new Promise((resolve) => this.socket.once('connect', () => resolve()));
+  }
+
+  frame(items: unknown[]): void {
+    this.raw(frameOf(packr.pack(items)));
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.socket.write(bytes);
+  }
+
+  /** The Close frame the server sent, if any. */
+  closeFrame(): unknown[] | undefined {
+    return this.frames.find((f) => f[0] === 10);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+export function frameOf(body: Uint8Array): Buffer {
+  const out = Buffer.alloc(4 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.set(body, 4);
+  return out;
+}
