@@ -138,6 +138,18 @@ describe('session frames', () => {
     );
   });
 
+  it('agrees byte for byte with the examples of docs/sessions-wire.md', () => {
+    const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+    expect(hex(frame(body([1, 1, 't1'])))).toBe('00000006930101a27431');
+    // The page writes the map {a: 1} as a fixmap, as most msgpack libraries do (msgpackr picks map 16).
+    const request = Buffer.from('0000000c940301a46563686f81a16101', 'hex');
+    const read = readClientFrame(request.subarray(4)) as { payload: Uint8Array };
+    expect(read).toMatchObject({ kind: 3, correlation: 1, packet: 'echo' });
+    expect(hex(read.payload)).toBe('81a16101');
+    expect(packr.unpack(read.payload)).toEqual({ a: 1 });
+    expect(hex(replyFrame(1, read.payload))).toBe('00000007930401' + '81a16101');
+  });
+
   it('names every close code', () => {
     for (const [reason, code] of Object.entries(SessionCloseCode)) expect(closeReasonOf(code)).toBe(reason);
     expect(closeReasonOf(4000)).toBeUndefined();
