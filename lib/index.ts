@@ -49,7 +49,16 @@ export type {
   ZLinkMembership,
   ObjectInstances,
   ObjectMetricsSnapshot,
+  ZLinkSessionContext,
+  ZLinkSessionHello,
+  SessionCloseReason,
+  SessionHandlerRegistration,
+  SessionHookRegistration,
+  SessionListenerOptions,
+  SessionListenerSnapshot,
 } from './core/index.js';
+// `ZLinkSession` (the session's type and its parameter decorator) comes with the Nest surface below.
+export { SESSION_PROTOCOL_VERSION, SessionCloseCode } from './core/index.js';
 export { ObjectClassRegistry, lifecycleHooksOf, plainObjectInstances } from './core/index.js';
 export {
   DEFAULT_WEIGHT,

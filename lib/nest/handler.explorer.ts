@@ -9,6 +9,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import {
   type HandlerFn,
   type ObjectClassRegistry,
+  type SessionHookRegistration,
   checkObjectClasses,
   configurationError,
 } from '../core/index.js';
@@ -101,7 +102,7 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
       if (this.accessor.count(fn) === 0) continue;
       throw configurationError(
         `handler ${metatype.name ?? String(wrapper.name)}.${method}`,
-        'ZLink handlers (@ChannelHandler, @NodeHandler, @FanoutHandler) need a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
+        'ZLink handlers (@ChannelHandler, @NodeHandler, @FanoutHandler, @SessionHandler and the session hooks) need a singleton (default-scoped) provider or controller; this one is request-scoped or transient',
       );
     }
   }
@@ -110,8 +111,14 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     const channelHandlers = this.accessor.channelHandlers(instance[method]);
     const nodeHandlers = this.accessor.nodeHandlers(instance[method]);
     const fanoutHandlers = this.accessor.fanoutHandlers(instance[method]);
-    if (channelHandlers.length + nodeHandlers.length + fanoutHandlers.length === 0) return;
+    const sessionHandlers = this.accessor.sessionHandlers(instance[method]);
     const source = `${instance.constructor.name}.${method}`;
+    for (const { listener, hook } of this.accessor.sessionHooks(instance[method])) {
+      const fn = (instance[method] as (...args: never[]) => unknown).bind(instance);
+      this.runtime.sessions.registerHook({ listener, hook, fn, source } as SessionHookRegistration);
+    }
+    if (channelHandlers.length + nodeHandlers.length + fanoutHandlers.length + sessionHandlers.length === 0)
+      return;
     const handler = this.createHandler(instance, method);
     for (const { channel, kind, packet } of channelHandlers) {
       this.runtime.registerChannelHandler({ channel, kind, packet, handler, source });
@@ -121,6 +128,9 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     }
     for (const { channel, packet } of fanoutHandlers) {
       this.runtime.registerFanoutHandler({ channel, kind: 'send', packet, handler, source });
+    }
+    for (const { listener, kind, packet } of sessionHandlers) {
+      this.runtime.sessions.registerHandler({ listener, kind, packet, handler, source });
     }
   }
 

@@ -13,6 +13,11 @@ export {
   ActorHandler,
   SpotSubscribe,
   type ObjectHandlerOptions,
+  SessionHandler,
+  OnSessionOpen,
+  OnSessionClose,
+  ZLinkSession,
+  type SessionHandlerOptions,
 } from './decorators/index.js';
 export { ZLinkModule, type ZLinkModuleAsyncOptions } from './zlink.module.js';
 export { ZLinkParamtype } from './decorators/zlink.constants.js';

@@ -15,6 +15,8 @@ export class ZLinkParamsFactory implements ParamsFactory {
       }
       case ZLinkParamtype.CONTEXT:
         return args[1];
+      case ZLinkParamtype.SESSION:
+        return (args[1] as { session?: unknown } | undefined)?.session;
       default:
         return null;
     }

@@ -33,6 +33,7 @@ export {
 } from './fanout-client.js';
 export type { LocationSnapshot, StoreCheck } from './location.js';
 export type { RuntimeState as ZLinkRuntimeState } from './zlink-runtime.js';
+export type { RuntimeSessions as ZLinkRuntimeSessions } from './sessions.js';
 export {
   HEALTH_STORE_TIMEOUT_MS,
   checkZLinkHealth,

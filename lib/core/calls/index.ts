@@ -3,4 +3,3 @@ export * from './handlers.js';
 export * from './pending.js';
 export * from './selector.js';
 export * from './job-queue.js';
-export * from './session-handlers.js';

@@ -2,3 +2,4 @@
 export * from './object-classes.js';
 export * from './object-context.js';
 export * from './session-context.js';
+export * from './session-handlers.js';

@@ -9,3 +9,10 @@ export {
   SpotSubscribe,
   type ObjectHandlerOptions,
 } from './object-handler.decorator.js';
+export {
+  SessionHandler,
+  OnSessionOpen,
+  OnSessionClose,
+  ZLinkSession,
+  type SessionHandlerOptions,
+} from './session.decorator.js';

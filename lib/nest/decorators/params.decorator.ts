@@ -24,7 +24,12 @@ export function ZLinkContext(): ParameterDecorator {
   return paramDecorator(ZLinkParamtype.CONTEXT, undefined, []);
 }
 
-function paramDecorator(type: ZLinkParamtype, data: string | undefined, pipes: Pipe[]): ParameterDecorator {
+/** @internal */
+export function paramDecorator(
+  type: ZLinkParamtype,
+  data: string | undefined,
+  pipes: Pipe[],
+): ParameterDecorator {
   return (target, key, index) => {
     if (key === undefined) return;
     const args =

@@ -4,6 +4,9 @@ export const ZLINK_CHANNEL_HANDLER = 'zlink:channel-handler';
 /** Reflect-metadata key of the `@NodeHandler` list on a method. @internal */
 export const ZLINK_NODE_HANDLER = 'zlink:node-handler';
 export const ZLINK_FANOUT_HANDLER = 'zlink:fanout-handler';
+/** Reflect-metadata keys of `@SessionHandler` and of `@OnSessionOpen` / `@OnSessionClose`. @internal */
+export const ZLINK_SESSION_HANDLER = 'zlink:session-handler';
+export const ZLINK_SESSION_HOOK = 'zlink:session-hook';
 
 /**
  * Parameter types of ZLink handler arguments. The values equal Nest's `RpcParamtype.PAYLOAD` and
@@ -13,6 +16,8 @@ export const ZLINK_FANOUT_HANDLER = 'zlink:fanout-handler';
 export enum ZLinkParamtype {
   PAYLOAD = 3,
   CONTEXT = 6,
+  /** `@ZLinkSession()`: the context's `session` (a number of ours, past Nest's own). */
+  SESSION = 100,
 }
 
 /** Reflect-metadata keys of the object layer: the class's `@Spot`/`@Actor`, its methods' handlers and subscriptions. @internal */

@@ -22,8 +22,8 @@ export function gatewayOptions(
 
 export interface GatewaySetup {
   readonly handlers?: Record<string, { kind?: 'request' | 'send'; fn: HandlerFn }>;
-  readonly onOpen?: SessionHookRegistration['fn'];
-  readonly onClose?: SessionHookRegistration['fn'];
+  readonly onOpen?: Extract<SessionHookRegistration, { hook: 'open' }>['fn'];
+  readonly onClose?: Extract<SessionHookRegistration, { hook: 'close' }>['fn'];
 }
 
 export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = {}): Promise<ZLinkRuntime> {

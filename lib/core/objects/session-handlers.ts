@@ -1,5 +1,7 @@
 import { configurationError } from '../errors.js';
-import { type HandlerFn, HandlerRegistry, type MessageKind } from './handlers.js';
+import { type HandlerFn, HandlerRegistry, type MessageKind } from '../calls/handlers.js';
+import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { ZLinkSession, ZLinkSessionHello } from './session-context.js';
 
 /**
  * The handlers a Session owner runs for its sessions (`@SessionHandler(listener, packet)`), by
@@ -21,14 +23,23 @@ export class SessionHandlerRegistry extends HandlerRegistry<SessionHandlerRegist
   }
 }
 
-/** `@OnSessionOpen` / `@OnSessionClose`: a method called with its arguments (no pipeline). */
-export interface SessionHookRegistration {
-  readonly listener: string;
-  readonly hook: 'open' | 'close';
-  /** open: `(session, hello)` → `false` (or a throw) refuses; close: `(session, reason, detail)`. */
-  readonly fn: (...args: unknown[]) => unknown;
-  readonly source: string;
-}
+/**
+ * `@OnSessionOpen` / `@OnSessionClose`: a method called with its arguments (no pipeline). An open hook
+ * refuses the session by returning (or resolving to) `false`, or by throwing.
+ */
+export type SessionHookRegistration =
+  | {
+      readonly listener: string;
+      readonly hook: 'open';
+      readonly fn: (session: ZLinkSession, hello: ZLinkSessionHello) => unknown;
+      readonly source: string;
+    }
+  | {
+      readonly listener: string;
+      readonly hook: 'close';
+      readonly fn: (session: ZLinkSession, reason: SessionCloseReason, detail: string) => unknown;
+      readonly source: string;
+    };
 
 export class SessionHooks {
   private readonly hooks = new Map<string, SessionHookRegistration>();
@@ -46,8 +57,12 @@ export class SessionHooks {
     this.hooks.set(key, registration);
   }
 
-  get(hook: 'open' | 'close', listener: string): SessionHookRegistration | undefined {
-    return this.hooks.get(`${hook}\0${listener}`);
+  get<H extends SessionHookRegistration['hook']>(
+    hook: H,
+    listener: string,
+  ): Extract<SessionHookRegistration, { hook: H }> | undefined {
+    return this.hooks.get(`${hook}\0${listener}`) as
+      Extract<SessionHookRegistration, { hook: H }> | undefined;
   }
 
   /** Every registration, for the startup check against the configured listeners. */
