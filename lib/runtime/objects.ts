@@ -17,7 +17,7 @@ import {
   plainObjectInstances,
   watchedAuthorityStore,
 } from '../core/index.js';
-import { ObjectLayer, SYSTEM_CLOCK, advertisedType } from '../spot/index.js';
+import { ObjectLayer, SYSTEM_CLOCK, type SessionHost, advertisedType } from '../spot/index.js';
 import { createAuthorityStore, createRelocationStore } from '../store/index.js';
 import type { MeshNode } from '../transport/index.js';
 import { DescriptorLeaseView } from './lease-view.js';
@@ -34,6 +34,8 @@ export interface ObjectsConfig {
   readonly pending: PendingRequests;
   /** The MeshNode of a MeshName, once the meshes are bound. */
   readonly node: (mesh: string) => MeshNode | undefined;
+  /** The Session owner's host, when this runtime has session listeners (they ride on the object mesh). */
+  readonly sessions: () => SessionHost | undefined;
 }
 
 /**
@@ -119,7 +121,9 @@ export class RuntimeObjects implements Topology {
       leaseGeneration: () => this.leaseEpoch,
       closeTimeoutMs: this.config.options.drainTimeoutMs,
       storeHealth: location.health,
+      sessions: this.config.sessions(),
     });
+    this.config.sessions()?.attach(this.layer.sessionObjects);
     this.offFence = location.onFence((isFenced) => {
       if (isFenced || this.closed) return;
       this.leaseEpoch++;
@@ -178,6 +182,7 @@ export class RuntimeObjects implements Topology {
     this.closed = true;
     this.offFence?.();
     await this.layer?.close();
+    this.config.sessions()?.attach(undefined);
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
     if (this.relocationStore?.owned) await this.relocationStore.store.close().catch(() => undefined);
   }

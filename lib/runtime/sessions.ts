@@ -31,7 +31,8 @@ export interface SessionsConfig {
 export class RuntimeSessions implements Topology {
   readonly handlers = new SessionHandlerRegistry();
   readonly hooks = new SessionHooks();
-  private readonly host: SessionHost;
+  /** @internal the Session owner's host, which the object layer attaches to. */
+  readonly host: SessionHost;
   private readonly listeners = new Map<string, SessionListener>();
   private started = false;
 
@@ -42,6 +43,7 @@ export class RuntimeSessions implements Topology {
       hooks: this.hooks,
       jobs: config.jobs,
       events: config.events,
+      timeoutMs: config.options.requestTimeoutMs,
     });
   }
 

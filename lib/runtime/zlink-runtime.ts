@@ -117,6 +117,7 @@ export class ZLinkRuntime implements CallSubmitter {
       events: this.events,
       pending: this.pending,
       node: (mesh) => this.meshes.nodes.get(mesh),
+      sessions: () => (this.options.sessions.size > 0 ? this.sessions.host : undefined),
     });
     this.objects = new ZLinkObjects({
       objectLayer: (what) => this.startedObjects(what),
@@ -374,9 +375,10 @@ export class ZLinkRuntime implements CallSubmitter {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
     this.pending.failAll((d) => new ZLinkError('Shutdown', `${d}: the runtime is shutting down`));
-    // Objects are released while this node still holds its lease (nobody may take them over
-    // before their records are gone); then descriptors go, so others stop finding this process
-    // before its sockets close.
+    // Sessions end first, so their Actors hear it; objects are released while this node still holds
+    // its lease (nobody may take them over before their records are gone); then descriptors go, so
+    // others stop finding this process before its sockets close.
+    await this.sessions.close();
     await this.objectLayer.close();
     await this.location?.close();
     for (const topology of this.topologies) await topology.close();

@@ -41,3 +41,6 @@ export const STORE_RETRY_MS = [10, 25, 50, 100, 200, 400] as const;
 
 /** How long a target waits for the source's go once it has the image: past it, the move is off. */
 export const TARGET_WAIT_MS = 30_000;
+
+/** How long a rebind's new owner waits for the previous owner to drop its binding (the tombstone's ACK). */
+export const SESSION_UNBIND_TIMEOUT_MS = 5000;

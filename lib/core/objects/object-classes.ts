@@ -39,6 +39,8 @@ export interface ObjectLifecycleHooks {
   readonly onActorJoin: boolean;
   /** A Spot's: a member Actor left or ended. */
   readonly onActorLeave: boolean;
+  /** An Actor's: a session bound to it ended (`onSessionClosed(ctx, session, reason)`). */
+  readonly onSessionClosed: boolean;
 }
 
 /** The lifecycle methods the runtime calls when a class has them (DESIGN §7). */
@@ -51,6 +53,7 @@ const LIFECYCLE_HOOKS: readonly ObjectLifecycleHook[] = [
   'restore',
   'onActorJoin',
   'onActorLeave',
+  'onSessionClosed',
 ];
 
 /** Which lifecycle methods a class's prototype has: the one rule, for decorated and plain classes. */

@@ -57,6 +57,8 @@ export interface ZLinkObjectScope {
   readonly timers: ZLinkObjectTimers;
   /** The Spot an Actor is a member of, or a Spot's member Actors: a live view, read in the object's turns. */
   readonly membership: ZLinkMembership;
+  /** On an Actor, the end-user sessions bound to it (see `ZLinkBoundSessions`); empty otherwise. */
+  readonly sessions: ZLinkBoundSessions;
 }
 
 /**
@@ -90,6 +92,13 @@ export interface ZLinkObjectContext extends ZLinkObjectScope {
   readonly correlation: number | undefined;
   /** The NodeRid of the node the call came from (this node's own for a local call). */
   readonly sourceRid: string;
+  /**
+   * The end-user session the message came from, when a Session owner relayed it over a binding of this
+   * Actor; `undefined` for any other call.
+   */
+  readonly session: ZLinkSessionRef | undefined;
+  /** `sessions.push`: a Push to every session bound to this Actor; returns how many. */
+  push(packet: string, msg: unknown): number;
 }
 
 /** `onActivate(ctx)`: `init` is what the creating call passed (`createSpot(..., { init })`, `.instance(type, init)`). */
@@ -128,3 +137,26 @@ export const plainObjectInstances: ObjectInstances = {
     return (payload, context) => fn.call(instance, payload, context);
   },
 };
+
+/** An end-user session as a bound Actor sees it: which one, and which node owns its connection. */
+export interface ZLinkSessionRef {
+  readonly id: string;
+  readonly listener: string;
+  /** The NodeRid of the Session owner (the node that holds the connection). */
+  readonly ownerRid: string;
+}
+
+/**
+ * `ctx.sessions` on an Actor: the sessions bound to it now (empty on a Spot, and on an Actor no session
+ * bound). Bindings move with the Actor when it relocates; a new incarnation under the same id starts
+ * with none.
+ */
+export interface ZLinkBoundSessions {
+  readonly size: number;
+  list(): readonly ZLinkSessionRef[];
+  /**
+   * Sends a Push (`msg` as msgpack) to every bound session's client over the binding's stored route (no
+   * store read); returns how many sessions it was sent to. A session that has ended meanwhile drops it.
+   */
+  push(packet: string, msg: unknown): number;
+}

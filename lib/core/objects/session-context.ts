@@ -1,6 +1,7 @@
 import type { MessageKind } from '../calls/handlers.js';
 import type { ZLinkMetadata } from '../wire/metadata.js';
 import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { ActorRef } from './object-context.js';
 
 /**
  * What session code sees (DESIGN §7 "Sessions"): one end-user connection on a session listener,
@@ -35,6 +36,40 @@ export interface ZLinkSession {
   push(packet: string, msg: unknown): boolean;
   /** Closes the session: the client gets a Close with `reason`, `@OnSessionClose` runs once. */
   close(reason?: SessionCloseReason, detail?: string): void;
+  /**
+   * The Actors bound to this session, in the order they were bound; the first takes the client's
+   * frames that no `@SessionHandler` takes (requests answered with the Actor's reply).
+   */
+  readonly actors: readonly string[];
+  /**
+   * Binds the session to the Actor incarnation `actor` names (as `createActor` / `getOrCreate` returned
+   * it), on the owner the ref names, without reading any store: its owner checks the incarnation and
+   * its lease and answers with the route it holds the Actor on, which this node stores. From then on
+   * the session's messages reach the Actor over that route, the Actor's `ctx.push` reaches the client,
+   * and the Actor hears the session's end. A bind of an Actor id bound already replaces that binding
+   * (the old owner drops it first). Ends `InvalidOperation` (the ref is not the current incarnation),
+   * `Unavailable` (the owner does not hold it, it is moving, or is not reachable: bind again with a
+   * fresh ref), `Rejected` (its owner is fenced), `Timeout`, `Shutdown` or `Unavailable` once the
+   * session has closed.
+   */
+  bind(actor: ActorRef, options?: { readonly timeoutMs?: number }): Promise<void>;
+  /**
+   * Sends `msg` to a bound Actor (the primary unless `options.actor` names another) over its stored
+   * route, as an ordinary `@ActorHandler` call with this session in its context. A request (the
+   * default) resolves with the Actor's reply; a send once it is queued. When the stored route is no
+   * longer the Actor's, the call follows it once (the Actor moved) or ends `Unavailable` — it is never
+   * looked up again and resent. `NotFound` when no Actor is bound (or not that one).
+   */
+  relay(packet: string, msg: unknown, options?: ZLinkRelayOptions): Promise<unknown>;
+}
+
+export interface ZLinkRelayOptions {
+  /** The bound Actor's id. @default the primary (the first bound) */
+  readonly actor?: string;
+  /** @default 'request' */
+  readonly kind?: 'request' | 'send';
+  /** @default the runtime's requestTimeoutMs */
+  readonly timeoutMs?: number;
 }
 
 /** What a `@SessionHandler` learns about the message besides its payload. */

@@ -104,11 +104,12 @@ export type ZLinkEvent =
       /**
        * An end-user session (on listener `listener`): `opened` once welcomed, `closed` when a welcomed
        * session ended, `refused` when a connection ended before its Welcome (a bad or late Hello, a
-       * refusal by `@OnSessionOpen`, the listener full or draining). `reason` is the close reason
+       * refusal by `@OnSessionOpen`, the listener full or draining), `unbound` when a binding of it was
+       * lost (`ownerLost`: the bound Actor's owner left the mesh). `reason` is the close reason
        * (`protocolError`, `idleTimeout`, ...), counted per state and reason (`session:closed:idleTimeout`).
        */
       readonly type: 'session';
-      readonly state: 'opened' | 'closed' | 'refused';
+      readonly state: 'opened' | 'closed' | 'refused' | 'unbound';
       readonly listener: string;
       readonly sessionId?: string;
       readonly reason?: string;

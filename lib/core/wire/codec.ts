@@ -33,6 +33,12 @@ export const RecordKind = {
   SessionRelocationSeal: 42,
   SessionRelocationSealReply: 43,
   SessionRelocationRoute: 44,
+  /** A Session owner asks an Actor's owner to bind a session to it; answered by 62 or 63. */
+  SessionBind: 45,
+  /** An Actor's owner to a Session owner: a Push for one bound session (one-way). */
+  SessionPush: 46,
+  /** A binding's tombstone, to the owner that held it (a rebind moved it elsewhere); answered by 62 or 63. */
+  SessionUnbind: 47,
   MessageFollow: 50,
   ObjectSend: 60,
   ObjectRequest: 61,
@@ -69,6 +75,9 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'SessionRelocationSeal',
       'SessionRelocationSealReply',
       'SessionRelocationRoute',
+      'SessionBind',
+      'SessionPush',
+      'SessionUnbind',
       'MessageFollow',
       'ObjectSend',
       'ObjectRequest',

@@ -67,6 +67,7 @@ export function localCall(
     trace: undefined,
     sourceRid: selfRid,
     hops: 0,
+    session: sub.session?.stamp,
   };
   if (sub.messageKind === 'send') {
     let refused: WireError | undefined;

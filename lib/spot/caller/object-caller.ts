@@ -98,6 +98,15 @@ export class ObjectCaller {
     return this.route(sub, deadline, what, now);
   }
 
+  /**
+   * A call on a route held already (a session's binding route, spot-actor-routing §3.2): no cache, no
+   * store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. As `call`.
+   */
+  callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown> {
+    const now = this.config.clock.now();
+    return this.toOwner(route, sub, now + sub.timeoutMs, new CallName(sub), undefined, now);
+  }
+
   /** The route the call goes on (cached, else read), then to its owner in this sender's order. */
   private route(sub: ObjectSubmission, deadline: number, what: CallName, now: number): Promise<unknown> {
     const { objectKind, id } = sub;
@@ -302,9 +311,11 @@ export class ObjectCaller {
     const { self, pending } = this.config;
     const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
     const fields = sub.trace;
+    const session = sub.session?.bytes;
     const { address } = route;
     if (sub.messageKind === 'send') {
-      const bytes = encodeObjectSend(address, operationId, sub.packet, sub.metadata, sub.payload, fields);
+      const { packet, metadata, payload } = sub;
+      const bytes = encodeObjectSend(address, operationId, packet, metadata, payload, fields, 0, session);
       return offer(this.config, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
     }
     const opened = pending.open({
@@ -323,6 +334,8 @@ export class ObjectCaller {
       sub.metadata,
       sub.payload,
       fields,
+      0,
+      session,
     );
     offer(this.config, to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
       pending.reject(

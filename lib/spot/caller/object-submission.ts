@@ -1,4 +1,5 @@
 import type { EncodedCall, MessageKind, ObjectKind } from '../../core/index.js';
+import type { SessionStamp } from '../wire/index.js';
 
 /** One call by global id, as the runtime hands it over: payload and metadata encoded once, in the caller's turn. */
 export interface ObjectSubmission extends EncodedCall {
@@ -7,6 +8,8 @@ export interface ObjectSubmission extends EncodedCall {
   readonly id: string;
   /** Instance intent (`toSpot(id).instance(type, init)`): a Missing Spot is created, then called. */
   readonly instance?: { readonly type: string; readonly init: unknown };
+  /** A session's relay over its binding route: the stamp, and its bytes as the record carries them. */
+  readonly session?: { readonly stamp: SessionStamp; readonly bytes: Uint8Array };
 }
 
 /**

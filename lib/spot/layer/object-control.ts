@@ -16,6 +16,7 @@ import {
   parseObjectRef,
 } from '../wire/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
+import { askPeer } from '../caller/ask-peer.js';
 import { remoteAnswer } from '../owner/remote-answer.js';
 import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from '../relocation/index.js';
 import { CONTROL_TIMEOUT_MS, MOVE_ANSWER_SLACK_MS } from '../timing.js';
@@ -51,22 +52,14 @@ function control(
   what: string,
   move?: { readonly target: string | undefined; readonly timeoutMs: number },
 ): Promise<unknown> {
-  const { pending, link, self } = deps;
-  let opened: { correlation: number; result: Promise<unknown> };
-  try {
-    opened = pending.open({ timeoutMs, route: owner, describe: what });
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  // A control record is rare and small: it is never refused for queue space.
-  if (!link.answer(owner, encodeObjectControl(opened.correlation, self, op, ref, init, move)))
-    pending.reject(
-      opened.correlation,
-      new ZLinkError('Unavailable', `${what}: node '${owner}' is not a ready peer`),
-    );
-  return opened.result;
+  return askPeer(
+    deps,
+    owner,
+    (correlation) => encodeObjectControl(correlation, deps.self, op, ref, init, move),
+    timeoutMs,
+    what,
+  );
 }
-
 /** Asks `owner` to create (or get-or-create) or destroy one object; answered by the object's ref. */
 export async function controlObject(
   deps: ObjectControlDeps,

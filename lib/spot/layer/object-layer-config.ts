@@ -6,8 +6,12 @@ import type {
   StoreHealth,
 } from '../../core/index.js';
 import type { ObjectHostConfig } from '../owner/object-host.js';
+import type { SessionSink } from '../session/session-objects.js';
 
-export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit' | 'runtimeCall'> {
+export interface ObjectLayerConfig extends Omit<
+  ObjectHostConfig,
+  'queueLimit' | 'runtimeCall' | 'sessionPush'
+> {
   readonly role: 'client' | 'server';
   readonly options: NormalizedObjectOptions;
   readonly link: MeshLink;
@@ -16,6 +20,8 @@ export interface ObjectLayerConfig extends Omit<ObjectHostConfig, 'queueLimit' |
   readonly relocationStore: RelocationStore | undefined;
   /** Whether the store answers (every operation on `store` reports to it): a recovery drops every cached route. */
   readonly storeHealth: StoreHealth;
+  /** The Session owner's side of this node's session listeners, when it has any. */
+  readonly sessions?: SessionSink;
 }
 
 export interface CreateOptions {

@@ -25,7 +25,10 @@ import { type ObjectControlDeps, controlMove, controlObject } from './object-con
 import { MovedCalls } from './moved-calls.js';
 import { ObjectReceiver } from './object-receive.js';
 import { type MemberTarget, Memberships } from '../membership/memberships.js';
-import { runRuntimeCall } from '../membership/member-turns.js';
+import { memberTurn } from '../membership/member-turns.js';
+import { runtimeCallRunner } from '../owner/runtime-turns.js';
+import { sessionTurns, type SessionObjects } from '../session/index.js';
+import { type SessionGlueDeps, bindingPusher, runEnded, sessionObjects } from './session-glue.js';
 import { Placement } from '../owner/placement.js';
 import { destroyObject, readAuthority } from './object-destroy.js';
 import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
@@ -53,6 +56,8 @@ export class ObjectLayer {
   private readonly memberships: Memberships;
   /** A relocating drain's last step: every peer has dropped its routes to this node. */
   private readonly leaveBarrier: LeaveBarrier;
+  /** What the Session owner's host of this node uses of this layer (see `sessionObjects`). */
+  readonly sessionObjects: SessionObjects;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
@@ -86,15 +91,18 @@ export class ObjectLayer {
       },
     });
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
+    const glue: SessionGlueDeps = { ...config, host: undefined, sessions: config.sessions };
     this.host =
       config.role === 'server'
         ? new ObjectHost({
             ...config,
             queueLimit: config.options.objectQueueLimit,
-            runtimeCall: runRuntimeCall,
+            runtimeCall: runtimeCallRunner([memberTurn, sessionTurns(config)]),
             deactivated: (a, reason) => this.memberships.deactivated(a, reason),
+            sessionPush: bindingPusher(glue),
           })
         : undefined;
+    const sessionDeps: SessionGlueDeps = { ...glue, host: this.host };
     const host = this.host;
     this.relocations =
       host &&
@@ -126,6 +134,7 @@ export class ObjectLayer {
       relocations: this.relocations,
       host,
       moved,
+      sessions: sessionDeps,
     });
     this.caller = new ObjectCaller({
       mesh,
@@ -144,6 +153,7 @@ export class ObjectLayer {
         this.create(kind, type, id, 'getOrCreate', { init, timeoutMs }),
       storeHealth: config.storeHealth,
     });
+    this.sessionObjects = sessionObjects(sessionDeps, this.caller);
     this.memberships = new Memberships({
       mesh,
       clock,
@@ -159,8 +169,10 @@ export class ObjectLayer {
         if (event.type !== 'down') return;
         this.leaveBarrier.answered(event.peer.rid);
         this.relocations?.peerDown(event.peer.rid);
-        this.cache.ownerRunEnded({ rid: event.peer.rid, nodeGeneration: event.peer.generation });
+        const run = { rid: event.peer.rid, nodeGeneration: event.peer.generation };
+        this.cache.ownerRunEnded(run);
         failRequestsTo(config.pending, event.peer.rid, event.reason);
+        runEnded(sessionDeps, run, event.reason);
       }),
     );
   }

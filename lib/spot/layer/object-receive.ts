@@ -9,6 +9,8 @@ import type { LeaveBarrier, Relocations } from '../relocation/index.js';
 import { type ObjectControlDeps, answerControl } from './object-control.js';
 import type { MovedCalls } from './moved-calls.js';
 import type { ObjectLayerConfig } from './object-layer-config.js';
+import { answerSessionBind, answerSessionUnbind } from '../session/index.js';
+import type { SessionGlueDeps } from './session-glue.js';
 
 /** What the receive switch hands records to: each side of the layer, built once by `ObjectLayer`. */
 export interface ReceiveParts {
@@ -19,6 +21,7 @@ export interface ReceiveParts {
   readonly relocations: Relocations | undefined;
   readonly host: ObjectHost | undefined;
   readonly moved: MovedCalls | undefined;
+  readonly sessions: SessionGlueDeps;
 }
 
 /**
@@ -66,6 +69,20 @@ export class ObjectReceiver {
         return;
       case RecordKind.OwnerLeft:
         this.parts.leave.answered(record.from.rid, r.nodeGeneration);
+        return;
+      case RecordKind.SessionBind:
+        return answerSessionBind(this.parts.sessions, r);
+      case RecordKind.SessionUnbind:
+        return answerSessionUnbind(this.parts.sessions, r);
+      case RecordKind.SessionPush:
+        if (this.parts.sessions.sessions) return this.parts.sessions.sessions.pushed(r);
+        events.emit({
+          type: 'protocol_error',
+          route: 'route-mesh',
+          mesh,
+          peerRid: record.from.rid,
+          reason: `session push for '${r.sessionId}': this node has no session listener`,
+        });
         return;
       case RecordKind.RelocationChunk:
       case RecordKind.RelocationReady:

@@ -1,8 +1,8 @@
-import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError } from '../../core/index.js';
-import { isHandedOff } from '../execution/index.js';
+import { ZLinkError } from '../../core/index.js';
 import { type Activation, objectRef } from '../owner/activation.js';
+import { runtimeCallRunner } from '../owner/runtime-turns.js';
 import { userCode } from '../owner/host-helpers.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import type { InboundObjectCall } from '../owner/object-call.js';
 import {
   JOIN_PACKET,
   LEAVE_PACKET,
@@ -12,40 +12,11 @@ import {
   readMember,
 } from './member-packets.js';
 
-/**
- * A call with one of the runtime's own packets, on its owner (`runObjectCall` hands it here): a flush
- * is answered as it is admitted; a membership change runs as a turn of the object — after what it
- * holds, before what comes next, never beside a handler — so `ctx.membership` changes only between
- * turns. A malformed one is answered `ProtocolError` (only a peer's bug or forgery sends one).
- * Answers exactly once; never throws.
- */
-export function runRuntimeCall(
-  a: Activation,
-  call: InboundObjectCall,
-  answer: ObjectAnswer,
-  carried: boolean,
-): void {
-  if (call.packet === OBJECT_FLUSH_PACKET) return answer.ok(null);
-  const turn = memberTurn(a, call);
-  if (turn instanceof ZLinkError) return answer.error(toObjectWireError(turn));
-  let started = false;
-  a.turns.submitThen(
-    () => {
-      started = true;
-      return turn();
-    },
-    { oneWay: call.messageKind === 'send', work: call, carried },
-    (result) => answer.ok(result),
-    (error: unknown) => {
-      if (!started && isHandedOff(error)) return;
-      // The runtime's own refusals keep their codes; what a hook threw arrives as `RemoteError` (`userCode`).
-      answer.error(toObjectWireError(error));
-    },
-  );
-}
+/** The membership side's runtime turns, and a runner of them alone (for tests of the owner side). */
+export const runRuntimeCall = runtimeCallRunner([memberTurn]);
 
-/** What the turn does, or why the call is refused before it queues. */
-function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | ZLinkError {
+/** What the turn does, or why the call is refused before it queues; `undefined` for a packet not membership's. */
+export function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | ZLinkError | undefined {
   const what = `${call.packet} to ${a.key.kind} '${a.key.id}'`;
   const malformed = () => new ZLinkError('ProtocolError', `${what}: malformed payload`);
   const m = a.membership;
@@ -108,7 +79,7 @@ function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | Z
       };
     }
     default:
-      return new ZLinkError('ProtocolError', `${what}: no such runtime packet`);
+      return undefined;
   }
 }
 

@@ -9,6 +9,7 @@ import type {
 } from '../../core/index.js';
 import { ObjectTurns } from '../execution/index.js';
 import { Activation, type HeldAuthority } from './activation.js';
+import type { BindingPusher } from './activation-sessions.js';
 import { userCode } from './host-helpers.js';
 
 /** What building an activation needs of its host. */
@@ -20,6 +21,8 @@ export interface ActivationDeps {
   readonly queueLimit: number;
   /** The host's fence: its turns start nothing while it holds. */
   readonly fenced: () => boolean;
+  /** How an Actor's `ctx.push` reaches a bound session's owner (absent: pushes go nowhere). */
+  readonly sessionPush?: BindingPusher;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function buildActivation(
     deps.self,
     deps.classes,
     metrics,
+    deps.sessionPush,
   );
   return activation;
 }

@@ -17,6 +17,7 @@ import type {
 import type { ObjectRouteFences } from '../wire/index.js';
 import { ObjectTurns } from '../execution/index.js';
 import { ObjectMembership } from './activation-membership.js';
+import { type BindingPusher, NO_SESSIONS, ObjectSessions } from './activation-sessions.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
@@ -56,6 +57,8 @@ export class Activation {
   readonly ref: ObjectRef;
   /** Its Spot (an Actor) or its members (a Spot); changed only in its own turns. */
   readonly membership = new ObjectMembership();
+  /** An Actor's bound sessions (undefined on a Spot); changed only in its own turns. */
+  readonly sessions: ObjectSessions | undefined;
   readonly scope: ZLinkObjectScope;
   private readonly bound = new Map<string, HandlerFn>();
   /** The class's handlers by message kind and packet (read once per message). */
@@ -72,7 +75,9 @@ export class Activation {
     classes: ObjectClassRegistry,
     /** The counters of its type, taken once. */
     readonly metrics: ObjectTypeMetrics,
+    pusher?: BindingPusher,
   ) {
+    this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, pusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
     this.scope = Object.freeze({
@@ -83,6 +88,7 @@ export class Activation {
       self: this.ref,
       timers: turns.timers,
       membership: this.membership,
+      sessions: this.sessions ?? NO_SESSIONS,
     });
   }
 

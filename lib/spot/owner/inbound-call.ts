@@ -34,6 +34,7 @@ export function inboundCall(
     origin: r.kind === RecordKind.ObjectRequest ? r.origin : undefined,
     sourceRid: fromRid,
     hops: r.hops,
+    session: r.session,
   };
   const answer =
     r.kind === RecordKind.ObjectRequest

@@ -1,5 +1,5 @@
 import type { MessageKind, NodeRun, ObjectKind, TraceFields, WireError } from '../../core/index.js';
-import type { ObjectRouteFences } from '../wire/index.js';
+import type { ObjectRouteFences, SessionStamp } from '../wire/index.js';
 
 /** One send or request as its owner admits it, from the wire or from a caller in this process. */
 export interface InboundObjectCall {
@@ -23,6 +23,8 @@ export interface InboundObjectCall {
   readonly sourceRid: string;
   /** Message Follow relays it took to get here (0: straight from its sender). */
   readonly hops: number;
+  /** Set when a Session owner relayed it from an end-user session over its binding route. */
+  readonly session?: SessionStamp;
 }
 
 /**

@@ -74,6 +74,13 @@ export function runObjectCall(
     self: scope.self,
     timers: scope.timers,
     membership: scope.membership,
+    sessions: scope.sessions,
+    push: scope.sessions.push,
+    session: call.session && {
+      id: call.session.sessionId,
+      listener: call.session.listener,
+      ownerRid: call.session.ownerRid,
+    },
     kind: call.messageKind,
     packet: call.packet,
     metadata: metadata.metadata,

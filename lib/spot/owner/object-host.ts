@@ -18,6 +18,7 @@ import {
 } from '../../core/index.js';
 import type { OwnerLiveness } from '../resolve/index.js';
 import { Activation, type HeldAuthority, objectRef } from './activation.js';
+import type { BindingPusher } from './activation-sessions.js';
 import { ActivationTable } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
 import { HostMoves } from './host-moves.js';
@@ -52,6 +53,8 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly closeTimeoutMs: number;
   /** An activation ended here, after its `onDeactivate` (its Spot or members are told: `Memberships`). */
   readonly deactivated?: (a: Activation, reason: DeactivationReason) => void;
+  /** How an Actor's `ctx.push` reaches a bound session's owner. */
+  readonly sessionPush?: BindingPusher;
 }
 
 /**
@@ -135,6 +138,11 @@ export class ObjectHost {
   /** Whether this node hosts `type` of `kind` (has its class). */
   hosts(kind: ObjectKind, type: string): boolean {
     return this.config.classes.get(kind, type) !== undefined;
+  }
+
+  /** Every activation here now (a copy). */
+  activations(): Activation[] {
+    return this.active.all();
   }
 
   /** The activation of (`kind`, `id`) here, if any. */

@@ -11,6 +11,7 @@ import {
   type TimerImage,
   encodeObjectRequest,
   encodeObjectSend,
+  packSessionStamp,
 } from '../wire/index.js';
 import type { TimerSnapshot } from '../execution/index.js';
 import type { Activation } from '../owner/activation.js';
@@ -79,6 +80,7 @@ export function callRecord(call: InboundObjectCall): Uint8Array {
   const to = { objectKind: call.objectKind, id: call.id, fences: call.fences };
   const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
   const { operationId, packet, metadata, payload, hops } = call;
+  const stamp = call.session && packSessionStamp(call.session);
   return call.correlation !== undefined && call.origin !== undefined
     ? encodeObjectRequest(
         call.correlation,
@@ -90,8 +92,9 @@ export function callRecord(call: InboundObjectCall): Uint8Array {
         payload,
         fields,
         hops,
+        stamp,
       )
-    : encodeObjectSend(to, operationId, packet, metadata, payload, fields, hops);
+    : encodeObjectSend(to, operationId, packet, metadata, payload, fields, hops, stamp);
 }
 
 function timerImage(t: TimerSnapshot): TimerImage {

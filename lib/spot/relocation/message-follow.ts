@@ -13,6 +13,7 @@ import {
   encodeMessageFollow,
   encodeObjectRequest,
   encodeObjectSend,
+  packSessionStamp,
   wireAddress,
   writeObjectFences,
 } from '../wire/index.js';
@@ -76,6 +77,7 @@ export class MessageFollow {
     const { route, hops } = decision;
     const to = wireAddress(r.objectKind, r.id, route.target);
     const fields = r.trace && encodeFrameworkFields(r.trace.traceparent, r.trace.tracestate);
+    const stamp = r.session && packSessionStamp(r.session);
     const bytes =
       r.kind === RecordKind.ObjectRequest
         ? encodeObjectRequest(
@@ -88,8 +90,9 @@ export class MessageFollow {
             r.payload,
             fields,
             hops,
+            stamp,
           )
-        : encodeObjectSend(to, r.operationId, r.packet, r.metadata, r.payload, fields, hops);
+        : encodeObjectSend(to, r.operationId, r.packet, r.metadata, r.payload, fields, hops, stamp);
     // The follow queue is unbounded (§2.5): past the send queue's bound, as answers are.
     if (!link.answer(route.target.owner.rid, bytes))
       return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
@@ -134,6 +137,7 @@ export class MessageFollow {
       payload: call.payload,
       trace: call.trace,
       hops: call.hops,
+      ...(call.session && { session: call.session }),
     };
     const r: ObjectSendRecord | ObjectRequestRecord =
       correlation !== undefined && origin !== undefined

@@ -1,15 +1,21 @@
 import {
+  type ActorRef,
   EMPTY_METADATA,
   type MessageKind,
   REMOTE_CODES,
   type SessionCloseReason,
   type SessionLink,
+  ZLinkError,
+  type ZLinkRelayOptions,
   type ZLinkSession,
   type ZLinkSessionContext,
   decodePayload,
   encodePayload,
   toWireError,
 } from '../../core/index.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
+import { packSessionStamp } from '../wire/index.js';
+import { type BindingRoute, SessionBindings, bindingRouteOf } from './session-bindings.js';
 import type { SessionRunner } from './session-runner.js';
 
 /** One frame of a session waiting for its turn. */
@@ -22,16 +28,20 @@ interface SessionWork {
 }
 
 /**
- * A session on its Session owner: the public `ZLinkSession`, and the queue that gives the session
- * one turn at a time, in the order its frames arrived. A request's turn ends when its handler
- * answered; a relay's (see the bindings) when it was handed to its route, so relayed requests still
- * pipeline. At most `maxInFlight` frames wait: one more closes the session (`tooManyInFlight`).
+ * A session on its Session owner: the public `ZLinkSession`, its bindings, and the queue that gives
+ * the session one turn at a time, in the order its frames arrived. A request's turn ends when its
+ * `@SessionHandler` answered; a relay's when it was handed to its binding route, so relayed requests
+ * still pipeline and reach the Actor in session order. At most `maxInFlight` frames wait: one more
+ * closes the session (`tooManyInFlight`).
  */
 export class OwnedSession implements ZLinkSession {
   readonly data: Record<string, unknown> = {};
   readonly remoteAddress = undefined;
+  readonly bindings = new SessionBindings();
   private readonly queue: SessionWork[] = [];
   private running = false;
+  /** The session sequence: one number per message relayed, in the order the session accepted them. */
+  private sequence = 0;
 
   constructor(
     readonly id: string,
@@ -48,6 +58,10 @@ export class OwnedSession implements ZLinkSession {
     return this.link.open;
   }
 
+  get actors(): readonly string[] {
+    return this.bindings.all().map((b) => b.actorId);
+  }
+
   push(packet: string, msg: unknown): boolean {
     if (!this.link.open) return false;
     return this.link.push(packet, encodePayload(msg));
@@ -55,6 +69,84 @@ export class OwnedSession implements ZLinkSession {
 
   close(reason: SessionCloseReason = 'normal', detail = 'closed by the application'): void {
     this.link.close(reason, detail);
+  }
+
+  async bind(actor: ActorRef, options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    const what = `bind session '${this.id}' to actor '${actor?.id}'`;
+    const objects = this.runner.objects(what);
+    if (actor?.kind !== 'actor' || actor.mesh !== objects.mesh)
+      throw new ZLinkError('InvalidArgument', `${what}: needs an ActorRef of mesh '${objects.mesh}'`);
+    if (!this.link.open) throw new ZLinkError('Unavailable', `${what}: the session has closed`);
+    const bindingGeneration = this.bindings.nextGeneration();
+    const previous = this.bindings.get(actor.id)?.route.owner;
+    const binding = {
+      ownerRid: objects.self.rid,
+      ownerGeneration: objects.self.nodeGeneration,
+      listener: this.listener,
+      sessionId: this.id,
+      bindingGeneration,
+    };
+    const answer = await objects.bind(actor, binding, previous, options.timeoutMs ?? this.runner.timeoutMs);
+    const route = bindingRouteOf(objects.mesh, actor.id, bindingGeneration, answer);
+    // Closed while the bind was out: the Actor is told, as for any binding of a session that ends.
+    if (!this.link.open) {
+      this.runner.ended(this.id, route, 'normal');
+      throw new ZLinkError('Unavailable', `${what}: the session closed while binding`);
+    }
+    this.bindings.set(route);
+  }
+
+  relay(packet: string, msg: unknown, options: ZLinkRelayOptions = {}): Promise<unknown> {
+    const what = `relay ${packet} from session '${this.id}'`;
+    const binding = options.actor === undefined ? this.bindings.primary : this.bindings.get(options.actor);
+    if (binding === undefined)
+      return Promise.reject(
+        new ZLinkError(
+          'NotFound',
+          `${what}: no ${options.actor ? `actor '${options.actor}'` : 'actor'} is bound`,
+        ),
+      );
+    let payload: Uint8Array;
+    try {
+      payload = encodePayload(msg);
+    } catch (error) {
+      return Promise.reject(
+        new ZLinkError('InvalidArgument', `${what}: msg cannot be encoded: ${String(error)}`),
+      );
+    }
+    return this.relayTo(binding, options.kind ?? 'request', packet, payload, options.timeoutMs);
+  }
+
+  /** One message on the binding's stored route, stamped with this session and its sequence number. */
+  private relayTo(
+    binding: BindingRoute,
+    kind: MessageKind,
+    packet: string,
+    payload: Uint8Array,
+    timeoutMs = this.runner.timeoutMs,
+  ): Promise<unknown> {
+    const objects = this.runner.objects(`relay ${packet}`);
+    const stamp = {
+      ownerRid: objects.self.rid,
+      ownerGeneration: objects.self.nodeGeneration,
+      listener: this.listener,
+      sessionId: this.id,
+      bindingGeneration: binding.bindingGeneration,
+      sequence: ++this.sequence,
+    };
+    const sub: ObjectSubmission = {
+      messageKind: kind,
+      objectKind: 'actor',
+      id: binding.actorId,
+      packet,
+      metadata: undefined,
+      payload,
+      trace: undefined,
+      timeoutMs,
+      signal: undefined,
+      session: { stamp, bytes: packSessionStamp(stamp) },
+    };
+    return objects.callOnRoute(binding.route, sub);
   }
 
   /** A frame of the client's, in arrival order. */
@@ -82,11 +174,13 @@ export class OwnedSession implements ZLinkSession {
     }
   }
 
-  /** One frame: its `@SessionHandler`, answered once; never throws. */
+  /** One frame: its `@SessionHandler`, else a relay to the primary Actor; answered once; never throws. */
   private async turn(work: SessionWork): Promise<void> {
     const { kind, correlation, packet } = work;
     const handler = this.runner.handler(this.listener, kind, packet);
     if (!handler) {
+      const primary = this.bindings.primary;
+      if (primary !== undefined) return this.relayFrame(primary, work);
       this.runner.failed(this.listener, 'no_handler', packet);
       if (kind === 'request')
         this.link.error(correlation, REMOTE_CODES.noHandler, `no handler for '${packet}' on this session`);
@@ -115,5 +209,25 @@ export class OwnedSession implements ZLinkSession {
       const wire = toWireError(error);
       if (kind === 'request') this.link.error(correlation, wire.code, wire.message);
     }
+  }
+
+  /**
+   * A client frame for the primary Actor, its payload's bytes as they came: a request answered with
+   * the Actor's reply (or the call's error code), a send done once queued. The turn waits only for the
+   * hand-over, so the next frame is relayed right behind it.
+   */
+  private async relayFrame(binding: BindingRoute, work: SessionWork): Promise<void> {
+    const relayed = this.relayTo(binding, work.kind, work.packet, work.payload);
+    if (work.kind === 'send') {
+      await relayed.catch(() => this.runner.failed(this.listener, 'rejected', work.packet));
+      return;
+    }
+    relayed.then(
+      (value) => this.link.reply(work.correlation, encodePayload(value)),
+      (error: unknown) => {
+        const wire = toWireError(error);
+        this.link.error(work.correlation, wire.code, wire.message);
+      },
+    );
   }
 }

@@ -14,10 +14,15 @@ import {
   type ZLinkEvents,
   type ZLinkSession,
   type ZLinkSessionContext,
+  ZLinkError,
   errorMessage,
 } from '../../core/index.js';
 import { OwnedSession } from './owned-session.js';
 import type { SessionRunner } from './session-runner.js';
+import type { BindingRoute } from './session-bindings.js';
+import type { SessionObjects, SessionSink } from './session-objects.js';
+import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
+import type { SessionPushRecord } from '../wire/index.js';
 
 export interface SessionHostConfig {
   readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;
@@ -25,6 +30,8 @@ export interface SessionHostConfig {
   readonly hooks: SessionHooks;
   readonly jobs: JobQueue;
   readonly events: ZLinkEvents;
+  /** A relay's and a bind's deadline when none is given (`requestTimeoutMs`). */
+  readonly timeoutMs: number;
 }
 
 /**
@@ -32,17 +39,34 @@ export interface SessionHostConfig {
  * Hello (asking `@OnSessionOpen`), gives each session its ordered turns, and hears its end once
  * (`@OnSessionClose`). It is the layer above the listener's SessionLinkHandler port.
  */
-export class SessionHost implements SessionLinkHandler, SessionRunner {
+export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSink {
   private readonly byLink = new Map<SessionLink, OwnedSession>();
   private readonly byId = new Map<string, OwnedSession>();
   private readonly metrics = new Map<string, ScopeMetrics>();
   /** Session ids: a random prefix per run and a counter, so an id is never reused by this node run. */
   private readonly idPrefix = randomBytes(6).toString('base64url');
   private nextId = 0;
+  /** The object layer of the sessions' mesh, once the runtime started it (`attach`). */
+  private layer: SessionObjects | undefined;
 
   constructor(private readonly config: SessionHostConfig) {
     for (const [listener, options] of config.listeners)
       this.metrics.set(listener, config.events.metrics.scope('session', listener, options.mesh));
+  }
+
+  get timeoutMs(): number {
+    return this.config.timeoutMs;
+  }
+
+  /** The object layer sessions bind over; the runtime attaches it once started (and detaches at close). */
+  attach(layer: SessionObjects | undefined): void {
+    this.layer = layer;
+  }
+
+  objects(what: string): SessionObjects {
+    if (this.layer === undefined)
+      throw new ZLinkError('Unavailable', `${what}: the object layer of the sessions' mesh is not running`);
+    return this.layer;
   }
 
   /** The open session `id` owned here. */
@@ -100,12 +124,72 @@ export class SessionHost implements SessionLinkHandler, SessionRunner {
     this.byLink.delete(link);
     // A session refused before its Welcome was never the application's: its close hook does not run.
     if (!this.byId.delete(session.id)) return;
+    for (const binding of session.bindings.all()) this.ended(session.id, binding, reason);
     const hook = this.config.hooks.get('close', link.listener);
     if (!hook) return;
     try {
       void Promise.resolve(hook.fn(session, reason, detail)).catch(() => undefined);
     } catch {
       // The hook's failure is its own; the session is gone either way.
+    }
+  }
+
+  ended(sessionId: string, binding: BindingRoute, reason: string): void {
+    const layer = this.layer;
+    if (layer === undefined) return;
+    const sub = {
+      messageKind: 'send' as const,
+      objectKind: 'actor' as const,
+      id: binding.actorId,
+      packet: SESSION_CLOSED_PACKET,
+      metadata: undefined,
+      payload: endPayload(layer.self.rid, sessionId, binding.bindingGeneration, reason),
+      trace: undefined,
+      timeoutMs: this.config.timeoutMs,
+      signal: undefined,
+    };
+    // Over the stored route like every message of the session; an owner that is gone hears nothing.
+    layer.callOnRoute(binding.route, sub).catch(() => undefined);
+  }
+
+  pushed(r: Omit<SessionPushRecord, 'kind'>): void {
+    const session = this.byId.get(r.sessionId);
+    const binding = session?.bindings.get(r.actorId);
+    // Only the binding it was made for: a push of a replaced binding, or for a closed session, drops.
+    if (
+      session === undefined ||
+      binding?.bindingGeneration !== r.bindingGeneration ||
+      session.listener !== r.listener
+    ) {
+      this.config.events.emit({
+        type: 'delivery',
+        result: 'drop',
+        route: 'session',
+        channel: r.listener,
+        packet: r.packet,
+        reason: 'staleBinding',
+      });
+      return;
+    }
+    session.link.push(r.packet, r.payload);
+  }
+
+  ownerDown(run: { readonly rid: string; readonly nodeGeneration: string }, reason: string): void {
+    for (const session of this.byId.values()) {
+      for (const binding of session.bindings.all()) {
+        const { owner } = binding.route;
+        if (owner.rid !== run.rid || owner.nodeGeneration !== run.nodeGeneration) continue;
+        // Its owner's run ended: the route leads nowhere; the application binds a new incarnation.
+        session.bindings.delete(binding.actorId);
+        this.config.events.emit({
+          type: 'session',
+          state: 'unbound',
+          listener: session.listener,
+          sessionId: session.id,
+          reason: 'ownerLost',
+          detail: `actor '${binding.actorId}' on '${run.rid}': ${reason}`,
+        });
+      }
     }
   }
 

@@ -1,11 +1,19 @@
 import type { DeliveryResult, HandlerFn, MessageKind, ZLinkSessionContext } from '../../core/index.js';
+import type { BindingRoute } from './session-bindings.js';
+import type { SessionObjects } from './session-objects.js';
 
-/** What a session's turn needs of its host: the handler tables, the job queue, the counters. */
+/** What a session needs of its host: handler tables, the job queue, the object layer, the counters. */
 export interface SessionRunner {
+  /** A relay's or bind's deadline when none is given: the runtime's `requestTimeoutMs`. */
+  readonly timeoutMs: number;
   /** The `@SessionHandler` for (listener, kind, packet), if any. */
   handler(listener: string, kind: MessageKind, packet: string): HandlerFn | undefined;
   /** Runs `handler` under a job permit (the process's handler bound); resolves with its result. */
   run(handler: HandlerFn, payload: unknown, context: ZLinkSessionContext): Promise<unknown>;
   /** Counts a frame that ran no handler, or whose handler failed. */
   failed(listener: string, result: Exclude<DeliveryResult, 'ok'>, packet: string): void;
+  /** The object layer, once started; `Unavailable` (naming `what`) before. */
+  objects(what: string): SessionObjects;
+  /** Tells the Actor of `binding` that session `sessionId` ended (over the stored route; never throws). */
+  ended(sessionId: string, binding: BindingRoute, reason: string): void;
 }

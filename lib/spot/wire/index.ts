@@ -8,3 +8,4 @@ export * from './relocation-wire.js';
 export * from './relocation-steps-wire.js';
 export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
+export * from './session-wire.js';

@@ -10,7 +10,13 @@ import {
   type WireError,
 } from '../../core/index.js';
 import { type ObjectRouteFences, writeObjectFences } from './object-fences.js';
-import { type ObjectAddress, type OperationId, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
+import {
+  type ObjectAddress,
+  type OperationId,
+  REQUEST_LENGTH,
+  SEND_LENGTH,
+  type SessionStamp,
+} from './object-wire.js';
 
 /** The object message records written (their layout: `object-wire.ts`). */
 
@@ -28,8 +34,9 @@ export function encodeObjectSend(
   payload: Uint8Array,
   fields?: Uint8Array,
   hops = 0,
+  session?: Uint8Array,
 ): Uint8Array {
-  return encodeObjectCall(0, undefined, to, operationId, packet, metadata, payload, fields, hops);
+  return encodeObjectCall(0, undefined, to, operationId, packet, metadata, payload, fields, hops, session);
 }
 
 /** An ObjectRequest whose reply goes to `origin` under `correlation`, however often it is relayed. */
@@ -43,8 +50,20 @@ export function encodeObjectRequest(
   payload: Uint8Array,
   fields?: Uint8Array,
   hops = 0,
+  session?: Uint8Array,
 ): Uint8Array {
-  return encodeObjectCall(correlation, origin, to, operationId, packet, metadata, payload, fields, hops);
+  return encodeObjectCall(
+    correlation,
+    origin,
+    to,
+    operationId,
+    packet,
+    metadata,
+    payload,
+    fields,
+    hops,
+    session,
+  );
 }
 
 /** Kind, id and the fences array as a record writes them (msgpackr's forms, so any value fits); a copy. */
@@ -126,10 +145,12 @@ function encodeObjectCall(
   payload: Uint8Array,
   fields: Uint8Array | undefined,
   hops: number,
+  session: Uint8Array | undefined,
 ): Uint8Array {
   const address = to.bytes ?? packAddress(to.objectKind, to.id, to.fences);
-  // Relays are rare and a hop count small: only a safe count is written, as msgpackr would.
-  const relayed = hops > 0 ? new Uint8Array(packr.pack(hops)) : undefined;
+  // Relays are rare and a hop count small: only a safe count is written, as msgpackr would. A session's
+  // stamp comes after it, so a relayed session call writes its count even when it is 0.
+  const relayed = hops > 0 || session ? new Uint8Array(packr.pack(hops)) : undefined;
   const from = origin && originBytes(origin);
   const wide = origin && correlation > MAX_UINT32 ? new Uint8Array(packr.pack(correlation)) : undefined;
   const name = strBytes(packet);
@@ -153,12 +174,13 @@ function encodeObjectCall(
     write.optionalBinSize(metadata) +
     write.binSize(payload) +
     (fields?.length ?? 1) +
-    (relayed?.length ?? 0);
+    (relayed?.length ?? 0) +
+    (session?.length ?? 0);
   if (from) size += (wide ? wide.length : write.uintSize(correlation)) + from.length;
   const out = Buffer.allocUnsafe(size);
   let at = write.head(
     out,
-    (origin === undefined ? SEND_LENGTH : REQUEST_LENGTH) + (relayed ? 1 : 0),
+    (origin === undefined ? SEND_LENGTH : REQUEST_LENGTH) + (relayed ? 1 : 0) + (session ? 1 : 0),
     WIRE_VERSION,
     origin === undefined ? RecordKind.ObjectSend : RecordKind.ObjectRequest,
   );
@@ -172,8 +194,23 @@ function encodeObjectCall(
   at = write.bin(out, write.optionalBin(out, write.put(out, at, name), metadata), payload);
   if (fields === undefined) out[at++] = 0xc0;
   else at = write.put(out, at, fields);
-  if (relayed) out.set(relayed, at);
+  if (relayed) at = write.put(out, at, relayed);
+  if (session) out.set(session, at);
   return out;
+}
+
+/** A session's stamp as a call record carries it (see `SessionStamp`): packed once per relay. */
+export function packSessionStamp(stamp: SessionStamp): Uint8Array {
+  return new Uint8Array(
+    packr.pack([
+      stamp.ownerRid,
+      stamp.ownerGeneration,
+      stamp.listener,
+      stamp.sessionId,
+      stamp.bindingGeneration,
+      stamp.sequence,
+    ]),
+  );
 }
 
 /** The answer to an ObjectRequest: its correlation and origin generation, echoed. */

@@ -22,6 +22,7 @@ import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 export type { ObjectRouteFences } from './object-fences.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
 import { type OwnerLeaveRecord, decodeOwnerLeave } from './owner-leave-wire.js';
+import { type SessionRecord, decodeSessionRecord } from './session-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
 import {
@@ -35,8 +36,8 @@ import {
  * channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a
  * Spot payload to a channel handler. Field order (docs/decisions.md):
  *
- *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, ...later]
- *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, ...later]
+ *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, session?, ...later]
+ *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, session?, ...later]
  *     ObjectReply      [1, 62, correlation, originGeneration, payload, ...later]
  *     ObjectErrorReply [1, 63, correlation, originGeneration, [code, message, details?], ...later]
  *
@@ -48,7 +49,9 @@ import {
  * run of the origin (whose correlations start over) is refused there, never settling a new call.
  * The fences are one nested array, the form Message Follow's notice names a route by (§2.5). The
  * trace slot is always written (nil without a trace); `hops`, the Message Follow relays the message
- * took, only by a relay (absent: 0, sent by its sender). Fields a later version appends come after
+ * took, only by a relay (absent: 0, sent by its sender). `session`, on a call a Session owner relayed
+ * to a bound Actor over its binding route (`SessionStamp`: [ownerRid, ownerGeneration, listener,
+ * sessionId, bindingGeneration, sequence]; `hops` is then always written). Fields a later version appends come after
  * them and are ignored here; a record shorter than this version's is refused.
  */
 
@@ -79,6 +82,19 @@ export function operationIdString(op: string | OperationId): string {
   return typeof op === 'string' ? op : op.prefix + op.seq.toString(36);
 }
 
+/**
+ * Who relayed a call from an end-user session: the Session owner's run, the listener and session, the
+ * binding it went over and the session's sequence number of the message (its order on the session).
+ */
+export interface SessionStamp {
+  readonly ownerRid: string;
+  readonly ownerGeneration: string;
+  readonly listener: string;
+  readonly sessionId: string;
+  readonly bindingGeneration: number;
+  readonly sequence: number;
+}
+
 /** What an object send and request both carry besides their address. */
 interface ObjectCall extends ObjectAddress {
   /** Identifies one operation across relays (duplicate suppression; §2.5 keeps it); opaque here. */
@@ -89,6 +105,8 @@ interface ObjectCall extends ObjectAddress {
   readonly trace: TraceFields | undefined;
   /** Message Follow relays it took (spot-actor-routing §2.5): 0 from its sender, at most 8. */
   readonly hops: number;
+  /** Set on a call relayed from an end-user session over its binding route. */
+  readonly session?: SessionStamp;
 }
 
 export interface ObjectSendRecord extends ObjectCall {
@@ -128,7 +146,8 @@ export type ObjectRecord =
   | ObjectErrorReplyRecord
   | ObjectControlRecord
   | ObjectStaleRecord
-  | OwnerLeaveRecord;
+  | OwnerLeaveRecord
+  | SessionRecord;
 
 /** Items of a send and of a request as this version writes them, version and kind included. */
 export const SEND_LENGTH = 10;
@@ -206,6 +225,10 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.OwnerLeaving:
     case RecordKind.OwnerLeft:
       return decodeOwnerLeave(v);
+    case RecordKind.SessionBind:
+    case RecordKind.SessionPush:
+    case RecordKind.SessionUnbind:
+      return decodeSessionRecord(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }
@@ -217,13 +240,13 @@ function readCall(
   at: number,
   route: { correlation: number; origin: NodeRun } | undefined,
 ): ObjectSendRecord | ObjectRequestRecord | undefined {
-  const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace, hops = 0] = v.slice(
-    at,
-    at + 9,
-  );
+  const [objectKind, id, rawFences, operationId, packet, metadata, payload, rawTrace, hops = 0, rawSession] =
+    v.slice(at, at + 10);
   const fences = readObjectFences(rawFences);
   const trace = rawTrace === null ? undefined : readFrameworkFields(rawTrace);
+  const session = rawSession === undefined || rawSession === null ? undefined : readSessionStamp(rawSession);
   if (
+    session === false ||
     !isCount(hops) ||
     !isObjectKind(objectKind) ||
     !isName(id) ||
@@ -246,8 +269,25 @@ function readCall(
     payload,
     trace,
     hops,
+    ...(session && { session }),
   };
   return route === undefined
     ? { kind: RecordKind.ObjectSend, ...call }
     : { kind: RecordKind.ObjectRequest, correlation: route.correlation, origin: route.origin, ...call };
+}
+
+/** A session stamp as `packSessionStamp` writes it; `false` when it is not one. */
+function readSessionStamp(v: unknown): SessionStamp | false {
+  if (!Array.isArray(v) || v.length < 6) return false;
+  const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration, sequence] = v as unknown[];
+  if (
+    !isName(ownerRid) ||
+    !isStr(ownerGeneration) ||
+    !isName(listener) ||
+    !isName(sessionId) ||
+    !isCount(bindingGeneration) ||
+    !isCount(sequence)
+  )
+    return false;
+  return { ownerRid, ownerGeneration, listener, sessionId, bindingGeneration, sequence };
 }

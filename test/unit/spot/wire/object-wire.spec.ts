@@ -292,8 +292,8 @@ describe('object records: later versions and refusals', () => {
     const plain = decodeObjectRecord(pack(items()));
     expect(typeof plain).not.toBe('string');
     const call = items()[1] === RecordKind.ObjectSend || items()[1] === RecordKind.ObjectRequest;
-    // A call's later fields come after its hops slot (0: not relayed).
-    const later = call ? [0, 'later', { x: 1 }] : ['later', { x: 1 }];
+    // A call's later fields come after its hops slot (0: not relayed) and its session slot (nil: none).
+    const later = call ? [0, null, 'later', { x: 1 }] : ['later', { x: 1 }];
     expect(decodeObjectRecord(pack([...items(), ...later]))).toEqual(plain);
     if (call) expect(decodeObjectRecord(pack([...items(), 'later']))).toMatch(/^malformed/);
     const v = items();

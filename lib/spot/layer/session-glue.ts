@@ -1,0 +1,119 @@
+import {
+  type MeshLink,
+  type NodeRun,
+  type ObjectRef,
+  type PendingRequests,
+  type ZLinkEvents,
+  fromObjectWireError,
+} from '../../core/index.js';
+import { askPeer } from '../caller/ask-peer.js';
+import type { ObjectCaller } from '../caller/object-caller.js';
+import type { ObjectHost } from '../owner/object-host.js';
+import type { ActorBinding, BindingPusher } from '../owner/activation-sessions.js';
+import { encodeSessionBind, encodeSessionPush } from '../wire/index.js';
+import {
+  SESSION_CLOSED_PACKET,
+  bindHere,
+  endPayload,
+  runtimeCall,
+  type SessionObjects,
+  type SessionSink,
+} from '../session/index.js';
+
+/**
+ * Where the object layer meets the Session owner's host (lib/spot/session): the bind request and
+ * calls on stored routes it offers the host, the Pushes of this node's Actors, and what a lost run
+ * means on either side. Built once by `ObjectLayer`.
+ */
+export interface SessionGlueDeps {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly link: MeshLink;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly host: ObjectHost | undefined;
+  readonly sessions: SessionSink | undefined;
+}
+
+export function sessionObjects(deps: SessionGlueDeps, caller: ObjectCaller): SessionObjects {
+  const { mesh, self } = deps;
+  return {
+    mesh,
+    self,
+    bind: (ref: ObjectRef, binding: ActorBinding, previous: NodeRun | undefined, timeoutMs: number) => {
+      const what = `bind session '${binding.sessionId}' to actor '${ref.id}'`;
+      if (ref.rid === self.rid)
+        return new Promise((resolve, reject) =>
+          bindHere(deps, ref.id, ref.objectGeneration, binding, previous, undefined, {
+            ok: resolve,
+            error: (wire) => reject(fromObjectWireError(wire, what)),
+          }),
+        );
+      return askPeer(
+        deps,
+        ref.rid,
+        (correlation) =>
+          encodeSessionBind({
+            correlation,
+            origin: self,
+            actorId: ref.id,
+            objectGeneration: ref.objectGeneration,
+            listener: binding.listener,
+            sessionId: binding.sessionId,
+            bindingGeneration: binding.bindingGeneration,
+            previous,
+          }),
+        timeoutMs,
+        what,
+      );
+    },
+    callOnRoute: (route, sub) => caller.callOnRoute(route, sub),
+  };
+}
+
+/** An Actor's Push toward one binding: the local host for a session owned here, else one record to its owner run. */
+export function bindingPusher(deps: SessionGlueDeps): BindingPusher {
+  const { self, link } = deps;
+  return (binding, actorId, packet, payload) => {
+    const r = {
+      listener: binding.listener,
+      sessionId: binding.sessionId,
+      bindingGeneration: binding.bindingGeneration,
+      actorId,
+      packet,
+      payload,
+    };
+    if (binding.ownerRid === self.rid && binding.ownerGeneration === self.nodeGeneration) {
+      deps.sessions?.pushed(r);
+      return deps.sessions !== undefined;
+    }
+    try {
+      return link.send({ rid: binding.ownerRid, generation: binding.ownerGeneration }, encodeSessionPush(r));
+    } catch {
+      return false; // its Session owner's run is gone: the session has ended with it
+    }
+  };
+}
+
+/**
+ * Node run `run` left the mesh. As a Session owner's peer: bindings routed to it are lost. As an Actor
+ * owner: every Actor here bound to a session of that run hears the end (`onSessionClosed`, reason
+ * `ownerLost`) in a turn of its own, as if the session had said so.
+ */
+export function runEnded(deps: SessionGlueDeps, run: NodeRun, reason: string): void {
+  deps.sessions?.ownerDown(run, reason);
+  const host = deps.host;
+  if (host === undefined) return;
+  for (const a of host.activations()) {
+    for (const b of a.sessions?.image() ?? []) {
+      if (b.ownerRid !== run.rid || b.ownerGeneration !== run.nodeGeneration) continue;
+      const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
+      const fences = { owner: deps.self, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
+      const payload = endPayload(b.ownerRid, b.sessionId, b.bindingGeneration, 'ownerLost');
+      host.dispatch(runtimeCall(deps, a.key.id, SESSION_CLOSED_PACKET, payload, undefined, fences), {
+        ok: () => undefined,
+        error: () => undefined,
+      });
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import type { NodeRun, ObjectRef } from '../../core/index.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ReadyRoute } from '../resolve/index.js';
+import type { ActorBinding } from '../owner/activation-sessions.js';
+import type { SessionPushRecord } from '../wire/index.js';
+
+/**
+ * What the Session owner's host needs of the object layer on its mesh (`ObjectLayer.sessionObjects`):
+ * the bind request, calls on a stored route, and who this node is. Nothing here reads a store.
+ */
+export interface SessionObjects {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  /**
+   * Asks the owner `ref` names (this node or a peer) to bind; resolves with its answer (the route it
+   * holds the Actor on: see `bindingRouteOf`). Ends `InvalidOperation` (another incarnation),
+   * `Unavailable` (not there, moving, the owner not reachable), `Rejected` (fenced), `Timeout`.
+   */
+  bind(
+    ref: ObjectRef,
+    binding: ActorBinding,
+    previous: NodeRun | undefined,
+    timeoutMs: number,
+  ): Promise<unknown>;
+  /** A call on a stored route (`ObjectCaller.callOnRoute`). */
+  callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown>;
+}
+
+/** What the object layer hands the Session owner's host: Pushes for its sessions, and lost owner runs. */
+export interface SessionSink {
+  /** A bound Actor's Push for one of this node's sessions (from a peer, or from an Actor here). */
+  pushed(r: Omit<SessionPushRecord, 'kind'>): void;
+  /** Node run `run` left the mesh: bindings routed to it are lost. */
+  ownerDown(run: NodeRun, reason: string): void;
+}
