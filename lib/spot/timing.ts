@@ -44,3 +44,6 @@ export const TARGET_WAIT_MS = 30_000;
 
 /** How long a rebind's new owner waits for the previous owner to drop its binding (the tombstone's ACK). */
 export const SESSION_UNBIND_TIMEOUT_MS = 5000;
+
+/** How long a moving bound Actor's source waits for each Session owner to seal the binding (43). */
+export const SESSION_SEAL_REPLY_MS = 2000;

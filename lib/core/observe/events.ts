@@ -105,11 +105,13 @@ export type ZLinkEvent =
        * An end-user session (on listener `listener`): `opened` once welcomed, `closed` when a welcomed
        * session ended, `refused` when a connection ended before its Welcome (a bad or late Hello, a
        * refusal by `@OnSessionOpen`, the listener full or draining), `unbound` when a binding of it was
-       * lost (`ownerLost`: the bound Actor's owner left the mesh). `reason` is the close reason
+       * lost (`ownerLost`: the bound Actor's owner left the mesh), `sealed` when a bound Actor's move
+       * sealed its binding (its messages wait here), `routed` when the move gave it its route (`reason`:
+       * `commit` or `abort`). `reason` is the close reason
        * (`protocolError`, `idleTimeout`, ...), counted per state and reason (`session:closed:idleTimeout`).
        */
       readonly type: 'session';
-      readonly state: 'opened' | 'closed' | 'refused' | 'unbound';
+      readonly state: 'opened' | 'closed' | 'refused' | 'unbound' | 'sealed' | 'routed';
       readonly listener: string;
       readonly sessionId?: string;
       readonly reason?: string;

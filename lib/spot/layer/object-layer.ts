@@ -28,7 +28,13 @@ import { type MemberTarget, Memberships } from '../membership/memberships.js';
 import { memberTurn } from '../membership/member-turns.js';
 import { runtimeCallRunner } from '../owner/runtime-turns.js';
 import { sessionTurns, type SessionObjects } from '../session/index.js';
-import { type SessionGlueDeps, bindingPusher, runEnded, sessionObjects } from './session-glue.js';
+import {
+  type SessionGlueDeps,
+  bindingPusher,
+  moveSessions,
+  runEnded,
+  sessionObjects,
+} from './session-glue.js';
 import { Placement } from '../owner/placement.js';
 import { destroyObject, readAuthority } from './object-destroy.js';
 import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
@@ -121,6 +127,7 @@ export class ObjectLayer {
         // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
         relayed: () => this.follow.relayedNow(),
+        sessions: moveSessions(glue),
         moveAt: (owner, req, type) =>
           controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
       });

@@ -10,7 +10,7 @@ import { type ObjectControlDeps, answerControl } from './object-control.js';
 import type { MovedCalls } from './moved-calls.js';
 import type { ObjectLayerConfig } from './object-layer-config.js';
 import { answerSessionBind, answerSessionUnbind } from '../session/index.js';
-import type { SessionGlueDeps } from './session-glue.js';
+import { type SessionGlueDeps, answerSessionSeal } from './session-glue.js';
 
 /** What the receive switch hands records to: each side of the layer, built once by `ObjectLayer`. */
 export interface ReceiveParts {
@@ -74,6 +74,14 @@ export class ObjectReceiver {
         return answerSessionBind(this.parts.sessions, r);
       case RecordKind.SessionUnbind:
         return answerSessionUnbind(this.parts.sessions, r);
+      case RecordKind.SessionRelocationSeal:
+        return answerSessionSeal(this.parts.sessions, r);
+      case RecordKind.SessionRelocationSealReply:
+        if (r.originGeneration === self.nodeGeneration) pending.resolve(r.correlation, null);
+        return;
+      case RecordKind.SessionRelocationRoute:
+        this.parts.sessions.sessions?.routed(r);
+        return;
       case RecordKind.SessionPush:
         if (this.parts.sessions.sessions) return this.parts.sessions.sessions.pushed(r);
         events.emit({

@@ -10,11 +10,21 @@ import { askPeer } from '../caller/ask-peer.js';
 import type { ObjectCaller } from '../caller/object-caller.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { ActorBinding, BindingPusher } from '../owner/activation-sessions.js';
-import { encodeSessionBind, encodeSessionPush } from '../wire/index.js';
+import {
+  type SessionSealRecord,
+  encodeSessionBind,
+  encodeSessionPush,
+  encodeSessionRoute,
+  encodeSessionSeal,
+  encodeSessionSealReply,
+} from '../wire/index.js';
+import type { Activation } from '../owner/activation.js';
+import type { MoveSessions } from '../relocation/index.js';
 import {
   SESSION_CLOSED_PACKET,
   bindHere,
   endPayload,
+  heldRouteValue,
   runtimeCall,
   type SessionObjects,
   type SessionSink,
@@ -116,4 +126,54 @@ export function runEnded(deps: SessionGlueDeps, run: NodeRun, reason: string): v
       });
     }
   }
+}
+
+const isHere = (self: NodeRun, b: ActorBinding): boolean =>
+  b.ownerRid === self.rid && b.ownerGeneration === self.nodeGeneration;
+
+/** A moving Actor's sessions (spot-actor-routing §3.3): 42 to seal each binding, 44 to end the seal. */
+export function moveSessions(deps: SessionGlueDeps): MoveSessions {
+  const { self, link } = deps;
+  return {
+    seal: async (a: Activation, relocationId: string, ms: number) => {
+      const asks = (a.sessions?.image() ?? []).map((b) => {
+        const r = { ...identity(b), relocationId, actorId: a.key.id };
+        if (isHere(self, b)) return Promise.resolve(deps.sessions?.sealed(r));
+        const what = `seal session '${b.sessionId}' for the move of actor '${a.key.id}'`;
+        return askPeer(
+          deps,
+          b.ownerRid,
+          (correlation) => encodeSessionSeal({ ...r, correlation, origin: self }),
+          ms,
+          what,
+        );
+      });
+      await Promise.all(asks);
+    },
+    route: (a: Activation, relocationId: string, outcome: 'commit' | 'abort') => {
+      for (const b of a.sessions?.image() ?? []) {
+        const r = {
+          ...identity(b),
+          relocationId,
+          actorId: a.key.id,
+          objectGeneration: a.authority.objectGeneration,
+          outcome,
+          route: outcome === 'commit' ? heldRouteValue(a, self) : undefined,
+        };
+        if (isHere(self, b)) deps.sessions?.routed(r);
+        // One-way and never retried: an owner that is gone has no session to route.
+        else link.answer(b.ownerRid, encodeSessionRoute(r));
+      }
+    },
+  };
+}
+
+function identity(b: ActorBinding): { listener: string; sessionId: string; bindingGeneration: number } {
+  return { listener: b.listener, sessionId: b.sessionId, bindingGeneration: b.bindingGeneration };
+}
+
+/** A seal from a moving Actor's source: held from now on, and answered behind what was relayed before. */
+export function answerSessionSeal(deps: SessionGlueDeps, r: SessionSealRecord): void {
+  deps.sessions?.sealed(r);
+  deps.link.answer(r.origin.rid, encodeSessionSealReply(r.correlation, r.origin.nodeGeneration));
 }

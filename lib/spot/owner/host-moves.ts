@@ -104,6 +104,7 @@ export class HostMoves {
     const key = { mesh: this.deps.mesh, kind: image.objectKind, id: image.id };
     const a = await this.deps.build(key, cls, held, what);
     a.membership.restore(image.membership);
+    a.sessions?.restore(image.sessions);
     void a.turns.seal();
     try {
       let state: unknown;

@@ -72,6 +72,7 @@ export async function captureActivation(
     timers: a.turns.timers.pending().map(timerImage),
     storeVersion: a.authority.storeVersion,
     membership: a.membership.image(),
+    sessions: a.sessions?.image() ?? [],
   };
 }
 

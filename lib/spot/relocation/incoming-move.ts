@@ -238,6 +238,8 @@ export class IncomingMove {
     }
     for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
+    // Dispatch is open here: each bound session gets the new route (§3.3 step 7).
+    ctx.sessions?.route(a, this.relocationId, 'commit');
     ctx.events.emit({
       type: 'object_relocation',
       phase: 'opened',

@@ -10,6 +10,7 @@ import type {
 import type { ObjectRouteFences, RelocationRefusal } from '../wire/index.js';
 import { ZLinkError } from '../../core/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
+import type { Activation } from '../owner/activation.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
 
@@ -31,6 +32,24 @@ export interface MoveContext {
   readonly movedAway: (kind: ObjectKind, id: string, source: ObjectRouteFences) => void;
   /** A call went on to a move's target (a drain waits until none did for a while before it closes). */
   readonly relayed: () => void;
+  /** The bound sessions of a moving Actor (spot-actor-routing §3.3); absent: bindings are not told. */
+  readonly sessions?: MoveSessions;
+}
+
+/** What a move does with a bound Actor's sessions: seal each binding first, give it its route last. */
+export interface MoveSessions {
+  /**
+   * Seals every binding of `a` at its Session owner (command 42, answered by 43 behind everything that
+   * owner relayed before): from then on it holds what it would relay to the Actor. Rejects when one did
+   * not answer within `ms`.
+   */
+  seal(a: Activation, relocationId: string, ms: number): Promise<void>;
+  /**
+   * Tells every binding's Session owner how the move ended for it (command 44, one-way, never
+   * retried): `commit` with the route `a` is held on here (the target), or `abort` (the source: the
+   * old route stays). What the owner held then goes on that route, in order.
+   */
+  route(a: Activation, relocationId: string, outcome: 'commit' | 'abort'): void;
 }
 
 /**

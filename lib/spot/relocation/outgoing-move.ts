@@ -19,6 +19,7 @@ import {
 import { type Activation, objectRef } from '../owner/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { callRecord, captureActivation, heldRoute } from './capture.js';
+import { SESSION_SEAL_REPLY_MS } from '../timing.js';
 import {
   type MoveContext,
   RELOCATION_CHUNK_BYTES,
@@ -60,6 +61,8 @@ export class OutgoingMove {
   private settling = false;
   private sealedAt = 0;
   private committedTo: ObjectRouteFences | undefined;
+  /** Bindings of the object were sealed for this move: an abort gives them their old route back. */
+  private sessionsSealed = false;
   private settle!: (result: RelocationResult) => void;
   /** Ends once the move did: committed or aborted. Never rejects. */
   readonly done: Promise<RelocationResult>;
@@ -78,9 +81,19 @@ export class OutgoingMove {
     );
   }
 
-  /** Seals, captures and sends the image. */
+  /** Seals the bound sessions, then the object; captures and sends the image. */
   async start(): Promise<void> {
     const { a, ctx } = this;
+    if (a.sessions !== undefined && a.sessions.size > 0 && ctx.sessions !== undefined) {
+      // Sessions first (§3.3 step 1): once each owner answered, everything it relayed before is here.
+      this.sessionsSealed = true;
+      try {
+        await ctx.sessions.seal(a, this.relocationId, SESSION_SEAL_REPLY_MS);
+      } catch (error) {
+        return this.abort(refusalOf('Unavailable', `a bound session was not sealed: ${errorMessage(error)}`));
+      }
+      if (this.phase !== 'capturing') return;
+    }
     // From here every call admitted on the object's route is held, in order, behind its queue.
     a.ingress = (call, answer) => this.arrived(call, answer);
     this.sealedAt = ctx.clock.now();
@@ -229,6 +242,8 @@ export class OutgoingMove {
     this.phase = 'resuming';
     clearTimeout(this.timer);
     const { a } = this;
+    // The object goes on here: its sessions relay to it on the route they kept (44 abort).
+    if (this.sessionsSealed) this.ctx.sessions?.route(a, this.relocationId, 'abort');
     void this.capturing.then(async () => {
       if ((verify || a.revalidate) && !(await this.stillHeld())) {
         return this.lostHere('another node holds it now', {

@@ -3,4 +3,4 @@
 export { SessionHost, type SessionHostConfig } from './session-host.js';
 export type { SessionObjects, SessionSink } from './session-objects.js';
 export { answerSessionBind, answerSessionUnbind, bindHere, runtimeCall } from './owner-bindings.js';
-export { SESSION_CLOSED_PACKET, endPayload, sessionTurns } from './session-turns.js';
+export { SESSION_CLOSED_PACKET, endPayload, heldRouteValue, sessionTurns } from './session-turns.js';

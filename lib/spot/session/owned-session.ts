@@ -146,7 +146,22 @@ export class OwnedSession implements ZLinkSession {
       signal: undefined,
       session: { stamp, bytes: packSessionStamp(stamp) },
     };
+    // Sealed for a move (§3.3): held here, in session order, until the move gives the route.
+    const held = this.bindings.held(binding.actorId);
+    if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
     return objects.callOnRoute(binding.route, sub);
+  }
+
+  /**
+   * The seal of `actorId` ends: its held relays go, in order, on the binding's route now (the new one
+   * after a commit, the old one after an abort).
+   */
+  released(actorId: string): void {
+    const binding = this.bindings.get(actorId);
+    const held = this.bindings.unseal(actorId);
+    if (binding === undefined) return;
+    const objects = this.runner.objects(`relay to actor '${actorId}'`);
+    for (const h of held) objects.callOnRoute(binding.route, h.sub).then(h.resolve, h.reject);
   }
 
   /** A frame of the client's, in arrival order. */

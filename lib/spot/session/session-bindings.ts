@@ -1,5 +1,6 @@
 import { type NodeRun, ZLinkError, isCount, isName, isStr } from '../../core/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
 import { wireAddress } from '../wire/index.js';
 
 /**
@@ -49,6 +50,20 @@ export function bindingRouteOf(
   return { actorId, type, objectGeneration, bindingGeneration, route };
 }
 
+/** A relay held while its binding is sealed for a move: submitted, in order, when the seal ends. */
+export interface HeldRelay {
+  readonly sub: ObjectSubmission;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A binding sealed by its Actor's move (§3.3 command 42): what waits for the route, and the timeout. */
+interface Seal {
+  readonly relocationId: string;
+  readonly held: HeldRelay[];
+  readonly timer: NodeJS.Timeout;
+}
+
 /**
  * The bindings of one session, by Actor id, in the order they were made: the first is the primary,
  * which the client's frames without a `@SessionHandler` are relayed to. A rebind of the same Actor id
@@ -56,6 +71,7 @@ export function bindingRouteOf(
  */
 export class SessionBindings {
   private readonly byActor = new Map<string, BindingRoute>();
+  private readonly seals = new Map<string, Seal>();
   private generation = 0;
 
   /** The next binding generation of this session (a bind's identity: a late answer never wins). */
@@ -83,7 +99,46 @@ export class SessionBindings {
   delete(actorId: string): BindingRoute | undefined {
     const b = this.byActor.get(actorId);
     this.byActor.delete(actorId);
+    for (const h of this.unseal(actorId))
+      h.reject(new ZLinkError('Unavailable', `actor '${actorId}' is no longer bound`));
     return b;
+  }
+
+  /**
+   * Seals the binding of `actorId` for move `relocationId`: relays for it are held from now on until the
+   * move's route command (or `onTimeout` after `ms`). A second seal of the same move changes nothing.
+   */
+  seal(actorId: string, relocationId: string, ms: number, onTimeout: () => void): void {
+    if (this.seals.get(actorId)?.relocationId === relocationId) return;
+    for (const h of this.unseal(actorId))
+      h.reject(new ZLinkError('Unavailable', `actor '${actorId}' moved again`));
+    const timer = setTimeout(onTimeout, ms);
+    timer.unref();
+    this.seals.set(actorId, { relocationId, held: [], timer });
+  }
+
+  /** Where a relay for a sealed binding waits; `undefined` when the binding is not sealed. */
+  held(actorId: string): HeldRelay[] | undefined {
+    return this.seals.get(actorId)?.held;
+  }
+
+  /** Whether `actorId` is sealed by move `relocationId`. */
+  sealedBy(actorId: string, relocationId: string): boolean {
+    return this.seals.get(actorId)?.relocationId === relocationId;
+  }
+
+  /** Ends the seal of `actorId`: returns what it held, in order. */
+  unseal(actorId: string): HeldRelay[] {
+    const seal = this.seals.get(actorId);
+    if (seal === undefined) return [];
+    clearTimeout(seal.timer);
+    this.seals.delete(actorId);
+    return seal.held;
+  }
+
+  /** Every seal ends (the session closed): what they held, to be refused. */
+  unsealAll(): HeldRelay[] {
+    return [...this.seals.keys()].flatMap((actorId) => this.unseal(actorId));
   }
 
   all(): BindingRoute[] {

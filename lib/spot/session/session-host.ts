@@ -22,7 +22,8 @@ import type { SessionRunner } from './session-runner.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { SessionObjects, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
-import type { SessionPushRecord } from '../wire/index.js';
+import type { SessionPushRecord, SessionRouteRecord, SessionSealRecord } from '../wire/index.js';
+import { bindingRouteOf } from './session-bindings.js';
 
 export interface SessionHostConfig {
   readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;
@@ -124,6 +125,8 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     this.byLink.delete(link);
     // A session refused before its Welcome was never the application's: its close hook does not run.
     if (!this.byId.delete(session.id)) return;
+    for (const h of session.bindings.unsealAll())
+      h.reject(new ZLinkError('Unavailable', `session '${session.id}' closed (${reason})`));
     for (const binding of session.bindings.all()) this.ended(session.id, binding, reason);
     const hook = this.config.hooks.get('close', link.listener);
     if (!hook) return;
@@ -172,6 +175,58 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
       return;
     }
     session.link.push(r.packet, r.payload);
+  }
+
+  sealed(
+    r: Pick<SessionSealRecord, 'listener' | 'sessionId' | 'bindingGeneration' | 'relocationId' | 'actorId'>,
+  ): void {
+    const session = this.byId.get(r.sessionId);
+    const binding = session?.bindings.get(r.actorId);
+    // Nothing bound under that identity: nothing to hold (the answer goes all the same).
+    if (session === undefined || binding?.bindingGeneration !== r.bindingGeneration) return;
+    const ms = (this.config.listeners.get(session.listener) as NormalizedSessionListener).sealTimeoutMs;
+    session.bindings.seal(r.actorId, r.relocationId, ms, () =>
+      session.close('relocationTimeout', `actor '${r.actorId}' moved and gave no route within ${ms} ms`),
+    );
+    this.bindingEvent(session, 'sealed', r.actorId, r.relocationId);
+  }
+
+  routed(r: Omit<SessionRouteRecord, 'kind'>): void {
+    const session = this.byId.get(r.sessionId);
+    const binding = session?.bindings.get(r.actorId);
+    // Only the binding of that identity and incarnation: a route for a replaced binding changes nothing.
+    if (
+      session === undefined ||
+      binding === undefined ||
+      binding.bindingGeneration !== r.bindingGeneration ||
+      binding.objectGeneration !== r.objectGeneration
+    )
+      return;
+    if (r.outcome === 'commit' && r.route !== undefined) {
+      const layer = this.layer;
+      if (layer === undefined) return;
+      // The one switch (§3.3 step 7): the route and the current location together, then what was held.
+      session.bindings.set(bindingRouteOf(layer.mesh, r.actorId, r.bindingGeneration, r.route));
+    }
+    session.released(r.actorId);
+    this.bindingEvent(session, 'routed', r.actorId, r.relocationId, r.outcome);
+  }
+
+  private bindingEvent(
+    session: OwnedSession,
+    state: 'sealed' | 'routed',
+    actorId: string,
+    relocationId: string,
+    reason?: string,
+  ): void {
+    this.config.events.emit({
+      type: 'session',
+      state,
+      listener: session.listener,
+      sessionId: session.id,
+      ...(reason && { reason }),
+      detail: `actor '${actorId}', move ${relocationId}`,
+    });
   }
 
   ownerDown(run: { readonly rid: string; readonly nodeGeneration: string }, reason: string): void {

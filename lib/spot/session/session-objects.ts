@@ -2,7 +2,7 @@ import type { NodeRun, ObjectRef } from '../../core/index.js';
 import type { ObjectSubmission } from '../caller/object-submission.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ActorBinding } from '../owner/activation-sessions.js';
-import type { SessionPushRecord } from '../wire/index.js';
+import type { SessionPushRecord, SessionRouteRecord, SessionSealRecord } from '../wire/index.js';
 
 /**
  * What the Session owner's host needs of the object layer on its mesh (`ObjectLayer.sessionObjects`):
@@ -32,4 +32,10 @@ export interface SessionSink {
   pushed(r: Omit<SessionPushRecord, 'kind'>): void;
   /** Node run `run` left the mesh: bindings routed to it are lost. */
   ownerDown(run: NodeRun, reason: string): void;
+  /** A moving Actor's source seals a binding (42): relays for it are held until its route (44). */
+  sealed(
+    r: Pick<SessionSealRecord, 'listener' | 'sessionId' | 'bindingGeneration' | 'relocationId' | 'actorId'>,
+  ): void;
+  /** The move's end for a binding (44): the new route, or the old one kept; what was held goes. */
+  routed(r: Omit<SessionRouteRecord, 'kind'>): void;
 }

@@ -89,7 +89,7 @@ export interface SessionTurnDeps {
 }
 
 /** The route an Actor is held on here, as a bind's answer carries it: `[type, rid, nodeGeneration, AOG, OLG, objectGeneration]`. */
-function heldRouteValue(a: Activation, self: NodeRun): unknown[] {
+export function heldRouteValue(a: Activation, self: NodeRun): unknown[] {
   const { authorityOwnerGeneration, ownerLeaseGeneration, objectGeneration } = a.authority;
   return [
     a.cls.type,

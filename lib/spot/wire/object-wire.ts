@@ -228,6 +228,9 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.SessionBind:
     case RecordKind.SessionPush:
     case RecordKind.SessionUnbind:
+    case RecordKind.SessionRelocationSeal:
+    case RecordKind.SessionRelocationSealReply:
+    case RecordKind.SessionRelocationRoute:
       return decodeSessionRecord(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;

@@ -20,9 +20,10 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  *
  *     RelocationChunk [1, 66, relocationId, seq, total, checksum, bytes, ...later]
  *     image = [kind, id, type, objectGeneration, sourceFences, state | nil, [record...], [timer...],
- *              storeVersion, membership?, ...later]
+ *              storeVersion, membership?, sessions?, ...later]
  *     timer = [kind, label | nil, dueInMs, intervalMs | nil]
  *     membership = [spotId | nil, [[actorId, objectGeneration]...]]
+ *     sessions   = [[ownerRid, ownerGeneration, listener, sessionId, bindingGeneration]...]   (an Actor's bindings)
  *
  * `checksum` is the CRC-32 of the whole image; a waiting turn travels as the ObjectSend or
  * ObjectRequest record it is (reply route included), so the target reads it as it reads any call.
@@ -60,6 +61,17 @@ export interface RelocationImage {
   /** The authority record's version as the source holds it: the target's CAS expects it. */
   readonly storeVersion: number;
   readonly membership: MembershipImage;
+  /** An Actor's session bindings: they move with it (a Spot's, and an older sender's, are empty). */
+  readonly sessions: readonly BindingImage[];
+}
+
+/** One session binding as it moves with its Actor. */
+export interface BindingImage {
+  readonly ownerRid: string;
+  readonly ownerGeneration: string;
+  readonly listener: string;
+  readonly sessionId: string;
+  readonly bindingGeneration: number;
 }
 
 export interface RelocationChunkRecord {
@@ -86,6 +98,13 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
       image.timers.map((t) => [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null]),
       image.storeVersion,
       [image.membership.spot ?? null, image.membership.members],
+      image.sessions.map((b) => [
+        b.ownerRid,
+        b.ownerGeneration,
+        b.listener,
+        b.sessionId,
+        b.bindingGeneration,
+      ]),
     ]),
   );
 }
@@ -112,8 +131,10 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     rawTimers,
     storeVersion,
     rawMembership,
+    rawSessions,
   ] = v as unknown[];
   const membership = rawMembership === undefined ? NO_MEMBERSHIP : readMembership(rawMembership);
+  const sessions = rawSessions === undefined ? [] : readBindings(rawSessions);
   const source = readObjectFences(rawSource);
   if (
     !isObjectKind(objectKind) ||
@@ -126,7 +147,8 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     !queued.every(isBytes) ||
     !Array.isArray(rawTimers) ||
     !isCount(storeVersion) ||
-    membership === undefined
+    membership === undefined ||
+    sessions === undefined
   )
     return BAD_IMAGE;
   const timers: TimerImage[] = [];
@@ -146,7 +168,27 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     timers,
     storeVersion,
     membership,
+    sessions,
   };
+}
+
+function readBindings(v: unknown): BindingImage[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: BindingImage[] = [];
+  for (const b of v as unknown[]) {
+    if (!Array.isArray(b)) return undefined;
+    const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration] = b as unknown[];
+    if (
+      !isName(ownerRid) ||
+      !isStr(ownerGeneration) ||
+      !isName(listener) ||
+      !isName(sessionId) ||
+      !isCount(bindingGeneration)
+    )
+      return undefined;
+    out.push({ ownerRid, ownerGeneration, listener, sessionId, bindingGeneration });
+  }
+  return out;
 }
 
 function readMembership(m: unknown): MembershipImage | undefined {

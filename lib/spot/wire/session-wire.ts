@@ -19,11 +19,21 @@ import {
  *     SessionBind   [1, 45, correlation, originRid, originGeneration, actorId, objectGeneration, listener, sessionId, bindingGeneration, previous | nil, ...later]
  *     SessionPush   [1, 46, listener, sessionId, bindingGeneration, actorId, packet, payload, ...later]
  *     SessionUnbind [1, 47, correlation, originRid, originGeneration, actorId, sessionOwnerRid, sessionId, bindingGeneration, ...later]
+ *     SessionRelocationSeal      [1, 42, correlation, originRid, originGeneration, relocationId, listener, sessionId, bindingGeneration, actorId, ...later]
+ *     SessionRelocationSealReply [1, 43, correlation, originGeneration, ...later]
+ *     SessionRelocationRoute     [1, 44, relocationId, listener, sessionId, bindingGeneration, actorId, objectGeneration, outcome, route | nil, ...later]
+ *
+ *     route = [type, ownerRid, nodeGeneration, authorityOwnerGeneration, ownerLeaseGeneration, objectGeneration]
+ *
+ * 42–44 are spot-actor-routing §3.3's commands: a moving bound Actor's source seals each binding (the
+ * Session owner holds what it would relay, and answers 43 behind everything it relayed before), and
+ * the target commits the new route once the Actor runs there — or the source aborts (`outcome` `abort`,
+ * no route) and the held messages go to the old route. 44 is one-way and never retried.
  *
  *     previous = [ownerRid, ownerNodeGeneration]   (the owner run of the binding a rebind replaces)
  *
  * A bind is answered with an ObjectReply whose payload is the route the Actor's owner holds it on
- * (`BoundRoute`), or an ObjectErrorReply; an unbind with an ObjectReply (nil) once the binding is gone.
+ * (`route` below), or an ObjectErrorReply; an unbind with an ObjectReply (nil) once the binding is gone.
  */
 
 /** The session a binding belongs to, on its owner run. */
@@ -59,15 +69,37 @@ export interface SessionUnbindRecord {
   readonly bindingGeneration: number;
 }
 
-export type SessionRecord = SessionBindRecord | SessionPushRecord | SessionUnbindRecord;
-
-/** What an Actor's owner answers a bind with: the fences its route is held on, and the Actor's type. */
-export interface BoundRoute {
-  readonly type: string;
-  readonly nodeGeneration: string;
-  readonly authorityOwnerGeneration: number;
-  readonly ownerLeaseGeneration: number;
+export interface SessionSealRecord extends SessionIdentity {
+  readonly kind: typeof RecordKind.SessionRelocationSeal;
+  readonly correlation: number;
+  readonly origin: NodeRun;
+  readonly relocationId: string;
+  readonly actorId: string;
 }
+
+export interface SessionSealReplyRecord {
+  readonly kind: typeof RecordKind.SessionRelocationSealReply;
+  readonly correlation: number;
+  readonly originGeneration: string;
+}
+
+export interface SessionRouteRecord extends SessionIdentity {
+  readonly kind: typeof RecordKind.SessionRelocationRoute;
+  readonly relocationId: string;
+  readonly actorId: string;
+  readonly objectGeneration: number;
+  readonly outcome: 'commit' | 'abort';
+  /** The new route (a commit): as a bind's answer carries it (`bindingRouteOf` reads it). */
+  readonly route: readonly unknown[] | undefined;
+}
+
+export type SessionRecord =
+  | SessionBindRecord
+  | SessionPushRecord
+  | SessionUnbindRecord
+  | SessionSealRecord
+  | SessionSealReplyRecord
+  | SessionRouteRecord;
 
 export function encodeSessionBind(r: Omit<SessionBindRecord, 'kind'>): Uint8Array {
   return packr.pack([
@@ -112,9 +144,98 @@ export function encodeSessionUnbind(r: Omit<SessionUnbindRecord, 'kind'>): Uint8
   ]);
 }
 
-/** Reads 45, 46 or 47 (the record array); the reason it is malformed otherwise. Later fields are ignored. */
+export function encodeSessionSeal(r: Omit<SessionSealRecord, 'kind'>): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    RecordKind.SessionRelocationSeal,
+    r.correlation,
+    r.origin.rid,
+    r.origin.nodeGeneration,
+    r.relocationId,
+    r.listener,
+    r.sessionId,
+    r.bindingGeneration,
+    r.actorId,
+  ]);
+}
+
+export function encodeSessionSealReply(correlation: number, originGeneration: string): Uint8Array {
+  return packr.pack([WIRE_VERSION, RecordKind.SessionRelocationSealReply, correlation, originGeneration]);
+}
+
+export function encodeSessionRoute(r: Omit<SessionRouteRecord, 'kind'>): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    RecordKind.SessionRelocationRoute,
+    r.relocationId,
+    r.listener,
+    r.sessionId,
+    r.bindingGeneration,
+    r.actorId,
+    r.objectGeneration,
+    r.outcome,
+    r.route ?? null,
+  ]);
+}
+
+/** Reads 42–47 (the record array); the reason it is malformed otherwise. Later fields are ignored. */
 export function decodeSessionRecord(v: readonly unknown[]): SessionRecord | string {
   switch (v[1]) {
+    case RecordKind.SessionRelocationSeal: {
+      const [, , correlation, rid, nodeGeneration, relocationId, listener, sessionId, gen, actorId] = v;
+      if (
+        !isCorrelation(correlation) ||
+        !isName(rid) ||
+        !isStr(nodeGeneration) ||
+        !isName(relocationId) ||
+        !isName(listener) ||
+        !isName(sessionId) ||
+        !isCount(gen) ||
+        !isName(actorId)
+      )
+        return 'malformed session relocation seal record';
+      return {
+        kind: RecordKind.SessionRelocationSeal,
+        correlation,
+        origin: { rid, nodeGeneration },
+        relocationId,
+        listener,
+        sessionId,
+        bindingGeneration: gen,
+        actorId,
+      };
+    }
+    case RecordKind.SessionRelocationSealReply: {
+      const [, , correlation, originGeneration] = v;
+      if (!isCorrelation(correlation) || !isStr(originGeneration))
+        return 'malformed session seal reply record';
+      return { kind: RecordKind.SessionRelocationSealReply, correlation, originGeneration };
+    }
+    case RecordKind.SessionRelocationRoute: {
+      const [, , relocationId, listener, sessionId, gen, actorId, objectGeneration, outcome, route] = v;
+      if (
+        !isName(relocationId) ||
+        !isName(listener) ||
+        !isName(sessionId) ||
+        !isCount(gen) ||
+        !isName(actorId) ||
+        !isCount(objectGeneration) ||
+        (outcome !== 'commit' && outcome !== 'abort') ||
+        (outcome === 'commit' ? !Array.isArray(route) : route !== null && route !== undefined)
+      )
+        return 'malformed session relocation route record';
+      return {
+        kind: RecordKind.SessionRelocationRoute,
+        relocationId,
+        listener,
+        sessionId,
+        bindingGeneration: gen,
+        actorId,
+        objectGeneration,
+        outcome,
+        route: outcome === 'commit' ? (route as unknown[]) : undefined,
+      };
+    }
     case RecordKind.SessionBind: {
       const [
         ,
@@ -205,16 +326,4 @@ export function decodeSessionRecord(v: readonly unknown[]): SessionRecord | stri
     default:
       return 'not a session record';
   }
-}
-
-/** Reads a bind answer's payload; `undefined` when it is not one. */
-export function readBoundRoute(value: unknown): BoundRoute | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const [type, nodeGeneration, aog, olg] = value as unknown[];
-  if (!isName(type) || !isStr(nodeGeneration) || !isCount(aog) || !isCount(olg)) return undefined;
-  return { type, nodeGeneration, authorityOwnerGeneration: aog, ownerLeaseGeneration: olg };
-}
-
-export function boundRouteValue(r: BoundRoute): unknown[] {
-  return [r.type, r.nodeGeneration, r.authorityOwnerGeneration, r.ownerLeaseGeneration];
 }

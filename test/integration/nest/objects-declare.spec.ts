@@ -127,6 +127,7 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
         restore: true,
         onActorJoin: false,
         onActorLeave: false,
+        onSessionClosed: false,
       });
       expect(registry?.handler('actor', 'player', 'send', 'move')?.method).toBe('move');
       expect(registry?.handler('actor', 'player', 'request', 'move')?.method).toBe('moveAndTell');

@@ -61,6 +61,10 @@ const image = fc.record({
     spot: fc.option(name, { nil: undefined }),
     members: fc.array(fc.tuple(name, count), { maxLength: 4 }),
   }),
+  sessions: fc.array(
+    fc.record({ ownerRid: name, ownerGeneration: name, listener: name, sessionId: name, bindingGeneration: count }),
+    { maxLength: 3 },
+  ),
 });
 
 const chunkOf = (bytes: Uint8Array): RelocationChunkRecord =>
