@@ -275,6 +275,9 @@ export function streamListener(ipv6: boolean): Stream {
     linger: 0,
     ipv6,
     sendHighWaterMark: STREAM_SEND_HWM_MESSAGES,
+    // A write to a full connection queue fails at once (EAGAIN) rather than wait: the listener's one
+    // writer must never stand still for one slow client.
+    sendTimeout: 0,
     ...KEEPALIVE,
   });
 }

@@ -126,6 +126,12 @@ export class OwnedSession implements ZLinkSession {
     timeoutMs = this.runner.timeoutMs,
   ): Promise<unknown> {
     const objects = this.runner.objects(`relay ${packet}`);
+    if (binding.lost !== undefined)
+      return Promise.reject(
+        new ZLinkError('Unavailable', `relay ${packet} to actor '${binding.actorId}': ${binding.lost}`, {
+          details: { reason: 'ownerLost' },
+        }),
+      );
     const stamp = {
       ownerRid: objects.self.rid,
       ownerGeneration: objects.self.nodeGeneration,

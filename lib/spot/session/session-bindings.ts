@@ -15,6 +15,8 @@ export interface BindingRoute {
   readonly bindingGeneration: number;
   /** The stored route: the Actor owner's run and the fences it holds the Actor on. */
   readonly route: ReadyRoute;
+  /** Set once the route's owner run left the mesh: relays end `Unavailable` until a new bind. */
+  readonly lost?: string;
 }
 
 /** A bind's answer (the route the Actor's owner holds it on), read into the route stored for relays. */
@@ -94,6 +96,17 @@ export class SessionBindings {
     if (now !== undefined && now.bindingGeneration > b.bindingGeneration) return false;
     this.byActor.set(b.actorId, b);
     return true;
+  }
+
+  /** The binding of `actorId` leads nowhere now (`reason`); it stays, so relays say so, until rebound. */
+  lose(actorId: string, reason: string): void {
+    const b = this.byActor.get(actorId);
+    if (b === undefined) return;
+    this.byActor.set(actorId, { ...b, lost: reason });
+    for (const h of this.unseal(actorId))
+      h.reject(
+        new ZLinkError('Unavailable', `actor '${actorId}': ${reason}`, { details: { reason: 'ownerLost' } }),
+      );
   }
 
   delete(actorId: string): BindingRoute | undefined {

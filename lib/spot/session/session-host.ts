@@ -127,7 +127,8 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     if (!this.byId.delete(session.id)) return;
     for (const h of session.bindings.unsealAll())
       h.reject(new ZLinkError('Unavailable', `session '${session.id}' closed (${reason})`));
-    for (const binding of session.bindings.all()) this.ended(session.id, binding, reason);
+    for (const binding of session.bindings.all())
+      if (binding.lost === undefined) this.ended(session.id, binding, reason);
     const hook = this.config.hooks.get('close', link.listener);
     if (!hook) return;
     try {
@@ -234,8 +235,9 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
       for (const binding of session.bindings.all()) {
         const { owner } = binding.route;
         if (owner.rid !== run.rid || owner.nodeGeneration !== run.nodeGeneration) continue;
-        // Its owner's run ended: the route leads nowhere; the application binds a new incarnation.
-        session.bindings.delete(binding.actorId);
+        // Its owner's run ended: the route leads nowhere; relays say so until the application binds
+        // a new incarnation (a takeover once the lease lapsed), and its Actor is not told (it is gone).
+        session.bindings.lose(binding.actorId, `its owner '${run.rid}' left the mesh (${reason})`);
         this.config.events.emit({
           type: 'session',
           state: 'unbound',

@@ -18,6 +18,7 @@ export interface SessionListenerConfig {
 }
 
 const isEagain = (error: unknown): boolean => (error as { code?: unknown }).code === 'EAGAIN';
+const EMPTY = Buffer.alloc(0);
 
 /**
  * One end-user session listener: a STREAM socket, its connections, and the writer that keeps one slow
@@ -36,6 +37,9 @@ export class SessionListener implements ConnectionHost {
   private dirty: StreamConnection[] = [];
   private flushQueued = false;
   private blocked = new Set<StreamConnection>();
+  /** Connections with a write to make, in turn (see `pump`). */
+  private writeQueue: StreamConnection[] = [];
+  private pumping = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
@@ -149,42 +153,63 @@ export class SessionListener implements ConnectionHost {
     this.dirty = [];
     for (const connection of dirty) {
       connection.dirty = false;
-      this.writeOut(connection);
+      if (!connection.writing && connection.out.length > 0) {
+        connection.writing = true;
+        this.writeQueue.push(connection);
+      }
+    }
+    if (!this.pumping) void this.pump();
+  }
+
+  /**
+   * The socket's one writer: zeromq.js takes one send at a time (a second while one waits is refused
+   * `EBUSY`), so connections take turns, each writing what it has queued as one message.
+   */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (let connection = this.writeQueue.shift(); connection; connection = this.writeQueue.shift()) {
+        if (this.closed) return;
+        await this.writeOut(connection);
+      }
+    } finally {
+      this.pumping = false;
     }
   }
 
-  private writeOut(connection: StreamConnection): void {
-    if (connection.writing || connection.out.length === 0 || this.closed) return;
+  private async writeOut(connection: StreamConnection): Promise<void> {
     const out = connection.out;
+    if (out.length === 0) {
+      connection.writing = false;
+      return;
+    }
     const data = out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
     connection.out = [];
-    connection.writing = true;
-    this.socket.send([connection.routingId, data]).then(
-      () => {
-        connection.writing = false;
-        connection.pendingBytes -= data.length;
-        if (connection.out.length > 0) this.markDirty(connection);
-      },
-      (error: unknown) => {
-        connection.writing = false;
-        if (!isEagain(error)) {
-          // EHOSTUNREACH: zeromq no longer has the connection (its disconnect is on its way).
-          connection.pendingBytes = 0;
-          connection.out = [];
-          return connection.finish('normal', 'the connection is gone', true);
-        }
-        connection.out.unshift(data);
-        this.blocked.add(connection);
-        this.retryTimer ??= setTimeout(() => this.retryBlocked(), SESSION_RETRY_WRITE_MS);
-      },
-    );
+    try {
+      await this.socket.send([connection.routingId, data]);
+      connection.writing = false;
+      connection.pendingBytes -= data.length;
+      if (connection.out.length > 0) this.markDirty(connection);
+    } catch (error: unknown) {
+      connection.writing = false;
+      if (!isEagain(error)) {
+        // EHOSTUNREACH: zeromq no longer has the connection (its disconnect is on its way).
+        connection.pendingBytes = 0;
+        connection.out = [];
+        return connection.finish('normal', 'the connection is gone', true);
+      }
+      // Its queue in zeromq is full (a slow reader): the bytes wait here, the others go on.
+      connection.out.unshift(data);
+      this.blocked.add(connection);
+      this.retryTimer ??= setTimeout(() => this.retryBlocked(), SESSION_RETRY_WRITE_MS);
+    }
   }
 
   private retryBlocked(): void {
     this.retryTimer = undefined;
     const blocked = this.blocked;
     this.blocked = new Set();
-    for (const connection of blocked) if (connection.open) this.writeOut(connection);
+    for (const connection of blocked) if (connection.open) this.markDirty(connection);
   }
 
   ended(connection: StreamConnection, reason: SessionCloseReason, detail: string, byClient: boolean): void {
@@ -203,11 +228,18 @@ export class SessionListener implements ConnectionHost {
     setTimeout(() => this.terminate(connection), SESSION_CLOSE_LINGER_MS).unref();
   }
 
-  /** Closes the TCP connection: an empty message to its routing id (zeromq drops what it still held). */
+  /**
+   * Closes the TCP connection: an empty message to its routing id (zeromq drops what it still held),
+   * written by the one writer like any other.
+   */
   private terminate(connection: StreamConnection): void {
-    connection.out = [];
+    connection.out = [EMPTY];
     connection.pendingBytes = 0;
-    if (!this.closed) this.socket.send([connection.routingId, Buffer.alloc(0)]).catch(() => undefined);
+    if (!connection.writing) {
+      connection.writing = true;
+      this.writeQueue.push(connection);
+    }
+    if (!this.pumping) void this.pump();
   }
 
   /** Closes overdue handshakes and silent sessions; forgets connections closed long enough ago. */

@@ -62,7 +62,13 @@ const image = fc.record({
     members: fc.array(fc.tuple(name, count), { maxLength: 4 }),
   }),
   sessions: fc.array(
-    fc.record({ ownerRid: name, ownerGeneration: name, listener: name, sessionId: name, bindingGeneration: count }),
+    fc.record({
+      ownerRid: name,
+      ownerGeneration: name,
+      listener: name,
+      sessionId: name,
+      bindingGeneration: count,
+    }),
     { maxLength: 3 },
   ),
 });
