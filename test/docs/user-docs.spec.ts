@@ -19,6 +19,8 @@ const SHIPPED = [
   'docs/errors.md',
   'docs/objects.md',
   'docs/operations.md',
+  'docs/sessions.md',
+  'docs/sessions-wire.md',
 ];
 const read = (file: string): string => readFileSync(file, 'utf8');
 
@@ -149,6 +151,13 @@ describe('user docs', () => {
       ...tsBlocks(sectionOf(read('docs/operations.md'), 'Encryption and authentication (CURVE)')),
     ];
     expect(blocks.length).toBeGreaterThanOrEqual(2);
+    expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
+  });
+
+  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts', () => {
+    const example = read('examples/sessions/game-gateway.ts');
+    const blocks = tsBlocks(read('docs/sessions.md'));
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
     expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 });

@@ -1,0 +1,151 @@
+// Players over plain TCP, in one file: a gateway that owns the players' connections (a session
+// listener) and an object server that owns their `player` Actors, as two Nest apps on one mesh (in
+// production, two processes). A player connects with the Node session client, logs in (the gateway
+// binds the session to its Actor), moves (relayed to the Actor, which answers and pushes), and leaves
+// (the Actor hears it). It prints what happened and exits. Without REDIS_URL both apps share an
+// in-memory Location Store; with REDIS_URL=redis://host:6379 they use Redis, as separate processes would.
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  Actor,
+  ActorHandler,
+  MemoryLocationStore,
+  MemoryRelocationStore,
+  OnSessionClose,
+  OnSessionOpen,
+  SessionHandler,
+  ZLinkContext,
+  ZLinkModule,
+  ZLinkObjects,
+  ZLinkPayload,
+  ZLinkRuntime,
+  ZLinkSession,
+  type LocationStoreOptions,
+  type RelocationStoreOptions,
+  type SessionCloseReason,
+  type ZLinkObjectContext,
+  type ZLinkObjectScope,
+  type ZLinkSessionHello,
+  type ZLinkSessionRef,
+} from 'nestjs-zlink';
+import { ZLinkSessionClient } from 'nestjs-zlink/session-client';
+
+// One Actor per player, on an object server. A message from the player's session is an ordinary
+// handler call; `ctx.session` says which session sent it, `ctx.push` answers the client directly.
+@Actor('player', { relocatable: true })
+export class PlayerActor {
+  private x = 0;
+
+  @ActorHandler('move')
+  move(@ZLinkPayload() step: { dx: number }, @ZLinkContext() ctx: ZLinkObjectContext): { x: number } {
+    this.x += step.dx;
+    ctx.push('moved', { player: ctx.id, x: this.x });
+    return { x: this.x };
+  }
+
+  // The session ended (the player left, the gateway closed it, or the gateway was lost).
+  onSessionClosed(ctx: ZLinkObjectScope, session: ZLinkSessionRef, reason: string): void {
+    console.log(`${ctx.id}: session ${session.id} ended (${reason})`);
+  }
+
+  // A player moves with its Actor's state; its connection stays where it is.
+  capture(): { x: number } {
+    return { x: this.x };
+  }
+
+  restore(state: { x: number }): void {
+    this.x = state.x;
+  }
+}
+
+// On the gateway: what the Session owner does itself. Frames without a handler here go to the bound
+// Actor.
+@Injectable()
+export class Lobby {
+  constructor(private readonly objects: ZLinkObjects) {}
+
+  @OnSessionOpen('players')
+  open(_session: ZLinkSession, hello: ZLinkSessionHello): boolean {
+    return typeof hello.token === 'string' && hello.token.startsWith('ticket:');
+  }
+
+  @SessionHandler('players', 'login')
+  async login(
+    @ZLinkPayload() body: { name: string },
+    @ZLinkSession() session: ZLinkSession,
+  ): Promise<string> {
+    const player = await this.objects.getOrCreateActor('player', body.name);
+    await session.bind(player);
+    session.data.name = body.name;
+    return `welcome, ${body.name}`;
+  }
+
+  @OnSessionClose('players')
+  close(session: ZLinkSession, reason: SessionCloseReason): void {
+    console.log(`gateway: ${String(session.data.name)} left (${reason})`);
+  }
+}
+
+function locationStore(): LocationStoreOptions {
+  const url = process.env.REDIS_URL;
+  return url ? { redis: url } : { instance: shared };
+}
+const shared = new MemoryLocationStore();
+// Where moves of relocatable objects are recorded (beside the Location Store, its own prefix).
+const moves: RelocationStoreOptions = process.env.REDIS_URL
+  ? { redis: process.env.REDIS_URL, keyPrefix: 'game-moves' }
+  : { instance: new MemoryRelocationStore(), keyPrefix: 'game-moves' };
+
+function objectServer() {
+  @Module({
+    imports: [
+      ZLinkModule.forRoot({
+        locationStore: locationStore(),
+        relocationStore: moves,
+        meshes: { world: { objectRole: 'server', discovery: 'auto', listen: { bindHost: '127.0.0.1' } } },
+      }),
+    ],
+    providers: [PlayerActor],
+  })
+  class ObjectServerModule {}
+  return NestFactory.createApplicationContext(ObjectServerModule, { logger: false });
+}
+
+function gateway() {
+  @Module({
+    imports: [
+      ZLinkModule.forRoot({
+        locationStore: locationStore(),
+        meshes: { world: { objectRole: 'client', discovery: 'auto', listen: { bindHost: '127.0.0.1' } } },
+        // Game clients connect here (port 0: a free port; `runtime.sessions.endpoint('players')` says which).
+        sessions: { players: { mesh: 'world', listen: { bindHost: '127.0.0.1', port: 0 } } },
+      }),
+    ],
+    providers: [Lobby],
+  })
+  class GatewayModule {}
+  return NestFactory.createApplicationContext(GatewayModule, { logger: false });
+}
+
+export async function main(): Promise<void> {
+  const server = await objectServer();
+  const front = await gateway();
+  const runtime = front.get(ZLinkRuntime);
+  await runtime.waitForPeers('world', 1);
+  const port = Number(runtime.sessions.localEndpoint('players')?.split(':').pop());
+
+  // A game client: any language can speak the session wire; this is the Node client.
+  const client = new ZLinkSessionClient({ host: '127.0.0.1', port, token: 'ticket:ada' });
+  client.on('push', (packet: string, msg: unknown) => console.log(`client: push ${packet}`, msg));
+  await client.connect();
+  console.log(`client: ${await client.request<string>('login', { name: 'ada' })}`);
+  console.log('client: move ->', await client.request('move', { dx: 3 }));
+  await client.close();
+
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await front.close();
+  await server.close();
+}
+
+if (process.argv[1]?.endsWith('game-gateway.js')) void main();
