@@ -15,7 +15,7 @@ export type SystemName = (typeof SYSTEM_NAMES)[number];
  * Everything `--only` accepts: the socket systems, the in-process selector, the fanout pair and the
  * objects pair (Spots next to ChannelName, bench/objects.ts).
  */
-const PARTS = [...SYSTEM_NAMES, 'selector', 'fanout', 'objects', 'relocation'] as const;
+const PARTS = [...SYSTEM_NAMES, 'selector', 'fanout', 'objects', 'relocation', 'sessions'] as const;
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -31,6 +31,8 @@ export interface BenchOptions {
   readonly objects: boolean;
   /** Relocation under load (bench/relocation.ts). */
   readonly relocation: boolean;
+  /** Sessions: relayed against direct, one-way relay, memory per idle session (bench/sessions.ts). */
+  readonly sessions: boolean;
   readonly workloads: readonly WorkloadName[];
   readonly quick: boolean;
   /** Write a CPU profile of every socket-system child (bench/results/profiles/). */
@@ -54,7 +56,7 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                        [--baseline REV]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
-  --only LIST    systems to run (default: all, the selector, fanout, objects and relocation)
+  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation and sessions)
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
@@ -140,6 +142,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     fanout: only.includes('fanout'),
     objects: only.includes('objects'),
     relocation: only.includes('relocation'),
+    sessions: only.includes('sessions'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
     cpuProf,

@@ -1,4 +1,5 @@
 import type { RelocationSection } from './relocation.js';
+import type { SessionsSection } from './sessions.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
@@ -154,6 +155,8 @@ export interface BenchReport {
   readonly objects?: ObjectsSection | { error: string };
   /** Moves of a Spot under load (bench/relocation.ts); absent unless it ran. */
   relocation?: RelocationSection | { error: string };
+  /** Sessions relayed against direct calls, one-way relay, memory per session (bench/sessions.ts). */
+  sessions?: SessionsSection | { error: string };
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;

@@ -23,6 +23,7 @@ import { runFanout } from './fanout.js';
 import { runObjects } from './objects.js';
 import { relocationMarkdown, runRelocation } from './relocation.js';
 import { summarizeObjects } from './objects-report.js';
+import { runSessions, sessionsMarkdown } from './sessions.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
 const ROOT = join(HERE, '..', '..');
@@ -143,12 +144,22 @@ async function runBench(
     report.relocation = await runRelocation(join(HERE, 'systems'), options.durationMs / 2);
     if ('error' in report.relocation) log(`relocation FAILED: ${report.relocation.error}`);
   }
+  if (options.sessions) {
+    report.sessions = await runSessions(
+      join(HERE, 'systems'),
+      repMs,
+      options.reps,
+      options.quick ? 1000 : 10_000,
+    );
+    if ('error' in report.sessions) log(`sessions FAILED: ${report.sessions.error}`);
+  }
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(renderMarkdown(report));
   if (report.relocation) process.stdout.write(`\n${relocationMarkdown(report.relocation).join('\n')}`);
+  if (report.sessions) process.stdout.write(`\n${sessionsMarkdown(report.sessions).join('\n')}`);
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
@@ -158,7 +169,8 @@ async function runBench(
     (selector !== undefined && !Array.isArray(selector)) ||
     (fanout !== undefined && !Array.isArray(fanout)) ||
     (objects !== undefined && 'error' in objects) ||
-    (report.relocation !== undefined && 'error' in report.relocation);
+    (report.relocation !== undefined && 'error' in report.relocation) ||
+    (report.sessions !== undefined && 'error' in report.sessions);
   return failed ? 1 : 0;
 }
 

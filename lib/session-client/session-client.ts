@@ -110,7 +110,8 @@ export class ZLinkSessionClient extends EventEmitter {
   private open(): void {
     this.splitter = new FrameSplitter(16 * 1024 * 1024);
     this.ended = undefined;
-    const socket = tcpConnect({ host: this.options.host, port: this.options.port, noDelay: true });
+    const socket = tcpConnect({ host: this.options.host, port: this.options.port });
+    socket.setNoDelay(true);
     this.socket = socket;
     socket.on('connect', () =>
       this.write([SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, this.options.token ?? null]),
