@@ -6,7 +6,7 @@
  */
 import { ZLinkSessionClient } from '../../lib/session-client/index.js';
 import { PAYLOAD } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
+import { emit, onCommands } from '../protocol.js';
 import type { IdleCommand, RelayCommand } from './zlink-sessions.js';
 
 const port = Number(process.env.BENCH_PORT);
