@@ -11,14 +11,22 @@ export interface ZLinkHealthOptions {
   readonly storeTimeoutMs?: number;
 }
 
-/** One listener the options ask for: a ClientServer Server, a MeshNode's ROUTER or a fanout publisher. */
+/**
+ * One listener the options ask for: a ClientServer Server, a MeshNode's ROUTER, a fanout publisher or
+ * an end-user session listener.
+ */
 export interface ZLinkHealthListener {
-  readonly kind: 'client-server' | 'route-mesh' | 'fanout';
-  /** The ChannelName, or the MeshName of a MeshNode. */
+  readonly kind: 'client-server' | 'route-mesh' | 'fanout' | 'session';
+  /** The ChannelName, the MeshName of a MeshNode, or a session listener's name. */
   readonly name: string;
-  /** `draining`: a ClientServer listener whose drain runs or ran (a drain closes it when it ends). */
+  /**
+   * `draining`: a ClientServer listener whose drain runs or ran (a drain closes it when it ends), or a
+   * session listener that no longer accepts connections.
+   */
   readonly state: 'bound' | 'draining' | 'not bound';
   readonly endpoint?: string;
+  /** A session listener's welcomed sessions. */
+  readonly sessions?: number;
 }
 
 export interface ZLinkHealthChannel {
@@ -188,6 +196,20 @@ export function healthReport(
         ...(f.publisher && { endpoint: f.publisher.endpoint }),
       },
       `the fanout publisher of '${f.channel}'`,
+    );
+  }
+
+  for (const name of opts.sessions.keys()) {
+    const l = snap.sessions?.find((x) => x.listener === name);
+    listener(
+      {
+        kind: 'session',
+        name,
+        state: !started || !l?.endpoint ? 'not bound' : l.accepting ? 'bound' : 'draining',
+        ...(l?.endpoint && { endpoint: l.endpoint }),
+        ...(l && { sessions: l.sessions }),
+      },
+      `the session listener '${name}'`,
     );
   }
 

@@ -108,4 +108,39 @@ describe('healthReport', () => {
       error: 'not connected: the runtime has not started',
     });
   });
+
+  it('a session listener is reported with its sessions, and down while it no longer accepts', () => {
+    const options = normalizeOptions({
+      locationStore: STORE,
+      meshes: { world: { objectRole: 'client' } },
+      sessions: { players: { mesh: 'world' } },
+    });
+    const listener = (accepting: boolean) => ({
+      listener: 'players',
+      endpoint: 'tcp://127.0.0.1:7000',
+      sessions: 12,
+      handshaking: 0,
+      accepting,
+      heldBytes: 0,
+      framesIn: 0,
+      framesOut: 0,
+    });
+    const store = { answers: true, responseTimeMs: 1 };
+    const up = healthReport('started', snapshot({ sessions: [listener(true)] }), options, store);
+    expect(up.listeners).toContainEqual({
+      kind: 'session',
+      name: 'players',
+      state: 'bound',
+      endpoint: 'tcp://127.0.0.1:7000',
+      sessions: 12,
+    });
+    expect(up.reasons.filter((r) => r.includes('players'))).toEqual([]);
+    const draining = healthReport('started', snapshot({ sessions: [listener(false)] }), options, store);
+    expect(draining.reasons).toContain(
+      "the session listener 'players' is draining (a drain closes its listener when it ends)",
+    );
+    expect(healthReport('started', snapshot(), options, store).reasons).toContain(
+      "the session listener 'players' is not bound",
+    );
+  });
 });
