@@ -155,7 +155,7 @@ export class OwnedSession implements ZLinkSession {
     // Sealed for a move (§3.3): held here, in session order, until the move gives the route.
     const held = this.bindings.held(binding.actorId);
     if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
-    return objects.callOnRoute(binding.route, sub);
+    return this.runner.submit(binding.route, sub);
   }
 
   /**

@@ -23,6 +23,7 @@ import type { BindingRoute } from './session-bindings.js';
 import type { SessionObjects, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
 import type { SessionPushRecord, SessionRouteRecord, SessionSealRecord } from '../wire/index.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
 import { bindingRouteOf } from './session-bindings.js';
 
 export interface SessionHostConfig {
@@ -138,9 +139,33 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     }
   }
 
+  /**
+   * A relay waits for the end of the event loop's I/O phase and leaves with every other relay read in
+   * it: frames arrive one STREAM message at a time, and submitting each at once would send each in a
+   * mesh message of its own (the mesh link flushes at the end of each one's microtasks), a zeromq send
+   * per relay. Order is kept: one FIFO for the node.
+   */
+  submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown> {
+    const layer = this.objects(`relay ${sub.packet}`);
+    return new Promise((resolve, reject) => {
+      this.batch.push(() => layer.callOnRoute(route, sub).then(resolve, reject));
+      if (this.batch.length === 1) setImmediate(this.flushBatch);
+    });
+  }
+
+  private batch: (() => void)[] = [];
+
+  private readonly flushBatch = (): void => {
+    const batch = this.batch;
+    this.batch = [];
+    for (const go of batch) go();
+  };
+
   ended(sessionId: string, binding: BindingRoute, reason: string): void {
     const layer = this.layer;
     if (layer === undefined) return;
+    // Behind every relay the session made: they leave first.
+    this.flushBatch();
     const sub = {
       messageKind: 'send' as const,
       objectKind: 'actor' as const,
@@ -185,6 +210,9 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     const binding = session?.bindings.get(r.actorId);
     // Nothing bound under that identity: nothing to hold (the answer goes all the same).
     if (session === undefined || binding?.bindingGeneration !== r.bindingGeneration) return;
+    // Everything relayed before the seal leaves now, ahead of the seal's answer (43), which must travel
+    // behind it: the move counts on it.
+    this.flushBatch();
     const ms = (this.config.listeners.get(session.listener) as NormalizedSessionListener).sealTimeoutMs;
     session.bindings.seal(r.actorId, r.relocationId, ms, () =>
       session.close('relocationTimeout', `actor '${r.actorId}' moved and gave no route within ${ms} ms`),

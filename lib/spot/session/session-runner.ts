@@ -1,5 +1,6 @@
 import type { DeliveryResult, HandlerFn, MessageKind, ZLinkSessionContext } from '../../core/index.js';
 import type { BindingRoute } from './session-bindings.js';
+import type { ObjectSubmission } from '../caller/object-submission.js';
 import type { SessionObjects } from './session-objects.js';
 
 /** What a session needs of its host: handler tables, the job queue, the object layer, the counters. */
@@ -14,6 +15,11 @@ export interface SessionRunner {
   failed(listener: string, result: Exclude<DeliveryResult, 'ok'>, packet: string): void;
   /** The object layer, once started; `Unavailable` (naming `what`) before. */
   objects(what: string): SessionObjects;
+  /**
+   * Submits a relay on its stored route, in the order submitted (across sessions too), batched with the
+   * others of this event-loop turn (see `SessionHost.submit`).
+   */
+  submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown>;
   /** Tells the Actor of `binding` that session `sessionId` ended (over the stored route; never throws). */
   ended(sessionId: string, binding: BindingRoute, reason: string): void;
 }
