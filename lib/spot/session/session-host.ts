@@ -148,7 +148,7 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
   submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown> {
     const layer = this.objects(`relay ${sub.packet}`);
     return new Promise((resolve, reject) => {
-      this.batch.push(() => layer.callOnRoute(route, sub).then(resolve, reject));
+      this.batch.push(() => void layer.callOnRoute(route, sub).then(resolve, reject));
       if (this.batch.length === 1) setImmediate(this.flushBatch);
     });
   }
