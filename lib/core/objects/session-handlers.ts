@@ -64,9 +64,4 @@ export class SessionHooks {
     return this.hooks.get(`${hook}\0${listener}`) as
       Extract<SessionHookRegistration, { hook: H }> | undefined;
   }
-
-  /** Every registration, for the startup check against the configured listeners. */
-  all(): SessionHookRegistration[] {
-    return [...this.hooks.values()];
-  }
 }

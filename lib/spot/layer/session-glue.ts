@@ -19,7 +19,7 @@ import {
   encodeSessionSealReply,
 } from '../wire/index.js';
 import type { Activation } from '../owner/activation.js';
-import type { MoveSessions } from '../relocation/index.js';
+import { type MoveSessions, heldRoute } from '../relocation/index.js';
 import {
   SESSION_CLOSED_PACKET,
   bindHere,
@@ -117,13 +117,14 @@ export function runEnded(deps: SessionGlueDeps, run: NodeRun, reason: string): v
   for (const a of host.activations()) {
     for (const b of a.sessions?.image() ?? []) {
       if (b.ownerRid !== run.rid || b.ownerGeneration !== run.nodeGeneration) continue;
-      const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
-      const fences = { owner: deps.self, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
       const payload = endPayload(b.ownerRid, b.sessionId, b.bindingGeneration, 'ownerLost');
-      host.dispatch(runtimeCall(deps, a.key.id, SESSION_CLOSED_PACKET, payload, undefined, fences), {
-        ok: () => undefined,
-        error: () => undefined,
-      });
+      host.dispatch(
+        runtimeCall(deps, a.key.id, SESSION_CLOSED_PACKET, payload, undefined, heldRoute(a, deps.self)),
+        {
+          ok: () => undefined,
+          error: () => undefined,
+        },
+      );
     }
   }
 }

@@ -1,13 +1,11 @@
 import { type ZLinkBoundSessions, type ZLinkSessionRef, encodePayload } from '../../core/index.js';
+import type { BindingImage } from '../wire/index.js';
 
-/** One session bound to an Actor, as the Actor's owner keeps it: where its Session owner is, which binding. */
-export interface ActorBinding {
-  readonly ownerRid: string;
-  readonly ownerGeneration: string;
-  readonly listener: string;
-  readonly sessionId: string;
-  readonly bindingGeneration: number;
-}
+/**
+ * One session bound to an Actor, as the Actor's owner keeps it (and a move carries it): where its Session
+ * owner is, which binding.
+ */
+export type ActorBinding = BindingImage;
 
 /** Sends one Push to a binding's Session owner (a record on the mesh, or the local host); `false` if it could not. */
 export type BindingPusher = (

@@ -1,10 +1,5 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  ZLinkError,
-  type ZLinkEvents,
-  toObjectWireError,
-} from '../../core/index.js';
+import { type MeshLink, type NodeRun, ZLinkError, toObjectWireError } from '../../core/index.js';
+import { heldRoute } from '../relocation/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { remoteAnswer } from '../owner/remote-answer.js';
@@ -23,7 +18,6 @@ export interface OwnerBindingDeps {
   readonly self: NodeRun;
   readonly link: MeshLink;
   readonly host: ObjectHost | undefined;
-  readonly events: ZLinkEvents;
 }
 
 /** Asks the local host to bind (a SessionBind that arrived, or one from a session owned here). */
@@ -56,14 +50,15 @@ export function bindHere(
         new ZLinkError('Unavailable', `${what}: the actor is moving`, { details: { reason: 'relocating' } }),
       ),
     );
-  const { objectGeneration: gen, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
   deps.host?.dispatch(
-    runtimeCall(deps, actorId, SESSION_BIND_PACKET, bindPayload(binding, previous), request, {
-      owner: deps.self,
-      objectGeneration: gen,
-      authorityOwnerGeneration,
-      ownerLeaseGeneration,
-    }),
+    runtimeCall(
+      deps,
+      actorId,
+      SESSION_BIND_PACKET,
+      bindPayload(binding, previous),
+      request,
+      heldRoute(a, deps.self),
+    ),
     answer,
   );
 }
@@ -90,14 +85,8 @@ export function answerSessionUnbind(deps: OwnerBindingDeps, r: SessionUnbindReco
   const a = deps.host?.get('actor', r.actorId);
   if (a === undefined || a.state === 'closing' || a.sessions === undefined) return answer.ok(null);
   const payload = endPayload(r.sessionOwnerRid, r.sessionId, r.bindingGeneration);
-  const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
   deps.host?.dispatch(
-    runtimeCall(deps, r.actorId, SESSION_UNBIND_PACKET, payload, r, {
-      owner: deps.self,
-      objectGeneration,
-      authorityOwnerGeneration,
-      ownerLeaseGeneration,
-    }),
+    runtimeCall(deps, r.actorId, SESSION_UNBIND_PACKET, payload, r, heldRoute(a, deps.self)),
     // Refused (fenced, moving on): the binding will not reach the session any more either way.
     { ok: () => answer.ok(null), error: () => answer.ok(null) },
   );

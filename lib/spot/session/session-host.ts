@@ -76,14 +76,6 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     return this.byId.get(id);
   }
 
-  /** Open sessions of `listener` (of every listener without one). */
-  count(listener?: string): number {
-    if (listener === undefined) return this.byId.size;
-    let n = 0;
-    for (const s of this.byId.values()) if (s.listener === listener) n++;
-    return n;
-  }
-
   opened(link: SessionLink, token: unknown): void {
     const options = this.config.listeners.get(link.listener) as NormalizedSessionListener;
     const id = `${this.idPrefix}.${(this.nextId++).toString(36)}`;

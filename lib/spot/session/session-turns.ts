@@ -16,7 +16,7 @@ import type { ActorBinding } from '../owner/activation-sessions.js';
 import { userCode } from '../owner/host-helpers.js';
 import type { InboundObjectCall } from '../owner/object-call.js';
 import type { RuntimeTurnBuilder } from '../owner/runtime-turns.js';
-import { encodeSessionUnbind } from '../wire/index.js';
+import { bindingItems, encodeSessionUnbind, readBindingItems } from '../wire/index.js';
 import { SESSION_UNBIND_TIMEOUT_MS } from '../timing.js';
 
 /**
@@ -31,15 +31,7 @@ export const SESSION_CLOSED_PACKET = `${RUNTIME_PACKET_PREFIX}session-closed`;
 
 /** A bind's payload: the binding, and the owner run of the binding it replaces (a rebind), if any. */
 export function bindPayload(binding: ActorBinding, previous: NodeRun | undefined): Uint8Array {
-  const { ownerRid, ownerGeneration, listener, sessionId, bindingGeneration } = binding;
-  return encodePayload([
-    ownerRid,
-    ownerGeneration,
-    listener,
-    sessionId,
-    bindingGeneration,
-    previous ? [previous.rid, previous.nodeGeneration] : null,
-  ]);
+  return encodePayload([...bindingItems(binding), previous ? [previous.rid, previous.nodeGeneration] : null]);
 }
 
 /** An unbind's or a session end's payload: which binding, and (an end) why. */
@@ -55,21 +47,15 @@ export function endPayload(
 function readBind(payload: Uint8Array): { binding: ActorBinding; previous: NodeRun | undefined } | undefined {
   const decoded = decodePayload(payload);
   if (!decoded.ok || !Array.isArray(decoded.value)) return undefined;
-  const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration, prev] =
-    decoded.value as unknown[];
-  if (
-    !isName(ownerRid) ||
-    !isStr(ownerGeneration) ||
-    !isName(listener) ||
-    !isName(sessionId) ||
-    !isCount(bindingGeneration)
-  )
-    return undefined;
+  const items = decoded.value as unknown[];
+  const binding = readBindingItems(items);
+  if (binding === undefined) return undefined;
+  const prev = items[5];
   const previous =
     Array.isArray(prev) && isName(prev[0]) && isStr(prev[1])
       ? { rid: prev[0], nodeGeneration: prev[1] }
       : undefined;
-  return { binding: { ownerRid, ownerGeneration, listener, sessionId, bindingGeneration }, previous };
+  return { binding, previous };
 }
 
 function readEnd(

@@ -176,19 +176,30 @@ function readBindings(v: unknown): BindingImage[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: BindingImage[] = [];
   for (const b of v as unknown[]) {
-    if (!Array.isArray(b)) return undefined;
-    const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration] = b as unknown[];
-    if (
-      !isName(ownerRid) ||
-      !isStr(ownerGeneration) ||
-      !isName(listener) ||
-      !isName(sessionId) ||
-      !isCount(bindingGeneration)
-    )
-      return undefined;
-    out.push({ ownerRid, ownerGeneration, listener, sessionId, bindingGeneration });
+    const binding = Array.isArray(b) ? readBindingItems(b) : undefined;
+    if (binding === undefined) return undefined;
+    out.push(binding);
   }
   return out;
+}
+
+/** A binding's items as a move's image and a bind's payload both write them (`bindingItems`). */
+export function bindingItems(b: BindingImage): unknown[] {
+  return [b.ownerRid, b.ownerGeneration, b.listener, b.sessionId, b.bindingGeneration];
+}
+
+/** The binding in the first items of `v` (as `bindingItems` writes them); `undefined` when they are not one. */
+export function readBindingItems(v: readonly unknown[]): BindingImage | undefined {
+  const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration] = v;
+  if (
+    !isName(ownerRid) ||
+    !isStr(ownerGeneration) ||
+    !isName(listener) ||
+    !isName(sessionId) ||
+    !isCount(bindingGeneration)
+  )
+    return undefined;
+  return { ownerRid, ownerGeneration, listener, sessionId, bindingGeneration };
 }
 
 function readMembership(m: unknown): MembershipImage | undefined {

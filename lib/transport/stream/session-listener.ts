@@ -153,10 +153,15 @@ export class SessionListener implements ConnectionHost {
     this.dirty = [];
     for (const connection of dirty) {
       connection.dirty = false;
-      if (!connection.writing && connection.out.length > 0) {
-        connection.writing = true;
-        this.writeQueue.push(connection);
-      }
+      if (connection.out.length > 0) this.queueWrite(connection);
+    }
+  }
+
+  /** The connection takes its turn at the writer (at most one turn waits or runs per connection). */
+  private queueWrite(connection: StreamConnection): void {
+    if (!connection.writing) {
+      connection.writing = true;
+      this.writeQueue.push(connection);
     }
     if (!this.pumping) void this.pump();
   }
@@ -235,11 +240,7 @@ export class SessionListener implements ConnectionHost {
   private terminate(connection: StreamConnection): void {
     connection.out = [EMPTY];
     connection.pendingBytes = 0;
-    if (!connection.writing) {
-      connection.writing = true;
-      this.writeQueue.push(connection);
-    }
-    if (!this.pumping) void this.pump();
+    this.queueWrite(connection);
   }
 
   /** Closes overdue handshakes and silent sessions; forgets connections closed long enough ago. */
