@@ -110,6 +110,7 @@ export class ZLinkSessionClient extends EventEmitter {
   private open(): void {
     this.splitter = new FrameSplitter(16 * 1024 * 1024);
     this.ended = undefined;
+    this.outFrames = [];
     const socket = tcpConnect({ host: this.options.host, port: this.options.port });
     socket.setNoDelay(true);
     this.socket = socket;
@@ -210,18 +211,35 @@ export class ZLinkSessionClient extends EventEmitter {
     const socket = this.socket;
     if (!socket || socket.destroyed) return;
     this.write([SessionFrameKind.Close, SessionCloseCode[reason], detail]);
+    this.flushWrites();
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.end();
     setTimeout(() => socket.destroy(), 1000).unref();
     await closed;
   }
 
+  /**
+   * Queues one frame; the frames of a turn leave in one socket write (`flushWrites`), not a syscall
+   * and a TCP segment each: a burst of requests reaches the server as a few reads.
+   */
   private write(items: unknown[]): void {
     const socket = this.socket;
     if (!socket || socket.destroyed) return;
-    this.sentAt = Date.now();
-    socket.write(frame(packr.pack(items)));
+    this.outFrames.push(frame(packr.pack(items)));
+    if (this.outFrames.length === 1) queueMicrotask(this.flushWrites);
   }
+
+  private outFrames: Buffer[] = [];
+
+  private readonly flushWrites = (): void => {
+    const out = this.outFrames;
+    if (out.length === 0) return;
+    this.outFrames = [];
+    const socket = this.socket;
+    if (!socket || socket.destroyed) return;
+    this.sentAt = Date.now();
+    socket.write(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out));
+  };
 
   private startHeartbeat(heartbeatMs: number): void {
     clearInterval(this.heartbeat);

@@ -42,6 +42,11 @@ export class OwnedSession implements ZLinkSession {
   private running = false;
   /** The session sequence: one number per message relayed, in the order the session accepted them. */
   private sequence = 0;
+  /** Sends relayed and not yet handed to their route (see `relayFrame`). */
+  private handing = 0;
+  private readonly sendHanded = (): void => {
+    this.handing--;
+  };
 
   constructor(
     readonly id: string,
@@ -234,13 +239,21 @@ export class OwnedSession implements ZLinkSession {
 
   /**
    * A client frame for the primary Actor, its payload's bytes as they came: a request answered with
-   * the Actor's reply (or the call's error code), a send done once queued. The turn waits only for the
-   * hand-over, so the next frame is relayed right behind it.
+   * the Actor's reply (or the call's error code), a send done once handed over. The turn does not wait
+   * for either, so the next frame is relayed right behind it, in the same batch.
    */
   private async relayFrame(binding: BindingRoute, work: SessionWork): Promise<void> {
     const relayed = this.relayTo(binding, work.kind, work.packet, work.payload);
     if (work.kind === 'send') {
-      await relayed.catch(() => this.runner.failed(this.listener, 'rejected', work.packet));
+      // Sends are handed over in the node's next relay batch; the turn waits for that only when
+      // `maxInFlight` of them are still on their way (a client outrunning its Actor's link is held
+      // here, and its frames wait in the queue, which closes the session when full).
+      this.handing++;
+      const handed = relayed.then(this.sendHanded, (): void => {
+        this.sendHanded();
+        this.runner.failed(this.listener, 'rejected', work.packet);
+      });
+      if (this.handing >= this.maxInFlight) await handed;
       return;
     }
     relayed.then(
