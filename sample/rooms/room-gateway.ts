@@ -7,7 +7,10 @@
  *    lines and asks the room's state, until the time is up; a `tick` line every second;
  *  - `{type:'check'}`: where each room lives (`resolve`), whether each room counted every chat line it
  *    was sent, two deliberate errors (a plain call to a room that does not exist, a create of an id that
- *    exists), then every room destroyed and a call after that.
+ *    exists), then every room destroyed and a call after that;
+ *  - the players part (./lobby.ts): `{type:'arenas'}` opens an arena on each object server and says
+ *    where the game clients connect; `{type:'move', arena}` moves an arena with its players;
+ *    `{type:'tally'}` counts what every arena and player took, and the sessions the gateway saw.
  * It needs the Location Store (ZLINK_DEMO_STORE).
  * Usage: node room-gateway.js <object servers>
  */
@@ -17,11 +20,13 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ZLinkModule, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
-import { type RoomState, roomsOptions } from './rooms-options.js';
+import { Lobby } from './lobby.js';
+import { PLAYERS_LISTENER, type RoomState, roomsOptions } from './rooms-options.js';
 
 const [servers = '2'] = process.argv.slice(2);
 @Module({
   imports: [ZLinkModule.forRoot(roomsOptions('rooms-gateway', 'client'))],
+  providers: [Lobby],
 })
 class RoomGatewayModule {}
 
@@ -31,6 +36,8 @@ exitWithParent(app);
 const runtime = app.get(ZLinkRuntime);
 const route = app.get(ZLinkRouteClient);
 const objects = app.get(ZLinkObjects);
+const lobby = app.get(Lobby);
+const SERVERS = ['rooms-a', 'rooms-b'];
 // Placement needs the object servers: until the gateway has met them, a creation ends NotFound.
 await runtime.waitForPeers('rooms', Number(servers), 10000);
 const say = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -144,7 +151,21 @@ async function check(): Promise<object> {
 }
 
 type Command =
-  { type: 'open'; rooms: number } | { type: 'play'; seconds: number; players: number } | { type: 'check' };
+  | { type: 'open'; rooms: number }
+  | { type: 'play'; seconds: number; players: number }
+  | { type: 'check' }
+  | { type: 'arenas' }
+  | { type: 'move'; arena: string }
+  | { type: 'tally' };
+
+async function arenas(): Promise<object> {
+  const placed = await lobby.openArenas(SERVERS);
+  return { placed, port: Number(runtime.sessions.localEndpoint(PLAYERS_LISTENER)?.split(':').pop()) };
+}
+
+async function tally(): Promise<object> {
+  return { ...(await lobby.tally()), sessions: lobby.sessions };
+}
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const command = JSON.parse(line) as Command;
@@ -156,6 +177,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         return play(command.seconds, command.players);
       case 'check':
         return check();
+      case 'arenas':
+        return arenas();
+      case 'move':
+        return lobby.move(command.arena, SERVERS);
+      case 'tally':
+        return tally();
     }
   };
   run().then(

@@ -1,5 +1,6 @@
 /**
- * An object server on mesh `rooms`: it hosts `@Spot('room')` and nothing else. Rooms are created
+ * An object server on mesh `rooms`: it hosts `@Spot('room')`, and for the players part the moving
+ * `@Spot('arena')` and `@Actor('player')` (./arena.ts). Rooms are created
  * here by the gateway (getOrCreateSpot, or the Instance intent of a first join), take `join` and
  * `state` requests and `chat` sends, one turn at a time. It finds the other nodes through the
  * Location Store (ZLINK_DEMO_STORE, required: objects keep their records there). The demo asks it
@@ -23,6 +24,7 @@ import {
   type ZLinkObjectScope,
 } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
+import { ArenaSpot, PlayerActor, sessionsEnded } from './arena.js';
 import { type RoomState, roomsOptions } from './rooms-options.js';
 
 const [rid = 'rooms-a'] = process.argv.slice(2);
@@ -61,7 +63,7 @@ class RoomSpot {
 
 @Module({
   imports: [ZLinkModule.forRoot(roomsOptions(rid, 'server'))],
-  providers: [RoomSpot],
+  providers: [RoomSpot, ArenaSpot, PlayerActor],
 })
 class RoomServerModule {}
 
@@ -83,6 +85,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     activations: room?.activations ?? 0,
     deactivations: room?.deactivations ?? 0,
     closed,
+    sessionsEnded,
   });
 });
 say({ type: 'ready', rid, endpoint: runtime.meshEndpoint('rooms') });

@@ -3,10 +3,12 @@
  * Object Client) as three processes on mesh `rooms`. The gateway opens rooms (getOrCreateSpot, or the
  * Instance intent of a first join), players join and chat in them by global id, and a live summary
  * shows the calls; then where the rooms live, whether every room counted every chat line sent to it,
- * two deliberate errors, and every room destroyed. Objects keep their records in the Location Store,
+ * two deliberate errors, and every room destroyed. Then players connect over TCP and play in arenas
+ * while one moves (./players-demo.ts). Objects keep their records in the Location Store,
  * so without one (no redis-server on PATH) this part is skipped.
  */
 import { LineChild, type Start } from '../demo-child.js';
+import { playersDemo } from './players-demo.js';
 
 /**
  * Starts the three rooms processes at once, so that they boot while the other parts of the demo run;
@@ -29,6 +31,7 @@ export function startRooms(start: Start, hasStore: boolean): { run(seconds?: num
     run: async (seconds = 2) => {
       await ready;
       await roomsDemo(servers, gateway, seconds);
+      await playersDemo(start, servers, gateway, seconds);
     },
   };
 }

@@ -10,9 +10,13 @@ export interface RoomState {
   chats: number;
 }
 
+/** Where the players' game clients connect on the gateway (the session listener's name). */
+export const PLAYERS_LISTENER = 'players';
+
 /**
  * The options of a rooms process: NodeRid `rid` on mesh `rooms` with `objectRole`, discovery through
- * the Location Store at ZLINK_DEMO_STORE. Throws without it: Spots keep their records there.
+ * the Location Store at ZLINK_DEMO_STORE (moves recorded beside it). Throws without it: Spots keep
+ * their records there. The gateway (`objectRole: 'client'`) also takes the players' TCP connections.
  */
 export function roomsOptions(rid: string, objectRole: 'server' | 'client'): ZLinkOptions {
   const store = process.env.ZLINK_DEMO_STORE;
@@ -20,7 +24,11 @@ export function roomsOptions(rid: string, objectRole: 'server' | 'client'): ZLin
     throw new Error(`${rid} needs ZLINK_DEMO_STORE: Spots keep their records in the Location Store`);
   return {
     locationStore: { redis: store, keyPrefix: 'demo', fullReadIntervalMs: 1000 },
+    relocationStore: { redis: store, keyPrefix: 'demo-moves' },
     meshes: { rooms: { rid, objectRole, discovery: 'auto', listen: { port: 0, bindHost: '127.0.0.1' } } },
+    ...(objectRole === 'client' && {
+      sessions: { [PLAYERS_LISTENER]: { mesh: 'rooms', listen: { bindHost: '127.0.0.1', port: 0 } } },
+    }),
     requestTimeoutMs: 5000,
   };
 }

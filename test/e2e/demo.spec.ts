@@ -20,8 +20,8 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
     child.stderr.resume();
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`the demo did not finish within 60 s; it printed:\n${out}`));
-    }, 60000);
+      fail(new Error(`the demo did not finish within 90 s; it printed:\n${out}`));
+    }, 90000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       done({ code, out });
@@ -30,7 +30,7 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, then stops everything', async () => {
+  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, then stops everything', async () => {
     const { code, out } = await runDemo();
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
@@ -91,6 +91,38 @@ describe('npm run demo', () => {
     const placement = counts('rooms per server:') as Record<string, number>;
     expect(Object.keys(placement).filter((rid) => rid !== 'rooms-a' && rid !== 'rooms-b')).toEqual([]);
     expect(Object.values(placement).reduce((a, b) => a + b, 0)).toBe(8);
+    // Players: game clients over TCP, bound to player Actors that joined the arenas; arena-1 moved there
+    // and back with its 12 players while they played. Every count agrees, nothing came out of order,
+    // and every session's end reached its Actor.
+    expect(out).toContain('players: 24 game clients in 2 processes over plain TCP');
+    expect(out).toContain('a connection without a ticket → refused');
+    const moves = [
+      ...out.matchAll(/arena-1 moves (\S+) → (\S+) while they play: (\d+) of (\d+) players with it/g),
+    ];
+    expect(moves.map((m) => [m[1], m[2], m[3], m[4]])).toEqual([
+      ['rooms-a', 'rooms-b', '12', '12'],
+      ['rooms-b', 'rooms-a', '12', '12'],
+    ]);
+    const lines =
+      /players chat lines: sent (\d+), taken by their Actors (\d+), counted by the arenas (\d+), echoed back (\d+); out of order: (\d+)/.exec(
+        out,
+      );
+    expect(Number(lines?.[1])).toBeGreaterThan(0);
+    expect([lines?.[2], lines?.[3], lines?.[4], lines?.[5]]).toEqual([
+      lines?.[1],
+      lines?.[1],
+      lines?.[1],
+      '0',
+    ]);
+    const asked = /players moves: (\d+) requests, (\d+) answered; (\d+) players served by both servers/.exec(
+      out,
+    );
+    expect(Number(asked?.[1])).toBeGreaterThan(0);
+    expect([asked?.[2], asked?.[3]]).toEqual([asked?.[1], '12']);
+    expect(out).toContain('players errors {}');
+    expect(out).toMatch(
+      /players left: .*"closed":\{"normal":24\}\}; their Actors heard the ends \{"normal":24\}/,
+    );
     expect(out).toContain('demo finished; every process it started has stopped');
-  }, 70000);
+  }, 100000);
 });
