@@ -1,4 +1,5 @@
 import type { ObjectRole } from '../kinds.js';
+import type { MulticastTopic } from '../wire/mesh-records.js';
 
 /**
  * The MeshLink port (DESIGN §7): how the object layer (`lib/spot`) reaches the one RouteMesh its
@@ -34,6 +35,11 @@ export interface ObjectPeer extends PeerAddress {
    * them; empty unless `objectRole` is `'server'`. Placement picks among peers that host a type.
    */
   readonly objectTypes: readonly string[];
+  /**
+   * The Logical Multicast (channel, topic) pairs the peer's live Spots subscribe to, as it last
+   * advertised them (`[]` when none): a publish sends it one record when it holds the event's pair.
+   */
+  readonly topics: readonly MulticastTopic[];
 }
 
 /** An object record a ready peer sent us; `bytes` is the whole record as it arrived (not copied). */
@@ -69,6 +75,20 @@ export interface MeshLink {
    * when the node is closing.
    */
   send(to: PeerAddress | string, record: Uint8Array): boolean;
+  /**
+   * Queues the same `record` once for each ready peer of `to` (one record per node, the bytes shared).
+   * Admitted as one send: `false`, nothing queued, when the node's send queue is full; once there is
+   * room, the whole set is queued even past the bound (it exceeds it by `to.length - 1` records at
+   * most). A peer of `to` that is no longer a ready peer (or runs another generation) is skipped.
+   * Returns how many peers it was queued for, or `false`; throws `Shutdown` when the node is closing.
+   */
+  sendToEach(to: readonly PeerAddress[], record: Uint8Array): number | false;
+  /**
+   * Replaces the Logical Multicast pairs this node advertises (see `ObjectPeer.topics`): every ready
+   * peer gets the node's state with a larger revision, behind everything already queued for it, and
+   * applies it on arrival. Order within `topics` is kept; an unchanged set sends nothing.
+   */
+  advertise(topics: readonly MulticastTopic[]): void;
   /**
    * Queues an answer (a reply, an error reply, a stale-route notice) for the ready peer `to`, past the
    * send queue's bound: an answer is never refused for space, as replies on every other path. Returns

@@ -62,6 +62,8 @@ export const RecordKind = {
   OwnerLeaving: 71,
   /** A peer's answer to 71: everything it sent the leaving node before this has been sent. */
   OwnerLeft: 72,
+  /** One Logical Multicast event for the Spots of one node subscribed to its (channel, topic). */
+  SpotEvent: 73,
 } as const;
 
 /**
@@ -92,6 +94,7 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'RelocationCutover',
       'OwnerLeaving',
       'OwnerLeft',
+      'SpotEvent',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

@@ -58,6 +58,18 @@ export interface MeshNodeState {
    * node hosting none sends the record older versions send.
    */
   readonly objectTypes?: readonly string[];
+  /**
+   * The (channel, topic) pairs of Logical Multicast that live Spots on this node subscribe to; absent
+   * when none. On the wire the field after the proof slot (written `nil` without one), written only
+   * when not empty, like `objectTypes`.
+   */
+  readonly topics?: readonly MulticastTopic[];
+}
+
+/** One Logical Multicast subscription as a node advertises it: a channel and a topic on it. */
+export interface MulticastTopic {
+  readonly channel: string;
+  readonly topic: string;
 }
 
 type StateKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome | typeof RecordKind.MeshState;
@@ -92,8 +104,16 @@ export function encodeMeshState(kind: StateKind, s: MeshNodeState, proof?: Uint8
     s.objectRole,
     s.memberships.map((m) => [m.channel, m.weight, m.draining]),
     s.revision,
-    ...(proof ? [s.objectTypes ?? [], proof] : s.objectTypes?.length ? [s.objectTypes] : []),
+    ...stateTail(s, proof),
   ]);
+}
+
+/** The grown fields after `revision`, each written only when it or a later one is there. */
+function stateTail(s: MeshNodeState, proof: Uint8Array | undefined): unknown[] {
+  if (s.topics?.length)
+    return [s.objectTypes ?? [], proof ?? null, s.topics.map((t) => [t.channel, t.topic])];
+  if (proof) return [s.objectTypes ?? [], proof];
+  return s.objectTypes?.length ? [s.objectTypes] : [];
 }
 
 const PING = packr.pack([WIRE_VERSION, RecordKind.MeshPing]);
@@ -107,6 +127,19 @@ function readObjectTypes(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
   for (const t of value as unknown[]) if (!isStr(t) || t.length === 0) return undefined;
   return value as string[];
+}
+
+/** `[channel, topic]` pairs of non-empty strings; `undefined` when the field is not that (malformed). */
+function readTopics(value: unknown): MulticastTopic[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: MulticastTopic[] = [];
+  for (const t of value as unknown[]) {
+    if (!Array.isArray(t) || t.length < 2) return undefined;
+    const [channel, topic] = t as unknown[];
+    if (!isStr(channel) || channel.length === 0 || !isStr(topic) || topic.length === 0) return undefined;
+    out.push({ channel, topic });
+  }
+  return out;
 }
 
 /** Entries may grow like the record holding them: a later version's fields after `draining` are ignored. */
@@ -136,9 +169,10 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
     case RecordKind.MeshHello:
     case RecordKind.MeshWelcome:
     case RecordKind.MeshState: {
-      const [, kind, mesh, rid, generation, objectRole, memberships, revision, types, proof] = v;
+      const [, kind, mesh, rid, generation, objectRole, memberships, revision, types, proof, pairs] = v;
       const list = readMemberships(memberships);
       const objectTypes = v.length > 8 ? readObjectTypes(types) : undefined;
+      const topics = v.length > 10 ? readTopics(pairs) : undefined;
       // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's, ignored.
       if (
         v.length < 8 ||
@@ -149,7 +183,8 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         !OBJECT_ROLES.includes(objectRole as ObjectRole) ||
         !list ||
         !isRevision(revision) ||
-        (v.length > 8 && !objectTypes)
+        (v.length > 8 && !objectTypes) ||
+        (v.length > 10 && !topics)
       ) {
         return { reason: 'malformed mesh node state record' };
       }
@@ -164,6 +199,7 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         ...(objectTypes !== undefined && objectTypes.length > 0 && { objectTypes }),
         // A proof is an HMAC-SHA-256 (32 bytes); anything else there is a later version's, ignored.
         ...(isBytes(proof) && proof.length === 32 && { proof }),
+        ...(topics !== undefined && topics.length > 0 && { topics }),
       };
     }
     default:

@@ -5,6 +5,7 @@ import {
   type MeshNodeDescriptor,
   type MeshNodeState,
   type MeshSnapshot,
+  type MulticastTopic,
   RecordKind,
   ZLinkError,
   decodeFrame,
@@ -20,7 +21,7 @@ import { DiscoveredPeers } from './discovered-peers.js';
 import { MeshInbound } from './mesh-inbound.js';
 import { MeshLiveness } from './mesh-liveness.js';
 import type { MeshNodeConfig } from './mesh-node-config.js';
-import { MeshObjectLink } from './mesh-object-link.js';
+import { MeshObjectLink, sameTopics } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
 import { initialMeshState } from './mesh-state.js';
 import { connectLink, disconnectLink } from './mesh-socket.js';
@@ -156,7 +157,20 @@ export class MeshNode {
   objectLink(): MeshLink {
     const { mesh, rid, pump, table, protocolError } = this;
     const host = { mesh, self: { rid, generation: this.config.generation }, pump, protocolError };
-    return (this.link ??= new MeshObjectLink({ ...host, peers: table.peers, isClosed: () => this.closed }));
+    const advertise = (topics: readonly MulticastTopic[]) => this.advertise(topics);
+    return (this.link ??= new MeshObjectLink({
+      ...host,
+      peers: table.peers,
+      isClosed: () => this.closed,
+      advertise,
+    }));
+  }
+
+  /** The node's Logical Multicast pairs change: a larger revision reaches every ready peer. */
+  private advertise(topics: readonly MulticastTopic[]): void {
+    if (this.closed || sameTopics(this.own.topics ?? [], topics)) return;
+    this.own = { ...this.own, topics: topics.length > 0 ? [...topics] : undefined };
+    this.publish([...this.own.memberships]);
   }
 
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */

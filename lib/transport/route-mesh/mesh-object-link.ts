@@ -3,6 +3,7 @@ import {
   type MeshLink,
   type MeshNodeState,
   type MeshPeerEvent,
+  type MulticastTopic,
   type ObjectPeer,
   type ObjectWireRecord,
   type PeerAddress,
@@ -21,22 +22,32 @@ export interface ObjectLinkHost {
   readonly peers: ReadonlyMap<string, Peer>;
   isClosed(): boolean;
   protocolError(reason: string, peerRid?: string): void;
+  /** Advertises this node's Logical Multicast pairs in its state (see `MeshLink.advertise`). */
+  advertise(topics: readonly MulticastTopic[]): void;
 }
 
 /** A ready peer's state as the object layer sees it: hosted types only on an Object Server. */
 export function objectPeer(state: MeshNodeState): ObjectPeer {
   const { rid, generation, objectRole } = state;
-  const objectTypes = objectRole === 'server' ? (state.objectTypes ?? []) : [];
-  return { rid, generation, objectRole, objectTypes };
+  const server = objectRole === 'server';
+  const objectTypes = server ? (state.objectTypes ?? []) : [];
+  const topics = server ? (state.topics ?? NO_TOPICS) : NO_TOPICS;
+  return { rid, generation, objectRole, objectTypes, topics };
 }
+
+const NO_TOPICS: readonly MulticastTopic[] = Object.freeze([]);
 
 const sameTypes = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((t, i) => t === b[i]);
 
+/** Whether two advertised sets are the same, in the same order. */
+export const sameTopics = (a: readonly MulticastTopic[], b: readonly MulticastTopic[]): boolean =>
+  a.length === b.length && a.every((t, i) => t.channel === b[i]?.channel && t.topic === b[i]?.topic);
+
 /**
  * The peer events that take `known` (what the listeners were last told) to `current` (the ready
  * peers now), and `known` updated to match. A NodeRid that changed generation is a `down` of the
- * old run before the `up` of the new one; a peer whose object role and types are unchanged yields
+ * old run before the `up` of the new one; a peer whose object role, types and topics are unchanged yields
  * nothing (a membership change is not the object layer's). `reasons` names why a run went down. Pure.
  */
 export function peerEvents(
@@ -59,7 +70,12 @@ export function peerEvents(
       old = undefined;
     }
     if (!old) events.push({ type: 'up', peer });
-    else if (old.objectRole === peer.objectRole && sameTypes(old.objectTypes, peer.objectTypes)) continue;
+    else if (
+      old.objectRole === peer.objectRole &&
+      sameTypes(old.objectTypes, peer.objectTypes) &&
+      sameTopics(old.topics, peer.topics)
+    )
+      continue;
     else events.push({ type: 'changed', peer });
     known.set(peer.rid, peer);
   }
@@ -110,6 +126,24 @@ export class MeshObjectLink implements MeshLink {
       );
     }
     return host.pump.offer(record, peer.route.pipe);
+  }
+
+  sendToEach(to: readonly PeerAddress[], record: Uint8Array): number | false {
+    const { host } = this;
+    if (host.isClosed()) throw new ZLinkError('Shutdown', `mesh '${host.mesh}': the MeshNode is closed`);
+    if (!host.pump.hasSpace) return false;
+    let queued = 0;
+    for (const address of to) {
+      const peer = host.peers.get(address.rid);
+      if (peer === undefined || peer.state.generation !== address.generation) continue;
+      host.pump.force(record, peer.route.pipe);
+      queued++;
+    }
+    return queued;
+  }
+
+  advertise(topics: readonly MulticastTopic[]): void {
+    if (!this.host.isClosed()) this.host.advertise(topics);
   }
 
   answer(to: string, record: Uint8Array): boolean {

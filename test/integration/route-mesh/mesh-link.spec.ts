@@ -145,6 +145,7 @@ describe('MeshLink over a MeshNode', () => {
       generation: s.node.state.generation,
       objectRole: 'server',
       objectTypes,
+      topics: [],
     });
     expect(a.peerEvents).toHaveLength(2);
     expect(a.peerEvents).toEqual(
@@ -156,7 +157,13 @@ describe('MeshLink over a MeshNode', () => {
     expect(b.peerEvents).toEqual([
       {
         type: 'up',
-        peer: { rid: 'node-a', generation: a.node.state.generation, objectRole: 'client', objectTypes: [] },
+        peer: {
+          rid: 'node-a',
+          generation: a.node.state.generation,
+          objectRole: 'client',
+          objectTypes: [],
+          topics: [],
+        },
       },
     ]);
     expect(a.link.self).toEqual({ rid: 'node-a', generation: a.node.state.generation });
@@ -306,5 +313,61 @@ describe('MeshLink over a MeshNode', () => {
     await a.link.waitForSpace(5000);
     expect(a.link.send('node-b', objectRecord(RecordKind.ObjectSend, 4))).toBe(true);
     await waitFor(() => inbox.got.length === 3, 5000, 'the three queued records');
+  });
+
+  it('advertised topics reach every ready peer as changed, and a peer that comes later in its up; the same set sends nothing', async () => {
+    const b = await startMeshNode({ rid: 'node-b', objectRole: 'server', objectTypes: ['room'] });
+    const a = await startMeshNode({ rid: 'node-a', objectRole: 'client', peers: [peerOf(b)] });
+    a.node.connectPeers();
+    await a.node.waitFor({ peers: 1 }, 5000);
+    const topics = [
+      { channel: 'news', topic: 'milestone' },
+      { channel: 'news', topic: 'weather' },
+    ];
+    b.link.advertise(topics);
+    await waitFor(() => a.peerEvents.length === 2, 5000, "b's advertisement at a");
+    expect(a.peerEvents[1]).toMatchObject({ type: 'changed', peer: { rid: 'node-b', topics } });
+    expect(a.link.peers()[0]?.topics).toEqual(topics);
+    const revision = b.node.state.revision;
+    b.link.advertise([...topics]);
+    expect(b.node.state.revision).toBe(revision);
+
+    const c = await startMeshNode({ rid: 'node-c', objectRole: 'client', peers: [peerOf(b)] });
+    c.node.connectPeers();
+    await c.node.waitFor({ peers: 1 }, 5000);
+    expect(c.peerEvents).toEqual([
+      expect.objectContaining({ type: 'up', peer: expect.objectContaining({ topics }) }),
+    ]);
+
+    b.link.advertise([]);
+    await waitFor(() => a.peerEvents.length === 3, 5000, "b's withdrawal at a");
+    expect(a.peerEvents[2]).toMatchObject({ type: 'changed', peer: { rid: 'node-b', topics: [] } });
+    expect(b.node.state.topics).toBeUndefined();
+  });
+
+  it('sendToEach queues one record per listed ready peer, skips a run that is gone, and refuses a full queue', async () => {
+    const b = await startMeshNode({ rid: 'node-b', objectRole: 'server', objectTypes: ['room'] });
+    const c = await startMeshNode({ rid: 'node-c', objectRole: 'server', objectTypes: ['room'] });
+    const a = await startMeshNode({
+      rid: 'node-a',
+      objectRole: 'client',
+      peers: [peerOf(b), peerOf(c)],
+      sendQueueLimit: 2,
+    });
+    const inboxB = collect(b.link);
+    const inboxC = collect(c.link);
+    a.node.connectPeers();
+    await a.node.waitFor({ peers: 2 }, 5000);
+    const runs = a.link.peers().map((p) => ({ rid: p.rid, generation: p.generation }));
+    const gone = { rid: 'node-b', generation: 'an-old-run' };
+    const record = objectRecord(RecordKind.SpotEvent, 1);
+    expect(a.link.sendToEach([...runs, gone], record)).toBe(2);
+    // Two records queued fill the queue: the next set is refused whole, nothing queued.
+    expect(a.link.sendToEach(runs, record)).toBe(false);
+    await a.link.waitForSpace(5000);
+    expect(a.link.sendToEach(runs, objectRecord(RecordKind.SpotEvent, 2))).toBe(2);
+    await waitFor(() => inboxB.got.length === 2 && inboxC.got.length === 2, 5000, 'two records at each');
+    expect(inboxB.got.map((r) => r.kind)).toEqual([RecordKind.SpotEvent, RecordKind.SpotEvent]);
+    expect(sameBytes(inboxC.got[0]?.bytes ?? new Uint8Array(), record)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import {
   plainObjectInstances,
   type MeshLink,
   type MeshPeerEvent,
+  type MulticastTopic,
   type NodeRun,
   type ObjectKind,
   type ObjectRecordKind,
@@ -110,6 +111,7 @@ export class FakeLink implements MeshLink {
       generation: RUN_B.nodeGeneration,
       objectRole: 'server' as const,
       objectTypes: [],
+      topics: [],
     };
     for (const l of [...this.listeners]) l({ type: 'up', peer });
   }
@@ -119,6 +121,15 @@ export class FakeLink implements MeshLink {
   send(_to: unknown, record: Uint8Array): boolean {
     this.sent.push(record);
     return true;
+  }
+  sendToEach(to: readonly unknown[], record: Uint8Array): number {
+    for (const _ of to) this.sent.push(record);
+    return to.length;
+  }
+  /** What `advertise` was given, in order. */
+  readonly advertised: (readonly MulticastTopic[])[] = [];
+  advertise(topics: readonly MulticastTopic[]): void {
+    this.advertised.push(topics);
   }
   /** What `answer` was given, in order: replies, relays, notices. */
   readonly answered: { to: string; bytes: Uint8Array }[] = [];

@@ -40,15 +40,16 @@ const packr = new Packr({ useRecords: false });
 /** The record array as the encoder writes it. */
 const fieldsOf = (record: Uint8Array): unknown[] => packr.unpack(record) as unknown[];
 
-/** Each record with all the fields it has today (mesh states: their optional object types too). */
+/** Each record with all the fields it has today (mesh states: their optional object types and topics too). */
 const hosting: MeshNodeState = { ...node, objectTypes: ['room', 'player'] };
+const subscribing: MeshNodeState = { ...hosting, topics: [{ channel: 'news', topic: 'milestone' }] };
 const cases: [string, Uint8Array][] = [
   ['Hello', encodeHello('orders', 'client-1')],
   ['Welcome', encodeServerState(RecordKind.Welcome, server)],
   ['State', encodeServerState(RecordKind.State, server)],
-  ['MeshHello', encodeMeshState(RecordKind.MeshHello, hosting)],
-  ['MeshWelcome', encodeMeshState(RecordKind.MeshWelcome, hosting)],
-  ['MeshState', encodeMeshState(RecordKind.MeshState, hosting)],
+  ['MeshHello', encodeMeshState(RecordKind.MeshHello, subscribing)],
+  ['MeshWelcome', encodeMeshState(RecordKind.MeshWelcome, subscribing, new Uint8Array(32).fill(7))],
+  ['MeshState', encodeMeshState(RecordKind.MeshState, subscribing)],
 ];
 
 describe('handshake and state records with fields this version does not know', () => {
@@ -90,7 +91,8 @@ describe('handshake and state records with fields this version does not know', (
 
   it.each(cases)('%s short of a required field is refused (dropped as malformed)', (_name, record) => {
     const fields = fieldsOf(record);
-    const required = fields.length === 9 ? 8 : fields.length; // a mesh state's object types are optional
+    // A mesh state's fields after `revision` (object types, proof, topics) are optional.
+    const required = fields.length === 11 ? 8 : fields.length;
     for (let n = 2; n < required; n++) {
       const decoded = decodeFrame(encodePayload(fields.slice(0, n)));
       expect(decoded.records).toEqual([]);
@@ -138,6 +140,48 @@ describe('the first grown field: the object types a mesh node hosts', () => {
     ['nil', null],
   ])('as %s makes the record malformed', (_what, types) => {
     const record = [...fieldsOf(encodeMeshState(RecordKind.MeshHello, node)), types];
+    const decoded = decodeFrame(encodePayload(record));
+    expect(decoded.records).toEqual([]);
+    expect(decoded.malformed).toEqual([{ reason: 'malformed mesh node state record' }]);
+  });
+});
+
+describe('the second grown field: the Logical Multicast topics a mesh node advertises', () => {
+  it('round-trips after the proof slot (nil without a proof), and is not written when there are none', () => {
+    for (const kind of [RecordKind.MeshHello, RecordKind.MeshWelcome, RecordKind.MeshState] as const) {
+      const fields = fieldsOf(encodeMeshState(kind, subscribing));
+      expect(fields).toHaveLength(11);
+      expect(fields.slice(8)).toEqual([['room', 'player'], null, [['news', 'milestone']]]);
+      expect(decodeFrame(encodeMeshState(kind, subscribing)).records).toEqual([{ kind, ...subscribing }]);
+      const none = encodeMeshState(kind, { ...hosting, topics: [] });
+      expect(Buffer.from(none).equals(Buffer.from(encodeMeshState(kind, hosting)))).toBe(true);
+      expect(decodeFrame(none).records[0]).not.toHaveProperty('topics');
+    }
+  });
+
+  it('beside a CURVE proof, both are read', () => {
+    const proof = new Uint8Array(32).fill(9);
+    const record = encodeMeshState(RecordKind.MeshHello, subscribing, proof);
+    expect(decodeFrame(record).records).toEqual([{ kind: RecordKind.MeshHello, ...subscribing, proof }]);
+  });
+
+  it('a node hosting no types still advertises its topics (the types slot written empty)', () => {
+    const record = encodeMeshState(RecordKind.MeshState, { ...node, topics: subscribing.topics });
+    expect(decodeFrame(record).records).toEqual([
+      { kind: RecordKind.MeshState, ...node, topics: subscribing.topics },
+    ]);
+  });
+
+  it.each<[string, unknown]>([
+    ['a string', 'news'],
+    ['a lone pair', ['news', 'milestone']],
+    ['an empty topic', [['news', '']]],
+    ['an empty channel', [['', 'milestone']]],
+    ['a pair short of its topic', [['news']]],
+    ['a numeric topic', [['news', 3]]],
+    ['nil', null],
+  ])('as %s makes the record malformed', (_what, topics) => {
+    const record = [...fieldsOf(encodeMeshState(RecordKind.MeshState, hosting)), null, topics];
     const decoded = decodeFrame(encodePayload(record));
     expect(decoded.records).toEqual([]);
     expect(decoded.malformed).toEqual([{ reason: 'malformed mesh node state record' }]);

@@ -17,7 +17,7 @@ const state = (rid: string, overrides: Partial<MeshNodeState> = {}): MeshNodeSta
 });
 
 const peer = (rid: string, generation = 'g1', objectTypes: string[] = [], role = 'server'): ObjectPeer =>
-  ({ rid, generation, objectRole: role, objectTypes }) as ObjectPeer;
+  ({ rid, generation, objectRole: role, objectTypes, topics: [] }) as ObjectPeer;
 
 describe('objectPeer', () => {
   it('an Object Server carries the types it announced; none announced is []', () => {
@@ -34,11 +34,21 @@ describe('objectPeer', () => {
     expect(objectPeer(state('n', { objectRole: 'none', objectTypes: ['room'] })).objectTypes).toEqual([]);
   });
 
+  it('advertised topics only on a server, in the order advertised; none advertised is []', () => {
+    const topics = [
+      { channel: 'news', topic: 'milestone' },
+      { channel: 'news', topic: 'weather' },
+    ];
+    expect(objectPeer(state('b', { topics })).topics).toEqual(topics);
+    expect(objectPeer(state('b')).topics).toEqual([]);
+    expect(objectPeer(state('c', { objectRole: 'client', topics })).topics).toEqual([]);
+  });
+
   it('memberships and revision are not the object layer’s', () => {
     const p = objectPeer(
       state('b', { memberships: [{ channel: 'x', weight: 1, draining: false }], revision: 9 }),
     );
-    expect(Object.keys(p).sort()).toEqual(['generation', 'objectRole', 'objectTypes', 'rid']);
+    expect(Object.keys(p).sort()).toEqual(['generation', 'objectRole', 'objectTypes', 'rid', 'topics']);
   });
 });
 
@@ -63,6 +73,16 @@ describe('peerEvents', () => {
       { type: 'changed' },
     ]);
     expect(peerEvents(known, [peer('b', 'g1', ['room', 'lobby'], 'client')], none)).toEqual([]);
+  });
+
+  it('new advertised topics within the generation are changed; the same ones are nothing', () => {
+    const known = new Map([['b', peer('b')]]);
+    const withTopics = { ...peer('b'), topics: [{ channel: 'news', topic: 'milestone' }] };
+    expect(peerEvents(known, [withTopics], none)).toEqual([{ type: 'changed', peer: withTopics }]);
+    expect(
+      peerEvents(known, [{ ...withTopics, topics: [{ channel: 'news', topic: 'milestone' }] }], none),
+    ).toEqual([]);
+    expect(peerEvents(known, [peer('b')], none)).toEqual([{ type: 'changed', peer: peer('b') }]);
   });
 
   it('a peer gone is down with the reason noted for its run, or a plain one when none was', () => {
