@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { ZLinkOptions } from '../core/index.js';
-import { ZLinkFanoutClient, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime } from '../runtime/index.js';
+import {
+  ZLinkFanoutClient,
+  ZLinkObjects,
+  ZLinkRouteClient,
+  ZLinkRuntime,
+  ZLinkSpotPublisher,
+} from '../runtime/index.js';
 import { ZLinkHandlerExplorer } from './handler.explorer.js';
 import { ZLinkEventStream } from './observability/zlink-event-stream.js';
 import { ZLinkLogBridge } from './observability/zlink-log-bridge.js';
@@ -18,7 +24,7 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
 /**
  * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
  * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
- * `ZLinkRouteClient`, `ZLinkObjects`, `ZLinkFanoutClient` and `ZLinkEventStream` (events as Observables) as
+ * `ZLinkRouteClient`, `ZLinkObjects`, `ZLinkFanoutClient`, `ZLinkSpotPublisher` and `ZLinkEventStream` (events as Observables) as
  * injectables. Lifecycle events are logged through Nest's Logger (context `ZLink`).
  *
  * Lifecycle: the options are validated when the runtime is created (a bad option fails the
@@ -52,11 +58,23 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
       useFactory: (runtime: ZLinkRuntime) => runtime.fanoutClient,
       inject: [ZLinkRuntime],
     },
+    {
+      provide: ZLinkSpotPublisher,
+      useFactory: (runtime: ZLinkRuntime) => runtime.spotPublisher,
+      inject: [ZLinkRuntime],
+    },
     ZLinkMetadataAccessor,
     ZLinkHandlerExplorer,
     ZLinkEventStream,
     ZLinkLogBridge,
   ],
-  exports: [ZLinkRuntime, ZLinkRouteClient, ZLinkObjects, ZLinkFanoutClient, ZLinkEventStream],
+  exports: [
+    ZLinkRuntime,
+    ZLinkRouteClient,
+    ZLinkObjects,
+    ZLinkFanoutClient,
+    ZLinkSpotPublisher,
+    ZLinkEventStream,
+  ],
 })
 export class ZLinkModule extends ZLinkConfigurableModule {}

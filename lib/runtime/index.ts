@@ -17,6 +17,7 @@ export {
   type ObjectResolution,
 } from './zlink-objects.js';
 export { ZLinkRuntime } from './zlink-runtime.js';
+export { ZLinkSpotPublisher } from './spot-publisher.js';
 export type {
   ChannelRole,
   ClientServerChannelSnapshot,

@@ -122,6 +122,7 @@ export class RuntimeObjects implements Topology {
       closeTimeoutMs: this.config.options.drainTimeoutMs,
       storeHealth: location.health,
       sessions: this.config.sessions(),
+      defaultTimeoutMs: this.config.options.requestTimeoutMs,
     });
     this.config.sessions()?.attach(this.layer.sessionObjects);
     this.offFence = location.onFence((isFenced) => {

@@ -41,6 +41,7 @@ import { submitToChannel } from './channel-call.js';
 import { channelKeyring } from './channel-keyring.js';
 import type { Topology } from './topology.js';
 import { type PublishCall, ZLinkFanoutClient } from './fanout-client.js';
+import { ZLinkSpotPublisher } from './spot-publisher.js';
 import { ZLinkRouteClient } from './route-client.js';
 import type { ZLinkSnapshot } from './snapshot.js';
 import { loadTracePropagation } from './tracing.js';
@@ -65,6 +66,8 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly nodeHandlers = new NodeHandlerRegistry();
   readonly fanoutHandlers = new FanoutHandlerRegistry();
   readonly fanoutClient: ZLinkFanoutClient;
+  /** Logical Multicast to subscribed Spots from outside any object. */
+  readonly spotPublisher: ZLinkSpotPublisher;
   readonly routeClient: ZLinkRouteClient;
   /** Creating, destroying and resolving Spots and Actors (on a runtime with an object mesh). */
   readonly objects: ZLinkObjects;
@@ -119,10 +122,12 @@ export class ZLinkRuntime implements CallSubmitter {
       node: (mesh) => this.meshes.nodes.get(mesh),
       sessions: () => (this.options.sessions.size > 0 ? this.sessions.host : undefined),
     });
-    this.objects = new ZLinkObjects({
-      objectLayer: (what) => this.startedObjects(what),
+    const objectsHost = {
+      objectLayer: (what: string) => this.startedObjects(what),
       requestTimeoutMs: this.options.requestTimeoutMs,
-    });
+    };
+    this.objects = new ZLinkObjects(objectsHost);
+    this.spotPublisher = new ZLinkSpotPublisher(objectsHost);
     this.meshes = new RuntimeMeshes({
       objectTypes: (mesh) => this.objectLayer.advertisedTypes(mesh),
       options: this.options,

@@ -27,15 +27,17 @@ export class ObjectCluster {
   private constructor(
     readonly redis: RedisServer,
     private readonly keyPrefix: string,
+    private readonly appPath: string,
   ) {}
 
-  static async start(keyPrefix: string): Promise<ObjectCluster> {
-    return new ObjectCluster(await RedisServer.start(), keyPrefix);
+  /** `app`: the fixture its nodes run (the object-node app unless given), under the compiled fixtures. */
+  static async start(keyPrefix: string, app = APP): Promise<ObjectCluster> {
+    return new ObjectCluster(await RedisServer.start(), keyPrefix, app);
   }
 
   /** Starts one node and resolves once it is ready (its runtime started, its descriptor written). */
   async node(rid: string, role: 'server' | 'client', extra: Record<string, unknown> = {}): Promise<ChildApp> {
-    const app = new ChildApp(rid, APP, {
+    const app = new ChildApp(rid, this.appPath, {
       rid,
       role,
       redisUrl: this.redis.url,

@@ -2,6 +2,7 @@ import { configurationError } from '../errors.js';
 import { HandlerRegistry, type MessageKind, type ScopeTables } from '../calls/handlers.js';
 import type { NormalizedOptions } from '../options/options.js';
 import type { ObjectKind } from '../kinds.js';
+import { BEACON_TOPIC } from '../wire/fanout-records.js';
 
 /**
  * The object classes of a process (`@Spot` / `@Actor` in Nest), described as plain data at bootstrap
@@ -133,6 +134,25 @@ export function isRuntimePacket(packet: string): boolean {
   return packet.charCodeAt(0) === 122 && packet.startsWith(RUNTIME_PACKET_PREFIX);
 }
 
+/** The fanout liveness topic as a string: the runtime's own on every pub/sub path. */
+const BEACON = BEACON_TOPIC.toString('latin1');
+
+/**
+ * Why `topic` cannot be subscribed to or published on, `undefined` when it can: a non-empty string,
+ * neither the liveness topic nor under the runtime's `zlink:` prefix — values the framework uses
+ * itself (guide: a reserved topic is refused). One rule for `@SpotSubscribe` and for a publish.
+ */
+export function topicProblem(topic: unknown): string | undefined {
+  if (typeof topic !== 'string' || topic.length === 0) return 'must be a non-empty string';
+  if (topic === BEACON) return 'is the reserved liveness topic 01 5A 4C 46 31';
+  if (topic.startsWith(RUNTIME_PACKET_PREFIX))
+    return `topics starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own`;
+  return undefined;
+}
+
+/** A class's Logical Multicast subscriptions by channel, then topic: two map reads per event. */
+export type SubscriptionTable = ReadonlyMap<string, ReadonlyMap<string, ObjectSubscriptionDescription>>;
+
 /** A class as registered: its options checked, every field set. */
 export interface RegisteredObjectClass extends ObjectClassDescription {
   readonly options: NormalizedObjectClassOptions;
@@ -150,6 +170,7 @@ interface ObjectHandlerEntry extends ObjectHandlerDescription {
 export class ObjectClassRegistry {
   private readonly byKey = new Map<string, RegisteredObjectClass>();
   private readonly handlers = new HandlerRegistry<ObjectHandlerEntry>((r) => r.scope, 'object handler');
+  private readonly subscriptions = new Map<string, SubscriptionTable>();
 
   register(description: ObjectClassDescription): void {
     const key = `${description.kind} ${description.type}`;
@@ -165,8 +186,17 @@ export class ObjectClassRegistry {
         `${where} ${reserved.source}`,
         `packet '${reserved.packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own (route flushes, membership)`,
       );
+    if (description.kind === 'actor' && description.subscriptions.length > 0)
+      throw configurationError(`${where} ${description.source}`, 'only Spots subscribe to Logical Multicast');
+    const subscriptions = subscriptionTable(where, description.subscriptions);
     for (const handler of description.handlers) this.handlers.register({ ...handler, scope: key });
+    if (subscriptions) this.subscriptions.set(key, subscriptions);
     this.byKey.set(key, { ...description, options });
+  }
+
+  /** A class's subscriptions (see `SubscriptionTable`); `undefined` when it has none. */
+  subscriptionsOf(kind: ObjectKind, type: string): SubscriptionTable | undefined {
+    return this.subscriptions.get(`${kind} ${type}`);
   }
 
   get(kind: ObjectKind, type: string): RegisteredObjectClass | undefined {
@@ -233,4 +263,33 @@ export function checkObjectClasses(options: NormalizedOptions, classes: ObjectCl
       ? `meshes.${objectMesh[0]}.objectRole is '${objectMesh[1].objectRole}'; hosting objects needs objectRole 'server'`
       : "no mesh hosts objects: set objectRole: 'server' on one mesh (meshes.<mesh>.objectRole)",
   );
+}
+
+/**
+ * The subscriptions of class `where` by channel and topic, checked: an empty channel, a reserved topic
+ * or one (channel, topic) twice is `Configuration` naming the method. `undefined` when there are none.
+ */
+function subscriptionTable(
+  where: string,
+  subscriptions: readonly ObjectSubscriptionDescription[],
+): SubscriptionTable | undefined {
+  if (subscriptions.length === 0) return undefined;
+  const table = new Map<string, Map<string, ObjectSubscriptionDescription>>();
+  for (const s of subscriptions) {
+    const at = `${where} @SpotSubscribe on ${s.source}`;
+    if (typeof s.channel !== 'string' || s.channel.length === 0)
+      throw configurationError(at, 'the channel must be a non-empty string');
+    const problem = topicProblem(s.topic);
+    if (problem !== undefined) throw configurationError(at, `topic '${String(s.topic)}' ${problem}`);
+    let topics = table.get(s.channel);
+    if (!topics) table.set(s.channel, (topics = new Map()));
+    const taken = topics.get(s.topic);
+    if (taken)
+      throw configurationError(
+        at,
+        `channel '${s.channel}' topic '${s.topic}' is subscribed twice: ${taken.source} and ${s.source}`,
+      );
+    topics.set(s.topic, s);
+  }
+  return table;
 }

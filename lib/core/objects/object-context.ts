@@ -2,6 +2,7 @@ import type { HandlerFn, MessageKind } from '../calls/handlers.js';
 import type { ZLinkMetadata } from '../wire/metadata.js';
 import type { ObjectClassDescription } from './object-classes.js';
 import type { ObjectKind } from '../kinds.js';
+import type { ZLinkMulticastEvent, ZLinkSpotPublishCall } from './multicast.js';
 
 /**
  * What object code sees (DESIGN §7 "Public surface"): refs, the handler and lifecycle contexts, the
@@ -59,6 +60,17 @@ export interface ZLinkObjectScope {
   readonly membership: ZLinkMembership;
   /** On an Actor, the end-user sessions bound to it (see `ZLinkBoundSessions`); empty otherwise. */
   readonly sessions: ZLinkBoundSessions;
+  /**
+   * Publishes `event` by Logical Multicast to every Spot subscribed to (`channel`, topic) on the object
+   * mesh — this one too, when it subscribes (its turn comes after the current one). `topic` defaults to
+   * `packet`. Nothing happens until `.async()`; see `ZLinkSpotPublishCall` for how it ends.
+   */
+  publish(
+    channel: string,
+    packet: string,
+    event: unknown,
+    options?: { topic?: string },
+  ): ZLinkSpotPublishCall;
 }
 
 /**
@@ -99,6 +111,8 @@ export interface ZLinkObjectContext extends ZLinkObjectScope {
   readonly session: ZLinkSessionRef | undefined;
   /** `sessions.push`: a Push to every session bound to this Actor; returns how many. */
   push(packet: string, msg: unknown): number;
+  /** On a `@SpotSubscribe` handler: the event's channel, topic and publisher; `undefined` for any other call. */
+  readonly multicast: ZLinkMulticastEvent | undefined;
 }
 
 /** `onActivate(ctx)`: `init` is what the creating call passed (`createSpot(..., { init })`, `.instance(type, init)`). */

@@ -222,6 +222,25 @@ export type ZLinkEvent =
       /** On `followed`: the relayed call's packet (`zlink:flush` for a sender keeping its order). */
       readonly packet?: string;
       readonly reason?: string;
+    }
+  | {
+      /**
+       * A Logical Multicast event that did not run on a Spot here: `refused` by a subscribed Spot
+       * (`code`: `Rejected` for its full queue or a fenced owner, `Unavailable` while it moves or ends),
+       * `failed` (its handler threw `code`), or `dropped` (an event record arrived while no Spot here
+       * subscribed to its topic: the publisher had not yet heard that the last one went).
+       */
+      readonly type: 'multicast';
+      readonly result: 'refused' | 'failed' | 'dropped';
+      readonly mesh: string;
+      readonly channel: string;
+      readonly topic: string;
+      readonly packet: string;
+      /** The Spot that refused or failed it; absent on `dropped`. */
+      readonly id?: string;
+      readonly publisherRid: string;
+      readonly code?: string;
+      readonly reason?: string;
     };
 
 export type ZLinkEventType = ZLinkEvent['type'];
@@ -271,6 +290,7 @@ export class ZLinkEvents {
       else if (event.type === 'object_route') this.bump(`object_route:${event.reason ?? ''}`);
       else if (event.type === 'store') this.bump(`store:${event.state}`);
       else if (event.type === 'session' && event.reason) this.bump(`session:${event.state}:${event.reason}`);
+      else if (event.type === 'multicast') this.bump(`multicast:${event.result}`);
     }
     for (const listener of this.listeners) {
       if (perMessage && !listener.perMessage) continue;

@@ -4,3 +4,4 @@ export * from './metrics.js';
 export * from './prometheus.js';
 export * from './snapshots.js';
 export * from './object-metrics.js';
+export * from './multicast-metrics.js';

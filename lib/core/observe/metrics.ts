@@ -1,6 +1,7 @@
 import type { DeliveryResult, RouteKind } from './outcomes.js';
 import { BOUNDS, CallMetrics, LatencyHistogram } from './call-metrics.js';
 import { type ObjectMetricsSnapshot, ObjectMetricsRegistry } from './object-metrics.js';
+import { type MulticastMetricsSnapshot, MulticastMetricsRegistry } from './multicast-metrics.js';
 
 /**
  * Counters and latency histograms per channel, kept where the work happens: each send path and
@@ -51,6 +52,8 @@ export interface MetricsSnapshot {
   readonly events: Readonly<Record<string, number>>;
   /** Per Spot and Actor type: calls from here, turns run here, activations, store reads, queue depth. */
   readonly objects: readonly ObjectMetricsSnapshot[];
+  /** Per Logical Multicast (mesh, channel, topic): published, records out and in, delivered, refused. */
+  readonly multicast: readonly MulticastMetricsSnapshot[];
 }
 
 export interface HistogramSnapshot {
@@ -65,6 +68,8 @@ export class ZLinkMetrics {
   private readonly scopes = new Map<string, ScopeMetrics>();
   /** Per object type (the object layer takes its entries when it builds an activation or a call path). */
   readonly objects = new ObjectMetricsRegistry();
+  /** Per Logical Multicast topic (the object layer takes its entry once per topic it meets). */
+  readonly multicast = new MulticastMetricsRegistry();
 
   /** Called when a send path or handler scope is built, never per message. */
   scope(route: RouteKind, channel: string | undefined, mesh: string | undefined): ScopeMetrics {
@@ -93,6 +98,7 @@ export class ZLinkMetrics {
       })),
       events: Object.fromEntries([...events].filter(([key]) => !key.includes(':'))),
       objects: this.objects.snapshot(),
+      multicast: this.multicast.snapshot(),
     };
   }
 }

@@ -42,6 +42,7 @@ export function toPrometheusText(snapshot: MetricsSnapshot, prefix = 'zlink'): s
     if (s.handlerDuration.count > 0) histogram(out, handlers, labels(s), s.handlerDuration);
   }
   objectFamilies(snapshot, family, out);
+  multicastFamilies(snapshot, family, out);
   const events = family('events_total', 'counter', 'Observability events emitted, per type.');
   for (const [type, n] of Object.entries(snapshot.events)) out.push(`${events}{type="${escape(type)}"} ${n}`);
   return `${out.join('\n')}\n`;
@@ -98,6 +99,45 @@ function objectFamilies(
     "Messages waiting in this node's object queues, per type.",
   );
   for (const o of snapshot.objects) out.push(`${depth}{${labelsOf(o)}} ${o.queueDepth}`);
+}
+
+/** Per Logical Multicast topic (mesh, channel and topic are labels: topics are declared, never per id). */
+function multicastFamilies(
+  snapshot: MetricsSnapshot,
+  family: (name: string, type: string, help: string) => string,
+  out: string[],
+): void {
+  if (snapshot.multicast.length === 0) return;
+  type Topic = MetricsSnapshot['multicast'][number];
+  const labelsOf = (t: Topic, extra?: [string, string]) =>
+    [
+      `mesh="${escape(t.mesh)}"`,
+      `channel="${escape(t.channel)}"`,
+      `topic="${escape(t.topic)}"`,
+      ...(extra ? [`${extra[0]}="${escape(extra[1])}"`] : []),
+    ].join(',');
+  const counters: [string, string, (t: Topic) => number][] = [
+    ['multicast_published_total', 'Logical Multicast publishes handed over here.', (t) => t.published],
+    ['multicast_records_sent_total', 'Event records queued here for other nodes.', (t) => t.records],
+    ['multicast_records_received_total', 'Event records that arrived here.', (t) => t.received],
+    ['multicast_delivered_total', "Events put into a subscribed Spot's queue here.", (t) => t.delivered],
+    ['multicast_handled_total', 'Event turns whose handler returned.', (t) => t.handled],
+    ['multicast_dropped_total', 'Event records that found no subscribed Spot here.', (t) => t.dropped],
+  ];
+  for (const [name, help, value] of counters) {
+    const full = family(name, 'counter', help);
+    for (const t of snapshot.multicast) out.push(`${full}{${labelsOf(t)}} ${value(t)}`);
+  }
+  const perCode: [string, string, (t: Topic) => Readonly<Record<string, number>>][] = [
+    ['multicast_refused_total', 'Events a subscribed Spot could not take, per code.', (t) => t.refused],
+    ['multicast_failed_total', 'Event turns whose handler threw, per code.', (t) => t.failed],
+  ];
+  for (const [name, help, counts] of perCode) {
+    const full = family(name, 'counter', help);
+    for (const t of snapshot.multicast)
+      for (const [code, n] of Object.entries(counts(t)))
+        out.push(`${full}{${labelsOf(t, ['code', code])}} ${n}`);
+  }
 }
 
 function histogram(out: string[], name: string, base: string, h: HistogramSnapshot): void {

@@ -1,4 +1,4 @@
-import type { MeshMembership } from '../wire/mesh-records.js';
+import type { MeshMembership, MulticastTopic } from '../wire/mesh-records.js';
 import type { ObjectRole } from '../kinds.js';
 
 /*
@@ -41,6 +41,8 @@ export interface MeshPeerSnapshot {
   readonly revision: number;
   /** `outbound`: over our link to its endpoint; `inbound`: over the link it made to us. */
   readonly via: 'outbound' | 'inbound';
+  /** The Logical Multicast (channel, topic) pairs its Spots subscribe to, as it advertised them; absent when none. */
+  readonly topics?: readonly MulticastTopic[];
 }
 
 /** The select-one state of one ChannelName on a MeshNode. */

@@ -39,6 +39,11 @@ export interface ObjectOptions {
    * @default 'deactivate'
    */
   onDrain?: 'deactivate' | 'relocate';
+  /**
+   * The largest Logical Multicast event a publish takes, in bytes of its msgpack encoding; a larger
+   * one ends `InvalidArgument` before anything is sent. @default 1048576 (1 MiB)
+   */
+  multicastMaxEventBytes?: number;
 }
 
 export interface NormalizedObjectOptions {
@@ -47,6 +52,7 @@ export interface NormalizedObjectOptions {
   readonly objectQueueLimit: number;
   readonly messageFollowNotice: boolean;
   readonly onDrain: 'deactivate' | 'relocate';
+  readonly multicastMaxEventBytes: number;
 }
 
 /** @default 15000 */
@@ -55,6 +61,8 @@ export const DEFAULT_ROUTE_CACHE_MAX_AGE_MS = 15000;
 export const DEFAULT_MESSAGE_FOLLOW_DURATION_MS = 30000;
 /** @default 1024 */
 export const DEFAULT_OBJECT_QUEUE_LIMIT = 1024;
+/** @default 1048576 */
+export const DEFAULT_MULTICAST_MAX_EVENT_BYTES = 1 << 20;
 /**
  * With both positive, a cached route must expire at least this long before the Message Follow route
  * of a move closes, so a stale entry never outlives the detour it relies on (spot-actor-routing §2.5).
@@ -71,6 +79,7 @@ const OBJECT_KEYS = [
   'objectQueueLimit',
   'messageFollowNotice',
   'onDrain',
+  'multicastMaxEventBytes',
 ];
 
 /**
@@ -110,7 +119,7 @@ export function normalizeObjects(
   if (!isRecord(raw))
     throw configurationError(
       f,
-      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit?, messageFollowNotice?, onDrain? }',
+      'must be an object { routeCacheMaxAgeMs?, messageFollowDurationMs?, objectQueueLimit?, messageFollowNotice?, onDrain?, multicastMaxEventBytes? }',
     );
   checkKeys(f, raw, OBJECT_KEYS);
   const routeCacheMaxAgeMs = nonNegativeInt(
@@ -137,5 +146,10 @@ export function normalizeObjects(
     routeCacheMaxAgeMs,
     messageFollowDurationMs,
     objectQueueLimit: positiveInt(`${f}.objectQueueLimit`, raw.objectQueueLimit, DEFAULT_OBJECT_QUEUE_LIMIT),
+    multicastMaxEventBytes: positiveInt(
+      `${f}.multicastMaxEventBytes`,
+      raw.multicastMaxEventBytes,
+      DEFAULT_MULTICAST_MAX_EVENT_BYTES,
+    ),
   });
 }

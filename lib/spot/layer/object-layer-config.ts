@@ -10,7 +10,7 @@ import type { SessionSink } from '../session/session-objects.js';
 
 export interface ObjectLayerConfig extends Omit<
   ObjectHostConfig,
-  'queueLimit' | 'runtimeCall' | 'sessionPush'
+  'queueLimit' | 'runtimeCall' | 'sessionPush' | 'publish' | 'watch'
 > {
   readonly role: 'client' | 'server';
   readonly options: NormalizedObjectOptions;
@@ -22,6 +22,8 @@ export interface ObjectLayerConfig extends Omit<
   readonly storeHealth: StoreHealth;
   /** The Session owner's side of this node's session listeners, when it has any. */
   readonly sessions?: SessionSink;
+  /** A publish's deadline when its `.async()` names none (the runtime's `requestTimeoutMs`). */
+  readonly defaultTimeoutMs: number;
 }
 
 export interface CreateOptions {

@@ -38,6 +38,7 @@ import {
 import { Placement } from '../owner/placement.js';
 import { destroyObject, readAuthority } from './object-destroy.js';
 import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
+import { LocalTopics, SpotMulticast } from '../multicast/index.js';
 
 /**
  * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,
@@ -64,6 +65,8 @@ export class ObjectLayer {
   private readonly leaveBarrier: LeaveBarrier;
   /** What the Session owner's host of this node uses of this layer (see `sessionObjects`). */
   readonly sessionObjects: SessionObjects;
+  /** Logical Multicast: publishes from here, events to this node's subscribed Spots. */
+  readonly multicast: SpotMulticast;
 
   constructor(private readonly config: ObjectLayerConfig) {
     const { mesh, self, link, store, leases, clock, events } = config;
@@ -98,16 +101,23 @@ export class ObjectLayer {
     });
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     const glue: SessionGlueDeps = { ...config, host: undefined, sessions: config.sessions };
+    const local = config.role === 'server' ? new LocalTopics(link) : undefined;
     this.host =
-      config.role === 'server'
-        ? new ObjectHost({
-            ...config,
-            queueLimit: config.options.objectQueueLimit,
-            runtimeCall: runtimeCallRunner([memberTurn, sessionTurns(config)]),
-            deactivated: (a, reason) => this.memberships.deactivated(a, reason),
-            sessionPush: bindingPusher(glue),
-          })
-        : undefined;
+      local &&
+      new ObjectHost({
+        ...config,
+        queueLimit: config.options.objectQueueLimit,
+        runtimeCall: runtimeCallRunner([memberTurn, sessionTurns(config)]),
+        deactivated: (a, reason) => this.memberships.deactivated(a, reason),
+        sessionPush: bindingPusher(glue),
+        publish: (from, channel, packet, event, o) => this.multicast.call(from, channel, packet, event, o),
+        watch: local,
+      });
+    this.multicast = new SpotMulticast({
+      ...config,
+      owner: local && this.host && { local, host: this.host },
+      maxEventBytes: config.options.multicastMaxEventBytes,
+    });
     const sessionDeps: SessionGlueDeps = { ...glue, host: this.host };
     const host = this.host;
     this.relocations =
@@ -142,6 +152,7 @@ export class ObjectLayer {
       host,
       moved,
       sessions: sessionDeps,
+      multicast: this.multicast,
     });
     this.caller = new ObjectCaller({
       mesh,
@@ -355,6 +366,7 @@ export class ObjectLayer {
 
   async close(): Promise<void> {
     await this.relocations?.close(this.config.closeTimeoutMs);
+    this.multicast.close();
     await this.host?.close();
     this.caller.waits.close();
     for (const off of this.unsubscribe.splice(0)) off();

@@ -9,6 +9,7 @@ import type { LeaveBarrier, Relocations } from '../relocation/index.js';
 import { type ObjectControlDeps, answerControl } from './object-control.js';
 import type { MovedCalls } from './moved-calls.js';
 import type { ObjectLayerConfig } from './object-layer-config.js';
+import type { SpotMulticast } from '../multicast/index.js';
 import { answerSessionBind, answerSessionUnbind } from '../session/index.js';
 import { type SessionGlueDeps, answerSessionSeal } from './session-glue.js';
 
@@ -22,6 +23,7 @@ export interface ReceiveParts {
   readonly host: ObjectHost | undefined;
   readonly moved: MovedCalls | undefined;
   readonly sessions: SessionGlueDeps;
+  readonly multicast: SpotMulticast;
 }
 
 /**
@@ -92,6 +94,8 @@ export class ObjectReceiver {
           reason: `session push for '${r.sessionId}': this node has no session listener`,
         });
         return;
+      case RecordKind.SpotEvent:
+        return this.parts.multicast.receive(r, record.from);
       case RecordKind.RelocationChunk:
       case RecordKind.RelocationReady:
       case RecordKind.RelocationRelay:

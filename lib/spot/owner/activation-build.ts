@@ -8,7 +8,7 @@ import type {
   ObjectTypeMetrics,
 } from '../../core/index.js';
 import { ObjectTurns } from '../execution/index.js';
-import { Activation, type HeldAuthority } from './activation.js';
+import { Activation, type HeldAuthority, type ObjectPublisher } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
 import { userCode } from './host-helpers.js';
 
@@ -23,6 +23,8 @@ export interface ActivationDeps {
   readonly fenced: () => boolean;
   /** How an Actor's `ctx.push` reaches a bound session's owner (absent: pushes go nowhere). */
   readonly sessionPush?: BindingPusher;
+  /** How `ctx.publish` reaches Logical Multicast. */
+  readonly publish: ObjectPublisher;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function buildActivation(
     deps.classes,
     metrics,
     deps.sessionPush,
+    deps.publish,
   );
   return activation;
 }

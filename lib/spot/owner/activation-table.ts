@@ -1,6 +1,12 @@
 import type { ObjectActivationSnapshot, ObjectKind } from '../../core/index.js';
 import type { Activation } from './activation.js';
 
+/** What learns of the table's changes as they happen. */
+export interface ActivationWatch {
+  added(a: Activation): void;
+  removed(a: Activation): void;
+}
+
 /**
  * The activations one node holds, by kind and id: what the host admits calls to, and what a move
  * adds (the target, at cutover) or takes away (the source, at commit). At most one per id.
@@ -11,6 +17,9 @@ export class ActivationTable {
     actor: new Map(),
   };
 
+  /** @param watch told of every activation entering and leaving (Logical Multicast's subscriptions). */
+  constructor(private readonly watch?: ActivationWatch) {}
+
   get(kind: ObjectKind, id: string): Activation | undefined {
     return this.byKind[kind].get(id);
   }
@@ -20,12 +29,19 @@ export class ActivationTable {
   }
 
   set(a: Activation): void {
-    this.byKind[a.key.kind].set(a.key.id, a);
+    const ids = this.byKind[a.key.kind];
+    const old = ids.get(a.key.id);
+    if (old === a) return;
+    ids.set(a.key.id, a);
+    if (old) this.watch?.removed(old);
+    this.watch?.added(a);
   }
 
   /** Removes `a` if it is still the one held for its id (a later one for the id stays). */
   delete(a: Activation): void {
-    if (this.byKind[a.key.kind].get(a.key.id) === a) this.byKind[a.key.kind].delete(a.key.id);
+    if (this.byKind[a.key.kind].get(a.key.id) !== a) return;
+    this.byKind[a.key.kind].delete(a.key.id);
+    this.watch?.removed(a);
   }
 
   /** Every activation, as a copy: safe to change the table while going through it. */

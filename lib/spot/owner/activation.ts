@@ -12,13 +12,24 @@ import type {
   ObjectRef,
   ObjectTypeMetrics,
   StoreVersion,
+  SubscriptionTable,
   ZLinkObjectScope,
+  ZLinkSpotPublishCall,
 } from '../../core/index.js';
-import type { ObjectRouteFences } from '../wire/index.js';
+import type { ObjectRouteFences, SpotEventSource } from '../wire/index.js';
 import { ObjectTurns } from '../execution/index.js';
 import { ObjectMembership } from './activation-membership.js';
 import { type BindingPusher, NO_SESSIONS, ObjectSessions } from './activation-sessions.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
+
+/** How an object's `ctx.publish` reaches Logical Multicast: the publish with the object as its source. */
+export type ObjectPublisher = (
+  from: SpotEventSource,
+  channel: string,
+  packet: string,
+  event: unknown,
+  options?: { topic?: string },
+) => ZLinkSpotPublishCall;
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
 export type ActivationState = 'creating' | 'ready' | 'closing';
@@ -63,6 +74,8 @@ export class Activation {
   private readonly bound = new Map<string, HandlerFn>();
   /** The class's handlers by message kind and packet (read once per message). */
   readonly handlers: ScopeTables<ObjectHandlerDescription> | undefined;
+  /** A Spot class's Logical Multicast subscriptions by channel and topic (read once per event). */
+  readonly subscriptions: SubscriptionTable | undefined;
 
   constructor(
     readonly key: ObjectKey,
@@ -75,10 +88,13 @@ export class Activation {
     classes: ObjectClassRegistry,
     /** The counters of its type, taken once. */
     readonly metrics: ObjectTypeMetrics,
-    pusher?: BindingPusher,
+    pusher: BindingPusher | undefined,
+    publisher: ObjectPublisher,
   ) {
     this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, pusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
+    this.subscriptions = classes.subscriptionsOf(key.kind, cls.type);
+    const from: SpotEventSource = { kind: key.kind, id: key.id };
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
     this.scope = Object.freeze({
       target: key.kind,
@@ -89,6 +105,8 @@ export class Activation {
       timers: turns.timers,
       membership: this.membership,
       sessions: this.sessions ?? NO_SESSIONS,
+      publish: (channel: string, packet: string, event: unknown, options?: { topic?: string }) =>
+        publisher(from, channel, packet, event, options),
     });
   }
 

@@ -1,4 +1,11 @@
-import type { MessageKind, NodeRun, ObjectKind, TraceFields, WireError } from '../../core/index.js';
+import type {
+  MessageKind,
+  NodeRun,
+  ObjectKind,
+  TraceFields,
+  WireError,
+  ZLinkMulticastEvent,
+} from '../../core/index.js';
 import type { ObjectRouteFences, SessionStamp } from '../wire/index.js';
 
 /** One send or request as its owner admits it, from the wire or from a caller in this process. */
@@ -25,6 +32,17 @@ export interface InboundObjectCall {
   readonly hops: number;
   /** Set when a Session owner relayed it from an end-user session over its binding route. */
   readonly session?: SessionStamp;
+  /** Set on a Logical Multicast event for a subscribed Spot: it runs that subscription's handler. */
+  readonly event?: SpotEventStamp;
+}
+
+/** A Logical Multicast event as its Spots take it: one stamp shared by every Spot of one record. */
+export interface SpotEventStamp {
+  /** What the handler sees as `ctx.multicast` (frozen, shared). */
+  readonly info: ZLinkMulticastEvent;
+  /** The publishing node's run and its number for the event (its order among that run's events). */
+  readonly publisherGeneration: string;
+  readonly seq: number;
 }
 
 /**

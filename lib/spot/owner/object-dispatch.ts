@@ -49,11 +49,19 @@ export function runObjectCall(
 ): void {
   // The runtime's own (a flush, answered as it is admitted; a membership change): never a handler's.
   if (isRuntimePacket(call.packet)) return deps.runtimeCall(a, call, answer, carried);
-  const handler = a.handlers?.[call.messageKind].get(call.packet);
+  const { event } = call;
+  // An event runs its subscription's method; any other call the handler of its packet.
+  const handler =
+    event === undefined
+      ? a.handlers?.[call.messageKind].get(call.packet)
+      : a.subscriptions?.get(event.info.channel)?.get(event.info.topic);
   if (handler === undefined) {
     return answer.error({
       code: REMOTE_CODES.noHandler,
-      message: `no ${call.messageKind} handler for '${call.packet}' on ${a.cls.kind} type '${a.cls.type}'`,
+      message:
+        event === undefined
+          ? `no ${call.messageKind} handler for '${call.packet}' on ${a.cls.kind} type '${a.cls.type}'`
+          : `no subscription to '${event.info.channel}' topic '${event.info.topic}' on ${a.cls.kind} type '${a.cls.type}'`,
     });
   }
   const metadata = decodeMetadata(call.metadata);
@@ -76,6 +84,8 @@ export function runObjectCall(
     membership: scope.membership,
     sessions: scope.sessions,
     push: scope.sessions.push,
+    publish: scope.publish,
+    multicast: event?.info,
     session: call.session && {
       id: call.session.sessionId,
       listener: call.session.listener,

@@ -17,15 +17,16 @@ import {
   errorMessage,
 } from '../../core/index.js';
 import type { OwnerLiveness } from '../resolve/index.js';
-import { Activation, type HeldAuthority, objectRef } from './activation.js';
+import { Activation, type HeldAuthority, type ObjectPublisher, objectRef } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
-import { ActivationTable } from './activation-table.js';
+import { ActivationTable, type ActivationWatch } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
 import { HostMoves } from './host-moves.js';
 import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import {
+  type DispatchDeps,
   type InboundObjectCall,
   type ObjectAnswer,
   type RuntimeCallRunner,
@@ -55,6 +56,10 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly deactivated?: (a: Activation, reason: DeactivationReason) => void;
   /** How an Actor's `ctx.push` reaches a bound session's owner. */
   readonly sessionPush?: BindingPusher;
+  /** How `ctx.publish` reaches Logical Multicast. */
+  readonly publish: ObjectPublisher;
+  /** Told of every activation entering and leaving the table (the Spots' subscriptions). */
+  readonly watch?: ActivationWatch;
 }
 
 /**
@@ -64,7 +69,7 @@ export interface ObjectHostConfig extends OwnerLiveness {
  * call to another owner.
  */
 export class ObjectHost {
-  private readonly active = new ActivationTable();
+  private readonly active: ActivationTable;
   /** Creations in flight here, so two local creators of one id share one claim. */
   private readonly creating: Record<ObjectKind, Map<string, Promise<ObjectRef>>> = {
     spot: new Map(),
@@ -78,6 +83,7 @@ export class ObjectHost {
   private closed = false;
 
   constructor(private readonly config: ObjectHostConfig) {
+    this.active = new ActivationTable(config.watch);
     this.claims = new AuthorityClaims({
       store: config.store,
       self: config.self,
@@ -110,6 +116,11 @@ export class ObjectHost {
       m.queueDepth = () => this.active.depth(cls.kind, cls.type);
       this.metrics.set(`${cls.kind} ${cls.type}`, m);
     }
+  }
+
+  /** What running a call on an activation needs (for turns admitted elsewhere: multicast). */
+  get dispatchDeps(): DispatchDeps {
+    return this.config;
   }
 
   /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (guide §6.2). */
@@ -303,9 +314,8 @@ export class ObjectHost {
   }
 
   /**
-   * Stops: every activation is released (`shutdown`, waiting turns end `Shutdown`), its record deleted.
-   * Waits `closeTimeoutMs` at most: one whose running turn or hook has not ended by then keeps its
-   * record (it lapses with this node's lease) and is reported `failed`.
+   * Stops: every activation is released (`shutdown`, waiting turns end `Shutdown`), its record deleted,
+   * within `closeTimeoutMs`: one still running then keeps its record (it lapses with the lease), `failed`.
    */
   async close(): Promise<void> {
     if (this.closed) return;

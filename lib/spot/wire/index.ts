@@ -9,3 +9,4 @@ export * from './relocation-steps-wire.js';
 export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
 export * from './session-wire.js';
+export * from './spot-event-wire.js';

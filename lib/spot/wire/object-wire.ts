@@ -22,6 +22,7 @@ import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 export type { ObjectRouteFences } from './object-fences.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
 import { type OwnerLeaveRecord, decodeOwnerLeave } from './owner-leave-wire.js';
+import { type SpotEventRecord, decodeSpotEvent } from './spot-event-wire.js';
 import { type SessionRecord, decodeSessionRecord } from './session-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
@@ -147,7 +148,8 @@ export type ObjectRecord =
   | ObjectControlRecord
   | ObjectStaleRecord
   | OwnerLeaveRecord
-  | SessionRecord;
+  | SessionRecord
+  | SpotEventRecord;
 
 /** Items of a send and of a request as this version writes them, version and kind included. */
 export const SEND_LENGTH = 10;
@@ -225,6 +227,8 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.OwnerLeaving:
     case RecordKind.OwnerLeft:
       return decodeOwnerLeave(v);
+    case RecordKind.SpotEvent:
+      return decodeSpotEvent(v);
     case RecordKind.SessionBind:
     case RecordKind.SessionPush:
     case RecordKind.SessionUnbind:

@@ -37,6 +37,7 @@ export function meshSnapshot(source: MeshSnapshotSource): MeshSnapshot {
       memberships: p.state.memberships,
       revision: p.state.revision,
       via: p.route.link ? ('outbound' as const) : ('inbound' as const),
+      ...(p.state.topics && { topics: p.state.topics }),
     })),
     channels: [...candidates.channelNames()].map((channel) => {
       const membership = own.memberships.find((m) => m.channel === channel);

@@ -184,6 +184,7 @@ export function objectLayer(
       objectQueueLimit: 16,
       messageFollowNotice: true,
       onDrain: 'deactivate',
+      multicastMaxEventBytes: 1 << 20,
     },
     link,
     store: new MemoryLocationStore().authorityStore(),
@@ -200,6 +201,7 @@ export function objectLayer(
     leaseGeneration: () => 1,
     closeTimeoutMs: 1000,
     storeHealth: new StoreHealth(events),
+    defaultTimeoutMs: 5000,
   });
   return { objects, events };
 }
@@ -219,6 +221,7 @@ export function objectHost(
     // Every peer's link ready: whether an owner lives is then its lease's word (tests set it).
     link: { isReady: () => true },
     runtimeCall: runRuntimeCall,
+    publish: () => ({ async: () => Promise.reject(new Error('no Logical Multicast in this test')) }),
     classes,
     instances: plainObjectInstances,
     jobs: new JobQueue(4),

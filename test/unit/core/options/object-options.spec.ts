@@ -26,6 +26,7 @@ describe('meshes.<mesh>.objects', () => {
       objectQueueLimit: 1024,
       messageFollowNotice: true,
       onDrain: 'deactivate',
+      multicastMaxEventBytes: 1048576,
     };
     expect(objectsOf({ objectRole: 'server' })).toEqual(defaults);
     expect(objectsOf({ objectRole: 'client', objects: {} })).toEqual(defaults);
@@ -51,6 +52,7 @@ describe('meshes.<mesh>.objects', () => {
           objectQueueLimit: 1,
           messageFollowNotice: false,
           onDrain: 'relocate',
+          multicastMaxEventBytes: 512,
         },
       }),
     ).toEqual({
@@ -59,6 +61,7 @@ describe('meshes.<mesh>.objects', () => {
       objectQueueLimit: 1,
       messageFollowNotice: false,
       onDrain: 'relocate',
+      multicastMaxEventBytes: 512,
     });
   });
 
@@ -72,6 +75,8 @@ describe('meshes.<mesh>.objects', () => {
     ['a fractional queue limit', { objectQueueLimit: 2.5 }, 'objectQueueLimit'],
     ['a notice switch that is not a boolean', { messageFollowNotice: 'no' }, 'messageFollowNotice'],
     ['an unknown drain policy', { onDrain: 'move' }, 'onDrain'],
+    ['an event limit of 0', { multicastMaxEventBytes: 0 }, 'multicastMaxEventBytes'],
+    ['an event limit as a string', { multicastMaxEventBytes: '1mb' }, 'multicastMaxEventBytes'],
     ['an unknown key', { cutoverDeadlineMs: 500 }, 'cutoverDeadlineMs'],
   ])('%s fails naming meshes.game.objects.%s', (_what, objects, key) => {
     const e = failure({ objectRole: 'server', objects });

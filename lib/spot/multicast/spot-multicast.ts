@@ -1,0 +1,178 @@
+import {
+  type MeshLink,
+  type NodeRun,
+  type PeerAddress,
+  type SpotPublishOptions,
+  type ZLinkEvents,
+  type ZLinkMulticastEvent,
+  type ZLinkSpotPublishCall,
+  ZLinkError,
+  cancelledError,
+  encodePayload,
+  errorMessage,
+  invalidArgument,
+  publishTopic,
+} from '../../core/index.js';
+import type { ObjectHost } from '../owner/object-host.js';
+import type { Clock } from '../resolve/index.js';
+import { type SpotEventRecord, type SpotEventSource, encodeSpotEvent } from '../wire/index.js';
+import { type DeliveryDeps, type LocalEvent, deliverEvent } from './event-delivery.js';
+import type { LocalTopics } from './local-topics.js';
+import { PeerTopics } from './peer-topics.js';
+
+export interface MulticastDeps {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly link: MeshLink;
+  readonly events: ZLinkEvents;
+  /** On an object server: the Spots subscribed here, and the host they live on. */
+  readonly owner: { readonly local: LocalTopics; readonly host: ObjectHost } | undefined;
+  /** The largest event a publish takes, encoded (`multicastMaxEventBytes`). */
+  readonly maxEventBytes: number;
+  /** A publish's deadline when its `.async()` names none (the runtime's `requestTimeoutMs`). */
+  readonly defaultTimeoutMs: number;
+  readonly clock: Clock;
+}
+
+/** One publish as its `.async()` hands it over, its arguments checked (`publishTopic`). */
+export interface SpotPublish {
+  readonly channel: string;
+  readonly topic: string;
+  readonly packet: string;
+  readonly event: unknown;
+  readonly from: SpotEventSource | undefined;
+  readonly options: SpotPublishOptions | undefined;
+}
+
+/**
+ * Logical Multicast on one object mesh (DESIGN §7, guide "Logical Multicast"): a publish sends one
+ * record to each node whose Spots subscribe to its (channel, topic) — as the nodes advertise it in
+ * their mesh state, read from `PeerTopics`, no store read — and puts the event into the queue of each
+ * subscribed Spot of this node; a node that receives the record puts it into its own subscribed
+ * Spots' queues. No storage, no acknowledgement, and nothing is ever sent twice.
+ */
+export class SpotMulticast {
+  /** This run's events, numbered in the order they were handed over: each receiver keeps that order. */
+  private seq = 0;
+  private readonly peers: PeerTopics;
+  /** What delivering to this node's Spots needs; `undefined` on an object client (no Spots here). */
+  private readonly delivery: DeliveryDeps | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: MulticastDeps) {
+    this.peers = new PeerTopics(deps.link);
+    const { mesh, self, events, owner } = deps;
+    this.delivery = owner && { mesh, self, events, host: owner.host };
+  }
+
+  /**
+   * `ctx.publish` of object `from`: a publish of `event` as `packet` on (`channel`, `topic`, default
+   * `packet`). Throws `InvalidArgument` at once as `publishTopic` does; the rest is `.async()`.
+   */
+  call(
+    from: SpotEventSource,
+    channel: string,
+    packet: string,
+    event: unknown,
+    options?: { topic?: string },
+  ): ZLinkSpotPublishCall {
+    const topic = publishTopic(channel, packet, options);
+    return { async: (o) => this.publish({ channel, topic, packet, event, from, options: o }) };
+  }
+
+  /** Hands one event over (see `ZLinkSpotPublishCall.async`): one terminal, never a resend. */
+  async publish(p: SpotPublish): Promise<void> {
+    const { deps } = this;
+    const what = `publish '${p.channel}' topic '${p.topic}'`;
+    let payload: Uint8Array;
+    try {
+      payload = encodePayload(p.event);
+    } catch (error) {
+      throw invalidArgument(`${what}: event`, `cannot be encoded: ${errorMessage(error)}`);
+    }
+    if (payload.length > deps.maxEventBytes)
+      throw invalidArgument(
+        `${what}: event`,
+        `is ${payload.length} bytes encoded, more than multicastMaxEventBytes ${deps.maxEventBytes}`,
+      );
+    const metrics = deps.events.metrics.multicast.of(deps.mesh, p.channel, p.topic);
+    const signal = p.options?.signal;
+    const deadline = deps.clock.now() + (p.options?.timeoutMs ?? deps.defaultTimeoutMs);
+    for (;;) {
+      if (this.closed) throw new ZLinkError('Shutdown', `${what}: the runtime is shutting down`);
+      if (signal?.aborted) throw cancelledError(what, signal);
+      // Read in the turn that queues: a node whose advertisement arrived meanwhile is on it.
+      const nodes = this.peers.nodes(p.channel, p.topic);
+      const seq = this.seq + 1;
+      if (nodes.length > 0) {
+        const record = encodeSpotEvent(p.channel, p.topic, p.packet, seq, p.from, payload);
+        const queued = deps.link.sendToEach(nodes, record);
+        if (queued === false) {
+          await deps.link.waitForSpace(Math.max(1, deadline - deps.clock.now()), signal);
+          continue;
+        }
+        metrics.records += queued;
+      }
+      this.seq = seq;
+      metrics.published++;
+      const info = multicastInfo(p.channel, p.topic, deps.self.rid, p.from);
+      this.deliver(p.channel, p.topic, {
+        packet: p.packet,
+        payload,
+        stamp: { info, publisherGeneration: deps.self.nodeGeneration, seq },
+        metrics,
+      });
+      return;
+    }
+  }
+
+  /** An event record from peer `from`: into each subscribed Spot's queue here, or dropped and counted. */
+  receive(r: SpotEventRecord, from: PeerAddress): void {
+    const { deps } = this;
+    const metrics = deps.events.metrics.multicast.of(deps.mesh, r.channel, r.topic);
+    metrics.received++;
+    const info = multicastInfo(r.channel, r.topic, from.rid, r.from);
+    const event = {
+      packet: r.packet,
+      payload: r.payload,
+      stamp: { info, publisherGeneration: from.generation, seq: r.seq },
+      metrics,
+    };
+    if (this.deliver(r.channel, r.topic, event)) return;
+    metrics.dropped++;
+    deps.events.emit({
+      type: 'multicast',
+      result: 'dropped',
+      mesh: deps.mesh,
+      channel: r.channel,
+      topic: r.topic,
+      packet: r.packet,
+      publisherRid: from.rid,
+      reason: 'no Spot on this node subscribes to its topic',
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.peers.close();
+  }
+
+  /** Into the queue of every Spot of this node subscribed to (`channel`, `topic`); `false` when none is. */
+  private deliver(channel: string, topic: string, event: LocalEvent): boolean {
+    const spots = this.deps.owner?.local.subscribers(channel, topic);
+    const { delivery } = this;
+    if (!delivery || !spots || spots.size === 0) return false;
+    for (const a of spots) deliverEvent(delivery, a, event);
+    return true;
+  }
+}
+
+/** What a subscribed handler sees as `ctx.multicast`: frozen, one per event, shared by its Spots. */
+function multicastInfo(
+  channel: string,
+  topic: string,
+  publisherRid: string,
+  from: SpotEventSource | undefined,
+): ZLinkMulticastEvent {
+  return Object.freeze({ channel, topic, publisherRid, from: from && Object.freeze({ ...from }) });
+}
