@@ -13,7 +13,16 @@ import {
   type ZLinkObjectContext,
   type ZLinkRuntime,
 } from '../../../lib/index.js';
+import {
+  RecordKind,
+  WIRE_VERSION,
+  decodePayload,
+  encodeMeshState,
+  encodePayload,
+} from '../../../lib/core/index.js';
+import { encodeSpotEvent } from '../../../lib/spot/wire/index.js';
 import { Gate, waitFor } from '../../helpers/index.js';
+import { FakePeer, fakeState } from '../route-mesh/harness.js';
 import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
 
 interface Seen {
@@ -212,4 +221,87 @@ describe('Logical Multicast', () => {
     expect(topicMetrics(server, 'milestone')).toMatchObject({ received: 1, dropped: 0 });
     expect(seen).toHaveLength(1);
   });
+
+  it('a hostile peer: malformed event records and bad advertisements are dropped and counted, a topic no Spot takes is dropped, and the node goes on', async () => {
+    const { server, client } = await cluster();
+    await client.objects.createSpot('lobby', 'l1');
+    const endpoint = server.snapshot().meshes[0]?.endpoint as string;
+    // A node whose advertisement is not pairs of names: its hello is malformed, it never becomes a peer.
+    const liar = new FakePeer(fakeState('liar', { mesh: 'objects', objectRole: 'server' }));
+    const badHello = encodePayload([
+      ...fieldsOf(encodeMeshState(RecordKind.MeshHello, liar.state)),
+      [],
+      null,
+      [['news']],
+    ]);
+    const errors = () => server.events.count('protocol_error');
+    const before = errors();
+    await liar.connect(endpoint, badHello);
+    await waitFor(() => errors() > before, 5000, 'the malformed hello counted');
+    expect(server.snapshot().meshes[0]?.peers.map((p) => p.rid)).toEqual(['client-a']);
+    await liar.close();
+
+    const peer = new FakePeer(fakeState('rogue', { mesh: 'objects', objectRole: 'server' }));
+    await peer.connect(endpoint);
+    peer.pingEvery(500);
+    await waitFor(
+      () => server.snapshot().meshes[0]?.peers.some((p) => p.rid === 'rogue') === true,
+      5000,
+      'the rogue peer ready',
+    );
+    const malformed = [
+      encodePayload([WIRE_VERSION, RecordKind.SpotEvent, 'news']),
+      encodePayload([
+        WIRE_VERSION,
+        RecordKind.SpotEvent,
+        'news',
+        'milestone',
+        'm',
+        -1,
+        null,
+        encodePayload(1),
+      ]),
+      encodePayload([WIRE_VERSION, RecordKind.SpotEvent, 'news', '', 'm', 1, null, encodePayload(1)]),
+      encodePayload([
+        WIRE_VERSION,
+        RecordKind.SpotEvent,
+        'news',
+        'milestone',
+        'm',
+        1,
+        ['robot', 'x'],
+        encodePayload(1),
+      ]),
+      encodePayload([WIRE_VERSION, RecordKind.SpotEvent, 'news', 'milestone', 'm', 1, null, 'not bytes']),
+      Buffer.from([0x98, 0x01, 0x49, 0xc1]),
+    ];
+    const counted = errors();
+    for (const record of malformed) await peer.send(record);
+    // An event on a topic no Spot here takes, then one a Spot takes (any ready peer may publish).
+    await peer.send(encodeSpotEvent('news', 'nobody', 'm', 1, undefined, encodePayload({ n: 'x' })));
+    await peer.send(
+      encodeSpotEvent('news', 'weather', 'rain', 2, { kind: 'actor', id: 'a1' }, encodePayload(7)),
+    );
+    await waitFor(() => seen.length === 1, 5000, "the rogue's well-formed event");
+    expect(seen[0]).toMatchObject({
+      spot: 'l1',
+      packet: 'rain',
+      payload: 7,
+      multicast: { topic: 'weather', publisherRid: 'rogue', from: { kind: 'actor', id: 'a1' } },
+    });
+    expect(errors()).toBe(counted + malformed.length);
+    expect(topicMetrics(server, 'nobody')).toMatchObject({ received: 1, dropped: 1, delivered: 0 });
+    expect(server.events.count('multicast:dropped')).toBe(1);
+    await peer.close();
+    // The node goes on: a publish from a real peer still lands.
+    await client.spotPublisher.publish('news', 'milestone', { n: 9 }).async();
+    await waitFor(() => seen.length === 2, 5000, 'a normal event after it all');
+  });
 });
+
+/** The fields of an encoded record (to grow it by hand). */
+function fieldsOf(record: Uint8Array): unknown[] {
+  const decoded = decodePayload(record);
+  if (!decoded.ok) throw new Error(decoded.reason);
+  return decoded.value as unknown[];
+}

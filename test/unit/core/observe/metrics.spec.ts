@@ -109,4 +109,22 @@ describe('toPrometheusText', () => {
       expect(line).toMatch(/^(# (HELP|TYPE) zlink_\w+ .+|zlink_\w+\{.*\} [0-9.e+-]+)$/);
     }
   });
+
+  it('Logical Multicast counters per mesh, channel and topic, refusals and failures per code', () => {
+    const events = new ZLinkEvents();
+    const m = events.metrics.multicast.of('game', 'news', 'mile"stone');
+    expect(events.metrics.multicast.of('game', 'news', 'mile"stone')).toBe(m);
+    m.published = 2;
+    m.records = 4;
+    m.refused.set('Rejected', 3);
+    const text = toPrometheusText(events.metrics.snapshot(events.counts));
+    const labels = 'mesh="game",channel="news",topic="mile\\"stone"';
+    expect(text).toContain(`zlink_multicast_published_total{${labels}} 2`);
+    expect(text).toContain(`zlink_multicast_records_sent_total{${labels}} 4`);
+    expect(text).toContain(`zlink_multicast_records_received_total{${labels}} 0`);
+    expect(text).toContain(`zlink_multicast_refused_total{${labels},code="Rejected"} 3`);
+    expect(text).not.toContain('zlink_multicast_failed_total{');
+    for (const line of text.trimEnd().split('\n'))
+      expect(line).toMatch(/^(# (HELP|TYPE) zlink_\w+ .+|zlink_\w+\{.*\} [0-9.e+-]+)$/);
+  });
 });
