@@ -15,6 +15,13 @@ export const CONTROL_TIMEOUT_MS = 10000;
  */
 export const DEPARTED_MAX_AGE_MS = 30_000;
 
+/**
+ * How long each owner of a moving subscribed Spot waits for every peer's answer to its topic barrier:
+ * a peer stalled past it may have an event it published in the moment of the move arrive too late
+ * (dropped, never run twice or out of order).
+ */
+export const TOPIC_BARRIER_MS = 1000;
+
 /** How long a flush may hold a sender's next calls to one object: past it they go (latency, not loss). */
 export const FLUSH_WAIT_MS = 1000;
 

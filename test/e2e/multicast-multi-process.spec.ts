@@ -129,6 +129,53 @@ describe('Logical Multicast across processes', () => {
     expect(m1.get('weather')?.handled).toBe(800 * lobbiesOn(0));
     expect(m2.get('weather')?.handled).toBe(800 * lobbiesOn(1));
   }, 90000);
+
+  it('Spots moving back and forth while events flow still get every event once, in order', async () => {
+    const moving = [...lobbies.slice(0, 4), ...arenas.slice(2, 4)];
+    const [relocated, m, w] = await Promise.all([
+      ask<{ outcomes: Record<string, number> }>(client, { type: 'relocate', ids: moving, rounds: 4 }, 120000),
+      ask<{ outcomes: object }>(client, {
+        type: 'publish',
+        topic: 'milestone',
+        stream: 'moving-m',
+        count: 1500,
+        spacingMs: 1,
+      }),
+      ask<{ outcomes: object }>(client, {
+        type: 'publish',
+        topic: 'weather',
+        stream: 'moving-w',
+        count: 1500,
+        spacingMs: 1,
+      }),
+    ]);
+    expect(relocated.outcomes).toEqual({ committed: moving.length * 4 });
+    expect(m.outcomes).toEqual({ ok: 1500 });
+    expect(w.outcomes).toEqual({ ok: 1500 });
+    const ids = [...lobbies, ...arenas];
+    const wanted = (id: string): Record<string, StreamDigest> =>
+      id.startsWith('arena')
+        ? { 'milestone c1/-/moving-m': whole(1500) }
+        : { 'milestone c1/-/moving-m': whole(1500), 'weather c1/-/moving-w': whole(1500) };
+    const streamsOf = (d: SpotDigest): Record<string, StreamDigest> =>
+      Object.fromEntries(
+        Object.entries(d.topics).flatMap(([topic, streams]) =>
+          Object.entries(streams)
+            .filter(([key]) => key.includes('moving'))
+            .map(([key, digest]) => [`${topic} ${key}`, digest]),
+        ),
+      );
+    let last: SpotDigest[] = [];
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      last = await digests(client, ids);
+      const done = last.every((d) => JSON.stringify(streamsOf(d)) === JSON.stringify(wanted(d.id)));
+      if (done || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const d of last)
+      expect({ id: d.id, streams: streamsOf(d) }).toEqual({ id: d.id, streams: wanted(d.id) });
+  }, 180000);
 });
 
 /** Topics and streams in key order, so two digests compare whatever order they were filled in. */

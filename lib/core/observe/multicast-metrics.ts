@@ -15,6 +15,8 @@ export class MulticastTopicMetrics {
   handled = 0;
   /** Event records that arrived here while no Spot of this node subscribed to their topic. */
   dropped = 0;
+  /** Event turns that ran no handler: the Spot had run that event already (a move brought it twice). */
+  duplicates = 0;
   /** Events a subscribed Spot could not take, per code (a full queue is `Rejected`). */
   readonly refused = new Map<string, number>();
   /** Event turns whose handler threw, per code. */
@@ -31,6 +33,7 @@ export interface MulticastMetricsSnapshot {
   readonly delivered: number;
   readonly handled: number;
   readonly dropped: number;
+  readonly duplicates: number;
   readonly refused: Readonly<Record<string, number>>;
   readonly failed: Readonly<Record<string, number>>;
 }
@@ -79,6 +82,7 @@ export class MulticastMetricsRegistry {
             delivered: m.delivered,
             handled: m.handled,
             dropped: m.dropped,
+            duplicates: m.duplicates,
             refused: Object.fromEntries(m.refused),
             failed: Object.fromEntries(m.failed),
           });

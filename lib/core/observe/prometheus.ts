@@ -123,6 +123,11 @@ function multicastFamilies(
     ['multicast_delivered_total', "Events put into a subscribed Spot's queue here.", (t) => t.delivered],
     ['multicast_handled_total', 'Event turns whose handler returned.', (t) => t.handled],
     ['multicast_dropped_total', 'Event records that found no subscribed Spot here.', (t) => t.dropped],
+    [
+      'multicast_duplicates_total',
+      'Event turns skipped: the Spot had run that event already.',
+      (t) => t.duplicates,
+    ],
   ];
   for (const [name, help, value] of counters) {
     const full = family(name, 'counter', help);

@@ -64,6 +64,10 @@ export const RecordKind = {
   OwnerLeft: 72,
   /** One Logical Multicast event for the Spots of one node subscribed to its (channel, topic). */
   SpotEvent: 73,
+  /** A moving Spot's owner to each peer: answer 75 once you have read everything I sent before this. */
+  TopicBarrier: 74,
+  /** A peer's answer to 74: everything it sent before this has been sent. */
+  TopicBarrierAck: 75,
 } as const;
 
 /**
@@ -95,6 +99,8 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'OwnerLeaving',
       'OwnerLeft',
       'SpotEvent',
+      'TopicBarrier',
+      'TopicBarrierAck',
     ] as const
   ).map((name) => [RecordKind[name], name]),
 );

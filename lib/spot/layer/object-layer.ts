@@ -117,6 +117,7 @@ export class ObjectLayer {
       ...config,
       owner: local && this.host && { local, host: this.host },
       maxEventBytes: config.options.multicastMaxEventBytes,
+      queueLimit: config.options.objectQueueLimit,
     });
     const sessionDeps: SessionGlueDeps = { ...glue, host: this.host };
     const host = this.host;
@@ -138,6 +139,7 @@ export class ObjectLayer {
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
         relayed: () => this.follow.relayedNow(),
         sessions: moveSessions(glue),
+        multicast: this.multicast,
         moveAt: (owner, req, type) =>
           controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),
       });

@@ -96,6 +96,9 @@ export class ObjectReceiver {
         return;
       case RecordKind.SpotEvent:
         return this.parts.multicast.receive(r, record.from);
+      case RecordKind.TopicBarrier:
+      case RecordKind.TopicBarrierAck:
+        return this.parts.multicast.barrier(r, record.from);
       case RecordKind.RelocationChunk:
       case RecordKind.RelocationReady:
       case RecordKind.RelocationRelay:

@@ -1,57 +1,110 @@
 import {
-  type MulticastTopicMetrics,
   type NodeRun,
   OBJECT_REFUSALS,
   type WireError,
   type ZLinkEvents,
+  type ZLinkMulticastEvent,
   countCode,
 } from '../../core/index.js';
-import type { Activation } from '../owner/activation.js';
+import type { CarriedEvent, SpotEventRecord, SpotEventSource } from '../wire/index.js';
+import { type Activation, heldRoute } from '../owner/activation.js';
 import type { ObjectHost } from '../owner/object-host.js';
-import type { InboundObjectCall, ObjectAnswer, SpotEventStamp } from '../owner/object-call.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { runObjectCall } from '../owner/object-dispatch.js';
 import { fencedRefusal } from '../owner/authority-claims.js';
 import { refusal } from '../owner/refusals.js';
-import { heldRoute } from '../relocation/capture.js';
+import type { LocalTopics } from './local-topics.js';
+import type { LocalEvent } from './local-event.js';
 
-/** One event as every subscribed Spot of this node takes it: decoded once per record, shared. */
-export interface LocalEvent {
-  readonly packet: string;
-  readonly payload: Uint8Array;
-  readonly stamp: SpotEventStamp;
-  readonly metrics: MulticastTopicMetrics;
-}
+export type { LocalEvent } from './local-event.js';
 
-/** What delivering needs of the node. */
-export interface DeliveryDeps {
+/** What counting an event's end needs: where it happened. */
+export interface EventCounting {
   readonly mesh: string;
   readonly self: NodeRun;
-  readonly host: ObjectHost;
   readonly events: ZLinkEvents;
 }
 
+/** What delivering needs of the node. */
+export interface DeliveryDeps extends EventCounting {
+  readonly host: ObjectHost;
+  /** Where the events of a Spot arriving by a move wait for it. */
+  readonly local: LocalTopics;
+  /** How many events may wait for one arriving Spot (its queue limit). */
+  readonly queueLimit: number;
+}
+
+/** What a subscribed handler sees as `ctx.multicast`: frozen, one per event, shared by its Spots. */
+export function multicastInfo(
+  channel: string,
+  topic: string,
+  publisherRid: string,
+  from: SpotEventSource | undefined,
+): ZLinkMulticastEvent {
+  return Object.freeze({ channel, topic, publisherRid, from: from && Object.freeze({ ...from }) });
+}
+
 /**
- * Puts `event` into the queue of Spot `a` as a one-way turn of its subscription's handler, or counts
- * why not: the owner fenced or the queue full (`Rejected`), the Spot ending or moving
- * (`Unavailable`). Exactly one count per Spot per event (delivered then handled or failed, or
- * refused); never throws.
+ * Puts `event` into the queue of Spot `a` as a one-way turn of its subscription's handler — into its
+ * move's hold while it moves — or counts why not: the owner fenced or the queue full (`Rejected`),
+ * the Spot ending (`Unavailable`). Exactly one count per Spot per event (delivered, then handled,
+ * failed or skipped as a duplicate; or refused); never throws.
  */
 export function deliverEvent(deps: DeliveryDeps, a: Activation, event: LocalEvent): void {
   event.metrics.delivered++;
   const answer = new EventAnswer(deps, a.key.id, event);
   const { host } = deps;
   if (host.fenced) return answer.error(refusal(fencedRefusal(`spot '${a.key.id}'`)));
-  // A moving Spot takes no event in this version: its hold carries calls only (counted, never lost silently).
-  if (a.state === 'closing' || a.ingress !== undefined) {
-    const why = a.state === 'closing' ? 'it is ending' : 'it is moving';
-    return answer.error({ code: 'ObjectClosed', message: `spot '${a.key.id}': ${why}` });
+  if (a.state === 'closing')
+    return answer.error({ code: 'ObjectClosed', message: `spot '${a.key.id}': it is ending` });
+  const held = deps.local.held(a);
+  if (held !== undefined) {
+    // Arriving by a move: it waits behind what the old owner carries (`SpotMulticast.opened`).
+    if (held.length < deps.queueLimit) return void held.push(event);
+    const message = `spot '${a.key.id}': ${deps.queueLimit} events already wait for it to arrive`;
+    return answer.error({ code: 'ObjectRefused', message });
   }
-  const { info } = event.stamp;
-  const call: InboundObjectCall = {
+  // A moving Spot's hold keeps it with the calls, for its new owner (or for itself, should the move fail).
+  if (a.ingress !== undefined) return a.ingress(eventCall(a, deps.self, event), answer);
+  runObjectCall(a, eventCall(a, deps.self, event), answer, host.dispatchDeps);
+}
+
+/** An event that waited for arriving Spot `a`, run now that it opened here (counted when it was held). */
+export function runHeldEvent(deps: DeliveryDeps, a: Activation, event: LocalEvent): void {
+  const answer = new EventAnswer(deps, a.key.id, event);
+  runObjectCall(a, eventCall(a, deps.self, event), answer, deps.host.dispatchDeps, true);
+}
+
+/**
+ * An event a move carried (it waited for Spot `a` on the old owner, or reached it there sealed), as
+ * the call and answer the new owner runs and counts it with; `undefined` when it names another Spot.
+ */
+export function carriedEvent(
+  deps: EventCounting,
+  a: Activation,
+  r: SpotEventRecord & { readonly carried: CarriedEvent },
+): { readonly call: InboundObjectCall; readonly answer: ObjectAnswer } | undefined {
+  if (r.carried.spotId !== a.key.id) return undefined;
+  const event: LocalEvent = {
+    packet: r.packet,
+    payload: r.payload,
+    stamp: {
+      info: multicastInfo(r.channel, r.topic, r.carried.publisherRid, r.from),
+      publisherGeneration: r.carried.publisherGeneration,
+      seq: r.seq,
+    },
+    metrics: deps.events.metrics.multicast.of(deps.mesh, r.channel, r.topic),
+  };
+  return { call: eventCall(a, deps.self, event), answer: new EventAnswer(deps, a.key.id, event) };
+}
+
+/** One event as a one-way call of Spot `a` on the route it is held on here. */
+function eventCall(a: Activation, self: NodeRun, event: LocalEvent): InboundObjectCall {
+  return {
     messageKind: 'send',
     objectKind: 'spot',
     id: a.key.id,
-    fences: heldRoute(a, deps.self),
+    fences: heldRoute(a, self),
     operationId: '',
     packet: event.packet,
     metadata: undefined,
@@ -59,11 +112,10 @@ export function deliverEvent(deps: DeliveryDeps, a: Activation, event: LocalEven
     trace: undefined,
     correlation: undefined,
     origin: undefined,
-    sourceRid: info.publisherRid,
+    sourceRid: event.stamp.info.publisherRid,
     hops: 0,
     event: event.stamp,
   };
-  runObjectCall(a, call, answer, host.dispatchDeps);
 }
 
 /** How one Spot's event turn ends, counted: handled, failed (the handler threw) or refused. */
@@ -71,7 +123,7 @@ class EventAnswer implements ObjectAnswer {
   private started = false;
 
   constructor(
-    private readonly deps: DeliveryDeps,
+    private readonly deps: EventCounting,
     private readonly id: string,
     private readonly event: LocalEvent,
   ) {}
@@ -82,6 +134,10 @@ class EventAnswer implements ObjectAnswer {
 
   ok(): void {
     this.event.metrics.handled++;
+  }
+
+  skipped(): void {
+    this.event.metrics.duplicates++;
   }
 
   error(error: WireError): void {

@@ -1,6 +1,7 @@
 import type { MeshLink, MulticastTopic } from '../../core/index.js';
 import type { Activation } from '../owner/activation.js';
 import type { ActivationWatch } from '../owner/activation-table.js';
+import type { LocalEvent } from './local-event.js';
 
 const RESOLVED = Promise.resolve();
 
@@ -15,10 +16,37 @@ const RESOLVED = Promise.resolve();
  */
 export class LocalTopics implements ActivationWatch {
   private readonly byChannel = new Map<string, Map<string, Set<Activation>>>();
+  /** Spots arriving by a move (restored here, not adopted yet): the events that wait for them. */
+  private readonly arriving = new Map<Activation, LocalEvent[]>();
   private scheduled = false;
   private closed = false;
 
   constructor(private readonly link: MeshLink) {}
+
+  /** Spot `a` arrives by a move: subscribed from now on, advertised at once, its events held for it. */
+  arrive(a: Activation): void {
+    this.arriving.set(a, []);
+    this.added(a);
+    this.scheduled = false;
+    if (!this.closed) this.link.advertise(this.pairs());
+  }
+
+  /** The events held for Spot `a` while it arrives; `undefined` once it opened (or when it never arrived). */
+  held(a: Activation): LocalEvent[] | undefined {
+    return this.arriving.size === 0 ? undefined : this.arriving.get(a);
+  }
+
+  /** Arriving `a` opened here (it is in the table now): the events held for it, in arrival order. */
+  opened(a: Activation): LocalEvent[] {
+    const held = this.arriving.get(a) ?? [];
+    this.arriving.delete(a);
+    return held;
+  }
+
+  /** Arriving `a` will not open here (its move was given up): its subscriptions go with its events. */
+  abandoned(a: Activation): void {
+    if (this.arriving.delete(a)) this.removed(a);
+  }
 
   /** The Spots subscribed to (`channel`, `topic`) here now: two map reads; `undefined` when none. */
   subscribers(channel: string, topic: string): ReadonlySet<Activation> | undefined {
@@ -76,6 +104,7 @@ export class LocalTopics implements ActivationWatch {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
     void RESOLVED.then(() => {
+      if (!this.scheduled) return;
       this.scheduled = false;
       if (!this.closed) this.link.advertise(this.pairs());
     });

@@ -2,9 +2,9 @@ import {
   type MeshLink,
   type NodeRun,
   type PeerAddress,
+  RecordKind,
   type SpotPublishOptions,
   type ZLinkEvents,
-  type ZLinkMulticastEvent,
   type ZLinkSpotPublishCall,
   ZLinkError,
   cancelledError,
@@ -15,10 +15,46 @@ import {
 } from '../../core/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { Clock } from '../resolve/index.js';
-import { type SpotEventRecord, type SpotEventSource, encodeSpotEvent } from '../wire/index.js';
-import { type DeliveryDeps, type LocalEvent, deliverEvent } from './event-delivery.js';
+import {
+  type SpotEventRecord,
+  type SpotEventSource,
+  type TopicBarrierRecord,
+  encodeSpotEvent,
+} from '../wire/index.js';
+import {
+  type DeliveryDeps,
+  type LocalEvent,
+  deliverEvent,
+  multicastInfo,
+  runHeldEvent,
+} from './event-delivery.js';
+import { TopicBarriers } from './topic-barriers.js';
+import { TOPIC_BARRIER_MS } from '../timing.js';
+import type { Activation } from '../owner/activation.js';
 import type { LocalTopics } from './local-topics.js';
 import { PeerTopics } from './peer-topics.js';
+
+/**
+ * What a move of a subscribed Spot does through Logical Multicast (docs/decisions.md "Logical
+ * Multicast across a move"): the target advertises the arriving Spot and waits until every peer has
+ * read that; the source, before its go, waits until everything every peer published before is here.
+ */
+export interface MoveMulticast {
+  /**
+   * Target: Spot `a` is restored here: its topics are advertised from now on and its events wait for
+   * it; resolves once every peer has read that advertisement (or `TOPIC_BARRIER_MS`). Never rejects.
+   */
+  arrive(a: Activation): Promise<void>;
+  /** Target: `a` opened here, after the calls the move carried: the events that waited run, in order. */
+  opened(a: Activation): void;
+  /** Target: the move was given up before `a` opened here: its subscriptions and waiting events go. */
+  abandoned(a: Activation): void;
+  /**
+   * Source, before its go: resolves once every peer answered a barrier sent now — whatever each had
+   * published before it learned of the target is held here by then (or `TOPIC_BARRIER_MS`).
+   */
+  flush(a: Activation): Promise<void>;
+}
 
 export interface MulticastDeps {
   readonly mesh: string;
@@ -29,6 +65,8 @@ export interface MulticastDeps {
   readonly owner: { readonly local: LocalTopics; readonly host: ObjectHost } | undefined;
   /** The largest event a publish takes, encoded (`multicastMaxEventBytes`). */
   readonly maxEventBytes: number;
+  /** How many events may wait for one Spot arriving by a move (`objectQueueLimit`). */
+  readonly queueLimit: number;
   /** A publish's deadline when its `.async()` names none (the runtime's `requestTimeoutMs`). */
   readonly defaultTimeoutMs: number;
   readonly clock: Clock;
@@ -51,18 +89,22 @@ export interface SpotPublish {
  * subscribed Spot of this node; a node that receives the record puts it into its own subscribed
  * Spots' queues. No storage, no acknowledgement, and nothing is ever sent twice.
  */
-export class SpotMulticast {
+export class SpotMulticast implements MoveMulticast {
   /** This run's events, numbered in the order they were handed over: each receiver keeps that order. */
   private seq = 0;
   private readonly peers: PeerTopics;
   /** What delivering to this node's Spots needs; `undefined` on an object client (no Spots here). */
   private readonly delivery: DeliveryDeps | undefined;
+  private readonly barriers: TopicBarriers;
+  private readonly offPeer: () => void;
   private closed = false;
 
   constructor(private readonly deps: MulticastDeps) {
     this.peers = new PeerTopics(deps.link);
-    const { mesh, self, events, owner } = deps;
-    this.delivery = owner && { mesh, self, events, host: owner.host };
+    this.barriers = new TopicBarriers(deps.link);
+    this.offPeer = deps.link.onPeer((e) => e.type === 'down' && this.barriers.gone(e.peer.rid));
+    const { mesh, self, events, owner, queueLimit } = deps;
+    this.delivery = owner && { mesh, self, events, host: owner.host, local: owner.local, queueLimit };
   }
 
   /**
@@ -152,8 +194,36 @@ export class SpotMulticast {
     });
   }
 
+  /** A peer's topic barrier (answered at once) or its answer to one of this node's. */
+  barrier(r: TopicBarrierRecord, from: PeerAddress): void {
+    if (r.kind === RecordKind.TopicBarrier) this.barriers.asked(from.rid, r.barrierId);
+    else this.barriers.answered(from.rid, r.barrierId);
+  }
+
+  arrive(a: Activation): Promise<void> {
+    if (a.subscriptions === undefined || !this.delivery) return Promise.resolve();
+    this.delivery.local.arrive(a);
+    return this.barriers.round(TOPIC_BARRIER_MS);
+  }
+
+  opened(a: Activation): void {
+    const { delivery } = this;
+    if (a.subscriptions === undefined || !delivery) return;
+    for (const event of delivery.local.opened(a)) runHeldEvent(delivery, a, event);
+  }
+
+  abandoned(a: Activation): void {
+    this.delivery?.local.abandoned(a);
+  }
+
+  flush(a: Activation): Promise<void> {
+    return a.subscriptions === undefined ? Promise.resolve() : this.barriers.round(TOPIC_BARRIER_MS);
+  }
+
   close(): void {
     this.closed = true;
+    this.offPeer();
+    this.barriers.close();
     this.peers.close();
   }
 
@@ -165,14 +235,4 @@ export class SpotMulticast {
     for (const a of spots) deliverEvent(delivery, a, event);
     return true;
   }
-}
-
-/** What a subscribed handler sees as `ctx.multicast`: frozen, one per event, shared by its Spots. */
-function multicastInfo(
-  channel: string,
-  topic: string,
-  publisherRid: string,
-  from: SpotEventSource | undefined,
-): ZLinkMulticastEvent {
-  return Object.freeze({ channel, topic, publisherRid, from: from && Object.freeze({ ...from }) });
 }

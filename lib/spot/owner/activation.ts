@@ -17,6 +17,7 @@ import type {
   ZLinkSpotPublishCall,
 } from '../../core/index.js';
 import type { ObjectRouteFences, SpotEventSource } from '../wire/index.js';
+import { EventOrder } from './event-order.js';
 import { ObjectTurns } from '../execution/index.js';
 import { ObjectMembership } from './activation-membership.js';
 import { type BindingPusher, NO_SESSIONS, ObjectSessions } from './activation-sessions.js';
@@ -41,6 +42,12 @@ export interface HeldAuthority {
   readonly ownerLeaseGeneration: number;
   /** The version of the record as this owner last wrote it (the next CAS expects it). */
   readonly storeVersion: StoreVersion;
+}
+
+/** The route `a` is held on here: this run as owner, the generations of its authority. */
+export function heldRoute(a: Activation, self: NodeRun): ObjectRouteFences {
+  const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
+  return { owner: self, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
 }
 
 /** A frozen ref of one incarnation. */
@@ -76,6 +83,8 @@ export class Activation {
   readonly handlers: ScopeTables<ObjectHandlerDescription> | undefined;
   /** A Spot class's Logical Multicast subscriptions by channel and topic (read once per event). */
   readonly subscriptions: SubscriptionTable | undefined;
+  /** With subscriptions: the last event it ran from each publisher (see `EventOrder`); it moves with it. */
+  readonly eventOrder: EventOrder | undefined;
 
   constructor(
     readonly key: ObjectKey,
@@ -94,6 +103,7 @@ export class Activation {
     this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, pusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
     this.subscriptions = classes.subscriptionsOf(key.kind, cls.type);
+    this.eventOrder = this.subscriptions && new EventOrder();
     const from: SpotEventSource = { kind: key.kind, id: key.id };
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
     this.scope = Object.freeze({

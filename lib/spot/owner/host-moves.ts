@@ -105,6 +105,7 @@ export class HostMoves {
     const a = await this.deps.build(key, cls, held, what);
     a.membership.restore(image.membership);
     a.sessions?.restore(image.sessions);
+    a.eventOrder?.restore(image.events);
     void a.turns.seal();
     try {
       let state: unknown;

@@ -1,7 +1,9 @@
 import { type MeshLink, RecordKind, type ZLinkEvents } from '../../core/index.js';
 import {
+  type CarriedEvent,
   type ObjectRequestRecord,
   type ObjectSendRecord,
+  type SpotEventRecord,
   decodeObjectRecord,
   readLoneObjectRecord,
 } from '../wire/index.js';
@@ -43,10 +45,14 @@ export function inboundCall(
   return { call, answer };
 }
 
-/** The send or request `bytes` hold (a record a move carried), or the reason they are not one. */
-export function readCallRecord(bytes: Uint8Array): ObjectSendRecord | ObjectRequestRecord | string {
+/** The send, request or event `bytes` hold (a record a move carried), or the reason they are not one. */
+export function readCallRecord(
+  bytes: Uint8Array,
+): ObjectSendRecord | ObjectRequestRecord | (SpotEventRecord & { carried: CarriedEvent }) | string {
   const r = readLoneObjectRecord(bytes) ?? decodeObjectRecord(bytes);
   if (typeof r === 'string') return r;
+  if (r.kind === RecordKind.SpotEvent)
+    return r.carried ? { ...r, carried: r.carried } : 'a moved event does not name its publisher';
   if (r.kind !== RecordKind.ObjectSend && r.kind !== RecordKind.ObjectRequest)
     return `a moved call is record kind ${r.kind}, not a send or request`;
   return r;

@@ -54,4 +54,6 @@ export interface ObjectAnswer {
   error(error: WireError): void;
   /** The call's turn starts: from here on a failure is the handler's, not a refusal. */
   accepted?(): void;
+  /** An event this incarnation had run already (a move brought it twice): its turn ran no handler. */
+  skipped?(): void;
 }

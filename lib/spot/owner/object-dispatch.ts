@@ -32,6 +32,9 @@ export interface DispatchDeps {
   readonly runtimeCall: RuntimeCallRunner;
 }
 
+/** What a turn returns that ran no handler: an event the Spot had run already (see `EventOrder`). */
+const SKIPPED: unique symbol = Symbol('skipped event');
+
 /**
  * Runs `call` on activation `a` as one turn: metadata and payload decoded first (a bad one is
  * answered at once and never queued), then the handler through the adapter, inside the call's trace
@@ -106,6 +109,9 @@ export function runObjectCall(
   const turn = (): unknown => {
     started = true;
     answer.accepted?.();
+    // Checked as it runs, not as it queues: a copy queued first still yields to one that runs first.
+    if (event !== undefined && a.eventOrder?.takes(event.publisherGeneration, event.seq) === false)
+      return SKIPPED;
     return trace === undefined || tracing === undefined
       ? fn(value, context)
       : tracing.run(trace, () => fn(value, context));
@@ -116,6 +122,7 @@ export function runObjectCall(
     turn,
     { oneWay: call.messageKind === 'send', work: call, carried },
     (result) => {
+      if (result === SKIPPED) return answer.skipped?.();
       a.metrics.handled++;
       answer.ok(result);
     },

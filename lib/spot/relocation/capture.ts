@@ -6,15 +6,15 @@ import {
   userCodeError,
 } from '../../core/index.js';
 import {
-  type ObjectRouteFences,
   type RelocationImage,
   type TimerImage,
   encodeObjectRequest,
   encodeObjectSend,
+  encodeSpotEvent,
   packSessionStamp,
 } from '../wire/index.js';
 import type { TimerSnapshot } from '../execution/index.js';
-import type { Activation } from '../owner/activation.js';
+import { type Activation, heldRoute } from '../owner/activation.js';
 import type { InboundObjectCall } from '../owner/object-dispatch.js';
 import { userCode } from '../owner/host-helpers.js';
 
@@ -27,11 +27,7 @@ import { userCode } from '../owner/host-helpers.js';
  * hands the queue off (`turns.handOff()`), whose calls the new owner then answers.
  */
 
-/** The route `a` is held on here: this run as owner, the generations of its authority. */
-export function heldRoute(a: Activation, self: NodeRun): ObjectRouteFences {
-  const { objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration } = a.authority;
-  return { owner: self, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration };
-}
+export { heldRoute } from '../owner/activation.js';
 
 /**
  * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable` when the object is not open (closed, or
@@ -73,11 +69,18 @@ export async function captureActivation(
     storeVersion: a.authority.storeVersion,
     membership: a.membership.image(),
     sessions: a.sessions?.image() ?? [],
+    events: a.eventOrder?.image() ?? [],
   };
 }
 
 /** A waiting call as the record it would arrive as, its reply route and hops kept: the target reads it as any call. */
 export function callRecord(call: InboundObjectCall): Uint8Array {
+  const { event } = call;
+  if (event !== undefined) {
+    const { channel, topic, publisherRid, from } = event.info;
+    const carried = { publisherRid, publisherGeneration: event.publisherGeneration, spotId: call.id };
+    return encodeSpotEvent(channel, topic, call.packet, event.seq, from, call.payload, carried);
+  }
   const to = { objectKind: call.objectKind, id: call.id, fences: call.fences };
   const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
   const { operationId, packet, metadata, payload, hops } = call;

@@ -1,6 +1,7 @@
 import {
   type AuthorityRecord,
   type PeerAddress,
+  RecordKind,
   type StoreVersion,
   ZLinkError,
   errorMessage,
@@ -20,6 +21,7 @@ import type { Activation, HeldAuthority } from '../owner/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { inboundCall, readCallRecord } from '../owner/inbound-call.js';
 import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
+import { carriedEvent } from '../multicast/event-delivery.js';
 import { TARGET_WAIT_MS } from '../timing.js';
 
 interface Carried {
@@ -84,9 +86,8 @@ export class IncomingMove {
 
   /** A call the source held or received after its seal: queued until the object opens here, then run. */
   relay(bytes: Uint8Array): void {
-    const r = readCallRecord(bytes);
-    if (typeof r === 'string') return this.report(r);
-    const carried = inboundCall(r, this.source.rid, this.ctx.link, this.ctx.events, this.ctx.mesh);
+    const carried = this.carry(bytes);
+    if (carried === undefined) return;
     if (this.phase === 'open')
       return this.ctx.host.moves.run(this.activation as Activation, carried.call, carried.answer);
     if (this.phase === 'ready' || this.phase === 'cutting') return void this.temporary.push(carried);
@@ -154,6 +155,10 @@ export class IncomingMove {
     }
     this.activation = a;
     if (this.phase !== 'restoring') return void ctx.host.moves.drop(a, 'its move was given up');
+    // A subscribed Spot's topics are advertised here, and every peer has read that, before the source
+    // is told: from then on each publisher sends its events here too (the source holds the earlier ones).
+    await ctx.multicast?.arrive(a);
+    if (this.phase !== 'restoring') return;
     this.phase = 'ready';
     if (!ctx.link.answer(this.source.rid, encodeRelocationReady(this.relocationId))) this.sourceLost();
   }
@@ -228,15 +233,12 @@ export class IncomingMove {
     this.image = undefined;
     this.phase = 'open';
     for (const bytes of image.queued) {
-      const r = readCallRecord(bytes);
-      if (typeof r === 'string') {
-        this.report(r);
-        continue;
-      }
-      const { call, answer } = inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh);
-      ctx.host.moves.run(a, call, answer);
+      const carried = this.carry(bytes);
+      if (carried) ctx.host.moves.run(a, carried.call, carried.answer);
     }
     for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
+    // Behind everything the source carried: an event that came both ways runs once (`EventOrder`).
+    ctx.multicast?.opened(a);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
     // Dispatch is open here: each bound session gets the new route (§3.3 step 7).
     ctx.sessions?.route(a, this.relocationId, 'commit');
@@ -283,9 +285,28 @@ export class IncomingMove {
     clearTimeout(this.wait);
     this.temporary.length = 0;
     if (this.image !== undefined) this.ctx.host.moves.arrival(this.image.objectKind, this.image.id, false);
-    if (this.activation !== undefined) void this.ctx.host.moves.drop(this.activation, reason);
+    if (this.activation !== undefined) {
+      this.ctx.multicast?.abandoned(this.activation);
+      void this.ctx.host.moves.drop(this.activation, reason);
+    }
     this.settledOnce();
     this.onSettled(this);
+  }
+
+  /**
+   * A record the move carried as a call of the object and its answer: a send or request as any call
+   * off the wire, an event as Logical Multicast counts it; `undefined` (reported) when it is not one.
+   */
+  private carry(bytes: Uint8Array): Carried | undefined {
+    const r = readCallRecord(bytes);
+    if (typeof r === 'string') return void this.report(r);
+    const { ctx } = this;
+    if (r.kind !== RecordKind.SpotEvent)
+      return inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh);
+    const a = this.activation;
+    const carried = a && carriedEvent(ctx, a, r);
+    if (!carried) this.report(`a moved event for '${r.carried.spotId}' is not this move's object`);
+    return carried;
   }
 
   private report(reason: string): void {

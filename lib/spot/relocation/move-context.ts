@@ -7,12 +7,14 @@ import type {
   RelocationStore,
   ZLinkEvents,
 } from '../../core/index.js';
-import type { ObjectRouteFences, RelocationRefusal } from '../wire/index.js';
+import { type ObjectRouteFences, type RelocationRefusal, writeObjectFences } from '../wire/index.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { ZLinkError } from '../../core/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { Activation } from '../owner/activation.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
+import type { MoveMulticast } from '../multicast/spot-multicast.js';
 
 /** What both ends of a move work with: this node's host, the mesh, the Authority Store. */
 export interface MoveContext {
@@ -34,6 +36,8 @@ export interface MoveContext {
   readonly relayed: () => void;
   /** The bound sessions of a moving Actor (spot-actor-routing §3.3); absent: bindings are not told. */
   readonly sessions?: MoveSessions;
+  /** A moving subscribed Spot's events (see `MoveMulticast`); absent: events are not told. */
+  readonly multicast?: MoveMulticast;
 }
 
 /** What a move does with a bound Actor's sessions: seal each binding first, give it its route last. */
@@ -90,4 +94,19 @@ export function abortedBy(error: unknown): RelocationResult {
   return error instanceof ZLinkError
     ? { outcome: 'aborted', code: error.code, reason: error.message }
     : { outcome: 'aborted', code: 'Error', reason: String(error) };
+}
+
+/** A call that could not reach the object's new owner: it ends `Unavailable`, and its sender drops the route. */
+export function unreachable(h: { readonly call: InboundObjectCall; readonly answer: ObjectAnswer }): void {
+  const { call } = h;
+  h.answer.error({
+    code: 'ObjectStale',
+    message: `${call.objectKind} '${call.id}' moved and its new owner is not reachable`,
+    details: {
+      reason: 'followTargetUnreachable',
+      objectKind: call.objectKind,
+      id: call.id,
+      fences: writeObjectFences(call.fences),
+    },
+  });
 }

@@ -14,7 +14,6 @@ import {
   encodeRelocationCutover,
   encodeRelocationImage,
   encodeRelocationRelay,
-  writeObjectFences,
 } from '../wire/index.js';
 import { type Activation, objectRef } from '../owner/activation.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
@@ -25,6 +24,7 @@ import {
   RELOCATION_CHUNK_BYTES,
   type RelocationResult,
   refusalOf,
+  unreachable,
 } from './move-context.js';
 
 interface Held {
@@ -127,6 +127,14 @@ export class OutgoingMove {
     this.phase = 'relaying';
     this.emit('relayReady');
     for (const h of this.held.splice(0)) this.relay(h);
+    // A subscribed Spot goes once all its publishers sent before they learned of the target is here.
+    const flushed = this.ctx.multicast?.flush(this.a);
+    if (flushed === undefined) return this.go();
+    void flushed.then(() => this.phase === 'relaying' && this.go());
+  }
+
+  /** The go: the hold is relayed, the target may take the authority. */
+  private go(): void {
     if (!this.ctx.link.answer(this.target.rid, encodeRelocationCutover(this.relocationId)))
       return this.targetLost();
     // The commit follows within a store write, at the latest by the cutover deadline; past it the
@@ -378,19 +386,4 @@ export class OutgoingMove {
       }
     }
   }
-}
-
-/** A call that could not reach the object's new owner: it ends `Unavailable`, and its sender drops the route. */
-function unreachable(h: Held): void {
-  const { call } = h;
-  h.answer.error({
-    code: 'ObjectStale',
-    message: `${call.objectKind} '${call.id}' moved and its new owner is not reachable`,
-    details: {
-      reason: 'followTargetUnreachable',
-      objectKind: call.objectKind,
-      id: call.id,
-      fences: writeObjectFences(call.fences),
-    },
-  });
 }

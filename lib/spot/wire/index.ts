@@ -10,3 +10,4 @@ export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
 export * from './session-wire.js';
 export * from './spot-event-wire.js';
+export * from './topic-barrier-wire.js';

@@ -23,6 +23,7 @@ export type { ObjectRouteFences } from './object-fences.js';
 import { type MessageFollowRecord, decodeMessageFollow } from './object-follow-wire.js';
 import { type OwnerLeaveRecord, decodeOwnerLeave } from './owner-leave-wire.js';
 import { type SpotEventRecord, decodeSpotEvent } from './spot-event-wire.js';
+import { type TopicBarrierRecord, decodeTopicBarrier } from './topic-barrier-wire.js';
 import { type SessionRecord, decodeSessionRecord } from './session-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
@@ -149,7 +150,8 @@ export type ObjectRecord =
   | ObjectStaleRecord
   | OwnerLeaveRecord
   | SessionRecord
-  | SpotEventRecord;
+  | SpotEventRecord
+  | TopicBarrierRecord;
 
 /** Items of a send and of a request as this version writes them, version and kind included. */
 export const SEND_LENGTH = 10;
@@ -229,6 +231,9 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
       return decodeOwnerLeave(v);
     case RecordKind.SpotEvent:
       return decodeSpotEvent(v);
+    case RecordKind.TopicBarrier:
+    case RecordKind.TopicBarrierAck:
+      return decodeTopicBarrier(v);
     case RecordKind.SessionBind:
     case RecordKind.SessionPush:
     case RecordKind.SessionUnbind:

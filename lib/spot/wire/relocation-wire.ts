@@ -20,10 +20,11 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  *
  *     RelocationChunk [1, 66, relocationId, seq, total, checksum, bytes, ...later]
  *     image = [kind, id, type, objectGeneration, sourceFences, state | nil, [record...], [timer...],
- *              storeVersion, membership?, sessions?, ...later]
+ *              storeVersion, membership?, sessions?, events?, ...later]
  *     timer = [kind, label | nil, dueInMs, intervalMs | nil]
  *     membership = [spotId | nil, [[actorId, objectGeneration]...]]
  *     sessions   = [[ownerRid, ownerGeneration, listener, sessionId, bindingGeneration]...]   (an Actor's bindings)
+ *     events     = [[publisherGeneration, seq]...]   (a subscribed Spot's place in each publisher's events)
  *
  * `checksum` is the CRC-32 of the whole image; a waiting turn travels as the ObjectSend or
  * ObjectRequest record it is (reply route included), so the target reads it as it reads any call.
@@ -63,6 +64,8 @@ export interface RelocationImage {
   readonly membership: MembershipImage;
   /** An Actor's session bindings: they move with it (a Spot's, and an older sender's, are empty). */
   readonly sessions: readonly BindingImage[];
+  /** A subscribed Spot's last event run from each publishing run (see `EventOrder`); empty otherwise. */
+  readonly events: readonly (readonly [string, number])[];
 }
 
 /** One session binding as it moves with its Actor. */
@@ -105,6 +108,7 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
         b.sessionId,
         b.bindingGeneration,
       ]),
+      image.events,
     ]),
   );
 }
@@ -132,7 +136,9 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     storeVersion,
     rawMembership,
     rawSessions,
+    rawEvents,
   ] = v as unknown[];
+  const events = rawEvents === undefined ? [] : readEventPlaces(rawEvents);
   const membership = rawMembership === undefined ? NO_MEMBERSHIP : readMembership(rawMembership);
   const sessions = rawSessions === undefined ? [] : readBindings(rawSessions);
   const source = readObjectFences(rawSource);
@@ -148,7 +154,8 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     !Array.isArray(rawTimers) ||
     !isCount(storeVersion) ||
     membership === undefined ||
-    sessions === undefined
+    sessions === undefined ||
+    events === undefined
   )
     return BAD_IMAGE;
   const timers: TimerImage[] = [];
@@ -169,7 +176,15 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     storeVersion,
     membership,
     sessions,
+    events,
   };
+}
+
+/** `[[publisherGeneration, seq]...]`; `undefined` when it is not that. */
+function readEventPlaces(v: unknown): [string, number][] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  for (const e of v as unknown[]) if (!Array.isArray(e) || !isName(e[0]) || !isCount(e[1])) return undefined;
+  return v as [string, number][];
 }
 
 function readBindings(v: unknown): BindingImage[] | undefined {

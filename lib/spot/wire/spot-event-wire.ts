@@ -21,6 +21,10 @@ import {
  * The publisher is the node it came from (the mesh link names it; a record never claims another
  * node's events). `seq` numbers the publishing run's events in the order they were handed over, so a
  * receiver can keep each publisher's order. `payload` is the event as msgpack, encoded once.
+ *
+ * A move carries an event that was waiting for its Spot, or arrived while it was sealed, to the new
+ * owner in the same record with three more items — `publisherRid, publisherGeneration, spotId` — read
+ * only inside a move (its image, its relays): a record straight from a peer never names its publisher.
  */
 export interface SpotEventRecord {
   readonly kind: typeof RecordKind.SpotEvent;
@@ -30,6 +34,14 @@ export interface SpotEventRecord {
   readonly seq: number;
   readonly from: SpotEventSource | undefined;
   readonly payload: Uint8Array;
+  /** On a record a move carried: who published it, and the Spot it waited for. */
+  readonly carried?: CarriedEvent;
+}
+
+export interface CarriedEvent {
+  readonly publisherRid: string;
+  readonly publisherGeneration: string;
+  readonly spotId: string;
 }
 
 /** The object that published an event from one of its handlers. */
@@ -45,8 +57,9 @@ export function encodeSpotEvent(
   seq: number,
   from: SpotEventSource | undefined,
   payload: Uint8Array,
+  carried?: CarriedEvent,
 ): Uint8Array {
-  return packr.pack([
+  const record: unknown[] = [
     WIRE_VERSION,
     RecordKind.SpotEvent,
     channel,
@@ -55,7 +68,9 @@ export function encodeSpotEvent(
     seq,
     from === undefined ? null : [from.kind, from.id],
     payload,
-  ]);
+  ];
+  if (carried) record.push(carried.publisherRid, carried.publisherGeneration, carried.spotId);
+  return packr.pack(record);
 }
 
 /** Reads 73 (the record array); the reason it is malformed otherwise. Later fields are ignored. */
@@ -76,5 +91,19 @@ export function decodeSpotEvent(v: readonly unknown[]): SpotEventRecord | string
       return 'malformed spot event record: its publisher';
     source = { kind: from[0], id: from[1] };
   }
-  return { kind: RecordKind.SpotEvent, channel, topic, packet, seq, from: source, payload };
+  const [publisherRid, publisherGeneration, spotId] = v.slice(8);
+  const carried =
+    isName(publisherRid) && isName(publisherGeneration) && isName(spotId)
+      ? { publisherRid, publisherGeneration, spotId }
+      : undefined;
+  return {
+    kind: RecordKind.SpotEvent,
+    channel,
+    topic,
+    packet,
+    seq,
+    from: source,
+    payload,
+    ...(carried && { carried }),
+  };
 }

@@ -71,6 +71,7 @@ const image = fc.record({
     }),
     { maxLength: 3 },
   ),
+  events: fc.array(fc.tuple(name, count), { maxLength: 3 }),
 });
 
 const chunkOf = (bytes: Uint8Array): RelocationChunkRecord =>
@@ -122,6 +123,15 @@ describe('relocation image and chunks', () => {
       origin: { rid: 'caller', nodeGeneration: 'g' },
       operationId: 'op-7',
     });
+  });
+
+  it('an image of a node that wrote no event places reads as none; a bad one is malformed', () => {
+    const one = fc.sample(image, { numRuns: 1, seed: 3 })[0] as RelocationImage;
+    const items = unpack(encodeRelocationImage(one)) as unknown[];
+    expect((decodeRelocationImage(pack(items.slice(0, 11))) as RelocationImage).events).toEqual([]);
+    expect(decodeRelocationImage(pack([...items.slice(0, 11), [['g', -1]]]))).toBe(
+      'malformed relocation image',
+    );
   });
 
   it('an image of a node that wrote no membership reads as no membership', () => {

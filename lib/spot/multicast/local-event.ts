@@ -1,0 +1,10 @@
+import type { MulticastTopicMetrics } from '../../core/index.js';
+import type { SpotEventStamp } from '../owner/object-call.js';
+
+/** One event as every subscribed Spot of this node takes it: decoded once per record, shared. */
+export interface LocalEvent {
+  readonly packet: string;
+  readonly payload: Uint8Array;
+  readonly stamp: SpotEventStamp;
+  readonly metrics: MulticastTopicMetrics;
+}
