@@ -165,7 +165,7 @@ describe('Logical Multicast across processes', () => {
             .map(([key, digest]) => [`${topic} ${key}`, digest]),
         ),
       );
-    let last: SpotDigest[] = [];
+    let last: SpotDigest[];
     const deadline = Date.now() + 30000;
     for (;;) {
       last = await digests(client, ids);
