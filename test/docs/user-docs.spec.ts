@@ -4,7 +4,7 @@
  * number appears (those belong in docs/decisions.md). The README's complete example is the file the
  * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot;
  * likewise every TypeScript snippet about Spots and Actors is a run of lines of the objects examples
- * (`examples/objects/rooms.ts`, `moving-rooms.ts`), which typecheck compiles and the consumer test runs;
+ * (`examples/objects/rooms.ts`, `moving-rooms.ts`, `room-news.ts`), which typecheck compiles and tests run;
  * so is every CURVE snippet, of `examples/security/curve-mesh.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -133,8 +133,8 @@ describe('user docs', () => {
     expect(blocks).toContain(example);
   });
 
-  it("every TypeScript snippet of docs/objects.md and of the README's Spots and Actors section is a run of lines of examples/objects/rooms.ts or moving-rooms.ts", () => {
-    const examples = [read('examples/objects/rooms.ts'), read('examples/objects/moving-rooms.ts')];
+  it("every TypeScript snippet of docs/objects.md and of the README's Spots and Actors section is a run of lines of examples/objects/rooms.ts, moving-rooms.ts or room-news.ts", () => {
+    const examples = ['rooms', 'moving-rooms', 'room-news'].map((f) => read(`examples/objects/${f}.ts`));
     const blocks = [
       ...tsBlocks(read('docs/objects.md')),
       ...tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')),

@@ -26,6 +26,7 @@ const SOURCES = [
   'examples/quickstart/main.ts',
   'examples/objects/rooms.ts',
   'examples/objects/moving-rooms.ts',
+  'examples/objects/room-news.ts',
   'examples/security/curve-mesh.ts',
   'test/package/fixtures/subpaths.ts',
 ];
