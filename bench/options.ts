@@ -15,7 +15,15 @@ export type SystemName = (typeof SYSTEM_NAMES)[number];
  * Everything `--only` accepts: the socket systems, the in-process selector, the fanout pair and the
  * objects pair (Spots next to ChannelName, bench/objects.ts).
  */
-const PARTS = [...SYSTEM_NAMES, 'selector', 'fanout', 'objects', 'relocation', 'sessions'] as const;
+const PARTS = [
+  ...SYSTEM_NAMES,
+  'selector',
+  'fanout',
+  'objects',
+  'relocation',
+  'sessions',
+  'multicast',
+] as const;
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -33,6 +41,8 @@ export interface BenchOptions {
   readonly relocation: boolean;
   /** Sessions: relayed against direct, one-way relay, memory per idle session (bench/sessions.ts). */
   readonly sessions: boolean;
+  /** Logical Multicast: delivery across nodes, publish cost per audience, classic fanout beside (bench/multicast.ts). */
+  readonly multicast: boolean;
   readonly workloads: readonly WorkloadName[];
   readonly quick: boolean;
   /** Write a CPU profile of every socket-system child (bench/results/profiles/). */
@@ -56,7 +66,7 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                        [--baseline REV]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
-  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation and sessions)
+  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
@@ -143,6 +153,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     objects: only.includes('objects'),
     relocation: only.includes('relocation'),
     sessions: only.includes('sessions'),
+    multicast: only.includes('multicast'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
     cpuProf,

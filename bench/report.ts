@@ -1,5 +1,6 @@
 import type { RelocationSection } from './relocation.js';
 import type { SessionsSection } from './sessions.js';
+import type { MulticastSection } from './multicast.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
@@ -157,6 +158,8 @@ export interface BenchReport {
   relocation?: RelocationSection | { error: string };
   /** Sessions relayed against direct calls, one-way relay, memory per session (bench/sessions.ts). */
   sessions?: SessionsSection | { error: string };
+  /** Logical Multicast delivery and publish cost per audience (bench/multicast.ts). */
+  multicast?: MulticastSection | { error: string };
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;

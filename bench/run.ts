@@ -24,6 +24,7 @@ import { runObjects } from './objects.js';
 import { relocationMarkdown, runRelocation } from './relocation.js';
 import { summarizeObjects } from './objects-report.js';
 import { runSessions, sessionsMarkdown } from './sessions.js';
+import { multicastMarkdown, runMulticast } from './multicast.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
 const ROOT = join(HERE, '..', '..');
@@ -153,6 +154,10 @@ async function runBench(
     );
     if ('error' in report.sessions) log(`sessions FAILED: ${report.sessions.error}`);
   }
+  if (options.multicast) {
+    report.multicast = await runMulticast(join(HERE, 'systems'), repMs, options.reps);
+    if ('error' in report.multicast) log(`multicast FAILED: ${report.multicast.error}`);
+  }
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
   mkdirSync(RESULTS, { recursive: true });
@@ -160,6 +165,7 @@ async function runBench(
   process.stdout.write(renderMarkdown(report));
   if (report.relocation) process.stdout.write(`\n${relocationMarkdown(report.relocation).join('\n')}`);
   if (report.sessions) process.stdout.write(`\n${sessionsMarkdown(report.sessions).join('\n')}`);
+  if (report.multicast) process.stdout.write(`\n${multicastMarkdown(report.multicast).join('\n')}`);
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
@@ -170,7 +176,8 @@ async function runBench(
     (fanout !== undefined && !Array.isArray(fanout)) ||
     (objects !== undefined && 'error' in objects) ||
     (report.relocation !== undefined && 'error' in report.relocation) ||
-    (report.sessions !== undefined && 'error' in report.sessions);
+    (report.sessions !== undefined && 'error' in report.sessions) ||
+    (report.multicast !== undefined && 'error' in report.multicast);
   return failed ? 1 : 0;
 }
 
