@@ -38,6 +38,27 @@ async function counters(app: ChildApp): Promise<Map<string, TopicCounters>> {
   return new Map(m.multicast.map((t) => [t.topic, t]));
 }
 
+/**
+ * Polls the Spots' own digests until `view` of each equals `expected(id)` (or `ms` passed), then
+ * asserts it Spot by Spot, so a failure names the Spot and shows what it saw.
+ */
+async function expectDigests<T>(
+  app: ChildApp,
+  ids: string[],
+  view: (d: SpotDigest) => T,
+  expected: (id: string) => T,
+  ms = 30000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  const same = (d: SpotDigest) => JSON.stringify(view(d)) === JSON.stringify(expected(d.id));
+  let last = await digests(app, ids);
+  while (!last.every(same) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    last = await digests(app, ids);
+  }
+  for (const d of last) expect({ id: d.id, view: view(d) }).toEqual({ id: d.id, view: expected(d.id) });
+}
+
 /** A whole stream of `count` events, numbered 0 .. count - 1, each once and in order. */
 const whole = (count: number): StreamDigest => ({
   count,
@@ -106,18 +127,12 @@ describe('Logical Multicast across processes', () => {
       if (id.startsWith('arena')) return { milestone };
       return { milestone, weather: { 'c1/-/c-w': whole(W), 's1/arena-0/a-w': whole(A) } };
     };
-    let last: SpotDigest[] = [];
-    const complete = async (): Promise<boolean> => {
-      last = await digests(client, ids);
-      return last.every((d) => JSON.stringify(d.topics) === JSON.stringify(sortTopics(expected(d.id))));
-    };
-    const deadline = Date.now() + 30000;
-    while (!(await complete()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    for (const d of last)
-      expect({ id: d.id, topics: sortTopics(d.topics) }).toEqual({
-        id: d.id,
-        topics: sortTopics(expected(d.id)),
-      });
+    await expectDigests(
+      client,
+      ids,
+      (d) => sortTopics(d.topics),
+      (id) => sortTopics(expected(id)),
+    );
 
     // One record per publish per node with subscribers (s1 and s2), none to s3 or to the client.
     const [c, m1, m2, m3] = await Promise.all([counters(client), counters(s1), counters(s2), counters(s3)]);
@@ -164,20 +179,13 @@ describe('Logical Multicast across processes', () => {
     const expected = (id: string): SpotDigest['topics'] => ({
       [`z${id.slice(1, id.indexOf('-'))}`]: { 'c1/-/zc': whole(400), 's1/z0-0/zf': whole(100) },
     });
-    let last: SpotDigest[] = [];
-    const complete = async (): Promise<boolean> => {
-      last = await digests(client, ids);
-      return last.every(
-        (d) => JSON.stringify(sortTopics(d.topics)) === JSON.stringify(sortTopics(expected(d.id))),
-      );
-    };
-    const deadline = Date.now() + 60000;
-    while (!(await complete()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-    for (const d of last)
-      expect({ id: d.id, topics: sortTopics(d.topics) }).toEqual({
-        id: d.id,
-        topics: sortTopics(expected(d.id)),
-      });
+    await expectDigests(
+      client,
+      ids,
+      (d) => sortTopics(d.topics),
+      (id) => sortTopics(expected(id)),
+      60000,
+    );
     // One record per publish per node with subscribers: the client's 8,000 went to s1 and s2, s3 got none.
     const after = await counters(client);
     for (const topic of topics) expect(after.get(topic)).toMatchObject({ published: 400, records: 800 });
@@ -219,16 +227,7 @@ describe('Logical Multicast across processes', () => {
             .map(([key, digest]) => [`${topic} ${key}`, digest]),
         ),
       );
-    let last: SpotDigest[];
-    const deadline = Date.now() + 30000;
-    for (;;) {
-      last = await digests(client, ids);
-      const done = last.every((d) => JSON.stringify(streamsOf(d)) === JSON.stringify(wanted(d.id)));
-      if (done || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    for (const d of last)
-      expect({ id: d.id, streams: streamsOf(d) }).toEqual({ id: d.id, streams: wanted(d.id) });
+    await expectDigests(client, ids, streamsOf, wanted);
   }, 180000);
 
   it('a subscribing node killed mid-stream: publishes go on ending ok, and every other node’s Spots get every event', async () => {
@@ -246,15 +245,7 @@ describe('Logical Multicast across processes', () => {
     s2.kill('SIGKILL');
     expect((await publishing).outcomes).toEqual({ ok: 2000 });
     const streamOf = (d: SpotDigest) => d.topics.milestone?.['c1/-/kill-m'];
-    let last: SpotDigest[];
-    const deadline = Date.now() + 30000;
-    for (;;) {
-      last = await digests(client, onS1);
-      if (last.every((d) => streamOf(d)?.count === 2000) || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    for (const d of last)
-      expect({ id: d.id, stream: streamOf(d) }).toEqual({ id: d.id, stream: whole(2000) });
+    await expectDigests(client, onS1, streamOf, () => whole(2000));
   }, 120000);
 });
 

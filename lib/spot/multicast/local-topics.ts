@@ -27,8 +27,7 @@ export class LocalTopics implements ActivationWatch {
   arrive(a: Activation): void {
     this.arriving.set(a, []);
     this.added(a);
-    this.scheduled = false;
-    if (!this.closed) this.link.advertise(this.pairs());
+    this.advertise();
   }
 
   /** The events held for Spot `a` while it arrives; `undefined` once it opened (or when it never arrived). */
@@ -103,10 +102,12 @@ export class LocalTopics implements ActivationWatch {
   private changed(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    void RESOLVED.then(() => {
-      if (!this.scheduled) return;
-      this.scheduled = false;
-      if (!this.closed) this.link.advertise(this.pairs());
-    });
+    void RESOLVED.then(() => this.scheduled && this.advertise());
+  }
+
+  /** Advertises the pairs now (a change scheduled for later is then already told). */
+  private advertise(): void {
+    this.scheduled = false;
+    if (!this.closed) this.link.advertise(this.pairs());
   }
 }

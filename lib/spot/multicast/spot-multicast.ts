@@ -51,9 +51,10 @@ export interface MoveMulticast {
   abandoned(a: Activation): void;
   /**
    * Source, before its go: resolves once every peer answered a barrier sent now — whatever each had
-   * published before it learned of the target is held here by then (or `TOPIC_BARRIER_MS`).
+   * published before it learned of the target is held here by then (or `TOPIC_BARRIER_MS`);
+   * `undefined` for a Spot without subscriptions (its go need not wait).
    */
-  flush(a: Activation): Promise<void>;
+  flush(a: Activation): Promise<void> | undefined;
 }
 
 export interface MulticastDeps {
@@ -125,24 +126,25 @@ export class SpotMulticast implements MoveMulticast {
   /** Hands one event over (see `ZLinkSpotPublishCall.async`): one terminal, never a resend. */
   async publish(p: SpotPublish): Promise<void> {
     const { deps } = this;
-    const what = `publish '${p.channel}' topic '${p.topic}'`;
+    // Built only for the error that needs it (not on every publish).
+    const what = (): string => `publish '${p.channel}' topic '${p.topic}'`;
     let payload: Uint8Array;
     try {
       payload = encodePayload(p.event);
     } catch (error) {
-      throw invalidArgument(`${what}: event`, `cannot be encoded: ${errorMessage(error)}`);
+      throw invalidArgument(`${what()}: event`, `cannot be encoded: ${errorMessage(error)}`);
     }
     if (payload.length > deps.maxEventBytes)
       throw invalidArgument(
-        `${what}: event`,
+        `${what()}: event`,
         `is ${payload.length} bytes encoded, more than multicastMaxEventBytes ${deps.maxEventBytes}`,
       );
     const metrics = deps.events.metrics.multicast.of(deps.mesh, p.channel, p.topic);
     const signal = p.options?.signal;
     const deadline = deps.clock.now() + (p.options?.timeoutMs ?? deps.defaultTimeoutMs);
     for (;;) {
-      if (this.closed) throw new ZLinkError('Shutdown', `${what}: the runtime is shutting down`);
-      if (signal?.aborted) throw cancelledError(what, signal);
+      if (this.closed) throw new ZLinkError('Shutdown', `${what()}: the runtime is shutting down`);
+      if (signal?.aborted) throw cancelledError(what(), signal);
       // Read in the turn that queues: a node whose advertisement arrived meanwhile is on it.
       const nodes = this.peers.nodes(p.channel, p.topic);
       const seq = this.seq + 1;
@@ -157,13 +159,12 @@ export class SpotMulticast implements MoveMulticast {
       }
       this.seq = seq;
       metrics.published++;
-      const info = multicastInfo(p.channel, p.topic, deps.self.rid, p.from);
-      this.deliver(p.channel, p.topic, {
-        packet: p.packet,
-        payload,
-        stamp: { info, publisherGeneration: deps.self.nodeGeneration, seq },
-        metrics,
-      });
+      const spots = this.subscribers(p.channel, p.topic);
+      if (spots) {
+        const info = multicastInfo(p.channel, p.topic, deps.self.rid, p.from);
+        const stamp = { info, publisherGeneration: deps.self.nodeGeneration, seq };
+        this.deliver(spots, { packet: p.packet, payload, stamp, metrics });
+      }
       return;
     }
   }
@@ -173,14 +174,12 @@ export class SpotMulticast implements MoveMulticast {
     const { deps } = this;
     const metrics = deps.events.metrics.multicast.of(deps.mesh, r.channel, r.topic);
     metrics.received++;
-    const info = multicastInfo(r.channel, r.topic, from.rid, r.from);
-    const event = {
-      packet: r.packet,
-      payload: r.payload,
-      stamp: { info, publisherGeneration: from.generation, seq: r.seq },
-      metrics,
-    };
-    if (this.deliver(r.channel, r.topic, event)) return;
+    const spots = this.subscribers(r.channel, r.topic);
+    if (spots) {
+      const info = multicastInfo(r.channel, r.topic, from.rid, r.from);
+      const stamp = { info, publisherGeneration: from.generation, seq: r.seq };
+      return this.deliver(spots, { packet: r.packet, payload: r.payload, stamp, metrics });
+    }
     metrics.dropped++;
     deps.events.emit({
       type: 'multicast',
@@ -216,8 +215,8 @@ export class SpotMulticast implements MoveMulticast {
     this.delivery?.local.abandoned(a);
   }
 
-  flush(a: Activation): Promise<void> {
-    return a.subscriptions === undefined ? Promise.resolve() : this.barriers.round(TOPIC_BARRIER_MS);
+  flush(a: Activation): Promise<void> | undefined {
+    return a.subscriptions === undefined ? undefined : this.barriers.round(TOPIC_BARRIER_MS);
   }
 
   close(): void {
@@ -227,12 +226,15 @@ export class SpotMulticast implements MoveMulticast {
     this.peers.close();
   }
 
-  /** Into the queue of every Spot of this node subscribed to (`channel`, `topic`); `false` when none is. */
-  private deliver(channel: string, topic: string, event: LocalEvent): boolean {
-    const spots = this.deps.owner?.local.subscribers(channel, topic);
-    const { delivery } = this;
-    if (!delivery || !spots || spots.size === 0) return false;
+  /** The Spots of this node subscribed to (`channel`, `topic`); `undefined` when none (or on a client). */
+  private subscribers(channel: string, topic: string): ReadonlySet<Activation> | undefined {
+    const spots = this.delivery?.local.subscribers(channel, topic);
+    return spots && spots.size > 0 ? spots : undefined;
+  }
+
+  /** Into the queue of each of `spots` (see `deliverEvent`). */
+  private deliver(spots: ReadonlySet<Activation>, event: LocalEvent): void {
+    const delivery = this.delivery as DeliveryDeps;
     for (const a of spots) deliverEvent(delivery, a, event);
-    return true;
   }
 }
