@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildApp } from '../helpers/child-app.js';
+import { waitFor } from '../helpers/index.js';
 import {
   type CallResult,
   ObjectCluster,
@@ -234,7 +235,13 @@ describe('relocation across processes', () => {
     expect(first).toMatchObject({ outcome: 'ok', rid: 's2' });
     await settle([s1]);
     expect(relayedCalls(s1, 'm-notice')).toMatchObject([{ hops: 1, to: 's2', packet: 'work' }]);
-    // Every later one goes straight to s2: no further relay on s1.
+    // The notice (s1 → c1) and the reply (s2 → c1) travel on different links: under load the reply
+    // can come first. Once c1 has taken the notice, every later call goes straight to s2.
+    await waitFor(
+      () => lines(c1, 'route', 'm-notice').some((m) => m.reason === 'moved'),
+      20000,
+      "c1 dropping the old route on s1's notice",
+    );
     const later = await calls(c1, { targets: ['m-notice'], perTarget: 5, tag: 'later', seqBase: 2 });
     expect(later.every((r) => r.outcome === 'ok' && r.rid === 's2')).toBe(true);
     await settle([s1, s2]);
