@@ -3,7 +3,8 @@
  * `@Actor('player')`, one per player, bound to the player's TCP session on the gateway. A player's
  * session frames arrive as ordinary handler calls with `ctx.session` set; the player checks that they
  * come in the order the client sent them, passes each chat line to its arena and pushes an echo back
- * to the client over the session's stored route. Both classes move (`relocatable`): an arena takes
+ * to the client over the session's stored route. Every 25th line of a player, its arena tells every
+ * lobby (./lobby-spot.ts). Both classes move (`relocatable`): an arena takes
  * its members with it, and the players' connections stay where they are.
  */
 import { Injectable } from '@nestjs/common';
@@ -20,6 +21,7 @@ import {
   type ZLinkObjectScope,
   type ZLinkSessionRef,
 } from '../../lib/index.js';
+import { MILESTONE_EVERY, type Milestone, NEWS } from './lobby-spot.js';
 
 /** What an arena answers to `state`. */
 export interface ArenaState {
@@ -27,6 +29,8 @@ export interface ArenaState {
   node: string;
   members: number;
   chats: number;
+  /** Milestones of its players it published to the lobbies. */
+  milestones: number;
   /** Chat lines a player passed on out of its order (always 0). */
   outOfOrder: number;
 }
@@ -42,28 +46,49 @@ export interface PlayerState {
   outOfOrder: number;
 }
 
+/** What travels when an arena moves. */
+interface ArenaImage {
+  chats: number;
+  milestones: number;
+  outOfOrder: number;
+  last: Record<string, number>;
+}
+
 /** Per process: how many bound sessions ended, as the players heard it (`onSessionClosed`). */
 export const sessionsEnded: Record<string, number> = {};
 
 @Spot('arena', { relocatable: true })
 export class ArenaSpot {
   private chats = 0;
+  private milestones = 0;
   private outOfOrder = 0;
   /** The last chat line of each player, so the arena sees that each player's lines keep their order. */
   private last: Record<string, number> = {};
 
   @SpotHandler('chat', { kind: 'send' })
-  chat(@ZLinkPayload() line: { player: string; seq: number }): void {
+  async chat(
+    @ZLinkPayload() line: { player: string; seq: number },
+    @ZLinkContext() ctx: ZLinkObjectContext,
+  ): Promise<void> {
     if (line.seq !== (this.last[line.player] ?? 0) + 1) this.outOfOrder++;
     this.last[line.player] = line.seq;
     this.chats++;
+    // Every lobby hears of it, on whichever server it is (./lobby-spot.ts). The publish ends when the
+    // event is handed to each server with lobbies: it is not a receipt.
+    if (line.seq % MILESTONE_EVERY === 0) {
+      this.milestones++;
+      await ctx
+        .publish(NEWS, 'milestone', { player: line.player, chats: line.seq } satisfies Milestone)
+        .async();
+    }
   }
 
   @SpotHandler('state')
   state(@ZLinkContext() ctx: ZLinkObjectContext): ArenaState {
     const { id, self, membership } = ctx;
-    const { chats, outOfOrder } = this;
-    return { arena: id, node: self.rid, members: membership.members().length, chats, outOfOrder };
+    const { chats, milestones, outOfOrder } = this;
+    const members = membership.members().length;
+    return { arena: id, node: self.rid, members, chats, milestones, outOfOrder };
   }
 
   onActorJoin(ctx: ZLinkObjectScope, player: ActorRef): void {
@@ -72,11 +97,12 @@ export class ArenaSpot {
   }
 
   // What travels when the arena moves.
-  capture(): { chats: number; outOfOrder: number; last: Record<string, number> } {
-    return { chats: this.chats, outOfOrder: this.outOfOrder, last: this.last };
+  capture(): ArenaImage {
+    const { chats, milestones, outOfOrder, last } = this;
+    return { chats, milestones, outOfOrder, last };
   }
 
-  restore(state: { chats: number; outOfOrder: number; last: Record<string, number> }): void {
+  restore(state: ArenaImage): void {
     Object.assign(this, state);
   }
 }

@@ -8,9 +8,10 @@
  *  - `{type:'check'}`: where each room lives (`resolve`), whether each room counted every chat line it
  *    was sent, two deliberate errors (a plain call to a room that does not exist, a create of an id that
  *    exists), then every room destroyed and a call after that;
- *  - the players part (./lobby.ts): `{type:'arenas'}` opens an arena on each object server and says
- *    where the game clients connect; `{type:'move', arena}` moves an arena with its players;
- *    `{type:'tally'}` counts what every arena and player took, and the sessions the gateway saw.
+ *  - the players part (./entrance.ts): `{type:'arenas', lobbies}` opens an arena on each object server
+ *    and the lobbies that hear the news, and says where the game clients connect; `{type:'move', arena}`
+ *    moves an arena with its players and tells the lobbies; `{type:'tally'}` counts what every arena,
+ *    player and lobby took, and the sessions the gateway saw.
  * It needs the Location Store (ZLINK_DEMO_STORE).
  * Usage: node room-gateway.js <object servers>
  */
@@ -20,13 +21,14 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ZLinkModule, ZLinkObjects, ZLinkRouteClient, ZLinkRuntime, isZLinkError } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
-import { Lobby } from './lobby.js';
+import { Entrance } from './entrance.js';
+import { NEWS } from './lobby-spot.js';
 import { PLAYERS_LISTENER, type RoomState, roomsOptions } from './rooms-options.js';
 
 const [servers = '2'] = process.argv.slice(2);
 @Module({
   imports: [ZLinkModule.forRoot(roomsOptions('rooms-gateway', 'client'))],
-  providers: [Lobby],
+  providers: [Entrance],
 })
 class RoomGatewayModule {}
 
@@ -36,7 +38,7 @@ exitWithParent(app);
 const runtime = app.get(ZLinkRuntime);
 const route = app.get(ZLinkRouteClient);
 const objects = app.get(ZLinkObjects);
-const lobby = app.get(Lobby);
+const entrance = app.get(Entrance);
 const SERVERS = ['rooms-a', 'rooms-b'];
 // Placement needs the object servers: until the gateway has met them, a creation ends NotFound.
 await runtime.waitForPeers('rooms', Number(servers), 10000);
@@ -154,17 +156,25 @@ type Command =
   | { type: 'open'; rooms: number }
   | { type: 'play'; seconds: number; players: number }
   | { type: 'check' }
-  | { type: 'arenas' }
+  | { type: 'arenas'; lobbies: number }
   | { type: 'move'; arena: string }
   | { type: 'tally' };
 
-async function arenas(): Promise<object> {
-  const placed = await lobby.openArenas(SERVERS);
+async function arenas(lobbies: number): Promise<object> {
+  const placed = await entrance.openArenas(SERVERS, lobbies);
+  // A server advertises its lobbies' topics over its mesh links once they activate: the news starts
+  // when the gateway has heard it from both (the servers heard each other at the same time).
+  const hearsNews = (rid: string): boolean =>
+    runtime
+      .snapshot()
+      .meshes[0]?.peers.find((p) => p.rid === rid)
+      ?.topics?.some((t) => t.channel === NEWS && t.topic === 'milestone') === true;
+  for (let i = 0; i < 100 && !SERVERS.every(hearsNews); i++) await new Promise((r) => setTimeout(r, 20));
   return { placed, port: Number(runtime.sessions.localEndpoint(PLAYERS_LISTENER)?.split(':').pop()) };
 }
 
 async function tally(): Promise<object> {
-  return { ...(await lobby.tally()), sessions: lobby.sessions };
+  return { ...(await entrance.tally()), sessions: entrance.sessions };
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {
@@ -178,9 +188,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       case 'check':
         return check();
       case 'arenas':
-        return arenas();
+        return arenas(command.lobbies);
       case 'move':
-        return lobby.move(command.arena, SERVERS);
+        return entrance.move(command.arena, SERVERS);
       case 'tally':
         return tally();
     }

@@ -1,8 +1,8 @@
 /**
  * An object server on mesh `rooms`: it hosts `@Spot('room')`, and for the players part the moving
- * `@Spot('arena')` and `@Actor('player')` (./arena.ts). Rooms are created
- * here by the gateway (getOrCreateSpot, or the Instance intent of a first join), take `join` and
- * `state` requests and `chat` sends, one turn at a time. It finds the other nodes through the
+ * `@Spot('arena')` and `@Actor('player')` (./arena.ts), and the `@Spot('lobby')` that hear the news
+ * (./lobby-spot.ts). Rooms are created here by the gateway (getOrCreateSpot, or the Instance intent
+ * of a first join), take `join` and `state` requests and `chat` sends, one turn at a time. It finds the other nodes through the
  * Location Store (ZLINK_DEMO_STORE, required: objects keep their records there). The demo asks it
  * for `{type:'stats'}` on stdin and reads one JSON line per answer on stdout.
  * Usage: node room-server.js <rid>
@@ -25,6 +25,7 @@ import {
 } from '../../lib/index.js';
 import { exitWithParent } from '../exit-with-parent.js';
 import { ArenaSpot, PlayerActor, sessionsEnded } from './arena.js';
+import { LobbySpot, NEWS } from './lobby-spot.js';
 import { type RoomState, roomsOptions } from './rooms-options.js';
 
 const [rid = 'rooms-a'] = process.argv.slice(2);
@@ -63,7 +64,7 @@ class RoomSpot {
 
 @Module({
   imports: [ZLinkModule.forRoot(roomsOptions(rid, 'server'))],
-  providers: [RoomSpot, ArenaSpot, PlayerActor],
+  providers: [RoomSpot, ArenaSpot, PlayerActor, LobbySpot],
 })
 class RoomServerModule {}
 
@@ -76,7 +77,14 @@ const say = (message: object): void => void process.stdout.write(`${JSON.stringi
 createInterface({ input: process.stdin }).on('line', (line) => {
   const command = JSON.parse(line) as { type: string };
   if (command.type !== 'stats') return say({ type: 'error', message: `unknown command ${line}` });
-  const room = runtime.metrics().objects.find((m) => m.kind === 'spot' && m.type === 'room');
+  const metrics = runtime.metrics();
+  const room = metrics.objects.find((m) => m.kind === 'spot' && m.type === 'room');
+  // Per topic of the news: published here, records sent for them, events that reached a lobby here.
+  const news = Object.fromEntries(
+    metrics.multicast
+      .filter((m) => m.channel === NEWS)
+      .map(({ topic, published, records, delivered }) => [topic, { published, records, delivered }]),
+  );
   say({
     type: 'stats',
     rid,
@@ -86,6 +94,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     deactivations: room?.deactivations ?? 0,
     closed,
     sessionsEnded,
+    news,
   });
 });
 say({ type: 'ready', rid, endpoint: runtime.meshEndpoint('rooms') });

@@ -30,7 +30,7 @@ function runDemo(): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, then stops everything', async () => {
+  it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, milestones in every lobby, then stops everything', async () => {
     const { code, out } = await runDemo();
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
@@ -120,6 +120,25 @@ describe('npm run demo', () => {
     expect(Number(asked?.[1])).toBeGreaterThan(0);
     expect([asked?.[2], asked?.[3]]).toEqual([asked?.[1], '12']);
     expect(out).toContain('players errors {}');
+    // Logical Multicast: every lobby, on either server, heard every milestone an arena published and
+    // both notices of the gateway, once each and in order; one record crossed per milestone.
+    expect(out).toContain(
+      "lobbies: lobby-1, lobby-3 on rooms-a; lobby-2, lobby-4 on rooms-b, each subscribed to 'milestone' and 'notice' on channel 'news'",
+    );
+    const news =
+      /lobbies heard: (\d+) milestones published by the arenas \((\d+) records between the servers.*\), (\d+) notices by the gateway; each lobby heard (\{[^}]*\}); twice (\d+), out of order (\d+)/.exec(
+        out,
+      );
+    const milestones = Number(news?.[1]);
+    expect(milestones).toBeGreaterThan(0);
+    expect([Number(news?.[2]), news?.[3], news?.[5], news?.[6]]).toEqual([milestones, '2', '0', '0']);
+    const heard = `${milestones}+2`;
+    expect(JSON.parse(news?.[4] ?? '{}')).toEqual({
+      'lobby-1': heard,
+      'lobby-2': heard,
+      'lobby-3': heard,
+      'lobby-4': heard,
+    });
     expect(out).toMatch(
       /players left: .*"closed":\{"normal":24\}\}; their Actors heard the ends \{"normal":24\}/,
     );
