@@ -70,6 +70,8 @@ async function publisher(): Promise<void> {
 
 async function subscriber(endpoint: string): Promise<void> {
   let count = 0;
+  /** When the last event ran (the wall clock, shared by the bench's processes). */
+  let lastAt = 0;
   let dropped = (): number => 0;
   if (system === 'zlink') {
     const runtime = new ZLinkRuntime({ fanout: { [CHANNEL]: { subscriber: { connect: [endpoint] } } } });
@@ -77,7 +79,10 @@ async function subscriber(endpoint: string): Promise<void> {
       channel: CHANNEL,
       kind: 'send',
       packet: PACKET,
-      handler: () => void count++,
+      handler: () => {
+        count++;
+        lastAt = Date.now();
+      },
       source: 'bench',
     });
     await runtime.start();
@@ -92,12 +97,13 @@ async function subscriber(endpoint: string): Promise<void> {
       for await (const [, body] of sub) {
         packr.unpack(body as Buffer);
         count++;
+        lastAt = Date.now();
       }
     })();
   }
   onCommands(
     async (command) => {
-      if (command.type === 'count') emit({ type: 'count', count, dropped: dropped() });
+      if (command.type === 'count') emit({ type: 'count', count, lastAt, dropped: dropped() });
     },
     async () => undefined,
   );

@@ -1,10 +1,10 @@
 /**
  * One process of the Logical Multicast bench (bench/multicast.ts): `--role server --index I` is an
  * object server `mc-<I>` hosting Spot type `mc-lobby`, whose one handler counts the events it runs
- * (the process's count, on `{type:'count'}`); the Spot subscribes to topic `n<N>` for every N in
+ * (the process's count, when the last one ran and how many it refused, on `{type:'count'}`); the Spot subscribes to topic `n<N>` for every N in
  * MULTICAST_NODES with I < N, so a publish on `n<N>` reaches exactly the first N servers.
  * `--role publisher` is an object client that creates the Spots (`{type:'create'}`) and, on
- * `{type:'run', topic, ms}`, publishes the bench payload as fast as it can, in bursts of 1000 handed
+ * `{type:'run', topic, ms | count}`, publishes the bench payload as fast as it can, in bursts of 1000 handed
  * over together, and reports how many. Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX.
  */
 import 'reflect-metadata';
@@ -36,12 +36,15 @@ function arg(name: string): string | undefined {
 const role = arg('--role');
 const index = Number(arg('--index') ?? 0);
 let handled = 0;
+/** When the last event ran here (the wall clock, which the bench's processes share). */
+let lastAt = 0;
 
 @Spot('mc-lobby')
 class LobbySpot {
   @SpotHandler('tick', { kind: 'send' })
   tick(): void {
     handled++;
+    lastAt = Date.now();
   }
 }
 // The topics of this server's index, declared on the one handler (a decorator call per topic).
@@ -75,8 +78,13 @@ async function main(): Promise<void> {
         case 'peers':
           await runtime.waitForPeers(MULTICAST_MESH, command.count as number, 60000);
           return emit({ type: 'peers' });
-        case 'count':
-          return emit({ type: 'count', count: handled });
+        case 'count': {
+          // Events this node did not run: a full Spot queue refused them, or no subscriber was left.
+          let lost = 0;
+          for (const m of runtime.metrics().multicast)
+            lost += m.dropped + Object.values(m.refused).reduce((a, b) => a + b, 0);
+          return emit({ type: 'count', count: handled, lastAt, lost });
+        }
         case 'create': {
           // Spots `from` .. `perServer - 1` on each of the first `servers` servers.
           const objects = app.get(ZLinkObjects);
@@ -90,10 +98,12 @@ async function main(): Promise<void> {
         case 'run': {
           const publisher = app.get(ZLinkSpotPublisher);
           const topic = command.topic as string;
+          // For `ms`, or `count` publishes (rounded up to a burst).
+          const count = command.count as number | undefined;
           const started = performance.now();
-          const end = started + (command.ms as number);
+          const end = started + ((command.ms as number | undefined) ?? Infinity);
           let published = 0;
-          while (performance.now() < end) {
+          while (count === undefined ? performance.now() < end : published < count) {
             const calls: Promise<void>[] = [];
             for (let i = 0; i < BURST; i++)
               calls.push(publisher.publish('bench', 'tick', PAYLOAD, { topic }).async({ timeoutMs: 30000 }));
