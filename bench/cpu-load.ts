@@ -54,18 +54,3 @@ export function measureCpuLoad(): () => CpuLoad | undefined {
     return { machineBusyPercent: pct(busy), benchPercent: pct(own), otherPercent: pct(busy - own) };
   };
 }
-
-/**
- * CPU time a process has used so far, user + system, in ms (Linux: /proc/<pid>/stat, every thread,
- * zeromq's I/O threads included); `undefined` where /proc is missing. Ticks are 1/100 s.
- */
-export function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { zlinkKeyPair } from '../lib/index.js';
 import { BenchChild } from './children.js';
-import type { BenchOptions, SystemName } from './options.js';
-import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
+import { type BenchOptions, PROFILE_EXTENSION, type SystemName } from './options.js';
+import type { BenchMessage, CallCost, PerCall, WorkloadName, WorkloadResult } from './protocol.js';
+import type { ProcessCost } from './systems/call-cost.js';
 import { type SystemRuns, systemKey, systemLabel } from './report.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -56,6 +57,16 @@ const BENCH_CURVE = JSON.stringify({ server: zlinkKeyPair(), client: zlinkKeyPai
 const runTimeout = (durationMs: number): number => 10_000 + 2 * durationMs;
 
 function describe(result: WorkloadResult): string {
+  const { cost } = result;
+  if (!cost) return describeRate(result);
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  return (
+    `${describeRate(result)}; per call: heap ${n(cost.client.allocBytes)} B client, ` +
+    `${n(cost.server.allocBytes)} B server, CPU ${(cost.client.cpuUs + cost.server.cpuUs).toFixed(2)} µs`
+  );
+}
+
+function describeRate(result: WorkloadResult): string {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   switch (result.workload) {
     case 'sequential':
@@ -81,6 +92,8 @@ export class LiveSystem {
   private client: BenchChild | undefined;
   /** Workloads warmed up in the current processes. */
   private readonly warmed = new Set<WorkloadName>();
+  /** Whether these children count their costs per call (a `--baseline` build may be older). */
+  private costs = true;
 
   /**
    * `scriptDir` holds the compiled bench/systems scripts to run; `baseline` is the short revision
@@ -128,7 +141,7 @@ export class LiveSystem {
 
   /**
    * One measured run of `workload` (after a warm-up the first time these processes run it; with
-   * `--cpu-prof`, the first repetition's measured run is profiled in both processes).
+   * `--cpu-prof` or `--alloc-prof`, the first repetition's measured run is profiled in both processes).
    */
   async run(workload: WorkloadName, rep: number, repMs: number): Promise<void> {
     if (!this.client && !(await this.start())) return;
@@ -137,12 +150,18 @@ export class LiveSystem {
         await this.measure(workload, this.options.warmupMs);
         this.warmed.add(workload);
       }
-      const profile = this.options.cpuProf && rep === 0;
-      if (profile) await this.both(() => ({ type: 'profile-start' }), 'profiling');
-      const result = await this.measure(workload, repMs);
+      const profile = rep === 0 ? this.options.profile : undefined;
+      if (profile) await this.both(() => ({ type: 'profile-start', kind: profile }), 'profiling');
+      const costing = await this.startCost();
+      const measured = await this.measure(workload, repMs);
+      let result = measured;
+      if (costing) {
+        const [server, client] = await this.both(() => ({ type: 'cost-stop' }), 'cost');
+        result = { ...measured, cost: perCall(measured, client?.cost, server?.cost) };
+      }
       if (profile) {
         const file = (role: string) =>
-          join(this.profileDir, `${systemKey(this.runs)}-${workload}-${role}.cpuprofile`);
+          join(this.profileDir, `${systemKey(this.runs)}-${workload}-${role}${PROFILE_EXTENSION[profile]}`);
         await this.both((role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
       }
       (this.runs.runs[workload] ??= []).push(result);
@@ -156,6 +175,26 @@ export class LiveSystem {
     }
   }
 
+  /**
+   * Both processes start counting what the run costs (call-cost.ts); false for a `--baseline` build
+   * from before the bench counted costs (its children answer `cost-start` with an error).
+   */
+  private async startCost(): Promise<boolean> {
+    if (!this.costs) return false;
+    const replies = await Promise.allSettled(
+      [this.server, this.client].map((child) => {
+        child?.command({ type: 'cost-start' });
+        return child?.next('costing', STARTUP_TIMEOUT_MS);
+      }),
+    );
+    const failed = replies.find((r) => r.status === 'rejected');
+    if (failed === undefined) return true;
+    if (this.runs.baseline === undefined) throw failed.reason;
+    this.costs = false;
+    log(`${this.label}: this build counts no cost per call`);
+    return false;
+  }
+
   private async measure(workload: WorkloadName, durationMs: number): Promise<WorkloadResult> {
     const client = this.client as BenchChild;
     const { depth, burst } = this.options;
@@ -163,14 +202,17 @@ export class LiveSystem {
     return (await client.next('result', runTimeout(durationMs))).result as WorkloadResult;
   }
 
-  /** Both processes run a command (built per role), then report `reply`. */
-  private async both(command: (role: 'server' | 'client') => BenchMessage, reply: string): Promise<void> {
+  /** Both processes run a command (built per role), then report `reply`: [server's, client's]. */
+  private async both(
+    command: (role: 'server' | 'client') => BenchMessage,
+    reply: string,
+  ): Promise<(BenchMessage | undefined)[]> {
     const roles = [
       ['server', this.server],
       ['client', this.client],
     ] as const;
     for (const [role, child] of roles) child?.command(command(role));
-    await Promise.all(roles.map(([, child]) => child?.next(reply, STARTUP_TIMEOUT_MS)));
+    return Promise.all(roles.map(([, child]) => child?.next(reply, STARTUP_TIMEOUT_MS)));
   }
 
   private spawn(role: 'server' | 'client', env: Record<string, string> = {}): BenchChild {
@@ -180,6 +222,16 @@ export class LiveSystem {
       env: { ...env, BENCH_CURVE },
     });
   }
+}
+
+/** The two processes' costs over a run, per request (or per send, one-way). */
+export function perCall(result: WorkloadResult, client: unknown, server: unknown): CallCost {
+  const calls = result.workload === 'oneway' ? result.sent : result.requests;
+  const per = (cost: unknown): PerCall => {
+    const { allocBytes, cpuUs } = cost as ProcessCost;
+    return { allocBytes: allocBytes / calls, cpuUs: cpuUs / calls };
+  };
+  return { client: per(client), server: per(server) };
 }
 
 function message(error: unknown): string {

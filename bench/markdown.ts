@@ -219,13 +219,11 @@ function objectsSection(
       const c = objects.cpuUsPerRequest[t][w];
       return c ? `${num(c.client, 1)} + ${num(c.server, 1)}` : '–';
     };
-    const spot = objects.cpuUsPerRequest.spot[w];
-    const channel = objects.cpuUsPerRequest.channel[w];
     rows.push([
-      `CPU µs per request, ${w}: client + server process (/proc, lower is better)`,
+      `CPU µs per request, ${w}: client + server process (every thread, lower is better)`,
       cpu('channel'),
       cpu('spot'),
-      spot && channel ? ratio((spot.client + spot.server) / (channel.client + channel.server)) : '',
+      objects.cpuRatios[w] === undefined ? '' : ratio(objects.cpuRatios[w]),
       cpu('miss'),
     ]);
   }

@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
-import { processCpuMs } from './cpu-load.js';
-import { log } from './live-system.js';
-import type { BenchOptions } from './options.js';
+import { log, perCall } from './live-system.js';
+import { type BenchOptions, PROFILE_EXTENSION } from './options.js';
 import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
 import { BENCH_SPOTS } from './systems/zlink-objects.js';
 import {
@@ -38,17 +37,6 @@ async function storeReads(redis: Redis): Promise<number> {
     calls += match ? Number(match[1]) : 0;
   }
   return calls;
-}
-
-/** CPU the client and the server used between two readings, ms; `undefined` without /proc. */
-function cpuUsed(
-  before: (number | undefined)[],
-  after: (number | undefined)[],
-): { client: number; server: number } | undefined {
-  const [c0, s0] = before;
-  const [c1, s1] = after;
-  if (c0 === undefined || s0 === undefined || c1 === undefined || s1 === undefined) return undefined;
-  return { client: c1 - c0, server: s1 - s0 };
 }
 
 function describe(result: WorkloadResult): string {
@@ -82,13 +70,14 @@ export async function runObjects(
     client = new BenchChild('objects client', join(dir, 'zlink-objects-client.js'), { env });
     await client.next('ready', STARTUP_TIMEOUT_MS);
     log(`objects: ${store}, server pid ${server.pid}, client pid ${client.pid}`);
-    const both = async (command: (role: string) => BenchMessage, reply: string): Promise<void> => {
+    /** Both processes run a command (built per role), then report `reply`: [server's, client's]. */
+    const both = async (command: (role: string) => BenchMessage, reply: string): Promise<BenchMessage[]> => {
       const roles = [
         ['server', server as BenchChild],
         ['client', client as BenchChild],
       ] as const;
       for (const [role, child] of roles) child.command(command(role));
-      await Promise.all(roles.map(([, child]) => child.next(reply, STARTUP_TIMEOUT_MS)));
+      return Promise.all(roles.map(([, child]) => child.next(reply, STARTUP_TIMEOUT_MS)));
     };
     const measure = async (target: ObjectTarget, workload: WorkloadName, ms: number) => {
       const { depth, burst } = options;
@@ -111,16 +100,17 @@ export async function runObjects(
       for (const workload of workloads) {
         const order = OBJECT_TARGETS.map((_, i) => OBJECT_TARGETS[(i + rep) % OBJECT_TARGETS.length]);
         for (const target of order as ObjectTarget[]) {
-          const profile = options.cpuProf && rep === 0;
-          if (profile) await both(() => ({ type: 'profile-start' }), 'profiling');
+          const profile = rep === 0 ? options.profile : undefined;
+          if (profile) await both(() => ({ type: 'profile-start', kind: profile }), 'profiling');
           const before = await storeReads(redis);
-          const cpuBefore = [processCpuMs(client.pid), processCpuMs(server.pid)];
-          const result = await measure(target, workload, repMs);
-          const cpuAfter = [processCpuMs(client.pid), processCpuMs(server.pid)];
+          await both(() => ({ type: 'cost-start' }), 'costing');
+          const measured = await measure(target, workload, repMs);
+          const [serverCost, clientCost] = await both(() => ({ type: 'cost-stop' }), 'cost');
+          const result = { ...measured, cost: perCall(measured, clientCost?.cost, serverCost?.cost) };
           const reads = (await storeReads(redis)) - before;
           if (profile) {
             const file = (role: string) =>
-              join(profileDir, `objects-${target}-${workload}-${role}.cpuprofile`);
+              join(profileDir, `objects-${target}-${workload}-${role}${PROFILE_EXTENSION[profile]}`);
             await both((role) => ({ type: 'profile-stop', file: file(role) }), 'profiled');
           }
           runs.push({
@@ -129,7 +119,6 @@ export async function runObjects(
             rep: rep + 1,
             result,
             storeReads: reads,
-            cpuMs: cpuUsed(cpuBefore, cpuAfter),
           });
           const perRequest = (reads / (result.workload === 'oneway' ? result.sent : result.requests)).toFixed(
             3,

@@ -1,4 +1,8 @@
 import { WORKLOADS, type WorkloadName } from './protocol.js';
+import type { ProfileKind } from './systems/profiler.js';
+
+/** The file a profile of `kind` is written to, as DevTools names them. */
+export const PROFILE_EXTENSION: Record<ProfileKind, string> = { cpu: '.cpuprofile', alloc: '.heapprofile' };
 
 export const SYSTEM_NAMES = [
   'zlink',
@@ -45,8 +49,11 @@ export interface BenchOptions {
   readonly multicast: boolean;
   readonly workloads: readonly WorkloadName[];
   readonly quick: boolean;
-  /** Write a CPU profile of every socket-system child (bench/results/profiles/). */
-  readonly cpuProf: boolean;
+  /**
+   * `--cpu-prof` / `--alloc-prof`: profile every child of the socket systems and the objects pair
+   * during the first measured run of each workload (bench/results/profiles/); absent: no profile.
+   */
+  readonly profile?: ProfileKind;
   /** Requests outstanding in the pipelined workload. */
   readonly depth: number;
   /** One-way sends started per event-loop turn. */
@@ -62,7 +69,7 @@ export interface BenchOptions {
 export const BASELINE_SYSTEMS: readonly SystemName[] = ['zlink', 'mesh', 'mesh-node'];
 
 export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
-                       [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof]
+                       [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof | --alloc-prof]
                        [--baseline REV]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
@@ -71,6 +78,8 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
                  profiles in bench/results/profiles/, top 10 self time printed at the end
+  --alloc-prof   the same with V8's sampling heap profiler (collected objects kept): where the
+                 bytes allocated per call come from, top 10 allocation sites printed at the end
   --baseline REV also build REV's lib and bench (a git revision: HEAD~3, main, a commit) and run
                  its ${BASELINE_SYSTEMS.join(', ')} (those --only selects) interleaved with the
                  current ones; the table adds a column current ÷ baseline for each`;
@@ -105,7 +114,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let only: string[] = [...PARTS];
   let workloads: WorkloadName[] = [...WORKLOADS];
   let quick = false;
-  let cpuProf = false;
+  let profile: ProfileKind | undefined;
   let baseline: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
@@ -128,8 +137,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         quick = true;
         break;
       case '--cpu-prof':
-        cpuProf = true;
+      case '--alloc-prof': {
+        const kind = name === '--cpu-prof' ? 'cpu' : 'alloc';
+        if (profile !== undefined && profile !== kind)
+          throw new Error('--cpu-prof and --alloc-prof: one at a time (each would distort the other)');
+        profile = kind;
         break;
+      }
       case '--baseline':
         baseline = revision(name, value());
         break;
@@ -156,7 +170,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     multicast: only.includes('multicast'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
-    cpuProf,
+    ...(profile === undefined ? {} : { profile }),
     depth: 256,
     burst: 256,
     // Only when given, so that latest.json without --baseline stays as it was.

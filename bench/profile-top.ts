@@ -32,7 +32,8 @@ export interface ProfileTop {
   readonly rows: SelfTime[];
 }
 
-function where(url: string, line: number): string {
+/** `path:line` of a frame, relative to the working directory. */
+export function where(url: string, line: number): string {
   if (url === '') return '';
   const path = url.startsWith('file://') ? fileURLToPath(url) : url;
   return `${path.startsWith('/') ? relative(process.cwd(), path) : path}:${line + 1}`;

@@ -55,7 +55,21 @@ export interface OneWayResult {
   readonly sendPhaseMs: number;
 }
 
-export type WorkloadResult = SequentialResult | PipelinedResult | OneWayResult;
+/** What the client and the server spent per call (request or send) over a measured run. */
+export interface CallCost {
+  readonly client: PerCall;
+  readonly server: PerCall;
+}
+
+export interface PerCall {
+  /** Bytes allocated on the JS heap per call. */
+  readonly allocBytes: number;
+  /** CPU µs (user + system) per call. */
+  readonly cpuUs: number;
+}
+
+/** A workload's result as the runner keeps it: with the cost per call, where both processes reported it. */
+export type WorkloadResult = (SequentialResult | PipelinedResult | OneWayResult) & { cost?: CallCost };
 
 /** Raw zeromq records are `[id, body]`: id > 0 echo request/reply, 0 one-way, < 0 count request/reply. */
 export const RAW_ONE_WAY = 0;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { BenchChild, killChildrenOnExit } from './children.js';
 import { LiveSystem, log } from './live-system.js';
 import { measureCpuLoad } from './cpu-load.js';
+import { renderAllocTop, topAllocations } from './alloc-top.js';
 import { machineInfo } from './machine.js';
 import { BASELINE_SYSTEMS, type BenchOptions, parseOptions } from './options.js';
 import { type BaselineBuild, buildBaseline } from './baseline.js';
@@ -49,13 +50,18 @@ async function runSelector(options: BenchOptions): Promise<SelectorRow[] | { err
   }
 }
 
-/** Top 10 self-time functions of every profile this run wrote. */
+/** Top 10 self-time functions or allocation sites of every profile this run wrote. */
 function profileSummary(since: number): string {
   const files = readdirSync(PROFILES)
-    .filter((f) => f.endsWith('.cpuprofile') && statSync(join(PROFILES, f)).mtimeMs >= since)
+    .filter((f) => /\.(cpu|heap)profile$/.test(f) && statSync(join(PROFILES, f)).mtimeMs >= since)
     .sort();
   return files
-    .map((f) => renderTop(`bench/results/profiles/${f}`, topSelfTime(join(PROFILES, f))))
+    .map((f) => {
+      const [title, file] = [`bench/results/profiles/${f}`, join(PROFILES, f)];
+      return f.endsWith('.cpuprofile')
+        ? renderTop(title, topSelfTime(file))
+        : renderAllocTop(title, topAllocations(file));
+    })
     .join('\n');
 }
 
@@ -109,7 +115,7 @@ async function runBench(
   log(
     `payload: ${payloadBytes.msgpack} bytes msgpack; ${options.reps} × ${repMs / 1000} s per workload and system`,
   );
-  if (options.cpuProf) mkdirSync(PROFILES, { recursive: true });
+  if (options.profile) mkdirSync(PROFILES, { recursive: true });
 
   // Start every system first (one at a time), then interleave them run by run.
   const systems = liveSystems(options, baseline);
@@ -169,7 +175,7 @@ async function runBench(
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
-  if (options.cpuProf) process.stdout.write(`\n${profileSummary(started)}`);
+  if (options.profile) process.stdout.write(`\n${profileSummary(started)}`);
   const failed =
     systems.some((s) => s.runs.error) ||
     (selector !== undefined && !Array.isArray(selector)) ||

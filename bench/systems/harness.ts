@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { PAYLOAD } from '../payload.js';
 import { type BenchMessage, type RunCommand, emit, fail, onCommands } from '../protocol.js';
 import { type BenchTarget, type Workable, runWorkload } from '../workloads.js';
+import { startCost, stopCost } from './call-cost.js';
 import { startProfile, stopProfile } from './profiler.js';
 
 /** A close that hangs must not keep a child alive. */
@@ -34,10 +35,18 @@ export function serverProcess(start: () => Promise<StartedServer>): void {
     .catch(fail);
 }
 
-/** `profile-start` → `{type:'profiling'}`; `profile-stop {file}` → `{type:'profiled'}`. */
+/**
+ * `profile-start {kind}` → `{type:'profiling'}`; `profile-stop {file}` → `{type:'profiled'}`;
+ * `cost-start` → `{type:'costing'}`; `cost-stop` → `{type:'cost', cost}` (call-cost.ts).
+ */
 async function profileCommand(command: BenchMessage): Promise<boolean> {
-  if (command.type === 'profile-start') {
-    await startProfile();
+  if (command.type === 'cost-start') {
+    startCost();
+    emit({ type: 'costing' });
+  } else if (command.type === 'cost-stop') {
+    emit({ type: 'cost', cost: stopCost() });
+  } else if (command.type === 'profile-start') {
+    await startProfile(command.kind === 'alloc' ? 'alloc' : 'cpu');
     emit({ type: 'profiling' });
   } else if (command.type === 'profile-stop') {
     await stopProfile(String(command.file));

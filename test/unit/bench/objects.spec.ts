@@ -16,12 +16,26 @@ function sequential(target: ObjectTarget, rep: number, p50Us: number, storeReads
   };
 }
 
-function pipelined(target: ObjectTarget, rep: number, reqPerSec: number, storeReads: number): ObjectRun {
+/** A pipelined run whose processes spent `cpuUs` per request (client, server) and 100 + 50 heap bytes. */
+function pipelined(
+  target: ObjectTarget,
+  rep: number,
+  reqPerSec: number,
+  storeReads: number,
+  cpuUs: [number, number] = [5, 4],
+): ObjectRun {
+  const [client, server] = cpuUs;
   return {
     target,
     workload: 'pipelined',
     rep,
-    result: { workload: 'pipelined', requests: 10000, elapsedMs: 1000, reqPerSec },
+    result: {
+      workload: 'pipelined',
+      requests: 10000,
+      elapsedMs: 1000,
+      reqPerSec,
+      cost: { client: { allocBytes: 100, cpuUs: client }, server: { allocBytes: 50, cpuUs: server } },
+    },
     storeReads,
   };
 }
@@ -34,8 +48,8 @@ const runs: ObjectRun[] = [
   sequential('miss', 1, 300, 1000),
   sequential('miss', 2, 340, 1002),
   pipelined('channel', 1, 50_000, 0),
-  pipelined('spot', 1, 40_000, 2),
-  pipelined('miss', 1, 10_000, 10_000),
+  pipelined('spot', 1, 40_000, 2, [6, 4.35]),
+  pipelined('miss', 1, 10_000, 10_000, [20, 5]),
 ];
 
 describe('bench objects: summary', () => {
@@ -60,15 +74,19 @@ describe('bench objects: summary', () => {
     expect(section.missCostPipelinedUs).toBeCloseTo(100 - 25);
   });
 
-  it('judges Spot ≥ 0.8× ChannelName pipelined', () => {
-    expect(section.target).toMatchObject({ value: 0.8, threshold: '≥ 0.8×', result: 'PASS' });
-    const slower = summarizeObjects({
+  it('judges Spot ≥ 0.9× ChannelName pipelined, and its CPU per request ≤ 1.15×', () => {
+    const [rate, cpu] = section.targets;
+    expect(rate).toMatchObject({ value: 0.8, threshold: '≥ 0.9×', result: 'FAIL' });
+    expect(cpu).toMatchObject({ threshold: '≤ 1.15×', result: 'PASS' });
+    expect(cpu?.value).toBeCloseTo(10.35 / 9);
+    expect(section.cpuUsPerRequest.miss.pipelined).toEqual({ client: 20, server: 5 });
+    const costlier = summarizeObjects({
       store: 's',
       spots: 1,
-      runs: [pipelined('channel', 1, 50_000, 0), pipelined('spot', 1, 39_000, 0)],
+      runs: [pipelined('channel', 1, 50_000, 0), pipelined('spot', 1, 45_000, 0, [6, 4.5])],
     });
-    expect(slower.target.result).toBe('FAIL');
-    expect(slower.missCostPipelinedUs).toBeNaN();
+    expect(costlier.targets.map((t) => t.result)).toEqual(['PASS', 'FAIL']);
+    expect(costlier.missCostPipelinedUs).toBeNaN();
   });
 });
 
@@ -101,7 +119,14 @@ describe('bench objects: options and report', () => {
     );
     expect(markdown).toContain('The cost of a miss: +200.0 µs at sequential p50');
     expect(markdown).toContain(
-      '| pipelined req/s: Spot (route cached) ÷ ChannelName, same processes | 0.800× | ≥ 0.8× | PASS |',
+      '| pipelined req/s: Spot (route cached) ÷ ChannelName, same processes | 0.800× | ≥ 0.9× | FAIL |',
+    );
+    expect(markdown).toContain(
+      '| pipelined client heap bytes allocated/call (lower is better) | 100 (1 of 2 runs) | 100 (1 of 2 runs) | 1.00× |',
+    );
+    expect(markdown).not.toContain('CPU µs/call');
+    expect(markdown).toContain(
+      '| CPU µs per request, pipelined: client + server process (every thread, lower is better) | 5.0 + 4.0 | 6.0 + 4.4 | 1.15× | 20.0 + 5.0 |',
     );
     // No socket system ran: the first table is the objects one.
     expect(markdown.split('\n').find((line) => line.startsWith('| '))).toContain('ChannelName select-one');
