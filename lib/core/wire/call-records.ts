@@ -24,7 +24,7 @@ import * as write from './msgpack-write.js';
  * previous hop (a relayed request: correlation and origin together are its reply route); `scope`
  * is RouteMesh's ChannelName, nil for Node direct. Payload and
  * metadata are already encoded (`bin`), so relays never re-encode them. The replies that end a
- * request are declared here too (the lone-call fast path reads them); wire.ts writes and reads them.
+ * request are declared here too (the call-frame fast path reads them); wire.ts writes and reads them.
  */
 
 export interface SendRecord {
@@ -293,7 +293,7 @@ export function readCall<R extends CallRecord>(l: CallLayout<R>, v: readonly unk
 
 /**
  * The record of `kind` from its read slots: the one place each record's shape is built, for the
- * msgpackr path (`readCall`) and the fast path (lone-call.ts) alike.
+ * msgpackr path (`readCall`) and the fast path (call-frame.ts) alike.
  */
 export function callRecord(
   kind: CallRecord['kind'],

@@ -107,10 +107,12 @@ export function encodeMetadata(entries: ReadonlyMap<string, string>): Uint8Array
 export type MetadataDecodeResult =
   { readonly ok: true; readonly metadata: ZLinkMetadata } | { readonly ok: false; readonly reason: string };
 
+/** What a message without metadata decodes to (most do): one shared, frozen result. */
+const NO_METADATA: MetadataDecodeResult = Object.freeze({ ok: true, metadata: EMPTY_METADATA });
+
 /** Never throws: bad bytes are a typed failure the receiver counts and answers. */
 export function decodeMetadata(bytes: Uint8Array | undefined | null): MetadataDecodeResult {
-  if (bytes === undefined || bytes === null || bytes.length === 0)
-    return { ok: true, metadata: EMPTY_METADATA };
+  if (bytes === undefined || bytes === null || bytes.length === 0) return NO_METADATA;
   if (bytes.length > METADATA_MAX_BYTES) {
     return { ok: false, reason: `metadata of ${bytes.length} bytes exceeds ${METADATA_MAX_BYTES}` };
   }

@@ -22,7 +22,7 @@ import {
   readCall,
 } from './call-records.js';
 import { type MeshRecord, readMeshRecord } from './mesh-records.js';
-import { readLoneCall } from './lone-call.js';
+import { readCallFrame } from './call-frame.js';
 import { countMsgpackValues, msgpackValueEnd } from './msgpack-scan.js';
 import * as write from './msgpack-write.js';
 import { isValidWeight } from '../option-checks.js';
@@ -174,8 +174,8 @@ export function encodeErrorReply(correlation: number, error: WireError): Uint8Ar
  * layer's) instead of as malformed.
  */
 export function decodeFrame(frame: Uint8Array, objects = false): DecodedFrame {
-  const lone = readLoneCall(frame);
-  return lone === undefined ? decodeRecords(frame, objects) : { records: [lone], malformed: NO_MALFORMED };
+  const calls = readCallFrame(frame);
+  return calls === undefined ? decodeRecords(frame, objects) : { records: calls, malformed: NO_MALFORMED };
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 const reader = new MsgpackReader();
 
 /**
- * An object send, request or reply read without msgpackr, the way `readLoneCall` reads a channel
+ * An object send, request or reply read without msgpackr, the way `readCallFrame` reads a channel
  * call: only the forms this version writes (ASCII names, 32-bit numbers, no trace, no later fields).
  * Anything else (`undefined`) goes to `decodeObjectRecord`, which reads the same bytes to the same
  * record (property tests hold them to it), so this is a shortcut, never a second meaning. A node

@@ -12,8 +12,10 @@ import {
   encodeErrorReply,
   encodeHello,
   encodePayload,
+  encodePing,
   encodeReply,
   encodeMeshRequest,
+  encodeMeshSend,
   encodeRequest,
   encodeSend,
   encodeServerState,
@@ -219,7 +221,7 @@ describe('records that carry a payload are written by hand', () => {
   });
 });
 
-describe('a frame holding one request or reply is read without msgpackr', () => {
+describe('a frame of calls and replies is read without msgpackr', () => {
   // Bytes as hex: jest compares large byte arrays element by element, far too slowly.
   const hexed = (record: WireRecord): unknown =>
     Object.entries(record).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v]);
@@ -248,15 +250,77 @@ describe('a frame holding one request or reply is read without msgpackr', () => 
         binArb(),
       )
       .map(([id, channel, name, metadata, body]) => encodeMeshRequest(id, channel, name, metadata, body)),
+    fc
+      .tuple(fc.string({ maxLength: 40 }), fc.option(binArb(), { nil: undefined }), binArb())
+      .map(([name, metadata, body]) => encodeSend(name, metadata, body)),
+    fc
+      .tuple(
+        fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+        fc.string({ maxLength: 40 }),
+        fc.option(binArb(), { nil: undefined }),
+        binArb(),
+      )
+      .map(([channel, name, metadata, body]) => encodeMeshSend(channel, name, metadata, body)),
   );
+  /** A batch as a sender writes it: records back to back, now and then one the fast path does not read. */
+  const batch = fc
+    .array(fc.oneof({ weight: 9, arbitrary: lone }, { weight: 1, arbitrary: fc.constant(encodePing()) }), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    .map(joinRecords);
 
   it('to the same record as the general decoder (property)', () => {
     fc.assert(fc.property(lone, decodedAlike), { numRuns: 1000 });
   });
 
+  it('a batch to the same records, in order, as the general decoder (property)', () => {
+    fc.assert(fc.property(batch, decodedAlike), { numRuns: 500 });
+  });
+
+  it('repeated names come back as the same strings, and 513 records go to the general decoder', () => {
+    const body = new Uint8Array(3);
+    const frame = joinRecords([
+      encodeMeshRequest(1, 'chan', 'echo', undefined, body),
+      encodeMeshSend('chan', 'echo', undefined, body),
+      encodeMeshRequest(2, undefined, 'echo', undefined, body),
+    ]);
+    expect(decodeFrame(frame).records).toEqual([
+      {
+        kind: RecordKind.MeshRequest,
+        correlation: 1,
+        channel: 'chan',
+        packet: 'echo',
+        metadata: undefined,
+        payload: body,
+        trace: undefined,
+      },
+      {
+        kind: RecordKind.MeshSend,
+        channel: 'chan',
+        packet: 'echo',
+        metadata: undefined,
+        payload: body,
+        trace: undefined,
+      },
+      {
+        kind: RecordKind.MeshRequest,
+        correlation: 2,
+        channel: undefined,
+        packet: 'echo',
+        metadata: undefined,
+        payload: body,
+        trace: undefined,
+      },
+    ]);
+    decodedAlike(
+      joinRecords(Array.from({ length: 513 }, (_, i) => encodeRequest(i + 1, 'p', undefined, body))),
+    );
+  });
+
   it('and damaged ones to the same outcome: cut short, a byte changed, bytes appended (property)', () => {
     const damaged = fc.tuple(
-      lone,
+      fc.oneof(lone, batch),
       fc.nat(),
       fc.integer({ min: 0, max: 255 }),
       fc.uint8Array({ maxLength: 3 }),
