@@ -100,6 +100,16 @@ function planned(
   plan: { index: number; type: ZLinkParamtype; data: unknown }[],
 ): (payload: unknown, context: unknown) => unknown {
   const length = Math.max(...plan.map((p) => p.index)) + 1;
+  const whole = (p: { type: ZLinkParamtype; data: unknown }): boolean =>
+    p.type === ZLinkParamtype.PAYLOAD && (p.data === undefined || p.data === null || p.data === '');
+  // The usual shapes, `(@ZLinkPayload() p)` and `(@ZLinkPayload() p, @ZLinkContext() c)`, build no
+  // argument array per call.
+  const [first, second] = [...plan].sort((a, b) => a.index - b.index);
+  if (plan.length === 1 && first?.index === 0 && whole(first))
+    return (payload) => callback.call(instance, payload);
+  if (plan.length === 2 && first?.index === 0 && whole(first) && second?.index === 1)
+    if (second.type === ZLinkParamtype.CONTEXT)
+      return (payload, context) => callback.call(instance, payload, context);
   return (payload, context) => {
     // Holes go to the method as undefined, as Nest passes them.
     const args: unknown[] = new Array(length);

@@ -183,7 +183,9 @@ export class InboundGate {
     message: M,
   ): void {
     this.running++;
-    void runInbound(scope, source, correlation, message).finally(this.finished);
+    const pending = runInbound(scope, source, correlation, message);
+    if (pending === undefined) this.finished();
+    else void pending.finally(this.finished);
   }
 
   private readonly finished = (): void => {

@@ -129,37 +129,42 @@ type Failure = Exclude<DeliveryResult, 'ok' | 'drop'>;
  * Runs one received send (`correlation` undefined) or request through its handler and answers a
  * request exactly once: the reply, or an error reply for bad metadata, no handler, an undecodable
  * payload, a thrown error or an unencodable result. A failed send is reported, never answered.
- * Never rejects; the caller releases the job permit when it settles.
+ * A handler that answers with a plain value is answered in this same call, which returns
+ * `undefined`; one that returns a promise gets a promise that settles once it is answered. Never
+ * throws, and that promise never rejects; the caller releases the job permit when it is done.
  */
-export async function runInbound<C, M extends InboundMessage>(
+export function runInbound<C, M extends InboundMessage>(
   scope: InboundScope<C, M>,
   source: Buffer,
   correlation: number | undefined,
   message: M,
-): Promise<void> {
+): Promise<void> | undefined {
   try {
     const metadata = decodeMetadata(message.metadata);
     if (!metadata.ok) {
-      return failInbound(scope, source, correlation, message, 'protocol_error', {
+      failInbound(scope, source, correlation, message, 'protocol_error', {
         code: REMOTE_CODES.badMetadata,
         message: metadata.reason,
       });
+      return undefined;
     }
     const kind: MessageKind = correlation === undefined ? 'send' : 'request';
     const registration = scope.lookup(kind, message.packet);
     if (!registration) {
       const where = scope.channel !== undefined ? `'${scope.channel}'` : `node '${String(scope.mesh)}'`;
-      return failInbound(scope, source, correlation, message, 'no_handler', {
+      failInbound(scope, source, correlation, message, 'no_handler', {
         code: REMOTE_CODES.noHandler,
         message: `no ${kind} handler for '${message.packet}' on ${where}`,
       });
+      return undefined;
     }
     const payload = decodePayload(message.payload);
     if (!payload.ok) {
-      return failInbound(scope, source, correlation, message, 'decode_error', {
+      failInbound(scope, source, correlation, message, 'decode_error', {
         code: REMOTE_CODES.decodeError,
         message: payload.reason,
       });
+      return undefined;
     }
     const context = scope.context(kind, message.packet, metadata.metadata, correlation, source, message);
     let result: unknown;
@@ -171,33 +176,82 @@ export async function runInbound<C, M extends InboundMessage>(
         trace === undefined || scope.tracing === undefined
           ? registration.handler(payload.value, context)
           : scope.tracing.run(trace, () => registration.handler(payload.value, context));
-      // A handler that answers with a plain value is answered in this same turn.
-      if (isThenable(result)) result = await result;
     } catch (error) {
       timed(scope.metrics, started);
-      return failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
+      failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
+      return undefined;
     }
-    timed(scope.metrics, started);
-    if (correlation === undefined) return delivered(scope, undefined, message);
-    let bytes: Uint8Array;
-    try {
-      bytes = encodeReply(correlation, encodePayload(result));
-    } catch (error) {
-      return failInbound(scope, source, correlation, message, 'reply_error', {
-        code: REMOTE_CODES.handlerError,
-        message: `reply could not be encoded: ${(error as Error).message}`,
-      });
-    }
-    scope.reply(source, bytes);
-    delivered(scope, correlation, message);
+    // Only a handler that is not done yet costs a promise (and its job permit waits for it).
+    if (isThenable(result)) return answerLater(scope, source, correlation, message, result, started);
+    answer(scope, source, correlation, message, result, started);
   } catch (error) {
-    // Nothing above should throw; if something does, the request still ends once and the process
-    // does not die of an unhandled rejection.
-    failInbound(scope, source, correlation, message, 'handler_error', {
+    unexpected(scope, source, correlation, message, error);
+  }
+  return undefined;
+}
+
+/** `runInbound` for a handler that returned a promise: answers once it settles. Never rejects. */
+async function answerLater<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
+  source: Buffer,
+  correlation: number | undefined,
+  message: M,
+  pending: PromiseLike<unknown>,
+  started: number,
+): Promise<void> {
+  let result: unknown;
+  try {
+    result = await pending;
+  } catch (error) {
+    timed(scope.metrics, started);
+    return failInbound(scope, source, correlation, message, 'handler_error', toWireError(error));
+  }
+  try {
+    answer(scope, source, correlation, message, result, started);
+  } catch (error) {
+    unexpected(scope, source, correlation, message, error);
+  }
+}
+
+/** The handler's result: a reply for a request (or an error reply if it cannot be encoded), counted. */
+function answer<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
+  source: Buffer,
+  correlation: number | undefined,
+  message: M,
+  result: unknown,
+  started: number,
+): void {
+  timed(scope.metrics, started);
+  if (correlation === undefined) return delivered(scope, undefined, message);
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeReply(correlation, encodePayload(result));
+  } catch (error) {
+    return failInbound(scope, source, correlation, message, 'reply_error', {
       code: REMOTE_CODES.handlerError,
-      message: errorMessage(error),
+      message: `reply could not be encoded: ${(error as Error).message}`,
     });
   }
+  scope.reply(source, bytes);
+  delivered(scope, correlation, message);
+}
+
+/**
+ * Nothing in `runInbound` should throw; if something does, the request still ends once and the
+ * process does not die of an unhandled rejection.
+ */
+function unexpected<C, M extends InboundMessage>(
+  scope: InboundScope<C, M>,
+  source: Buffer,
+  correlation: number | undefined,
+  message: M,
+  error: unknown,
+): void {
+  failInbound(scope, source, correlation, message, 'handler_error', {
+    code: REMOTE_CODES.handlerError,
+    message: errorMessage(error),
+  });
 }
 
 function timed(metrics: HandlerMetrics, started: number): void {
