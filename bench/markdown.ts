@@ -166,20 +166,22 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(...objectsSection(report.objects, settings.workloads, settings.reps));
   }
 
-  out.push(
-    'Targets:',
-    '',
-    table(
-      ['target', 'measured', 'threshold', 'result'],
-      report.targets.map((t) => [
-        t.name,
-        ratio(t.value, 3),
-        t.threshold,
-        t.note ? `${t.result} (${t.note})` : t.result,
-      ]),
-    ),
-    '',
-  );
+  // `--scale` alone measures none of them: no table of n/a.
+  if (report.targets.some((t) => t.result !== 'n/a'))
+    out.push(
+      'Targets:',
+      '',
+      table(
+        ['target', 'measured', 'threshold', 'result'],
+        report.targets.map((t) => [
+          t.name,
+          ratio(t.value, 3),
+          t.threshold,
+          t.note ? `${t.result} (${t.note})` : t.result,
+        ]),
+      ),
+      '',
+    );
   const load = report.cpuLoad;
   if (load) {
     const warn = load.otherPercent > 5 ? ' — **other processes were busy: the numbers are disturbed**' : '';

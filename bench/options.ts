@@ -27,7 +27,11 @@ const PARTS = [
   'relocation',
   'sessions',
   'multicast',
+  'scale',
 ] as const;
+
+/** What a run without `--only` runs: everything but the long scale part (`--scale`). */
+const DEFAULT_PARTS = PARTS.filter((p) => p !== 'scale');
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -47,6 +51,8 @@ export interface BenchOptions {
   readonly sessions: boolean;
   /** Logical Multicast: delivery across nodes, publish cost per audience, classic fanout beside (bench/multicast.ts). */
   readonly multicast: boolean;
+  /** Scale and memory figures (bench/scale.ts): only with `--scale` or `--only scale`. */
+  readonly scale: boolean;
   readonly workloads: readonly WorkloadName[];
   readonly quick: boolean;
   /**
@@ -70,10 +76,12 @@ export const BASELINE_SYSTEMS: readonly SystemName[] = ['zlink', 'mesh', 'mesh-n
 
 export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
                        [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof | --alloc-prof]
-                       [--baseline REV]
+                       [--baseline REV] [--scale]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
   --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
+  --scale        only the scale and memory figures (memory per object and route-cache entry, creates
+                 and relocations per second against one Redis, a 16-node mesh): about ten minutes
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
@@ -111,7 +119,7 @@ function revision(flag: string, value: string | undefined): string {
 export function parseOptions(argv: readonly string[]): BenchOptions {
   let duration: number | undefined;
   let reps: number | undefined;
-  let only: string[] = [...PARTS];
+  let only: string[] = [...DEFAULT_PARTS];
   let workloads: WorkloadName[] = [...WORKLOADS];
   let quick = false;
   let profile: ProfileKind | undefined;
@@ -135,6 +143,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         break;
       case '--quick':
         quick = true;
+        break;
+      case '--scale':
+        only = ['scale'];
         break;
       case '--cpu-prof':
       case '--alloc-prof': {
@@ -168,6 +179,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     relocation: only.includes('relocation'),
     sessions: only.includes('sessions'),
     multicast: only.includes('multicast'),
+    scale: only.includes('scale'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
     ...(profile === undefined ? {} : { profile }),

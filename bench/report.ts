@@ -1,4 +1,5 @@
 import type { RelocationSection } from './relocation.js';
+import type { ScaleSection } from './scale-report.js';
 import type { SessionsSection } from './sessions.js';
 import type { MulticastSection } from './multicast.js';
 import type { CpuLoad } from './cpu-load.js';
@@ -197,6 +198,8 @@ export interface BenchReport {
   sessions?: SessionsSection | { error: string };
   /** Logical Multicast delivery and publish cost per audience (bench/multicast.ts). */
   multicast?: MulticastSection | { error: string };
+  /** Scale and memory figures (bench/scale.ts, `--scale`). */
+  scale?: ScaleSection | { error: string };
   readonly targets: Target[];
   readonly oneWayLoss: Record<string, number>;
   wallTimeMs: number;

@@ -26,6 +26,8 @@ import { relocationMarkdown, runRelocation } from './relocation.js';
 import { summarizeObjects } from './objects-report.js';
 import { runSessions, sessionsMarkdown } from './sessions.js';
 import { multicastMarkdown, runMulticast } from './multicast.js';
+import { runScale } from './scale.js';
+import { scaleMarkdown } from './scale-report.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url)); // .bench-build/bench
 const ROOT = join(HERE, '..', '..');
@@ -164,6 +166,10 @@ async function runBench(
     report.multicast = await runMulticast(join(HERE, 'systems'), repMs, options.reps);
     if ('error' in report.multicast) log(`multicast FAILED: ${report.multicast.error}`);
   }
+  if (options.scale) {
+    report.scale = await runScale(join(HERE, 'systems'), options.quick);
+    if ('error' in report.scale) log(`scale FAILED: ${report.scale.error}`);
+  }
   report.wallTimeMs = Date.now() - started;
   report.cpuLoad = cpuLoad();
   mkdirSync(RESULTS, { recursive: true });
@@ -172,6 +178,7 @@ async function runBench(
   if (report.relocation) process.stdout.write(`\n${relocationMarkdown(report.relocation).join('\n')}`);
   if (report.sessions) process.stdout.write(`\n${sessionsMarkdown(report.sessions).join('\n')}`);
   if (report.multicast) process.stdout.write(`\n${multicastMarkdown(report.multicast).join('\n')}`);
+  if (report.scale) process.stdout.write(`\n${scaleMarkdown(report.scale, machine).join('\n')}`);
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
   );
@@ -183,7 +190,8 @@ async function runBench(
     (objects !== undefined && 'error' in objects) ||
     (report.relocation !== undefined && 'error' in report.relocation) ||
     (report.sessions !== undefined && 'error' in report.sessions) ||
-    (report.multicast !== undefined && 'error' in report.multicast);
+    (report.multicast !== undefined && 'error' in report.multicast) ||
+    (report.scale !== undefined && 'error' in report.scale);
   return failed ? 1 : 0;
 }
 

@@ -14,11 +14,15 @@ export interface StartedServer {
   close(): Promise<void>;
 }
 
+/** A server's own commands beside the harness's: `true` when it took `command`. */
+export type ServerCommands = (command: BenchMessage) => Promise<boolean>;
+
 /**
  * The body of a server process: start, report `{type:'ready', endpoint}` on stdout, serve until
- * the runner sends `shutdown` or stdin ends, then exit. Profiles on `profile-start` / `profile-stop`.
+ * the runner sends `shutdown` or stdin ends, then exit. Profiles on `profile-start` / `profile-stop`;
+ * any other command goes to `commands`.
  */
-export function serverProcess(start: () => Promise<StartedServer>): void {
+export function serverProcess(start: () => Promise<StartedServer>, commands?: ServerCommands): void {
   start()
     .then((server) => {
       const stop = async (): Promise<void> => {
@@ -28,7 +32,8 @@ export function serverProcess(start: () => Promise<StartedServer>): void {
       };
       onCommands(async (command) => {
         if (command.type === 'shutdown') await stop();
-        else if (!(await profileCommand(command))) throw new Error(`unknown command ${command.type}`);
+        else if (!(await profileCommand(command)) && !(await commands?.(command)))
+          throw new Error(`unknown command ${command.type}`);
       }, stop);
       emit({ type: 'ready', endpoint: server.endpoint, pid: process.pid });
     })
