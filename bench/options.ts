@@ -81,7 +81,7 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
   --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
   --scale        only the scale and memory figures (memory per object and route-cache entry, creates
-                 and relocations per second against one Redis, a 16-node mesh): about ten minutes
+                 and relocations per second against one Redis, a 16-node mesh): about two minutes
   --workloads L  workloads to run (default: all)
   --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
   --cpu-prof     profile client and server during the first measured run of each workload;
