@@ -16,6 +16,14 @@ const RESOLVED = Promise.resolve();
 /** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */
 const MAX_BATCH = 512;
 /**
+ * Records in the first message of a drain that starts from idle, at most. The peer starts on them
+ * while the rest are written: in request/reply the two processes then work at once instead of in
+ * turn. Without it, 256 requests outstanding leave as one message and their replies come back as
+ * one, and each side waits while the other works (bench, 2 cores: pipelined 186k → 250–270k req/s,
+ * one-way unchanged within its spread). Later messages of the drain take up to MAX_BATCH.
+ */
+export const FIRST_BATCH = 64;
+/**
  * Bytes one batch stops growing at: half of what a receiver accepts (`MAX_MESSAGE_BYTES`), so 512
  * large records never make a message the peer must refuse (zeromq drops the connection then). A
  * record alone may still be larger.
@@ -37,7 +45,8 @@ interface Waiter {
  * Publisher too), so every write goes through here. A record queued while the socket is idle is
  * written at the end of the same turn's microtasks (no timer, no added turn); records queued
  * until then, or while a write is in progress, leave together as one zeromq message per
- * destination (a batch), in the order they were queued.
+ * destination (a batch), in the order they were queued — except that the first message of a drain
+ * from idle carries at most FIRST_BATCH of them, so that the peer can begin.
  *
  * The queue is bounded: `offer` refuses past `limit`, and `waitForSpace` lets a caller wait until
  * its deadline (then `Timeout`) — the admission rule of a send.
@@ -152,7 +161,8 @@ export class SocketPump {
   /**
    * Starts a drain at the end of the current turn's microtasks, not synchronously: everything
    * offered in the same burst — the replies to one incoming batch, the requests its replies set
-   * off — then leaves in one zeromq message. A lone record still leaves within the same turn.
+   * off — then leaves in one zeromq message (two past FIRST_BATCH). A lone record still leaves
+   * within the same turn.
    */
   private schedule(): void {
     this.writing = true;
@@ -167,11 +177,13 @@ export class SocketPump {
 
   private async drain(): Promise<void> {
     this.writing = true;
+    let most = FIRST_BATCH;
     try {
       while (this.records.length > 0 && !this.closed) {
         const records = this.records;
         const dests = this.dests;
-        const take = batchSize(records);
+        const take = batchSize(records, most);
+        most = MAX_BATCH;
         const batch = take === records.length ? records : records.slice(0, take);
         const batchDests = take === dests.length ? dests : dests.slice(0, take);
         if (take === records.length) {
@@ -261,9 +273,9 @@ export class SocketPump {
   }
 }
 
-/** How many of the queued records leave in the next message: at most MAX_BATCH, and MAX_BATCH_BYTES. */
-function batchSize(records: readonly Uint8Array[]): number {
-  const most = Math.min(records.length, MAX_BATCH);
+/** How many of the queued records leave in the next message: at most `limit`, and MAX_BATCH_BYTES. */
+function batchSize(records: readonly Uint8Array[], limit: number): number {
+  const most = Math.min(records.length, limit);
   let bytes = 0;
   for (let i = 0; i < most; i++) {
     bytes += (records[i] as Uint8Array).length;

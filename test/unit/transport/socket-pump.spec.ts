@@ -5,7 +5,7 @@
  * does not allow it (a replaced DEALER, a ROUTER) keeps the old rule: the write is given up.
  */
 import { describe, expect, it } from '@jest/globals';
-import { type SendableSocket, SocketPump } from '../../../lib/transport/socket-pump.js';
+import { FIRST_BATCH, type SendableSocket, SocketPump } from '../../../lib/transport/socket-pump.js';
 import { waitFor } from '../../helpers/index.js';
 
 const eagain = (): Error => Object.assign(new Error('Socket temporarily unavailable'), { code: 'EAGAIN' });
@@ -68,5 +68,30 @@ describe('SocketPump: a send that timed out (EAGAIN) is written again when the s
     const after = socket.attempts;
     await new Promise((r) => setTimeout(r, 50));
     expect(socket.attempts).toBeLessThanOrEqual(after + 1);
+  });
+});
+
+/** Takes every write at once; records each message's bytes. */
+class TakingSocket implements SendableSocket {
+  readonly messages: number[][] = [];
+  send(message: Uint8Array | (Uint8Array | Buffer)[]): Promise<void> {
+    this.messages.push([...(message as Uint8Array)]);
+    return Promise.resolve();
+  }
+}
+
+describe('SocketPump: the first message of a drain lets the peer begin', () => {
+  it(`a burst from idle leaves as ${FIRST_BATCH} records, then the rest in one message, in order`, async () => {
+    const socket = new TakingSocket();
+    const pump = new SocketPump(socket, 1000, 'test');
+    for (let i = 0; i < 200; i++) pump.offer(record(i));
+    await waitFor(() => pump.queued === 0 && socket.messages.length === 2, 5000, 'two messages');
+    expect(socket.messages.map((m) => m.length)).toEqual([FIRST_BATCH, 200 - FIRST_BATCH]);
+    expect(socket.messages.flat()).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    // A burst no larger than FIRST_BATCH is still one message.
+    for (let i = 0; i < FIRST_BATCH; i++) pump.offer(record(i));
+    await waitFor(() => socket.messages.length === 3, 5000, 'a third message');
+    expect(socket.messages[2]).toHaveLength(FIRST_BATCH);
+    pump.close();
   });
 });
