@@ -73,9 +73,10 @@ export class MeshNode {
     this.identity = new MeshIdentity(this.curve, mesh.mesh, events);
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
-    this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, (dest) =>
-      this.table.unreachable(dest),
-    );
+    this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, {
+      answers: true,
+      onUnreachable: (dest) => this.table.unreachable(dest),
+    });
     this.own = initialMeshState(mesh, rid, generation, config.objectTypes);
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
