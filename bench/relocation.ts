@@ -61,6 +61,17 @@ export async function runRelocation(
   }
 }
 
+/** The relocation targets of issue 32: name, measured, threshold, met. */
+export function relocationTargets(r: RelocationSection): [string, string, string, boolean][] {
+  const during = r.baselineReqPerSec > 0 ? r.duringMoveReqPerSec / r.baselineReqPerSec : 0;
+  const hopMs = (r.detourP50Us - r.directP50Us) / 1000;
+  return [
+    ['req/s while a move is in progress ÷ without moves', `${during.toFixed(2)}×`, '≥ 0.70×', during >= 0.7],
+    ['one follow hop over a direct call, p50', `${hopMs.toFixed(3)} ms`, '≤ 0.25 ms', hopMs <= 0.25],
+    ['pause p99', `${r.pauseMs.p99.toFixed(2)} ms`, '< 50 ms', r.pauseMs.p99 < 50],
+  ];
+}
+
 /** The markdown of the section. */
 export function relocationMarkdown(r: RelocationSection | { error: string }): string[] {
   if ('error' in r) return [`**Relocation failed**: ${r.error.split('\n')[0]}`, ''];
@@ -85,6 +96,12 @@ export function relocationMarkdown(r: RelocationSection | { error: string }): st
     `| req/s while a move is in progress (dip) | ${n(r.duringMoveReqPerSec)} (${(dip * 100).toFixed(0)} % below) |`,
     `| failed calls | ${r.failed} |`,
     `| one follow hop (p50 detour − p50 direct) µs | ${(r.detourP50Us - r.directP50Us).toFixed(1)} (${r.detourP50Us.toFixed(1)} − ${r.directP50Us.toFixed(1)}) |`,
+    '',
+    '| target | measured | threshold | result |',
+    '| --- | --- | --- | --- |',
+    ...relocationTargets(r).map(
+      ([name, value, threshold, met]) => `| ${name} | ${value} | ${threshold} | ${met ? 'PASS' : 'FAIL'} |`,
+    ),
     '',
   ];
 }
