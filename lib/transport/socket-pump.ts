@@ -16,8 +16,8 @@ const RESOLVED = Promise.resolve();
 /** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */
 const MAX_BATCH = 512;
 /**
- * Records in the first message of a drain that starts from idle, at most, on a pump that carries
- * replies (`PumpOptions.answers`). The peer starts on them while the rest are written, so that in
+ * Records in the first message of a drain that a reply began (`force` on an idle pump), at most.
+ * The peer starts on them while the rest are written, so that in
  * request/reply the two processes work at once instead of in turn: without it, 256 requests
  * outstanding leave as one message and their 256 replies come back as one, and each side waits
  * while the other works (bench, 2 cores: pipelined 167k → 237k req/s for ClientServer, 142k → 219k
@@ -41,13 +41,6 @@ interface Waiter {
 
 export interface PumpOptions {
   /**
-   * The pump carries replies (a server's, a MeshNode's): a drain from idle sends FIRST_BATCH
-   * records first. A pump of calls only (a ClientServer client's, a fanout publisher's) sends its
-   * batch whole: the answering side starts the overlap, and a one-way sender would pay one more
-   * message per burst for nothing.
-   */
-  readonly answers?: boolean;
-  /**
    * ROUTER only: a destination zeromq no longer routes to (`EHOSTUNREACH` under `mandatory`),
    * reported once per failed message; its records are gone.
    */
@@ -61,8 +54,8 @@ export interface PumpOptions {
  * Publisher too), so every write goes through here. A record queued while the socket is idle is
  * written at the end of the same turn's microtasks (no timer, no added turn); records queued
  * until then, or while a write is in progress, leave together as one zeromq message per
- * destination (a batch), in the order they were queued — except that on a pump of replies the first
- * message of a drain from idle carries at most FIRST_BATCH of them, so that the peer can begin.
+ * destination (a batch), in the order they were queued — except that the first message of a drain
+ * a reply began carries at most FIRST_BATCH of them, so that the peer can begin.
  *
  * The queue is bounded: `offer` refuses past `limit`, and `waitForSpace` lets a caller wait until
  * its deadline (then `Timeout`) — the admission rule of a send.
@@ -74,8 +67,13 @@ export class SocketPump {
   private closed = false;
   private waiters: Waiter[] = [];
 
-  private readonly firstBatch: number;
   private readonly onUnreachable: ((dest: Buffer) => void) | undefined;
+  /**
+   * How many records the next drain's first message takes: FIRST_BATCH when a reply (a forced
+   * record) found the pump idle, else MAX_BATCH. Calls (`offer`) never split: the answering side
+   * starts the overlap, and a one-way sender would pay one more message per burst for nothing.
+   */
+  private firstBatch = MAX_BATCH;
 
   constructor(
     private readonly socket: SendableSocket,
@@ -83,7 +81,6 @@ export class SocketPump {
     private readonly describe: string,
     options: PumpOptions = {},
   ) {
-    this.firstBatch = options.answers === true ? FIRST_BATCH : MAX_BATCH;
     this.onUnreachable = options.onUnreachable;
   }
 
@@ -101,16 +98,22 @@ export class SocketPump {
    */
   offer(record: Uint8Array, dest?: Buffer): boolean {
     if (this.closed || this.records.length >= this.limit) return false;
-    this.force(record, dest);
+    this.queue(record, dest, MAX_BATCH);
     return true;
   }
 
   /** Queues a control record even when the queue is full (handshakes, replies must not deadlock). */
   force(record: Uint8Array, dest?: Buffer): void {
-    if (this.closed) return;
+    if (!this.closed) this.queue(record, dest, FIRST_BATCH);
+  }
+
+  private queue(record: Uint8Array, dest: Buffer | undefined, firstBatch: number): void {
     this.records.push(record);
     this.dests.push(dest);
-    if (!this.writing) this.schedule();
+    if (!this.writing) {
+      this.firstBatch = firstBatch;
+      this.schedule();
+    }
   }
 
   /** Resolves when `offer` may succeed; `Timeout` at the deadline, `Cancelled` on abort, `Shutdown` on close. */
@@ -179,7 +182,7 @@ export class SocketPump {
   /**
    * Starts a drain at the end of the current turn's microtasks, not synchronously: everything
    * offered in the same burst — the replies to one incoming batch, the requests its replies set
-   * off — then leaves in one zeromq message (two past FIRST_BATCH on a pump of replies). A lone
+   * off — then leaves in one zeromq message (two past FIRST_BATCH when a reply began it). A lone
    * record still leaves within the same turn.
    */
   private schedule(): void {

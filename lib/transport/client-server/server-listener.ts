@@ -89,9 +89,7 @@ export class ServerListener {
       revision: 1,
     };
     this.router = listenerRouter(config.listen.bindHost.includes(':'), config.curve?.socket);
-    this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`, {
-      answers: true,
-    });
+    this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     const { channel, handlers, events } = config;
     this.scope = {
       ...channelScope('client-server', events, channel, undefined, handlers, (id, record) =>

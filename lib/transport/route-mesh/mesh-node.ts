@@ -74,7 +74,6 @@ export class MeshNode {
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, {
-      answers: true,
       onUnreachable: (dest) => this.table.unreachable(dest),
     });
     this.own = initialMeshState(mesh, rid, generation, config.objectTypes);

@@ -83,22 +83,23 @@ class TakingSocket implements SendableSocket {
 describe('SocketPump: the first message of a drain lets the peer begin', () => {
   it(`a burst of replies from idle leaves as ${FIRST_BATCH} records, then the rest in one message, in order`, async () => {
     const socket = new TakingSocket();
-    const pump = new SocketPump(socket, 1000, 'test', { answers: true });
-    for (let i = 0; i < 200; i++) pump.offer(record(i));
+    const pump = new SocketPump(socket, 1000, 'test');
+    for (let i = 0; i < 200; i++) pump.force(record(i));
     await waitFor(() => pump.queued === 0 && socket.messages.length === 2, 5000, 'two messages');
     expect(socket.messages.map((m) => m.length)).toEqual([FIRST_BATCH, 200 - FIRST_BATCH]);
     expect(socket.messages.flat()).toEqual(Array.from({ length: 200 }, (_, i) => i));
     // A burst no larger than FIRST_BATCH is still one message.
-    for (let i = 0; i < FIRST_BATCH; i++) pump.offer(record(i));
+    for (let i = 0; i < FIRST_BATCH; i++) pump.force(record(i));
     await waitFor(() => socket.messages.length === 3, 5000, 'a third message');
     expect(socket.messages[2]).toHaveLength(FIRST_BATCH);
     pump.close();
   });
 
-  it('a pump of calls only sends its burst whole', async () => {
+  it('a burst of calls (offer) leaves whole, and so do replies queued behind it', async () => {
     const socket = new TakingSocket();
     const pump = new SocketPump(socket, 1000, 'test');
-    for (let i = 0; i < 200; i++) pump.offer(record(i));
+    for (let i = 0; i < 100; i++) pump.offer(record(i));
+    for (let i = 100; i < 200; i++) pump.force(record(i));
     await waitFor(() => pump.queued === 0 && socket.messages.length > 0, 5000, 'a message');
     expect(socket.messages.map((m) => m.length)).toEqual([200]);
     pump.close();
