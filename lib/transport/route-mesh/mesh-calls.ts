@@ -64,7 +64,7 @@ export class MeshCalls {
 
   sendToChannel(channel: string, call: Submission): Promise<void> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !call.signal?.aborted && !this.node.isClosed()) {
+    if (this.canQueueNow(call)) {
       this.node.pump.offer(
         encodeMeshSend(channel, call.packet, call.metadata, call.payload, call.trace),
         peer.route.pipe,
@@ -78,24 +78,72 @@ export class MeshCalls {
 
   requestToChannel(channel: string, call: Submission, describe: string): Promise<unknown> {
     const peer = this.select(channel);
-    if (this.node.pump.hasSpace && !this.node.isClosed() && !call.signal?.aborted) {
+    if (this.canQueueNow(call)) {
       if (this.selection.events.perMessage) this.selected('request', channel, peer, 'immediate');
       return this.submitRequest(peer, channel, call, describe, call.timeoutMs);
     }
     return this.requestSlow(peer, channel, call, describe);
   }
 
-  async sendToNode(rid: string, call: Submission): Promise<void> {
+  /**
+   * Node direct send. In this turn when `rid`'s link is ready and the queue has space (no deadline,
+   * no async frame); else waits for the peer and for space until the deadline (`sendSlow`).
+   */
+  sendToNode(rid: string, call: Submission): Promise<void> {
+    let peer: Peer | undefined;
+    try {
+      peer = this.target(rid);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (peer !== undefined && this.canQueueNow(call)) {
+      this.node.pump.offer(
+        encodeMeshSend(undefined, call.packet, call.metadata, call.payload, call.trace),
+        peer.route.pipe,
+      );
+      this.nodeMetrics.sends++;
+      if (this.selection.events.perMessage) this.selected('send', undefined, peer, 'immediate');
+      return Promise.resolve();
+    }
+    return this.sendToNodeSlow(rid, call, peer);
+  }
+
+  private async sendToNodeSlow(rid: string, call: Submission, known: Peer | undefined): Promise<void> {
     const describe = `send to node ${rid}/${call.packet}`;
     const deadline = Date.now() + call.timeoutMs;
-    const peer = this.target(rid) ?? (await this.waitForPeer(rid, call, deadline, describe));
+    const peer = known ?? (await this.waitForPeer(rid, call, deadline, describe));
     return this.sendSlow(peer, undefined, call, describe, deadline);
   }
 
-  async requestToNode(rid: string, call: Submission, describe: string): Promise<unknown> {
+  /** Node direct request: queued in this turn as `sendToNode` is, else after waiting; ends once. */
+  requestToNode(rid: string, call: Submission, describe: string): Promise<unknown> {
+    let peer: Peer | undefined;
+    try {
+      peer = this.target(rid);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (peer !== undefined && this.canQueueNow(call)) {
+      if (this.selection.events.perMessage) this.selected('request', undefined, peer, 'immediate');
+      return this.submitRequest(peer, undefined, call, describe, call.timeoutMs);
+    }
+    return this.requestToNodeSlow(rid, call, describe, peer);
+  }
+
+  private async requestToNodeSlow(
+    rid: string,
+    call: Submission,
+    describe: string,
+    known: Peer | undefined,
+  ): Promise<unknown> {
     const deadline = Date.now() + call.timeoutMs;
-    const peer = this.target(rid) ?? (await this.waitForPeer(rid, call, deadline, describe));
+    const peer = known ?? (await this.waitForPeer(rid, call, deadline, describe));
     return this.requestSlow(peer, undefined, call, describe, deadline);
+  }
+
+  /** Whether a call may be queued in this very turn: space, not aborted, the node open. */
+  private canQueueNow(call: Submission): boolean {
+    return this.node.pump.hasSpace && !call.signal?.aborted && !this.node.isClosed();
   }
 
   /** Peer state changed: Node direct calls waiting for a known peer look again. */
