@@ -80,19 +80,31 @@ async function main(): Promise<void> {
     const moveTime = windows.reduce((ms, [a, b]) => ms + (b - a), 0);
 
     // The hop: the Spot moves away under a route this runtime has cached; its next call takes the
-    // detour (relayed once), the one after the notice goes direct.
+    // detour (relayed once), the one after the notice goes direct. Between samples a light load (one
+    // call every millisecond to a Spot on each server) keeps all three processes awake: a detour
+    // crosses three of them and a direct call two, so after an idle gap the detour would also pay a
+    // third process's wake-up, which is the machine's, not the hop's.
     await objects.createSpot(BENCH_MOVER_TYPE, 'hop', { node: BENCH_MOVER_SERVERS[0] });
+    for (const [i, node] of BENCH_MOVER_SERVERS.entries())
+      await objects.createSpot(BENCH_MOVER_TYPE, `warm-${i}`, { node });
     await echo('hop');
+    const warmGap = async (ms: number): Promise<void> => {
+      const until = now() + ms;
+      while (now() < until) {
+        await Promise.all(BENCH_MOVER_SERVERS.map((_, i) => echo(`warm-${i}`)));
+        await sleep(1);
+      }
+    };
     const detour: number[] = [];
     const direct: number[] = [];
     for (let i = 0; i < c.hopSamples; i++) {
       await objects.relocate('hop');
-      await sleep(20); // the old owner has let the activation go: the call meets its follow route
+      await warmGap(20); // the old owner has let the activation go: the call meets its follow route
       let s = now();
       await echo('hop');
       detour.push((now() - s) * 1000);
       await echo('hop'); // the flush that keeps this sender's order runs with this one
-      await sleep(20); // the same idle gap before each sample: a process waking costs the same both ways
+      await warmGap(20); // the same gap before each sample
       s = now();
       await echo('hop');
       direct.push((now() - s) * 1000);
