@@ -31,18 +31,53 @@ interface ParamEntry {
 
 const logger = new Logger('ExceptionsHandler');
 
+/** Binds a decided direct call to one instance; `null`: the method takes the full pipeline. */
+type Binder = ((instance: object) => HandlerFn) | null;
+
+/**
+ * The decision per context creator, class and method: the same for every instance, so a Spot or
+ * Actor class decides once and each activation only binds (the first call on a freshly created or
+ * moved object paid the metadata reads and the plan, tens of µs, before its turn started).
+ */
+const decided = new WeakMap<ExternalContextCreator, WeakMap<object, Map<string, Binder>>>();
+
 /**
  * A handler Nest's pipeline would pass straight through — no guard, interceptor, pipe or exception
  * filter at any level (global, class, method, parameter), and only payload/context parameters — is
  * called directly: same arguments, same error logging, none of the per-call closures and promises
  * the pipeline allocates. Anything else (or a Nest whose internals we cannot read) returns
- * `undefined`, and the caller uses the full pipeline. Decided once, at bootstrap. @internal
+ * `undefined`, and the caller uses the full pipeline. Decided once per class and method (at
+ * bootstrap for channel handlers, at the first activation for a Spot or Actor class).
  */
 export function directCall(
   contextCreator: ExternalContextCreator,
   instance: object,
   method: string,
 ): HandlerFn | undefined {
+  const classRef = instance.constructor;
+  let byClass = decided.get(contextCreator);
+  if (!byClass) decided.set(contextCreator, (byClass = new WeakMap()));
+  let byMethod = byClass.get(classRef);
+  if (!byMethod) byClass.set(classRef, (byMethod = new Map()));
+  let binder = byMethod.get(method);
+  if (binder === undefined) {
+    binder = decide(
+      contextCreator,
+      classRef,
+      (instance as Record<string, unknown>)[method] as Method,
+      method,
+    );
+    byMethod.set(method, binder);
+  }
+  return binder?.(instance);
+}
+
+function decide(
+  contextCreator: ExternalContextCreator,
+  classRef: object,
+  callback: Method,
+  method: string,
+): Binder {
   const sources = contextCreator as unknown as EnhancerSources;
   const globals = [
     sources.guardsContextCreator,
@@ -51,14 +86,12 @@ export function directCall(
     sources.filtersContextCreator,
   ];
   for (const source of globals) {
-    if (typeof source?.getGlobalMetadata !== 'function') return undefined;
-    if ((source.getGlobalMetadata() ?? []).length > 0) return undefined;
+    if (typeof source?.getGlobalMetadata !== 'function') return null;
+    if ((source.getGlobalMetadata() ?? []).length > 0) return null;
   }
-  const callback = (instance as Record<string, unknown>)[method] as Method;
-  const classRef = instance.constructor;
   for (const key of [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA]) {
     if (nonEmpty(Reflect.getMetadata(key, classRef)) || nonEmpty(Reflect.getMetadata(key, callback))) {
-      return undefined;
+      return null;
     }
   }
   const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, classRef, method) ?? {}) as Record<
@@ -67,11 +100,20 @@ export function directCall(
   >;
   const plan: { index: number; type: ZLinkParamtype; data: unknown }[] = [];
   for (const [key, entry] of Object.entries(params)) {
-    if (key.includes(CUSTOM_ROUTE_ARGS_METADATA) || nonEmpty(entry.pipes)) return undefined;
+    if (key.includes(CUSTOM_ROUTE_ARGS_METADATA) || nonEmpty(entry.pipes)) return null;
     const type = Number(key.split(':')[0]);
-    if (type !== ZLinkParamtype.PAYLOAD && type !== ZLinkParamtype.CONTEXT) return undefined;
+    if (type !== ZLinkParamtype.PAYLOAD && type !== ZLinkParamtype.CONTEXT) return null;
     plan.push({ index: entry.index, type, data: entry.data });
   }
+  // Each instance's own method: the same function as the one decided on, unless an instance overrides it.
+  return (instance) => bound(instance, (instance as Record<string, unknown>)[method] as Method, plan);
+}
+
+function bound(
+  instance: object,
+  callback: Method,
+  plan: readonly { index: number; type: ZLinkParamtype; data: unknown }[],
+): HandlerFn {
   const call =
     plan.length === 0
       ? // Without parameter decorators Nest passes the raw arguments: (payload, context).
@@ -97,7 +139,7 @@ export function directCall(
 function planned(
   instance: object,
   callback: Method,
-  plan: { index: number; type: ZLinkParamtype; data: unknown }[],
+  plan: readonly { index: number; type: ZLinkParamtype; data: unknown }[],
 ): (payload: unknown, context: unknown) => unknown {
   const length = Math.max(...plan.map((p) => p.index)) + 1;
   const whole = (p: { type: ZLinkParamtype; data: unknown }): boolean =>
