@@ -114,7 +114,7 @@ export class ObjectReceiver {
         });
         return;
       default: {
-        const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh);
+        const { call, answer } = inboundCall(r, record.from.rid, link, events, mesh, record.bytes);
         // A node that holds no objects is never the current owner of any.
         if (!host) return answer.error(staleRoute(self.rid, call));
         // A call on a route this node no longer holds may follow its object, or wait for one arriving.

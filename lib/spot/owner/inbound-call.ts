@@ -13,7 +13,8 @@ import { remoteAnswer, sendAnswer } from './remote-answer.js';
 /**
  * A send or request record from peer `fromRid` as its owner admits it, with the answer that ends it:
  * a request's on its reply route (the origin it carries, wherever it is handled), a send's as a
- * report (a stale route told to `fromRid`). One reading for calls off the wire and calls a move carried.
+ * report (a stale route told to `fromRid`). One reading for calls off the wire and calls a move carried;
+ * `wire` is the record's own bytes, kept on the call (see `InboundObjectCall.wire`).
  */
 export function inboundCall(
   r: ObjectSendRecord | ObjectRequestRecord,
@@ -21,6 +22,7 @@ export function inboundCall(
   link: MeshLink,
   events: ZLinkEvents,
   mesh: string,
+  wire: Uint8Array,
 ): { readonly call: InboundObjectCall; readonly answer: ObjectAnswer } {
   const call = {
     messageKind: r.kind === RecordKind.ObjectSend ? ('send' as const) : ('request' as const),
@@ -37,6 +39,7 @@ export function inboundCall(
     sourceRid: fromRid,
     hops: r.hops,
     session: r.session,
+    wire,
   };
   const answer =
     r.kind === RecordKind.ObjectRequest

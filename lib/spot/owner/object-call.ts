@@ -34,6 +34,11 @@ export interface InboundObjectCall {
   readonly session?: SessionStamp;
   /** Set on a Logical Multicast event for a subscribed Spot: it runs that subscription's handler. */
   readonly event?: SpotEventStamp;
+  /**
+   * The record this call arrived as (a view of the received bytes), when the call is that record
+   * unchanged: a move carries it as is instead of writing it again. Absent for a call made in this process.
+   */
+  readonly wire?: Uint8Array;
 }
 
 /** A Logical Multicast event as its Spots take it: one stamp shared by every Spot of one record. */

@@ -73,9 +73,13 @@ export async function captureActivation(
   };
 }
 
-/** A waiting call as the record it would arrive as, its reply route and hops kept: the target reads it as any call. */
+/**
+ * A waiting call as the record it would arrive as, its reply route and hops kept: the target reads it
+ * as any call. One that came off the wire is that record already, and goes as it came.
+ */
 export function callRecord(call: InboundObjectCall): Uint8Array {
-  const { event } = call;
+  const { event, wire } = call;
+  if (wire !== undefined && event === undefined) return wire;
   if (event !== undefined) {
     const { channel, topic, publisherRid, from } = event.info;
     const carried = { publisherRid, publisherGeneration: event.publisherGeneration, spotId: call.id };

@@ -41,7 +41,8 @@ interface Carried {
 export class IncomingMove {
   private phase: 'receiving' | 'restoring' | 'ready' | 'cutting' | 'open' | 'ended' = 'receiving';
   private readonly assembly: ChunkAssembly;
-  private readonly temporary: Carried[] = [];
+  /** In order: calls sent straight here (read), and the source's relays, read once the CAS is on its way (see `cutover`). */
+  private readonly temporary: (Carried | Uint8Array)[] = [];
   private image: RelocationImage | undefined;
   private activation: Activation | undefined;
   private arrivedAt = 0;
@@ -86,11 +87,12 @@ export class IncomingMove {
 
   /** A call the source held or received after its seal: queued until the object opens here, then run. */
   relay(bytes: Uint8Array): void {
-    const carried = this.carry(bytes);
-    if (carried === undefined) return;
-    if (this.phase === 'open')
-      return this.ctx.host.moves.run(this.activation as Activation, carried.call, carried.answer);
-    if (this.phase === 'ready' || this.phase === 'cutting') return void this.temporary.push(carried);
+    if (this.phase === 'open') {
+      const carried = this.carry(bytes);
+      if (carried) this.ctx.host.moves.run(this.activation as Activation, carried.call, carried.answer);
+      return;
+    }
+    if (this.phase === 'ready' || this.phase === 'cutting') return void this.temporary.push(bytes);
     // Given up: the source runs what it relayed, once it learns so (it keeps a copy until the commit).
   }
 
@@ -117,6 +119,19 @@ export class IncomingMove {
     if (this.phase !== 'ready') return;
     this.phase = 'cutting';
     void this.takeAuthority();
+    // The object is paused until the CAS lands: the relays, which came just before this go, are read
+    // while the CAS travels to the store and back, not before it leaves.
+    this.readTemporary();
+  }
+
+  /** Reads the relays the temporary queue keeps as bytes into calls, in place and in order (one that is not a call is reported and dropped). */
+  private readTemporary(): void {
+    let kept = 0;
+    for (const entry of this.temporary) {
+      const carried = entry instanceof Uint8Array ? this.carry(entry) : entry;
+      if (carried !== undefined) this.temporary[kept++] = carried;
+    }
+    this.temporary.length = kept;
   }
 
   /**
@@ -236,7 +251,8 @@ export class IncomingMove {
       const carried = this.carry(bytes);
       if (carried) ctx.host.moves.run(a, carried.call, carried.answer);
     }
-    for (const c of this.temporary.splice(0)) ctx.host.moves.run(a, c.call, c.answer);
+    this.readTemporary();
+    for (const c of this.temporary.splice(0) as Carried[]) ctx.host.moves.run(a, c.call, c.answer);
     // Behind everything the source carried: an event that came both ways runs once (`EventOrder`).
     ctx.multicast?.opened(a);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
@@ -302,7 +318,7 @@ export class IncomingMove {
     if (typeof r === 'string') return void this.report(r);
     const { ctx } = this;
     if (r.kind !== RecordKind.SpotEvent)
-      return inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh);
+      return inboundCall(r, this.source.rid, ctx.link, ctx.events, ctx.mesh, bytes);
     const a = this.activation;
     const carried = a && carriedEvent(ctx, a, r);
     if (!carried) this.report(`a moved event for '${r.carried.spotId}' is not this move's object`);

@@ -1,4 +1,12 @@
-import { RecordKind, WIRE_VERSION, isBytes, isName, isStr, packr } from '../../core/index.js';
+import {
+  RecordKind,
+  WIRE_VERSION,
+  isBytes,
+  isName,
+  isStr,
+  msgpackWrite as write,
+  packr,
+} from '../../core/index.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**
@@ -72,8 +80,13 @@ export function encodeRelocationCutover(relocationId: string, refusal?: Relocati
   return packr.pack([WIRE_VERSION, RecordKind.RelocationCutover, relocationId, refusalItem(refusal)]);
 }
 
+/** Written by hand, as msgpackr would: a move relays every call it held, one after the other. */
 export function encodeRelocationRelay(relocationId: string, record: Uint8Array): Uint8Array {
-  return packr.pack([WIRE_VERSION, RecordKind.RelocationRelay, relocationId, record]);
+  const n = write.utf8Length(relocationId);
+  const out = Buffer.allocUnsafe(3 + write.strSize(n) + write.binSize(record));
+  const at = write.str(out, write.head(out, 4, WIRE_VERSION, RecordKind.RelocationRelay), relocationId, n);
+  write.bin(out, at, record);
+  return out;
 }
 
 /** Committed on `outcome` (the target's route fences), or aborted with a refusal. */

@@ -10,6 +10,8 @@ import { type RelocationImage, decodeObjectRecord } from '../../../../lib/spot/w
 import type { InboundObjectCall, ObjectAnswer } from '../../../../lib/spot/owner/object-dispatch.js';
 import { ObjectHost } from '../../../../lib/spot/owner/object-host.js';
 import { captureActivation } from '../../../../lib/spot/index.js';
+import { callRecord } from '../../../../lib/spot/relocation/capture.js';
+import { inboundCall } from '../../../../lib/spot/owner/inbound-call.js';
 import { objectClass, registry } from '../../../integration/objects/harness.js';
 import { objectHost } from '../fixtures.js';
 
@@ -156,5 +158,32 @@ describe('captureActivation', () => {
     } finally {
       failCapture = false;
     }
+  });
+
+  it('a call that came off the wire is carried as the record it came as; one made here is written', () => {
+    const fences = { owner: SELF, objectGeneration: 1, authorityOwnerGeneration: 1, ownerLeaseGeneration: 1 };
+    const made: InboundObjectCall = {
+      messageKind: 'request',
+      objectKind: 'spot',
+      id: 'x',
+      fences,
+      operationId: 'op-1',
+      packet: 'bump',
+      metadata: undefined,
+      payload: encodePayload({ n: 1 }),
+      trace: undefined,
+      correlation: 7,
+      origin: CALLER,
+      sourceRid: CALLER.rid,
+      hops: 1,
+    };
+    const written = callRecord(made);
+    const read = decodeObjectRecord(written);
+    expect(read).toMatchObject({ kind: RecordKind.ObjectRequest, correlation: 7, origin: CALLER, hops: 1 });
+    const link = { answer: () => true } as unknown as Parameters<typeof inboundCall>[2];
+    const events = { emit: () => undefined } as unknown as Parameters<typeof inboundCall>[3];
+    const { call } = inboundCall(read as never, CALLER.rid, link, events, 'mesh', written);
+    // The same bytes, not a copy: a move relays what it held without writing each call again.
+    expect(callRecord(call)).toBe(written);
   });
 });

@@ -17,6 +17,7 @@ import {
   encodeObjectRequest,
   encodeRelocationChunks,
   encodeRelocationImage,
+  encodeRelocationRelay,
 } from '../../../../lib/spot/wire/index.js';
 
 /**
@@ -218,6 +219,23 @@ describe('relocation image and chunks', () => {
     expect(frame.objects?.map((o) => o.kind)).toEqual([RecordKind.RelocationChunk]);
     expect(decodeFrame(joinRecords([chunk as Uint8Array]), false).malformed[0]?.reason).toMatch(
       /RelocationChunk/,
+    );
+  });
+
+  it('a relay is the record msgpackr writes, any id and any record size, and reads back (property)', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc.integer({ min: 0xff, max: 0x10001 }).map((n) => new Uint8Array(n).fill(7)),
+    );
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }), bytes, (id, record) => {
+        const relay = encodeRelocationRelay(id, record);
+        expect(Buffer.from(relay).equals(pack([1, RecordKind.RelocationRelay, id, record]))).toBe(true);
+        const read = decodeObjectRecord(relay) as { kind: number; relocationId: string; record: Uint8Array };
+        expect([read.kind, read.relocationId]).toEqual([RecordKind.RelocationRelay, id]);
+        expect(Buffer.from(read.record).equals(record)).toBe(true);
+      }),
+      { numRuns: 100 },
     );
   });
 });
