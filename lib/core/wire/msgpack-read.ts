@@ -1,8 +1,3 @@
-/** How many fields `asciiStr` keeps a last string for (each `slot` below the last), and the one `asciiFixstr` keeps. */
-const SLOTS = 16;
-const FIXSTR_SLOT = SLOTS - 1;
-const EMPTY = new Uint8Array(0);
-
 /**
  * Reads the few msgpack forms the wire's fast path knows (see `decodeFrame` in wire.ts): positive
  * ints up to 32 bits, ASCII fixstr, nil, bin 8/16/32. A read returns `undefined` for anything else,
@@ -11,6 +6,11 @@ const EMPTY = new Uint8Array(0);
 export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;
+  /**
+   * The last string read: a peer sends the same few packet names over and over, and handing back the
+   * same string also spares the handler lookup hashing a new one.
+   */
+  private lastString = '';
 
   /** Starts over on `bytes` at `offset` (one reader serves every frame). */
   reset(bytes: Uint8Array, offset: number): this {
@@ -60,9 +60,13 @@ export class MsgpackReader {
     const start = this.at + 1;
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
-    const s = this.cached(FIXSTR_SLOT, b, start, end - start);
-    if (s !== undefined) this.at = end;
-    return s;
+    const last = this.lastString;
+    if (last.length !== end - start || !sameChars(last, b, start)) {
+      for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
+      this.lastString = latin1(b, start, end);
+    }
+    this.at = end;
+    return this.lastString;
   }
 
   /**
@@ -85,38 +89,20 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    const s = this.cached(slot, b, start, length);
-    if (s !== undefined) this.at = end;
-    return s;
-  }
-
-  /**
-   * The ASCII string of `length` bytes of `b` from `start`: the one `slot` read last when its bytes are
-   * the same, else a new one (kept for the next record); `undefined` when a byte is not ASCII. Where
-   * the last one's bytes are is kept, not a view of them (a view per new string is a Buffer each): a
-   * received frame is never written again, so they stay what they were.
-   */
-  private cached(slot: number, b: Uint8Array, start: number, length: number): string | undefined {
-    if (
-      this.slotLength[slot] === length &&
-      sameBytes(this.slotSource[slot] as Uint8Array, this.slotFrom[slot] as number, b, start, length)
-    )
-      return this.slotStrings[slot];
-    const end = start + length;
+    const last = this.slotStrings[slot];
+    // Against the string itself (ASCII: one char per byte), so no view of the bytes is kept or made.
+    if (last !== undefined && last.length === length && sameChars(last, b, start)) {
+      this.at = end;
+      return last;
+    }
     for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
     const s = latin1(b, start, end);
-    this.slotSource[slot] = b;
-    this.slotFrom[slot] = start;
-    this.slotLength[slot] = length;
     this.slotStrings[slot] = s;
+    this.at = end;
     return s;
   }
 
-  // Filled from the start, one entry per slot: packed arrays of one kind each.
-  private readonly slotSource: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(EMPTY);
-  private readonly slotFrom: number[] = new Array<number>(SLOTS).fill(0);
-  private readonly slotLength: number[] = new Array<number>(SLOTS).fill(-1);
-  private readonly slotStrings: string[] = new Array<string>(SLOTS).fill('');
+  private readonly slotStrings: (string | undefined)[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
   nilOrAsciiFixstr(): string | null | undefined {
@@ -167,11 +153,11 @@ export class MsgpackReader {
 }
 
 /**
- * Whether `length` bytes of `a` from `from` are those of `b` from `at`. From the end: the fields that
- * change from record to record (operation ids, numbered object ids) share a prefix and differ last.
+ * Whether ASCII string `s` is `b` from `at` on (as long as `s`). From the end: the fields that change
+ * from record to record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
  */
-function sameBytes(a: Uint8Array, from: number, b: Uint8Array, at: number, length: number): boolean {
-  for (let i = length - 1; i >= 0; i--) if (a[from + i] !== b[at + i]) return false;
+function sameChars(s: string, b: Uint8Array, at: number): boolean {
+  for (let i = s.length - 1; i >= 0; i--) if (s.charCodeAt(i) !== b[at + i]) return false;
   return true;
 }
 
