@@ -7,10 +7,11 @@ export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;
   /**
-   * The last string read: a peer sends the same few packet names over and over, and handing back the
-   * same string also spares the handler lookup hashing a new one.
+   * The last string read and its bytes: a peer sends the same few packet names over and over, and
+   * handing back the same string also spares the handler lookup hashing a new one.
    */
   private lastString = '';
+  private lastBytes: Uint8Array = new Uint8Array(0);
 
   /** Starts over on `bytes` at `offset` (one reader serves every frame). */
   reset(bytes: Uint8Array, offset: number): this {
@@ -60,10 +61,11 @@ export class MsgpackReader {
     const start = this.at + 1;
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
-    const last = this.lastString;
-    if (last.length !== end - start || !sameChars(last, b, start)) {
+    const last = this.lastBytes;
+    if (last.length !== end - start || !sameBytes(last, b, start)) {
       for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
       this.lastString = latin1(b, start, end);
+      this.lastBytes = b.subarray(start, end);
     }
     this.at = end;
     return this.lastString;
@@ -89,20 +91,22 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    const last = this.slotStrings[slot];
-    // Against the string itself (ASCII: one char per byte), so no view of the bytes is kept or made.
-    if (last !== undefined && last.length === length && sameChars(last, b, start)) {
+    const last = this.slotBytes[slot];
+    if (last !== undefined && last.length === length && sameBytes(last, b, start)) {
       this.at = end;
-      return last;
+      return this.slotStrings[slot];
     }
     for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
     const s = latin1(b, start, end);
+    // A view, not a copy: a received frame is never written again, so its bytes stay what they were.
+    this.slotBytes[slot] = b.subarray(start, end);
     this.slotStrings[slot] = s;
     this.at = end;
     return s;
   }
 
-  private readonly slotStrings: (string | undefined)[] = [];
+  private readonly slotBytes: (Uint8Array | undefined)[] = [];
+  private readonly slotStrings: string[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
   nilOrAsciiFixstr(): string | null | undefined {
@@ -153,11 +157,11 @@ export class MsgpackReader {
 }
 
 /**
- * Whether ASCII string `s` is `b` from `at` on (as long as `s`). From the end: the fields that change
- * from record to record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
+ * Whether `a` is `b` from `at` on (as long as `a`). From the end: the fields that change from record to
+ * record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
  */
-function sameChars(s: string, b: Uint8Array, at: number): boolean {
-  for (let i = s.length - 1; i >= 0; i--) if (s.charCodeAt(i) !== b[at + i]) return false;
+function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[at + i]) return false;
   return true;
 }
 
