@@ -9,6 +9,15 @@ import { Cleanup, EventCollector, Gate, sendWavesUntilTimeout, waitFor } from '.
 import { endpointOf, startNode } from './harness.js';
 
 const cleanup = new Cleanup();
+/** How many events of each type and reason a node emitted: what a failed wait names. */
+const countTypes = (events: readonly { type: string; reason?: unknown }[]): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const e of events) {
+    const key = typeof e.reason === 'string' ? `${e.type}: ${e.reason.slice(0, 60)}` : e.type;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+};
 afterEach(() => cleanup.closeAll());
 
 describe('RouteMesh admission and backpressure', () => {
@@ -59,7 +68,9 @@ describe('RouteMesh admission and backpressure', () => {
     await waitFor(
       () => finished >= accepted,
       30000,
-      () => `all ${accepted} accepted sends handled (started ${started}, finished ${finished})`,
+      () =>
+        `all ${accepted} accepted sends handled (started ${started}, finished ${finished}; ` +
+        `events at B: ${JSON.stringify(countTypes(eventsB.events))}, at A: ${JSON.stringify(countTypes(eventsA.events))})`,
     );
     expect([...eventsA.of('peer_lost'), ...eventsB.of('peer_lost')]).toEqual([]);
     await new Promise((r) => setTimeout(r, 100));
