@@ -9,12 +9,19 @@ import { join } from 'node:path';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
 import { log } from './live-system.js';
-import { BENCH_MOVER_SERVERS, type RelocationResultMessage } from './systems/zlink-relocation.js';
+import { type MovePhases, movePhases, movePhasesMarkdown } from './relocation-phases.js';
+import {
+  BENCH_MOVER_SERVERS,
+  type MoveMark,
+  type RelocationResultMessage,
+} from './systems/zlink-relocation.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STANDARD_REDIS = 'redis://127.0.0.1:6379';
 
-export interface RelocationSection extends RelocationResultMessage {
+export interface RelocationSection extends Omit<RelocationResultMessage, 'windows'> {
+  /** The moves under load cut into the protocol's steps (the raw windows are not kept). */
+  readonly phases: MovePhases;
   readonly store: string;
   readonly depth: number;
   readonly moveEveryMs: number;
@@ -31,6 +38,7 @@ export async function runRelocation(
   const store = privateRedis ? `private redis-server (${url})` : `redis on ${url} (no redis-server on PATH)`;
   const env = { BENCH_REDIS_URL: url, BENCH_KEY_PREFIX: `zlink-bench-moves-${process.pid}` };
   const children: BenchChild[] = [];
+  const servers: BenchChild[] = [];
   const settings = { depth: 64, moveEveryMs: 50, hopSamples: 100 };
   try {
     for (const rid of BENCH_MOVER_SERVERS) {
@@ -38,6 +46,7 @@ export async function runRelocation(
         env: { ...env, BENCH_RID: rid },
       });
       children.push(server);
+      servers.push(server);
       await server.next('ready', STARTUP_TIMEOUT_MS);
     }
     const client = new BenchChild('relocation client', join(dir, 'zlink-relocation-client.js'), { env });
@@ -46,12 +55,18 @@ export async function runRelocation(
     log(`relocation: ${store}; ${durationMs / 1000} s baseline, ${durationMs / 1000} s with moves`);
     client.command({ type: 'relocation', durationMs, ...settings });
     const reply = await client.next('relocation-result', 4 * durationMs + 120_000);
-    const result = reply.result as RelocationResultMessage;
+    const { windows, ...result } = reply.result as RelocationResultMessage;
+    const marks: MoveMark[] = [];
+    for (const server of servers) {
+      server.command({ type: 'relocation-marks' });
+      marks.push(...((await server.next('relocation-marks', STARTUP_TIMEOUT_MS)).marks as MoveMark[]));
+    }
+    const phases = movePhases(windows, marks, result.baselineReqPerSec / 1000);
     log(
       `relocation: ${result.moves} moves, pause p50 ${result.pauseMs.p50.toFixed(2)} ms, ` +
         `p99 ${result.pauseMs.p99.toFixed(2)} ms; hop ${(result.detourP50Us - result.directP50Us).toFixed(1)} µs`,
     );
-    return { store, ...settings, ...result };
+    return { store, ...settings, ...result, phases };
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
@@ -97,6 +112,7 @@ export function relocationMarkdown(r: RelocationSection | { error: string }): st
     `| failed calls | ${r.failed} |`,
     `| one follow hop (p50 detour − p50 direct) µs | ${(r.detourP50Us - r.directP50Us).toFixed(1)} (${r.detourP50Us.toFixed(1)} − ${r.directP50Us.toFixed(1)}) |`,
     '',
+    ...movePhasesMarkdown(r.phases),
     '| target | measured | threshold | result |',
     '| --- | --- | --- | --- |',
     ...relocationTargets(r).map(

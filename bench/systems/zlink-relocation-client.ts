@@ -11,8 +11,10 @@ import { emit, fail, onCommands } from '../protocol.js';
 import { quantile } from '../stats.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
 import {
+  BENCH_LOAD_SPOT,
   BENCH_MOVER_SERVERS,
   BENCH_MOVER_TYPE,
+  type MoveWindow,
   type RelocationCommand,
   type RelocationResultMessage,
 } from './zlink-relocation.js';
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
   const echo = (id: string) => route.toSpot(id).request('echo', PAYLOAD).async();
 
   async function run(c: RelocationCommand): Promise<RelocationResultMessage> {
-    await objects.createSpot(BENCH_MOVER_TYPE, 'load', { node: BENCH_MOVER_SERVERS[0] });
+    await objects.createSpot(BENCH_MOVER_TYPE, BENCH_LOAD_SPOT, { node: BENCH_MOVER_SERVERS[0] });
     // The load: `depth` requests outstanding; each completion's time is kept.
     const done: number[] = [];
     let failed = 0;
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
     const lane = async (): Promise<void> => {
       while (!stop) {
         try {
-          await echo('load');
+          await echo(BENCH_LOAD_SPOT);
           done.push(now());
         } catch {
           failed++;
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
     let aborted = 0;
     while (now() - t1 < c.durationMs) {
       const start = now();
-      const moved = await objects.relocate('load');
+      const moved = await objects.relocate(BENCH_LOAD_SPOT);
       const end = now();
       windows.push([start, end]);
       relocateMs.push(end - start);
@@ -78,6 +80,13 @@ async function main(): Promise<void> {
     const inRange = (a: number, b: number) => done.filter((t) => t >= a && t < b).length;
     const inMoves = windows.reduce((n, [a, b]) => n + inRange(a, b), 0);
     const moveTime = windows.reduce((ms, [a, b]) => ms + (b - a), 0);
+    // On the clock the servers stamp their steps with (see bench/relocation-phases.ts).
+    const epoch = (t: number): number => performance.timeOrigin + t;
+    const moveWindows: MoveWindow[] = windows.map(([a, b]) => ({
+      start: epoch(a),
+      end: epoch(b),
+      replies: done.filter((t) => t >= a && t < b).map(epoch),
+    }));
 
     // The hop: the Spot moves away under a route this runtime has cached; its next call takes the
     // detour (relayed once), the one after the notice goes direct. Between samples a light load (one
@@ -122,6 +131,7 @@ async function main(): Promise<void> {
       failed,
       detourP50Us: quantile(sortedOf(detour), 0.5),
       directP50Us: quantile(sortedOf(direct), 0.5),
+      windows: moveWindows,
     };
   }
 

@@ -7,9 +7,10 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Spot, SpotHandler, ZLinkModule, ZLinkPayload, ZLinkRuntime } from '../../lib/index.js';
+import { emit } from '../protocol.js';
 import { serverProcess } from './harness.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
-import { BENCH_MOVER_TYPE } from './zlink-relocation.js';
+import { BENCH_LOAD_SPOT, BENCH_MOVER_TYPE, type MoveMark, epochMs } from './zlink-relocation.js';
 
 @Spot(BENCH_MOVER_TYPE, { relocatable: true })
 class BenchMover {
@@ -55,9 +56,30 @@ const relocationStore = {
 })
 class ZLinkRelocationServerModule {}
 
-serverProcess(async () => {
-  const app = await NestFactory.createApplicationContext(ZLinkRelocationServerModule, { logger: false });
-  const endpoint = app.get(ZLinkRuntime).meshEndpoint(BENCH_OBJECTS_MESH);
-  if (!endpoint) throw new Error('the object mesh has no endpoint');
-  return { endpoint, close: () => app.close() };
-});
+/** The steps of the load Spot's moves this server saw, stamped as they happened; `relocation-marks` returns them. */
+const marks: MoveMark[] = [];
+const STEPS: ReadonlySet<string> = new Set<MoveMark['phase']>([
+  'started',
+  'relayReady',
+  'opened',
+  'committed',
+]);
+
+serverProcess(
+  async () => {
+    const app = await NestFactory.createApplicationContext(ZLinkRelocationServerModule, { logger: false });
+    const runtime = app.get(ZLinkRuntime);
+    runtime.events.subscribe((e) => {
+      if (e.type === 'object_relocation' && e.id === BENCH_LOAD_SPOT && STEPS.has(e.phase))
+        marks.push({ phase: e.phase as MoveMark['phase'], at: epochMs() });
+    });
+    const endpoint = runtime.meshEndpoint(BENCH_OBJECTS_MESH);
+    if (!endpoint) throw new Error('the object mesh has no endpoint');
+    return { endpoint, close: () => app.close() };
+  },
+  async (command) => {
+    if (command.type !== 'relocation-marks') return false;
+    emit({ type: 'relocation-marks', marks });
+    return true;
+  },
+);

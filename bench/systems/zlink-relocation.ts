@@ -32,4 +32,29 @@ export interface RelocationResultMessage {
   /** Sequential request latency p50 (µs) on a route the Spot just left (one Message Follow hop) and direct. */
   readonly detourP50Us: number;
   readonly directP50Us: number;
+  /** Each move under load with the answers that came in it (see bench/relocation-phases.ts). */
+  readonly windows: readonly MoveWindow[];
 }
+
+/**
+ * One move under load as the client saw it: `relocate()` called and returned, and when each answer
+ * came meanwhile (ms since the epoch: `performance.timeOrigin + performance.now()`, one clock for
+ * every process on the machine).
+ */
+export interface MoveWindow {
+  readonly start: number;
+  readonly end: number;
+  readonly replies: readonly number[];
+}
+
+/** A step of a move as a server saw it (its `object_relocation` event), on the same clock. */
+export interface MoveMark {
+  readonly phase: 'started' | 'relayReady' | 'opened' | 'committed';
+  readonly at: number;
+}
+
+/** The Spot the load runs on and the moves move. */
+export const BENCH_LOAD_SPOT = 'load';
+
+/** Now on the clock every process of the machine shares (ms since the epoch). */
+export const epochMs = (): number => performance.timeOrigin + performance.now();

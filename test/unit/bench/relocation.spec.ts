@@ -16,6 +16,7 @@ const section = (over: Partial<RelocationSection>): RelocationSection => ({
   failed: 0,
   detourP50Us: 480,
   directP50Us: 280,
+  phases: { moves: 0, steps: [] },
   ...over,
 });
 
