@@ -42,6 +42,11 @@ const SPECS: Record<SystemName, { server: Role; client: Role }> = {
     server: { script: 'raw-zmq-server', args: ['batched'] },
     client: { script: 'raw-zmq-client', args: ['batched'] },
   },
+  // The same with ZLink's payload envelope: the floor of a framework that carries payloads opaque.
+  'raw-framed': {
+    server: { script: 'raw-zmq-server', args: ['batched', 'framed'] },
+    client: { script: 'raw-zmq-client', args: ['batched', 'framed'] },
+  },
   'nest-tcp': {
     server: { script: 'nest-tcp-server', args: [] },
     client: { script: 'nest-tcp-client', args: [] },

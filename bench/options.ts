@@ -12,6 +12,7 @@ export const SYSTEM_NAMES = [
   'zlink-curve',
   'raw',
   'raw-batched',
+  'raw-framed',
   'nest-tcp',
 ] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];

@@ -1,16 +1,20 @@
 /**
  * Raw zeromq.js DEALER client: `[id, payload]` records correlated by id.
- * Usage: BENCH_ENDPOINT=tcp://... node raw-zmq-client.js single|batched
+ * Usage: BENCH_ENDPOINT=tcp://... node raw-zmq-client.js single|batched [framed]
  */
 import { Dealer } from 'zeromq';
 import { packr } from '../payload.js';
 import { RAW_ONE_WAY } from '../protocol.js';
 import { SendQueue } from '../send-queue.js';
 import { clientProcess } from './harness.js';
-import { rawMode, unpackFrame } from './raw-zmq-mode.js';
+import { rawFramed, rawMode, unpackFrame } from './raw-zmq-mode.js';
 
 clientProcess(async (endpoint) => {
   const mode = rawMode();
+  // Framed: the payload is a record of its own inside the record (see `rawFramed`).
+  const framed = rawFramed();
+  const wrap = (body: unknown): unknown => (framed ? packr.pack(body) : body);
+  const unwrap = (body: unknown): unknown => (framed ? packr.unpack(body as Buffer) : body);
   const dealer = new Dealer({ linger: 0 });
   dealer.connect(endpoint);
   const queue = new SendQueue(dealer, mode);
@@ -19,7 +23,7 @@ clientProcess(async (endpoint) => {
   const call = (id: number, body: unknown): Promise<unknown> =>
     new Promise((resolve) => {
       pending.set(id, resolve);
-      void queue.push(packr.pack([id, body]));
+      void queue.push(packr.pack([id, wrap(body)]));
     });
   const loop = (async () => {
     for (;;) {
@@ -34,13 +38,13 @@ clientProcess(async (endpoint) => {
         const resolve = pending.get(id);
         if (resolve === undefined) throw new Error(`reply ${id} matches no request`);
         pending.delete(id);
-        resolve(body);
+        resolve(unwrap(body));
       }
     }
   })();
   return {
     request: (payload) => call(++nextId, payload),
-    send: (payload) => queue.push(packr.pack([RAW_ONE_WAY, payload])),
+    send: (payload) => queue.push(packr.pack([RAW_ONE_WAY, wrap(payload)])),
     count: () => call(-++nextId, null) as Promise<number>,
     async close() {
       queue.close();

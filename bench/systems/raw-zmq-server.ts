@@ -1,16 +1,17 @@
 /**
  * Raw zeromq.js ROUTER: echoes `[id, payload]` requests, counts one-way records, answers counts.
- * Usage: node raw-zmq-server.js single|batched
+ * Usage: node raw-zmq-server.js single|batched [framed]
  */
 import { Router } from 'zeromq';
 import { packr } from '../payload.js';
 import { RAW_ONE_WAY } from '../protocol.js';
 import { SendQueue } from '../send-queue.js';
 import { serverProcess } from './harness.js';
-import { rawMode, unpackFrame } from './raw-zmq-mode.js';
+import { rawFramed, rawMode, unpackFrame } from './raw-zmq-mode.js';
 
 serverProcess(async () => {
   const mode = rawMode();
+  const framed = rawFramed();
   const router = new Router({ linger: 0 });
   await router.bind('tcp://127.0.0.1:*');
   const queue = new SendQueue(router, mode);
@@ -25,9 +26,14 @@ serverProcess(async () => {
       }
       const from = message[0] as Buffer;
       for (const record of unpackFrame(mode, message[1] as Buffer)) {
-        const [id, body] = record as [number, unknown];
+        const [id, wire] = record as [number, unknown];
+        // Framed, a handler's payload is decoded on its own, as ZLink's is (see `rawFramed`).
+        const body = framed && wire !== null ? packr.unpack(wire as Buffer) : wire;
         if (id === RAW_ONE_WAY) received++;
-        else void queue.push(packr.pack([id, id > 0 ? body : received]), from);
+        else {
+          const reply = id > 0 ? body : received;
+          void queue.push(packr.pack([id, framed ? packr.pack(reply) : reply]), from);
+        }
       }
     }
   })();
