@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ZLinkNodeMessageContext } from '../../../lib/core/index.js';
-import { Cleanup, outcome } from '../../helpers/index.js';
+import { Cleanup, Gate, outcome, waitFor } from '../../helpers/index.js';
 import { endpointOf, startNode, tally } from './harness.js';
 
 const cleanup = new Cleanup();
@@ -50,6 +50,50 @@ describe('Node direct', () => {
     expect(seen[0]?.metadata).toEqual({ 'tenant-id': 't-1' });
     expect(Object.isFrozen(seen[0]?.metadata)).toBe(true);
     expect('channelName' in (seen[0] as object)).toBe(false);
+  });
+
+  it("sourceRid names each record's own sender when bursts from two peers interleave and wait for permits", async () => {
+    const gate = new Gate();
+    const mismatched: string[] = [];
+    let handled = 0;
+    const b = await startNode(cleanup, {
+      rid: 'node-b',
+      extra: { handlerConcurrency: 1 },
+      nodeHandlers: [
+        [
+          'send',
+          'from',
+          async (from, ctx) => {
+            // Held at first: the records behind it wait for the one permit while frames from the other peer are read.
+            await gate.promise;
+            if (ctx.sourceRid !== from) mismatched.push(`${String(from)} as ${ctx.sourceRid}`);
+            handled++;
+          },
+        ],
+      ],
+    });
+    const senders = await Promise.all(
+      ['node-a', 'node-c'].map((rid) => startNode(cleanup, { rid, peers: [endpointOf(b)] })),
+    );
+    await b.waitForPeers('game', 2);
+    await Promise.all(senders.map((s) => s.waitForPeers('game', 1)));
+    const burst = (n: number) =>
+      Promise.all(
+        senders.flatMap((s) =>
+          Array.from({ length: n }, () =>
+            s.routeClient.sendToNode('game', 'node-b', 'from', s.rid('game')).async(),
+          ),
+        ),
+      );
+    for (let round = 0; round < 5; round++) await burst(200);
+    gate.open();
+    for (let round = 0; round < 5; round++) await burst(200);
+    await waitFor(
+      () => handled === 4000,
+      20000,
+      () => `4000 sends handled (${handled})`,
+    );
+    expect(mismatched).toEqual([]);
   });
 
   it('calls go both ways over the one link, whichever side initiated it', async () => {
