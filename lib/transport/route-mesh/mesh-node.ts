@@ -65,11 +65,6 @@ export class MeshNode {
   private readonly connections: MeshConnections;
   private readonly loops: Promise<void>[] = [];
   private readonly reads = new ReadProgress();
-  /** The frame the receive loop is reading: its pipe (this Buffer, not its bytes) and the NodeRid behind it. */
-  private readonly frame: { pipe: Buffer | undefined; rid: string | undefined } = {
-    pipe: undefined,
-    rid: undefined,
-  };
 
   constructor(private readonly config: MeshNodeConfig) {
     const { mesh, rid, generation, events } = config;
@@ -109,12 +104,7 @@ export class MeshNode {
       nodeHandlers: config.nodeHandlers,
       jobs: config.jobs,
       events,
-      sourceRid: (pipe) =>
-        // The frame being read names its sender once for all its records (a Node direct burst of 512
-        // made 512 latin1 keys); a record run later, after other frames, looks its pipe up again.
-        pipe === this.frame.pipe && this.frame.rid !== undefined
-          ? this.frame.rid
-          : (this.table.routeOf(pipe)?.peer.rid ?? pipe.toString('utf8')),
+      sourceRid: (pipe) => this.table.routeOf(pipe)?.peer.rid ?? pipe.toString('utf8'),
       reply: (pipe, record) => this.pump.force(record, pipe),
       tracing: config.tracing,
     });
@@ -344,8 +334,6 @@ export class MeshNode {
       const decoded = decodeFrame(message[1] as Buffer, this.link?.listening === true);
       const route = this.table.routeOf(id);
       const live = route !== undefined && this.table.peers.get(route.peer.rid) === route.peer;
-      this.frame.pipe = id;
-      this.frame.rid = route?.peer.rid;
       if (live) route.peer.lastHeard = Date.now();
       for (const bad of decoded.malformed) {
         if (bad.correlation !== undefined && live) this.inbound.decodeError(id, bad.correlation, bad.reason);

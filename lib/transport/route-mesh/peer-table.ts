@@ -1,13 +1,12 @@
 import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
+import { PipeRoutes, pipeKey } from './pipe-routes.js';
 import { initiatorWins } from './tie-break.js';
 import { RETIRE_GRACE_MS } from '../timing.js';
 
 export { OutboundLink };
 export type { Peer, PeerHost, PeerRoute };
-
-export const pipeKey = (pipe: Buffer): string => pipe.toString('latin1');
 
 /** Superseded runs remembered per MeshNode; the oldest is forgotten first. */
 const MAX_SUPERSEDED = 1024;
@@ -30,7 +29,7 @@ export class PeerTable {
   readonly peers = new Map<string, Peer>();
   readonly links = new Map<string, OutboundLink>();
   /** Every pipe a peer may speak on: current routes and retiring ones. */
-  private readonly routes = new Map<string, PeerRoute>();
+  private readonly routes = new PipeRoutes();
   private readonly retiring = new Set<NodeJS.Timeout>();
   /** Runs a later run of their NodeRid replaced, while that one is a peer (run key → NodeRid). */
   private readonly superseded = new Map<string, string>();
@@ -43,7 +42,7 @@ export class PeerTable {
   }
 
   routeOf(pipe: Buffer): PeerRoute | undefined {
-    return this.routes.get(pipeKey(pipe));
+    return this.routes.of(pipe);
   }
 
   /** The link whose current attempt `pipe` names; a pipe of an earlier attempt is no link's. */
