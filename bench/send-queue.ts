@@ -90,8 +90,20 @@ export class SendQueue {
     }
   }
 
-  private write(body: Uint8Array, dest: Buffer | undefined): Promise<void> {
-    return dest === undefined ? this.socket.send(body) : this.socket.send([dest, body]);
+  /**
+   * A socket with `sendTimeout` (the raw DEALER, `RAW_SEND_RECHECK_MS`) ends a blocked send EAGAIN, and
+   * the same message is written again: zeromq.js can miss the wake-up of a send blocked at the
+   * high-water mark, and with nothing else happening on the socket it would wait for good (the raw
+   * client hung in 2 of 10 one-way runs of one record per send). ZLink's DEALER does the same.
+   */
+  private async write(body: Uint8Array, dest: Buffer | undefined): Promise<void> {
+    for (;;) {
+      try {
+        return await (dest === undefined ? this.socket.send(body) : this.socket.send([dest, body]));
+      } catch (error) {
+        if (this.closed || (error as { code?: unknown }).code !== 'EAGAIN') throw error;
+      }
+    }
   }
 
   private written(n: number): void {

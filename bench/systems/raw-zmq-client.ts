@@ -9,13 +9,17 @@ import { SendQueue } from '../send-queue.js';
 import { clientProcess } from './harness.js';
 import { rawFramed, rawMode, unpackFrame } from './raw-zmq-mode.js';
 
+/** How long a send blocked at the high-water mark waits before it is written again, as ZLink's DEALER. */
+const RAW_SEND_RECHECK_MS = 200;
+
 clientProcess(async (endpoint) => {
   const mode = rawMode();
   // Framed: the payload is a record of its own inside the record (see `rawFramed`).
   const framed = rawFramed();
   const wrap = (body: unknown): unknown => (framed ? packr.pack(body) : body);
   const unwrap = (body: unknown): unknown => (framed ? packr.unpack(body as Buffer) : body);
-  const dealer = new Dealer({ linger: 0 });
+  // A blocked send is looked at again after this long (see `SendQueue.write`).
+  const dealer = new Dealer({ linger: 0, sendTimeout: RAW_SEND_RECHECK_MS });
   dealer.connect(endpoint);
   const queue = new SendQueue(dealer, mode);
   const pending = new Map<number, (value: unknown) => void>();
