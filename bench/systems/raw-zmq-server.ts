@@ -28,7 +28,7 @@ serverProcess(async () => {
       for (const record of unpackFrame(mode, message[1] as Buffer)) {
         const [id, wire] = record as [number, unknown];
         // Framed, a handler's payload is decoded on its own, as ZLink's is (see `rawFramed`).
-        const body = framed && wire !== null ? packr.unpack(wire as Buffer) : wire;
+        const body = framed ? packr.unpack(wire as Buffer) : wire;
         if (id === RAW_ONE_WAY) received++;
         else {
           const reply = id > 0 ? body : received;

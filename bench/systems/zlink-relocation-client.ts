@@ -77,16 +77,16 @@ async function main(): Promise<void> {
     const t2 = now();
     stop = true;
     await Promise.all(lanes);
-    const inRange = (a: number, b: number) => done.filter((t) => t >= a && t < b).length;
-    const inMoves = windows.reduce((n, [a, b]) => n + inRange(a, b), 0);
-    const moveTime = windows.reduce((ms, [a, b]) => ms + (b - a), 0);
-    // On the clock the servers stamp their steps with (see bench/relocation-phases.ts).
+    const answeredIn = (a: number, b: number) => done.filter((t) => t >= a && t < b);
+    // Each move with its answers, on the clock the servers stamp their steps with (bench/relocation-phases.ts).
     const epoch = (t: number): number => performance.timeOrigin + t;
     const moveWindows: MoveWindow[] = windows.map(([a, b]) => ({
       start: epoch(a),
       end: epoch(b),
-      replies: done.filter((t) => t >= a && t < b).map(epoch),
+      replies: answeredIn(a, b).map(epoch),
     }));
+    const inMoves = moveWindows.reduce((n, w) => n + w.replies.length, 0);
+    const moveTime = windows.reduce((ms, [a, b]) => ms + (b - a), 0);
 
     // The hop: the Spot moves away under a route this runtime has cached; its next call takes the
     // detour (relayed once), the one after the notice goes direct. Between samples a light load (one
@@ -125,8 +125,8 @@ async function main(): Promise<void> {
       aborted,
       pauseMs: { p50: quantile(pause, 0.5), p99: quantile(pause, 0.99), max: pause[pause.length - 1] ?? 0 },
       relocateMs: { p50: quantile(rel, 0.5), p99: quantile(rel, 0.99) },
-      baselineReqPerSec: inRange(t0, t1) / ((t1 - t0) / 1000),
-      movingReqPerSec: inRange(t1, t2) / ((t2 - t1) / 1000),
+      baselineReqPerSec: answeredIn(t0, t1).length / ((t1 - t0) / 1000),
+      movingReqPerSec: answeredIn(t1, t2).length / ((t2 - t1) / 1000),
       duringMoveReqPerSec: moveTime > 0 ? inMoves / (moveTime / 1000) : 0,
       failed,
       detourP50Us: quantile(sortedOf(detour), 0.5),
