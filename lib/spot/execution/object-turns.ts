@@ -8,20 +8,50 @@ import {
   selfSubmitRefusal,
 } from './turn-context.js';
 import { admissionRefusal, closedRefusal, refusedTurn, settle } from './turn-outcomes.js';
-import type { ClosingCode, ObjectTurnsOptions, SubmitOptions, Turn, TurnsState } from './turn-options.js';
+import type {
+  ClosingCode,
+  ObjectTurnsOptions,
+  SubmitOptions,
+  Turn,
+  TurnJob,
+  TurnsState,
+} from './turn-options.js';
 
-export type { ClosingCode, ObjectTurnsOptions, SubmitOptions, Turn, TurnsState } from './turn-options.js';
+export type {
+  ClosingCode,
+  ObjectTurnsOptions,
+  SubmitOptions,
+  Turn,
+  TurnJob,
+  TurnsState,
+} from './turn-options.js';
 
 interface Entry<W> {
-  readonly run: () => unknown;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  readonly signal: AbortSignal | undefined;
+  readonly job: TurnJob<W>;
   readonly awaitedBy: TurnContext | undefined;
-  readonly work: W | undefined;
   /** A timer firing: dropped without a word when the object closes (its timer is gone too). */
   readonly timer: boolean;
   onAbort?: () => void;
+}
+
+/** `submitThen`'s turn and outcomes as one job. */
+class ThenJob<W> implements TurnJob<W> {
+  readonly signal: AbortSignal | undefined;
+  readonly oneWay: boolean | undefined;
+  readonly work: W | undefined;
+  readonly carried: boolean | undefined;
+
+  constructor(
+    readonly run: () => unknown,
+    options: SubmitOptions<W>,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {
+    this.signal = options.signal;
+    this.oneWay = options.oneWay;
+    this.work = options.work;
+    this.carried = options.carried;
+  }
 }
 
 /**
@@ -101,8 +131,13 @@ export class ObjectTurns<W = unknown> {
     resolve: (value: T) => void,
     reject: (error: unknown) => void,
   ): void {
-    const refusal = this.refusal(options);
-    if (refusal) return reject(refusal);
+    this.submitJob(new ThenJob(turn, options, resolve as (value: unknown) => void, reject));
+  }
+
+  /** `submitThen` with the turn, its options and its outcomes in one object, as a dispatcher makes it. */
+  submitJob(job: TurnJob<W>): void {
+    const refusal = this.refusal(job);
+    if (refusal) return job.reject(refusal);
     // Nothing runs, waits or is being started and a permit is free: it starts now, with no queue entry.
     // Inside the pump's loop (a turn's callback submitting) it queues instead, so turns never nest.
     if (
@@ -112,22 +147,9 @@ export class ObjectTurns<W = unknown> {
       !this.pumping &&
       this.jobs.tryAcquire()
     )
-      return this.execute(
-        turn,
-        resolve as (value: unknown) => void,
-        reject,
-        options.oneWay ? undefined : currentTurn(),
-      );
-    const entry: Entry<W> = {
-      run: turn,
-      resolve: resolve as (value: unknown) => void,
-      reject,
-      signal: options.signal,
-      awaitedBy: options.oneWay ? undefined : currentTurn(),
-      work: options.work,
-      timer: false,
-    };
-    const signal = options.signal;
+      return this.execute(job, job.oneWay ? undefined : currentTurn());
+    const entry: Entry<W> = { job, awaitedBy: job.oneWay ? undefined : currentTurn(), timer: false };
+    const signal = job.signal;
     if (signal) {
       entry.onAbort = () => this.withdraw(entry);
       signal.addEventListener('abort', entry.onAbort, { once: true });
@@ -160,7 +182,7 @@ export class ObjectTurns<W = unknown> {
 
   /** The `work` of the turns waiting, in order (timer firings excluded: see `timers.pending()`). */
   queuedWork(): W[] {
-    return this.queue.filter((e) => !e.timer).map((e) => e.work as W);
+    return this.queue.filter((e) => !e.timer).map((e) => e.job.work as W);
   }
 
   /**
@@ -176,8 +198,8 @@ export class ObjectTurns<W = unknown> {
     for (const entry of taken) {
       this.detach(entry);
       if (entry.timer) continue;
-      works.push(entry.work as W);
-      entry.reject(
+      works.push(entry.job.work as W);
+      entry.job.reject(
         refusedTurn(this.key, 'Unavailable', 'the turn moved with the object to its new owner', 'handedOff'),
       );
     }
@@ -207,7 +229,7 @@ export class ObjectTurns<W = unknown> {
       this.admission?.abort();
       for (const entry of this.queue.splice(0)) {
         this.detach(entry);
-        if (!entry.timer) entry.reject(closedRefusal(this.key, this.closing));
+        if (!entry.timer) entry.job.reject(closedRefusal(this.key, this.closing));
       }
     }
     return this.whenIdle();
@@ -227,15 +249,7 @@ export class ObjectTurns<W = unknown> {
 
   private enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void {
     if (this.phase === 'closed') return;
-    this.queue.push({
-      run,
-      resolve: () => undefined,
-      reject: failed,
-      signal: undefined,
-      awaitedBy: undefined,
-      work: undefined,
-      timer: true,
-    });
+    this.queue.push({ job: new ThenJob(run, {}, () => undefined, failed), awaitedBy: undefined, timer: true });
     this.pump();
   }
 
@@ -260,7 +274,7 @@ export class ObjectTurns<W = unknown> {
         }
         this.queue.shift();
         this.detach(head);
-        this.execute(head.run, head.resolve, head.reject, head.awaitedBy);
+        this.execute(head.job, head.awaitedBy);
       }
     } finally {
       this.pumping = false;
@@ -290,7 +304,7 @@ export class ObjectTurns<W = unknown> {
     }
     this.queue.shift();
     this.detach(head);
-    this.execute(head.run, head.resolve, head.reject, head.awaitedBy);
+    this.execute(head.job, head.awaitedBy);
   }
 
   private admissionEnded(): void {
@@ -299,33 +313,28 @@ export class ObjectTurns<W = unknown> {
   }
 
   /** Runs one turn; one that returns a plain value (or throws) ends before this returns. */
-  private execute(
-    run: () => unknown,
-    resolve: (value: unknown) => void,
-    reject: (error: unknown) => void,
-    awaitedBy: TurnContext | undefined,
-  ): void {
+  private execute(job: TurnJob<W>, awaitedBy: TurnContext | undefined): void {
     const context: TurnContext = { key: this.key, owner: this, awaitedBy, active: true };
     this.current = context;
     let result: unknown;
     try {
-      result = runInTurn(context, run);
+      result = runInTurn(context, job);
     } catch (error) {
       this.ended(context);
-      return settle(reject, error);
+      return settle(job, false, error);
     }
     if (!isThenable(result)) {
       this.ended(context);
-      return settle(resolve, result);
+      return settle(job, true, result);
     }
     result.then(
       (value) => {
         this.ended(context);
-        settle(resolve, value);
+        settle(job, true, value);
       },
       (error: unknown) => {
         this.ended(context);
-        settle(reject, error);
+        settle(job, false, error);
       },
     );
   }
@@ -344,11 +353,11 @@ export class ObjectTurns<W = unknown> {
     if (at < 0) return; // started or settled already
     this.queue.splice(at, 1);
     if (at === 0) this.admission?.abort();
-    entry.reject(cancelledError(`turn of ${describeObject(this.key)}`, entry.signal));
+    entry.job.reject(cancelledError(`turn of ${describeObject(this.key)}`, entry.job.signal));
   }
 
   private detach(entry: Entry<W>): void {
-    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
+    if (entry.onAbort) entry.job.signal?.removeEventListener('abort', entry.onAbort);
   }
 
   private settled(): void {

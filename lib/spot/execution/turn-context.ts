@@ -31,9 +31,11 @@ export function currentTurn(): TurnContext | undefined {
   return context?.active ? context : undefined;
 }
 
-/** Runs `body` as the turn described by `context`. */
-export function runInTurn<T>(context: TurnContext, body: () => T): T {
-  return storage.run(context, body);
+const runJob = <T>(job: { run(): T }): T => job.run();
+
+/** Runs `job` as the turn described by `context` (the job itself, not a closure made to run it). */
+export function runInTurn<T>(context: TurnContext, job: { run(): T }): T {
+  return storage.run(context, runJob, job);
 }
 
 /** Runs `body` outside any turn: a timer firing belongs to no caller, whatever turn armed it. */

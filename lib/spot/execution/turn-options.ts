@@ -21,6 +21,16 @@ export interface SubmitOptions<W> {
   readonly carried?: boolean;
 }
 
+/**
+ * A turn with its own outcome, as one object (`ObjectTurns.submitJob`): a dispatcher that makes one per
+ * call spares a closure per outcome and an options object. `resolve` or `reject` is called exactly once.
+ */
+export interface TurnJob<W> extends SubmitOptions<W> {
+  run(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
 export interface ObjectTurnsOptions {
   readonly key: ObjectKey;
   /** The runtime's one job queue: every turn holds one of its permits while it runs. */

@@ -10,12 +10,17 @@ export function isHandedOff(error: unknown): boolean {
   );
 }
 
-/** A `submitThen` callback's own failure must not stop the queue behind it. */
-export function settle(callback: (value: unknown) => void, value: unknown): void {
+/** Ends `job` with its turn's outcome; the job's own failure must not stop the queue behind it. */
+export function settle(
+  job: { resolve(value: unknown): void; reject(error: unknown): void },
+  ok: boolean,
+  value: unknown,
+): void {
   try {
-    callback(value);
+    if (ok) job.resolve(value);
+    else job.reject(value);
   } catch {
-    // The callback's; the turn is over either way.
+    // The job's; the turn is over either way.
   }
 }
 

@@ -8,7 +8,7 @@ import {
   toObjectWireError,
   toWireError,
 } from '../../core/index.js';
-import { isHandedOff } from '../execution/index.js';
+import { type TurnJob, isHandedOff } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
@@ -100,38 +100,59 @@ export function runObjectCall(
     correlation: call.correlation,
     sourceRid: call.sourceRid,
   };
-  const fn = a.handler(handler.method);
-  const value = payload.value;
-  const { trace } = call;
-  const { tracing } = deps;
-  // What ends the call before its turn started is the queue's refusal; after, the handler's outcome.
-  let started = false;
-  const turn = (): unknown => {
-    started = true;
-    answer.accepted?.();
+  // A refusal is answered at once (a send's in its sender's turn: a queued send is "done"); a handler
+  // that answers with a plain value is answered in the turn that ran it.
+  a.turns.submitJob(
+    new CallTurn(a, call, answer, a.handler(handler.method), payload.value, context, deps.tracing, carried),
+  );
+}
+
+/**
+ * One call as its object's turn, with both outcomes: one object per call (its methods shared), not a
+ * turn closure, two outcome closures and an options object.
+ */
+class CallTurn implements TurnJob<InboundObjectCall> {
+  readonly oneWay: boolean;
+  /** What ends the call before its turn started is the queue's refusal; after, the handler's outcome. */
+  private started = false;
+
+  constructor(
+    private readonly a: Activation,
+    readonly work: InboundObjectCall,
+    private readonly answer: ObjectAnswer,
+    private readonly fn: (value: unknown, context: ZLinkObjectContext) => unknown,
+    private readonly value: unknown,
+    private readonly context: ZLinkObjectContext,
+    private readonly tracing: TracePropagation | undefined,
+    readonly carried: boolean,
+  ) {
+    this.oneWay = work.messageKind === 'send';
+  }
+
+  run(): unknown {
+    this.started = true;
+    this.answer.accepted?.();
+    const { event, trace } = this.work;
     // Checked as it runs, not as it queues: a copy queued first still yields to one that runs first.
-    if (event !== undefined && a.eventOrder?.takes(event.publisherGeneration, event.seq) === false)
+    if (event !== undefined && this.a.eventOrder?.takes(event.publisherGeneration, event.seq) === false)
       return SKIPPED;
+    const { fn, value, context, tracing } = this;
     return trace === undefined || tracing === undefined
       ? fn(value, context)
       : tracing.run(trace, () => fn(value, context));
-  };
-  // A refusal is answered at once (a send's in its sender's turn: a queued send is "done"); a handler
-  // that answers with a plain value is answered in the turn that ran it.
-  a.turns.submitThen(
-    turn,
-    { oneWay: call.messageKind === 'send', work: call, carried },
-    (result) => {
-      if (result === SKIPPED) return answer.skipped?.();
-      a.metrics.handled++;
-      answer.ok(result);
-    },
-    (error: unknown) => {
-      // Handed off with its object to the new owner, which answers it on the call's reply route.
-      if (!started && isHandedOff(error)) return;
-      if (!started) return answer.error(toObjectWireError(error));
-      a.metrics.handled++;
-      answer.error(toWireError(error));
-    },
-  );
+  }
+
+  resolve(result: unknown): void {
+    if (result === SKIPPED) return this.answer.skipped?.();
+    this.a.metrics.handled++;
+    this.answer.ok(result);
+  }
+
+  reject(error: unknown): void {
+    // Handed off with its object to the new owner, which answers it on the call's reply route.
+    if (!this.started && isHandedOff(error)) return;
+    if (!this.started) return this.answer.error(toObjectWireError(error));
+    this.a.metrics.handled++;
+    this.answer.error(toWireError(error));
+  }
 }
