@@ -4,34 +4,63 @@
  * `process.cpuUsage()` (user + system) divided by N. Meant for before/after comparisons of small
  * hot-path changes (e.g. trace propagation), not for the README table (`npm run bench` is).
  *
+ * `--route objects`: a Spot on a cached route and ChannelName select-one on one object mesh (a
+ * Memory Location Store, 256 Spots called in turn, as the objects bench does), their rounds interleaved;
+ * it prints both figures and their ratio (the objects bench's CPU target, without its two processes'
+ * scheduling noise).
+ *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/call-overhead.js [--route cs|mesh] [--n 20000] [--rounds 12]
+ *   node .bench-build/bench/call-overhead.js [--route cs|mesh|objects] [--n 20000] [--rounds 12]
  *     [--window 500] [--tracing auto|off] [--otel none|loaded|registered|active]
  * `--otel loaded` only imports `@opentelemetry/api`; `registered` registers the async-hooks context manager and the W3C propagator globally;
  * `active` also makes every call inside an active span context (traced calls).
  */
 import { ZLinkRuntime } from '../lib/runtime/index.js';
 import type { ZLinkOptions } from '../lib/core/index.js';
+import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
+import { PAYLOAD } from './payload.js';
 
 interface Args {
-  route: 'cs' | 'mesh';
+  route: 'cs' | 'mesh' | 'objects';
   n: number;
   rounds: number;
   window: number;
   tracing: string | undefined;
   otel: 'none' | 'loaded' | 'registered' | 'active';
+  /** `--route objects` only: run this target's rounds alone (a process to count instructions of). */
+  target: 'channel' | 'spot' | undefined;
+  /**
+   * `--marks`: around the measured rounds, print `measure:start` / `measure:end` and wait for a line on
+   * stdin after each, so a driver (bench/instructions.ts) reads a counter exactly around them.
+   */
+  marks: boolean;
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { route: 'cs', n: 20000, rounds: 12, window: 500, tracing: undefined, otel: 'none' };
+  const args: Args = {
+    route: 'cs',
+    n: 20000,
+    rounds: 12,
+    window: 500,
+    tracing: undefined,
+    otel: 'none',
+    target: undefined,
+    marks: false,
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] as string];
+    if (flag === '--marks') {
+      args.marks = true;
+      i--;
+      continue;
+    }
     if (flag === '--route') args.route = value as Args['route'];
     else if (flag === '--n') args.n = Number(value);
     else if (flag === '--rounds') args.rounds = Number(value);
     else if (flag === '--window') args.window = Number(value);
     else if (flag === '--tracing') args.tracing = value;
     else if (flag === '--otel') args.otel = value as Args['otel'];
+    else if (flag === '--target') args.target = value as Args['target'];
     else throw new Error(`unknown flag ${String(flag)}`);
   }
   return args;
@@ -89,14 +118,75 @@ async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLi
   return { client, server };
 }
 
-async function round(client: ZLinkRuntime, args: Args): Promise<number> {
+const SPOTS = 256;
+
+/** The `bench` Spot type: `echo` answers its payload, as the channel's handler does. */
+function spotClasses(): ObjectClassRegistry {
+  class BenchSpot {
+    echo(payload: unknown): unknown {
+      return payload;
+    }
+  }
+  const classes = new ObjectClassRegistry();
+  classes.register({
+    kind: 'spot',
+    type: 'bench',
+    token: BenchSpot,
+    source: 'BenchSpot',
+    options: {},
+    handlers: [{ packet: 'echo', kind: 'request', method: 'echo', source: 'BenchSpot.echo' }],
+    subscriptions: [],
+    hooks: lifecycleHooksOf(BenchSpot.prototype),
+  });
+  return classes;
+}
+
+/** An object server (Spots `bench`, channel `bench`) and an object client on one mesh, auto discovery. */
+async function objectRuntimes(): Promise<{ client: ZLinkRuntime; server: ZLinkRuntime }> {
+  const store = new MemoryLocationStore();
+  const options = (role: 'client' | 'server', rid: string): ZLinkOptions => ({
+    locationStore: { instance: store },
+    meshes: {
+      objects: { rid, listen, objectRole: role, discovery: 'auto', channels: { bench: { role } } },
+    },
+  });
+  const server = new ZLinkRuntime(options('server', 'server'));
+  server.registerObjectClasses(spotClasses());
+  server.registerChannelHandler({
+    channel: 'bench',
+    kind: 'request',
+    packet: 'echo',
+    handler: (m) => m,
+    source: 'echo',
+  });
+  await server.start();
+  const client = new ZLinkRuntime(options('client', 'client'));
+  await client.start();
+  await client.waitForCandidates('bench', 1, 5000);
+  for (let i = 0; i < SPOTS; i++) await client.objects.getOrCreateSpot('bench', `bench-spot-${i}`);
+  return { client, server };
+}
+
+type Target = 'channel' | 'spot';
+const spotIds = Array.from({ length: SPOTS }, (_, i) => `bench-spot-${i}`);
+
+async function round(client: ZLinkRuntime, args: Args, target: Target = 'channel'): Promise<number> {
   const route = client.routeClient;
-  const message = { n: 1, s: 'x' };
+  // The objects bench's payload for the objects pair; the small one the other routes have always used.
+  const message = args.route === 'objects' ? PAYLOAD : { n: 1, s: 'x' };
+  let next = 0;
+  const call =
+    target === 'channel'
+      ? () => route.requestToChannel('bench', 'echo', message).async()
+      : () =>
+          route
+            .toSpot(spotIds[next++ % SPOTS] as string)
+            .request('echo', message)
+            .async();
   const start = process.cpuUsage();
   for (let done = 0; done < args.n; done += args.window) {
     const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < args.window; i++)
-      calls.push(route.requestToChannel('bench', 'echo', message).async());
+    for (let i = 0; i < args.window; i++) calls.push(call());
     await Promise.all(calls);
   }
   const used = process.cpuUsage(start);
@@ -118,6 +208,7 @@ async function main(): Promise<void> {
       inSpan = (fn) => api.context.with(api.trace.setSpanContext(api.context.active(), span), fn);
     }
   }
+  if (args.route === 'objects') return objects(args);
   const { client, server } = await runtimes(args);
   try {
     const perOp: number[] = [];
@@ -134,6 +225,59 @@ async function main(): Promise<void> {
         rounds: args.rounds,
         minNsPerOp: Math.round(sorted[0] as number),
         medianNsPerOp: Math.round(median),
+      }),
+    );
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+/** Prints `line` and resolves once the driver answers with a line on stdin. */
+function mark(line: string): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.once('data', () => {
+      process.stdin.pause();
+      resolve();
+    });
+    process.stdin.resume();
+    process.stdout.write(`${line}\n`);
+  });
+}
+
+/** Both targets' rounds interleaved on one pair of runtimes; min and median ns per request of each. */
+async function objects(args: Args): Promise<void> {
+  const { client, server } = await objectRuntimes();
+  try {
+    const perOp: Record<Target, number[]> = { channel: [], spot: [] };
+    const both: readonly Target[] = args.target ? [args.target] : ['channel', 'spot'];
+    for (const target of both) await round(client, { ...args, n: Math.min(args.n, 5000) }, target); // warm-up
+    if (args.marks) await mark('measure:start');
+    for (let r = 0; r < args.rounds; r++)
+      for (const target of r % 2 === 0 ? both : [...both].reverse())
+        perOp[target].push(await round(client, args, target));
+    if (args.marks) {
+      await mark('measure:end');
+      process.stdin.destroy(); // the driver's pipe would keep this process alive
+    }
+    if (args.target) perOp[args.target === 'spot' ? 'channel' : 'spot'] = [NaN];
+    const stats = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return { min: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
+    };
+    const channel = stats(perOp.channel);
+    const spot = stats(perOp.spot);
+    console.log(
+      JSON.stringify({
+        route: 'objects',
+        n: args.n,
+        rounds: args.rounds,
+        channelMinNsPerOp: Math.round(channel.min),
+        spotMinNsPerOp: Math.round(spot.min),
+        channelMedianNsPerOp: Math.round(channel.median),
+        spotMedianNsPerOp: Math.round(spot.median),
+        spotOverChannelMin: Number((spot.min / channel.min).toFixed(3)),
+        spotOverChannelMedian: Number((spot.median / channel.median).toFixed(3)),
       }),
     );
   } finally {
