@@ -91,21 +91,30 @@ export class MsgpackReader {
     } else return undefined;
     const end = start + length;
     if (length === 0 || !(end <= b.length)) return undefined;
-    const last = this.slotBytes[slot];
-    if (last !== undefined && last.length === length && sameBytes(last, b, start)) {
+    const last = this.slotSources[slot];
+    if (
+      last !== undefined &&
+      this.slotLengths[slot] === length &&
+      sameSpan(last, this.slotStarts[slot] as number, b, start, length)
+    ) {
       this.at = end;
       return this.slotStrings[slot];
     }
     for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
     const s = latin1(b, start, end);
-    // A view, not a copy: a received frame is never written again, so its bytes stay what they were.
-    this.slotBytes[slot] = b.subarray(start, end);
+    // Where the bytes are, not a view of them (a view is an object made for every new string): a
+    // received frame is never written again, so its bytes stay what they were.
+    this.slotSources[slot] = b;
+    this.slotStarts[slot] = start;
+    this.slotLengths[slot] = length;
     this.slotStrings[slot] = s;
     this.at = end;
     return s;
   }
 
-  private readonly slotBytes: (Uint8Array | undefined)[] = [];
+  private readonly slotSources: (Uint8Array | undefined)[] = [];
+  private readonly slotStarts: number[] = [];
+  private readonly slotLengths: number[] = [];
   private readonly slotStrings: string[] = [];
 
   /** `null` for nil, else an ASCII fixstr (see `asciiFixstr`). */
@@ -161,7 +170,12 @@ export class MsgpackReader {
  * record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
  */
 function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[at + i]) return false;
+  return sameSpan(a, 0, b, at, a.length);
+}
+
+/** Whether `length` bytes of `a` from `aAt` are those of `b` from `bAt` (compared from the end, as `sameBytes`). */
+function sameSpan(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): boolean {
+  for (let i = length - 1; i >= 0; i--) if (a[aAt + i] !== b[bAt + i]) return false;
   return true;
 }
 
