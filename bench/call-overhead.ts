@@ -19,6 +19,7 @@ import { ZLinkRuntime } from '../lib/runtime/index.js';
 import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
 import { PAYLOAD } from './payload.js';
+import { startProfile, stopProfile } from './systems/profiler.js';
 
 interface Args {
   route: 'cs' | 'mesh' | 'objects';
@@ -34,6 +35,8 @@ interface Args {
    * stdin after each, so a driver (bench/instructions.ts) reads a counter exactly around them.
    */
   marks: boolean;
+  /** `--cpu-prof FILE`: a V8 CPU profile of the measured rounds only (set-up and warm-up left out). */
+  cpuProf: string | undefined;
 }
 
 function parse(argv: string[]): Args {
@@ -46,6 +49,7 @@ function parse(argv: string[]): Args {
     otel: 'none',
     target: undefined,
     marks: false,
+    cpuProf: undefined,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] as string];
@@ -61,6 +65,7 @@ function parse(argv: string[]): Args {
     else if (flag === '--tracing') args.tracing = value;
     else if (flag === '--otel') args.otel = value as Args['otel'];
     else if (flag === '--target') args.target = value as Args['target'];
+    else if (flag === '--cpu-prof') args.cpuProf = value;
     else throw new Error(`unknown flag ${String(flag)}`);
   }
   return args;
@@ -253,9 +258,11 @@ async function objects(args: Args): Promise<void> {
     const both: readonly Target[] = args.target ? [args.target] : ['channel', 'spot'];
     for (const target of both) await round(client, { ...args, n: Math.min(args.n, 5000) }, target); // warm-up
     if (args.marks) await mark('measure:start');
+    if (args.cpuProf) await startProfile('cpu');
     for (let r = 0; r < args.rounds; r++)
       for (const target of r % 2 === 0 ? both : [...both].reverse())
         perOp[target].push(await round(client, args, target));
+    if (args.cpuProf) await stopProfile(args.cpuProf);
     if (args.marks) {
       await mark('measure:end');
       process.stdin.destroy(); // the driver's pipe would keep this process alive
