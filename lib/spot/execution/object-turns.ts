@@ -249,7 +249,11 @@ export class ObjectTurns<W = unknown> {
 
   private enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void {
     if (this.phase === 'closed') return;
-    this.queue.push({ job: new ThenJob(run, {}, () => undefined, failed), awaitedBy: undefined, timer: true });
+    this.queue.push({
+      job: new ThenJob(run, {}, () => undefined, failed),
+      awaitedBy: undefined,
+      timer: true,
+    });
     this.pump();
   }
 
