@@ -17,14 +17,7 @@ import type {
   TurnsState,
 } from './turn-options.js';
 
-export type {
-  ClosingCode,
-  ObjectTurnsOptions,
-  SubmitOptions,
-  Turn,
-  TurnJob,
-  TurnsState,
-} from './turn-options.js';
+export type * from './turn-options.js';
 
 interface Entry<W> {
   readonly job: TurnJob<W>;
