@@ -20,6 +20,7 @@ import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
 import { PAYLOAD } from './payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
+import { BENCH_SPOTS, BENCH_SPOT_TYPE, spotId } from './systems/zlink-objects.js';
 
 interface Args {
   route: 'cs' | 'mesh' | 'objects';
@@ -73,18 +74,28 @@ function parse(argv: string[]): Args {
 
 const listen = { port: 0, bindHost: '127.0.0.1' };
 
+/** Channel `bench`'s request handler `echo`: it answers its payload. */
+function registerEcho(server: ZLinkRuntime): void {
+  server.registerChannelHandler({
+    channel: 'bench',
+    kind: 'request',
+    packet: 'echo',
+    handler: (m: unknown) => m,
+    source: 'echo',
+  });
+}
+
+/** The fastest and the middle of a set of per-request figures. */
+function stats(xs: readonly number[]): { min: number; median: number } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { min: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
+}
+
 async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLinkRuntime }> {
   const extra = (args.tracing === undefined ? {} : { tracing: args.tracing }) as ZLinkOptions;
-  const handler = (m: unknown) => m;
   if (args.route === 'cs') {
     const server = new ZLinkRuntime({ ...extra, clientServer: { bench: { server: { listen } } } });
-    server.registerChannelHandler({
-      channel: 'bench',
-      kind: 'request',
-      packet: 'echo',
-      handler,
-      source: 'echo',
-    });
+    registerEcho(server);
     await server.start();
     const endpoint = server.endpoint('bench') as string;
     const client = new ZLinkRuntime({
@@ -99,13 +110,7 @@ async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLi
     ...extra,
     meshes: { game: { rid: 'server', listen, channels: { bench: { role: 'server' } } } },
   });
-  server.registerChannelHandler({
-    channel: 'bench',
-    kind: 'request',
-    packet: 'echo',
-    handler,
-    source: 'echo',
-  });
+  registerEcho(server);
   await server.start();
   const client = new ZLinkRuntime({
     ...extra,
@@ -123,8 +128,6 @@ async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLi
   return { client, server };
 }
 
-const SPOTS = 256;
-
 /** The `bench` Spot type: `echo` answers its payload, as the channel's handler does. */
 function spotClasses(): ObjectClassRegistry {
   class BenchSpot {
@@ -135,7 +138,7 @@ function spotClasses(): ObjectClassRegistry {
   const classes = new ObjectClassRegistry();
   classes.register({
     kind: 'spot',
-    type: 'bench',
+    type: BENCH_SPOT_TYPE,
     token: BenchSpot,
     source: 'BenchSpot',
     options: {},
@@ -157,23 +160,17 @@ async function objectRuntimes(): Promise<{ client: ZLinkRuntime; server: ZLinkRu
   });
   const server = new ZLinkRuntime(options('server', 'server'));
   server.registerObjectClasses(spotClasses());
-  server.registerChannelHandler({
-    channel: 'bench',
-    kind: 'request',
-    packet: 'echo',
-    handler: (m) => m,
-    source: 'echo',
-  });
+  registerEcho(server);
   await server.start();
   const client = new ZLinkRuntime(options('client', 'client'));
   await client.start();
   await client.waitForCandidates('bench', 1, 5000);
-  for (let i = 0; i < SPOTS; i++) await client.objects.getOrCreateSpot('bench', `bench-spot-${i}`);
+  for (const id of spotIds) await client.objects.getOrCreateSpot(BENCH_SPOT_TYPE, id);
   return { client, server };
 }
 
 type Target = 'channel' | 'spot';
-const spotIds = Array.from({ length: SPOTS }, (_, i) => `bench-spot-${i}`);
+const spotIds = Array.from({ length: BENCH_SPOTS }, (_, i) => spotId(i));
 
 async function round(client: ZLinkRuntime, args: Args, target: Target = 'channel'): Promise<number> {
   const route = client.routeClient;
@@ -185,7 +182,7 @@ async function round(client: ZLinkRuntime, args: Args, target: Target = 'channel
       ? () => route.requestToChannel('bench', 'echo', message).async()
       : () =>
           route
-            .toSpot(spotIds[next++ % SPOTS] as string)
+            .toSpot(spotIds[next++ % BENCH_SPOTS] as string)
             .request('echo', message)
             .async();
   const start = process.cpuUsage();
@@ -219,8 +216,7 @@ async function main(): Promise<void> {
     const perOp: number[] = [];
     await inSpan(() => round(client, { ...args, n: Math.min(args.n, 5000) })); // warm-up
     for (let r = 0; r < args.rounds; r++) perOp.push(await inSpan(() => round(client, args)));
-    const sorted = [...perOp].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)] as number;
+    const { min, median } = stats(perOp);
     console.log(
       JSON.stringify({
         route: args.route,
@@ -228,7 +224,7 @@ async function main(): Promise<void> {
         otel: args.otel,
         n: args.n,
         rounds: args.rounds,
-        minNsPerOp: Math.round(sorted[0] as number),
+        minNsPerOp: Math.round(min),
         medianNsPerOp: Math.round(median),
       }),
     );
@@ -267,26 +263,18 @@ async function objects(args: Args): Promise<void> {
       await mark('measure:end');
       process.stdin.destroy(); // the driver's pipe would keep this process alive
     }
-    if (args.target) perOp[args.target === 'spot' ? 'channel' : 'spot'] = [NaN];
-    const stats = (xs: number[]) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      return { min: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
-    };
-    const channel = stats(perOp.channel);
-    const spot = stats(perOp.spot);
-    console.log(
-      JSON.stringify({
-        route: 'objects',
-        n: args.n,
-        rounds: args.rounds,
-        channelMinNsPerOp: Math.round(channel.min),
-        spotMinNsPerOp: Math.round(spot.min),
-        channelMedianNsPerOp: Math.round(channel.median),
-        spotMedianNsPerOp: Math.round(spot.median),
-        spotOverChannelMin: Number((spot.min / channel.min).toFixed(3)),
-        spotOverChannelMedian: Number((spot.median / channel.median).toFixed(3)),
-      }),
-    );
+    const result: Record<string, unknown> = { route: 'objects', n: args.n, rounds: args.rounds };
+    for (const target of both) {
+      const { min, median } = stats(perOp[target]);
+      result[target] = { minNsPerOp: Math.round(min), medianNsPerOp: Math.round(median) };
+    }
+    if (both.length === 2) {
+      const channel = stats(perOp.channel);
+      const spot = stats(perOp.spot);
+      result.spotOverChannelMin = Number((spot.min / channel.min).toFixed(3));
+      result.spotOverChannelMedian = Number((spot.median / channel.median).toFixed(3));
+    }
+    console.log(JSON.stringify(result));
   } finally {
     await client.close();
     await server.close();

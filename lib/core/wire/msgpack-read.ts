@@ -62,7 +62,7 @@ export class MsgpackReader {
     const end = start + (head & 0x1f);
     if (end > b.length) return undefined;
     const last = this.lastBytes;
-    if (last.length !== end - start || !sameBytes(last, b, start)) {
+    if (last.length !== end - start || !sameSpan(last, 0, b, start, last.length)) {
       for (let i = start; i < end; i++) if ((b[i] as number) >= 0x80) return undefined;
       this.lastString = latin1(b, start, end);
       this.lastBytes = b.subarray(start, end);
@@ -166,14 +166,10 @@ export class MsgpackReader {
 }
 
 /**
- * Whether `a` is `b` from `at` on (as long as `a`). From the end: the fields that change from record to
- * record (operation ids, numbered object ids) share a prefix and differ in their last bytes.
+ * Whether `length` bytes of `a` from `aAt` are those of `b` from `bAt`. From the end: the fields that
+ * change from record to record (operation ids, numbered object ids) share a prefix and differ in their
+ * last bytes.
  */
-function sameBytes(a: Uint8Array, b: Uint8Array, at: number): boolean {
-  return sameSpan(a, 0, b, at, a.length);
-}
-
-/** Whether `length` bytes of `a` from `aAt` are those of `b` from `bAt` (compared from the end, as `sameBytes`). */
 function sameSpan(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): boolean {
   for (let i = length - 1; i >= 0; i--) if (a[aAt + i] !== b[bAt + i]) return false;
   return true;
