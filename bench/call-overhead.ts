@@ -18,6 +18,7 @@
 import { ZLinkRuntime } from '../lib/runtime/index.js';
 import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
+import { mark } from './marks.js';
 import { PAYLOAD } from './payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
 import { BENCH_SPOTS, BENCH_SPOT_TYPE, spotId } from './systems/zlink-objects.js';
@@ -234,18 +235,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** Prints `line` and resolves once the driver answers with a line on stdin. */
-function mark(line: string): Promise<void> {
-  return new Promise((resolve) => {
-    process.stdin.once('data', () => {
-      process.stdin.pause();
-      resolve();
-    });
-    process.stdin.resume();
-    process.stdout.write(`${line}\n`);
-  });
-}
-
 /** Both targets' rounds interleaved on one pair of runtimes; min and median ns per request of each. */
 async function objects(args: Args): Promise<void> {
   const { client, server } = await objectRuntimes();
@@ -259,10 +248,7 @@ async function objects(args: Args): Promise<void> {
       for (const target of r % 2 === 0 ? both : [...both].reverse())
         perOp[target].push(await round(client, args, target));
     if (args.cpuProf) await stopProfile(args.cpuProf);
-    if (args.marks) {
-      await mark('measure:end');
-      process.stdin.destroy(); // the driver's pipe would keep this process alive
-    }
+    if (args.marks) await mark('measure:end', { last: true });
     const result: Record<string, unknown> = { route: 'objects', n: args.n, rounds: args.rounds };
     for (const target of both) {
       const { min, median } = stats(perOp[target]);

@@ -1,12 +1,16 @@
 /**
- * Instructions per request, counted by valgrind's callgrind around the measured rounds of
- * `call-overhead.js --route objects --target T --marks` (the Spot or the ChannelName request, client and
- * server in one process, zeromq's I/O threads included). A count, not a time: it holds still on a
- * machine whose clock speed and neighbours do not, so a small hot-path change shows up in it.
- * Slow (valgrind runs the process about 50 times slower): meant for before/after comparisons.
+ * Instructions per call, counted by valgrind's callgrind around the measured rounds of one of the
+ * in-process instruments, client and server in one process, zeromq's I/O threads included:
+ * - `--tool objects` (default): `call-overhead.js --route objects --target T --marks`, the Spot or the
+ *   ChannelName request (targets `channel,spot`);
+ * - `--tool send`: `send-overhead.js --systems T --marks`, one-way messages of one system (targets
+ *   `raw-framed,mesh,node,cs` by default; `raw-batched` too).
+ * A count, not a time: it holds still on a machine whose clock speed and neighbours do not, so a small
+ * hot-path change shows up in it. Slow (valgrind runs the process about 50 times slower): meant for
+ * before/after comparisons. Each target's count is also given ÷ the first target's.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/instructions.js [--n 20000] [--runs 2] [--targets channel,spot]
+ *   node .bench-build/bench/instructions.js [--tool objects|send] [--n 20000] [--runs 2] [--targets a,b]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -25,19 +29,32 @@ function instructions(pid: number): { all: number; main: number } {
   return { all: threads.reduce((a, b) => a + b, 0), main: threads[0] as number };
 }
 
-/** One process under callgrind: the instructions of its measured rounds, per request. */
-async function countOnce(target: string, n: number): Promise<{ all: number; main: number }> {
+/** Each tool: its script, the arguments that run one target's rounds, its default targets. */
+const TOOLS = {
+  objects: {
+    script: 'call-overhead.js',
+    args: (target: string) => ['--route', 'objects', '--target', target],
+    targets: 'channel,spot',
+  },
+  send: {
+    script: 'send-overhead.js',
+    args: (target: string) => ['--systems', target],
+    targets: 'raw-framed,mesh,node,cs',
+  },
+} as const;
+type Tool = keyof typeof TOOLS;
+
+/** One process under callgrind: the instructions of its measured rounds, per call. */
+async function countOnce(tool: Tool, target: string, n: number): Promise<{ all: number; main: number }> {
+  const { script, args } = TOOLS[tool];
   const child = spawn(
     'valgrind',
     [
       '--tool=callgrind',
       '--callgrind-out-file=/dev/null',
       'node',
-      join(here, 'call-overhead.js'),
-      '--route',
-      'objects',
-      '--target',
-      target,
+      join(here, script),
+      ...args(target),
       '--rounds',
       '1',
       '--n',
@@ -69,19 +86,26 @@ async function main(): Promise<void> {
   };
   const n = Number(flag('--n', '20000'));
   const runs = Number(flag('--runs', '2'));
-  const targets = flag('--targets', 'channel,spot').split(',');
+  const tool = flag('--tool', 'objects') as Tool;
+  if (!(tool in TOOLS)) throw new Error(`--tool must be ${Object.keys(TOOLS).join(' or ')}`);
+  const targets = flag('--targets', TOOLS[tool].targets).split(',');
   const counts: Record<string, { all: number; main: number }[]> = {};
   for (let r = 0; r < runs; r++)
-    for (const target of targets) (counts[target] ??= []).push(await countOnce(target, n));
+    for (const target of targets) (counts[target] ??= []).push(await countOnce(tool, target, n));
   // All threads: V8's background compiler and GC, and zeromq's I/O thread, work for the requests too;
   // the JavaScript thread's count alone is the one that repeats within a few per cent.
-  const result: Record<string, unknown> = { n, runs, instructionsPerRequest: counts };
-  const { channel, spot } = counts;
-  if (channel && spot) {
-    const ratio = (key: 'all' | 'main') =>
-      Number((Math.min(...spot.map((x) => x[key])) / Math.min(...channel.map((x) => x[key]))).toFixed(3));
-    result.spotOverChannel = { all: ratio('all'), main: ratio('main') };
-  }
+  const result: Record<string, unknown> = { tool, n, runs, instructionsPerCall: counts };
+  const least = (target: string, key: 'all' | 'main') => Math.min(...counts[target]!.map((x) => x[key]));
+  const [first, ...rest] = targets as [string, ...string[]];
+  result.overFirst = Object.fromEntries(
+    rest.map((t) => [
+      `${t} ÷ ${first}`,
+      {
+        all: Number((least(t, 'all') / least(first, 'all')).toFixed(3)),
+        main: Number((least(t, 'main') / least(first, 'main')).toFixed(3)),
+      },
+    ]),
+  );
   console.log(JSON.stringify(result));
 }
 
