@@ -11,6 +11,7 @@ import {
   encodePayload,
   invalidArgument,
   topicBytes,
+  QUEUED,
 } from '../core/index.js';
 import { type CurveKeyring, FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
 import { bindListener } from './bind.js';
@@ -158,7 +159,7 @@ export class RuntimeFanout implements Topology {
       );
     }
     if (!call.signal?.aborted) {
-      if (publisher.offer(topic, key, call.packet, payload)) return RESOLVED;
+      if (publisher.offer(topic, key, call.packet, payload)) return QUEUED;
       publisher.waited++;
     }
     const deadline = Date.now() + call.timeoutMs;
@@ -229,7 +230,7 @@ export class RuntimeFanout implements Topology {
 
   /** A publisher has nothing to drain: publishing is done on local admission (guide §7). */
   drain(): Promise<void> {
-    return RESOLVED;
+    return QUEUED;
   }
 
   async close(): Promise<void> {
@@ -237,5 +238,3 @@ export class RuntimeFanout implements Topology {
     await Promise.all([...this.publishers.values()].map((p) => p.close()));
   }
 }
-
-const RESOLVED = Promise.resolve();

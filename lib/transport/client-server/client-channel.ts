@@ -13,6 +13,7 @@ import {
   encodeRequest,
   encodeSend,
   errorMessage,
+  QUEUED,
 } from '../../core/index.js';
 import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
@@ -202,7 +203,7 @@ export class ClientChannel {
       connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace));
       this.metrics.sends++;
       if (this.config.events.perMessage) this.selected('send', connection, 'immediate');
-      return Promise.resolve();
+      return QUEUED;
     }
     return this.sendSlow(call, connection);
   }

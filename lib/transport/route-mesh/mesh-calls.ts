@@ -5,6 +5,7 @@ import {
   ZLinkError,
   encodeMeshRequest,
   encodeMeshSend,
+  QUEUED,
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
 import { type SelectionSource, reportSelection } from '../selection.js';
@@ -71,7 +72,7 @@ export class MeshCalls {
       );
       this.metricsFor(channel).sends++;
       if (this.selection.events.perMessage) this.selected('send', channel, peer, 'immediate');
-      return Promise.resolve();
+      return QUEUED;
     }
     return this.sendSlow(peer, channel, call, `send ${channel}/${call.packet}`);
   }
@@ -103,7 +104,7 @@ export class MeshCalls {
       );
       this.nodeMetrics.sends++;
       if (this.selection.events.perMessage) this.selected('send', undefined, peer, 'immediate');
-      return Promise.resolve();
+      return QUEUED;
     }
     return this.sendToNodeSlow(rid, call, peer);
   }
