@@ -347,7 +347,10 @@ export class ServerConnection {
       for (const bad of decoded.malformed) {
         this.protocolError(bad.reason);
       }
-      for (const record of decoded.records) {
+      // Indexed, as the other receive loops: an iterator in an async function allocates a result per record.
+      const { records } = decoded;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
         switch (record.kind) {
           case RecordKind.Reply:
           case RecordKind.ErrorReply:

@@ -232,7 +232,10 @@ export class ServerListener {
           this.protocolError(bad.reason);
         }
       }
-      for (const record of decoded.records) {
+      // Indexed: an iterator kept across the await below would allocate a result object per record.
+      const { records } = decoded;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
         switch (record.kind) {
           case RecordKind.Hello:
             this.hello(id, record.channel);

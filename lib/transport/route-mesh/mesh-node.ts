@@ -339,7 +339,10 @@ export class MeshNode {
         if (bad.correlation !== undefined && live) this.inbound.decodeError(id, bad.correlation, bad.reason);
         else this.protocolError(bad.reason, route?.peer.rid);
       }
-      for (const record of decoded.records) {
+      // Indexed: an iterator kept across the await below would allocate a result object per record.
+      const { records } = decoded;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
         switch (record.kind) {
           case RecordKind.MeshHello:
           case RecordKind.MeshWelcome:
