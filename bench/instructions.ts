@@ -11,6 +11,9 @@
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/instructions.js [--tool objects|send] [--n 20000] [--runs 2] [--targets a,b]
+ *     [--cache]
+ * `--cache`: callgrind also simulates the caches (slower) and gives the JavaScript thread's first- and
+ * last-level data cache misses per call — memory touched, which instruction counts do not show.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,14 +22,36 @@ import { createInterface } from 'node:readline';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-/** Callgrind's instruction counts of process `pid` since its last zeroing: all threads, and the first (JavaScript's). */
-function instructions(pid: number): { all: number; main: number } {
-  const out = execFileSync('callgrind_control', ['-e', 'Ir', String(pid)], { encoding: 'utf8' });
-  const threads = [...out.matchAll(/^\s*Th\s*(\d+)\s+([\d,]+)\s*$/gm)].map((m) =>
-    Number((m[2] as string).replace(/,/g, '')),
+/** Per call: instructions on all threads and on the first (JavaScript's); with `--cache`, its simulated misses. */
+interface Count {
+  all: number;
+  main: number;
+  /** First-level data cache misses (reads and writes) of the JavaScript thread. */
+  d1Misses?: number;
+  /** Last-level data cache misses (reads and writes) of the JavaScript thread. */
+  llMisses?: number;
+}
+
+const CACHE_EVENTS = 'Ir,D1mr,D1mw,DLmr,DLmw';
+
+/** Callgrind's counts of process `pid` since its last zeroing, per call (`n` calls). */
+function counts(pid: number, n: number, cache: boolean): Count {
+  const out = execFileSync('callgrind_control', ['-e', cache ? CACHE_EVENTS : 'Ir', String(pid)], {
+    encoding: 'utf8',
+  });
+  // One line per thread: `Th 1  447,754,124 574,101 ...`, a '.' for a zero.
+  const threads = [...out.matchAll(/^\s*Th\s*\d+\s+([\d,. ]+?)\s*$/gm)].map((m) =>
+    (m[1] as string).split(/\s+/).map((x) => (x === '.' ? 0 : Number(x.replace(/,/g, '')))),
   );
   if (threads.length === 0) throw new Error(`callgrind_control printed no count:\n${out}`);
-  return { all: threads.reduce((a, b) => a + b, 0), main: threads[0] as number };
+  const [ir = 0, d1r = 0, d1w = 0, llr = 0, llw = 0] = threads[0] as number[];
+  const per = (x: number) => Math.round((x / n) * 10) / 10;
+  const count: Count = {
+    all: Math.round(threads.reduce((sum, t) => sum + (t[0] as number), 0) / n),
+    main: Math.round(ir / n),
+  };
+  if (cache) Object.assign(count, { d1Misses: per(d1r + d1w), llMisses: per(llr + llw) });
+  return count;
 }
 
 /** Each tool: its script, the arguments that run one target's rounds, its default targets. */
@@ -45,12 +70,13 @@ const TOOLS = {
 type Tool = keyof typeof TOOLS;
 
 /** One process under callgrind: the instructions of its measured rounds, per call. */
-async function countOnce(tool: Tool, target: string, n: number): Promise<{ all: number; main: number }> {
+async function countOnce(tool: Tool, target: string, n: number, cache: boolean): Promise<Count> {
   const { script, args } = TOOLS[tool];
   const child = spawn(
     'valgrind',
     [
       '--tool=callgrind',
+      ...(cache ? ['--cache-sim=yes'] : []),
       '--callgrind-out-file=/dev/null',
       'node',
       join(here, script),
@@ -64,18 +90,17 @@ async function countOnce(tool: Tool, target: string, n: number): Promise<{ all: 
     { stdio: ['pipe', 'pipe', 'ignore'] },
   );
   const pid = child.pid as number;
-  let perRequest = { all: NaN, main: NaN };
+  let perCall: Count = { all: NaN, main: NaN };
   for await (const line of createInterface({ input: child.stdout })) {
     if (line === 'measure:start') {
       execFileSync('callgrind_control', ['-z', String(pid)]);
       child.stdin.write('go\n');
     } else if (line === 'measure:end') {
-      const { all, main } = instructions(pid);
-      perRequest = { all: Math.round(all / n), main: Math.round(main / n) };
+      perCall = counts(pid, n, cache);
       child.stdin.end('go\n');
     }
   }
-  return perRequest;
+  return perCall;
 }
 
 async function main(): Promise<void> {
@@ -89,13 +114,14 @@ async function main(): Promise<void> {
   const tool = flag('--tool', 'objects') as Tool;
   if (!(tool in TOOLS)) throw new Error(`--tool must be ${Object.keys(TOOLS).join(' or ')}`);
   const targets = flag('--targets', TOOLS[tool].targets).split(',');
-  const counts: Record<string, { all: number; main: number }[]> = {};
+  const cache = argv.includes('--cache');
+  const perTarget: Record<string, Count[]> = {};
   for (let r = 0; r < runs; r++)
-    for (const target of targets) (counts[target] ??= []).push(await countOnce(tool, target, n));
+    for (const target of targets) (perTarget[target] ??= []).push(await countOnce(tool, target, n, cache));
   // All threads: V8's background compiler and GC, and zeromq's I/O thread, work for the requests too;
   // the JavaScript thread's count alone is the one that repeats within a few per cent.
-  const result: Record<string, unknown> = { tool, n, runs, instructionsPerCall: counts };
-  const least = (target: string, key: 'all' | 'main') => Math.min(...counts[target]!.map((x) => x[key]));
+  const result: Record<string, unknown> = { tool, n, runs, instructionsPerCall: perTarget };
+  const least = (target: string, key: 'all' | 'main') => Math.min(...perTarget[target]!.map((x) => x[key]));
   const [first, ...rest] = targets as [string, ...string[]];
   result.overFirst = Object.fromEntries(
     rest.map((t) => [
