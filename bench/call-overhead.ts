@@ -74,6 +74,8 @@ function parse(argv: string[]): Args {
 }
 
 const listen = { port: 0, bindHost: '127.0.0.1' };
+/** How long the client may take to see its server: long, since valgrind runs these 50-100 times slower. */
+const READY_MS = 60_000;
 
 /** Channel `bench`'s request handler `echo`: it answers its payload. */
 function registerEcho(server: ZLinkRuntime): void {
@@ -104,7 +106,7 @@ async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLi
       clientServer: { bench: { client: { connect: [endpoint] } } },
     });
     await client.start();
-    await client.waitForCandidates('bench', 1, 5000);
+    await client.waitForCandidates('bench', 1, READY_MS);
     return { client, server };
   }
   const server = new ZLinkRuntime({
@@ -125,7 +127,7 @@ async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLi
     },
   });
   await client.start();
-  await client.waitForCandidates('bench', 1, 5000);
+  await client.waitForCandidates('bench', 1, READY_MS);
   return { client, server };
 }
 
@@ -165,7 +167,7 @@ async function objectRuntimes(): Promise<{ client: ZLinkRuntime; server: ZLinkRu
   await server.start();
   const client = new ZLinkRuntime(options('client', 'client'));
   await client.start();
-  await client.waitForCandidates('bench', 1, 5000);
+  await client.waitForCandidates('bench', 1, READY_MS);
   for (const id of spotIds) await client.objects.getOrCreateSpot(BENCH_SPOT_TYPE, id);
   return { client, server };
 }

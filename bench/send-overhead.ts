@@ -28,12 +28,22 @@ import { type ProfileKind, startProfile, stopProfile } from './systems/profiler.
 const SYSTEMS = ['cs', 'mesh', 'node', 'raw-framed', 'raw-batched'] as const;
 type System = (typeof SYSTEMS)[number];
 const BURST = 256;
+/** Unmeasured messages per system before the rounds: enough for V8 to optimise the hot path. */
+const WARM_UP = 8192;
 const listen = { port: 0, bindHost: '127.0.0.1' };
+/** How long the client may take to see its server: long, since valgrind runs these 50-100 times slower. */
+const READY_MS = 60_000;
 
 /** One system's sender and receiver, in this process. */
 interface Pair {
   /** Sends one message; a promise when it must be waited for before the next burst (admission). */
   send(): Promise<unknown> | undefined;
+  /**
+   * Resolves once the sender sees its receiver. Asked again after the start mark: a process frozen
+   * longer than the peers' silence limit (callgrind zeroing its counts stops it for seconds) drops its
+   * peer when it thaws, and the measured rounds must start on a ready peer, not on `NotFound`.
+   */
+  ready(): Promise<void>;
   /** Resolves once the receiver has counted `total` messages since it started. */
   received(total: number): Promise<void>;
   close(): Promise<void>;
@@ -104,9 +114,11 @@ async function zlinkPair(system: 'cs' | 'mesh' | 'node'): Promise<Pair> {
     });
   }
   await client.start();
-  await client.waitForCandidates('bench', 1, 5000);
+  const ready = () => client.waitForCandidates('bench', 1, READY_MS);
+  await ready();
   const route = client.routeClient;
   return {
+    ready,
     send:
       system === 'node'
         ? () => route.sendToNode('game', 'server', 'ingest', PAYLOAD).async()
@@ -143,6 +155,7 @@ async function rawPair(framed: boolean): Promise<Pair> {
     }
   })();
   return {
+    ready: () => Promise.resolve(),
     send: () => queue.push(packr.pack([0, framed ? packr.pack(PAYLOAD) : PAYLOAD])),
     received: (total) => counter.reach(total),
     async close() {
@@ -206,11 +219,14 @@ async function main(): Promise<void> {
     for (const system of args.systems) {
       const pair = await pairOf(system);
       pairs.set(system, pair);
-      await round(pair, 0, Math.min(args.n, 20_480)); // warm-up
-      sent.set(system, Math.min(args.n, 20_480));
+      await round(pair, 0, Math.min(args.n, WARM_UP)); // warm-up
+      sent.set(system, Math.min(args.n, WARM_UP));
       perMessage.set(system, []);
     }
-    if (args.marks) await mark('measure:start');
+    if (args.marks) {
+      await mark('measure:start');
+      for (const pair of pairs.values()) await pair.ready();
+    }
     if (args.profile) await startProfile(args.profile.kind);
     for (let r = 0; r < args.rounds; r++)
       for (const system of r % 2 === 0 ? args.systems : [...args.systems].reverse()) {
