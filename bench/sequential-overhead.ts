@@ -1,0 +1,120 @@
+/**
+ * A request's round trip with one in flight, in one process: a ZLink ClientServer client and server
+ * (a bare ZLinkRuntime, no Nest) against the bench's raw zeromq.js DEALER → ROUTER sending one record
+ * per `send()`, rounds interleaved; p50 of each round in µs. Between two processes on a small VM the
+ * sequential p50 moves by a third from rep to rep (each request wakes four threads across two
+ * processes); in one process the same threads are woken, the noise of two schedulers is gone, and what
+ * remains between the two is ZLink's own work on the request's path.
+ *
+ * Usage (after `tsc -p tsconfig.bench.json`):
+ *   node .bench-build/bench/sequential-overhead.js [--n 3000] [--rounds 8]
+ */
+import { Dealer, Router } from 'zeromq';
+import { ZLinkRuntime } from '../lib/runtime/index.js';
+import { PAYLOAD, packr } from './payload.js';
+
+const listen = { port: 0, bindHost: '127.0.0.1' };
+
+/** One request at a time to an echo server; resolves with the reply. */
+type Call = () => Promise<unknown>;
+
+async function zlinkPair(): Promise<{ call: Call; close(): Promise<void> }> {
+  const server = new ZLinkRuntime({ clientServer: { bench: { server: { listen } } } });
+  server.registerChannelHandler({
+    channel: 'bench',
+    kind: 'request',
+    packet: 'echo',
+    handler: (m: unknown) => m,
+    source: 'echo',
+  });
+  await server.start();
+  const client = new ZLinkRuntime({
+    clientServer: { bench: { client: { connect: [server.endpoint('bench') as string] } } },
+  });
+  await client.start();
+  await client.waitForCandidates('bench', 1, 5000);
+  const route = client.routeClient;
+  return {
+    call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(),
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The bench's raw system with one record per send (bench/systems/raw-zmq-*.ts, `single`). */
+async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
+  const router = new Router({ linger: 0 });
+  await router.bind('tcp://127.0.0.1:*');
+  const dealer = new Dealer({ linger: 0 });
+  dealer.connect(router.lastEndpoint as string);
+  const serve = (async () => {
+    for await (const [id, body] of router) {
+      const [n, payload] = packr.unpack(body as Buffer) as [number, unknown];
+      await router.send([id as Buffer, packr.pack([n, payload])]);
+    }
+  })();
+  let waiting: ((value: unknown) => void) | undefined;
+  const replies = (async () => {
+    for await (const [body] of dealer) waiting?.((packr.unpack(body as Buffer) as [number, unknown])[1]);
+  })();
+  let next = 0;
+  return {
+    call: () =>
+      new Promise((resolve) => {
+        waiting = resolve;
+        void dealer.send(packr.pack([++next, PAYLOAD]));
+      }),
+    async close() {
+      dealer.close();
+      router.close();
+      await Promise.allSettled([serve, replies]);
+    },
+  };
+}
+
+/** The median round trip of `n` requests, one at a time, in µs. */
+async function p50(call: Call, n: number): Promise<number> {
+  const us = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    await call();
+    us[i] = Number(process.hrtime.bigint() - start) / 1000;
+  }
+  return us.sort()[n >> 1] as number;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const flag = (name: string, fallback: string) => {
+    const at = argv.indexOf(name);
+    return Number(at >= 0 ? argv[at + 1] : fallback);
+  };
+  const n = flag('--n', '3000');
+  const rounds = flag('--rounds', '8');
+  const pairs = { zlink: await zlinkPair(), raw: await rawPair() };
+  try {
+    for (const pair of Object.values(pairs)) await p50(pair.call, n); // warm-up
+    const rows: Record<keyof typeof pairs, number[]> = { zlink: [], raw: [] };
+    for (let r = 0; r < rounds; r++)
+      for (const name of r % 2 === 0 ? (['zlink', 'raw'] as const) : (['raw', 'zlink'] as const))
+        rows[name].push(await p50(pairs[name].call, n));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+    console.log(
+      JSON.stringify({
+        n,
+        rounds,
+        p50Us: { zlink: rows.zlink.map((x) => Math.round(x)), raw: rows.raw.map((x) => Math.round(x)) },
+        zlinkOverRaw: Number((median(rows.zlink) / median(rows.raw)).toFixed(3)),
+      }),
+    );
+  } finally {
+    for (const pair of Object.values(pairs)) await pair.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
