@@ -26,6 +26,9 @@ export interface RelocationSection extends Omit<RelocationResultMessage, 'window
   readonly depth: number;
   readonly moveEveryMs: number;
   readonly hopSamples: number;
+  /** The same hop in raw zeromq.js (bench/systems/raw-follow.ts): the floor a relay stands on here. */
+  readonly rawDetourP50Us: number;
+  readonly rawDirectP50Us: number;
 }
 
 /** Runs the relocation bench for `durationMs` of baseline and as long again with moves. */
@@ -62,11 +65,13 @@ export async function runRelocation(
       marks.push(...((await server.next('relocation-marks', STARTUP_TIMEOUT_MS)).marks as MoveMark[]));
     }
     const phases = movePhases(windows, marks, result.baselineReqPerSec / 1000);
+    const raw = await rawFollow(dir, children, settings.hopSamples);
     log(
       `relocation: ${result.moves} moves, pause p50 ${result.pauseMs.p50.toFixed(2)} ms, ` +
-        `p99 ${result.pauseMs.p99.toFixed(2)} ms; hop ${(result.detourP50Us - result.directP50Us).toFixed(1)} µs`,
+        `p99 ${result.pauseMs.p99.toFixed(2)} ms; hop ${(result.detourP50Us - result.directP50Us).toFixed(1)} µs ` +
+        `(raw zeromq.js: ${(raw.rawDetourP50Us - raw.rawDirectP50Us).toFixed(1)} µs)`,
     );
-    return { store, ...settings, ...result, phases };
+    return { store, ...settings, ...result, ...raw, phases };
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
@@ -74,6 +79,30 @@ export async function runRelocation(
     for (const child of children.reverse()) await child.stop(5000);
     await privateRedis?.stop();
   }
+}
+
+/**
+ * The raw zeromq.js hop's three processes (bench/systems/raw-follow.ts), started after the ZLink ones
+ * have sampled theirs (the machine is otherwise idle then, as it was for them).
+ */
+async function rawFollow(
+  dir: string,
+  children: BenchChild[],
+  samples: number,
+): Promise<{ rawDetourP50Us: number; rawDirectP50Us: number }> {
+  const script = join(dir, 'raw-follow.js');
+  const start = async (name: string, args: string[]): Promise<string> => {
+    const child = new BenchChild(name, script, { args });
+    children.push(child);
+    return (await child.next('ready', STARTUP_TIMEOUT_MS)).endpoint as string;
+  };
+  const callerEndpoint = await start('raw follow caller', ['caller']);
+  const caller = children[children.length - 1] as BenchChild;
+  const server = await start('raw follow server', ['server', callerEndpoint]);
+  const relay = await start('raw follow relay', ['relay', server]);
+  caller.command({ type: 'raw-follow', relay, server, samples });
+  const reply = await caller.next('raw-follow-result', STARTUP_TIMEOUT_MS + samples * 100);
+  return { rawDetourP50Us: reply.detourP50Us as number, rawDirectP50Us: reply.directP50Us as number };
 }
 
 /** The relocation targets of issue 32: name, measured, threshold, met. */
@@ -99,7 +128,10 @@ export function relocationMarkdown(r: RelocationSection | { error: string }): st
       `relocatable Spot, first without moves, then while moving it between the servers one move after the ` +
       `other (${r.moveEveryMs} ms apart). The pause is the source's seal to its commit (the time calls to ` +
       `the object waited); the hop is a request's p50 on a route the Spot just left (one Message Follow ` +
-      `relay) minus a direct one, over ${r.hopSamples} moves.`,
+      `relay) minus a direct one, over ${r.hopSamples} moves. Floor: the same hop in raw zeromq.js and no ZLink ` +
+      `— a request through a relay process that passes it on unread to the server, which answers the caller ` +
+      `straight, against one sent to the server directly, sampled the same way (three processes kept awake ` +
+      `by a call every millisecond).`,
     '',
     '| metric | value |',
     '| --- | --- |',
@@ -111,6 +143,7 @@ export function relocationMarkdown(r: RelocationSection | { error: string }): st
     `| req/s while a move is in progress (dip) | ${n(r.duringMoveReqPerSec)} (${(dip * 100).toFixed(0)} % below) |`,
     `| failed calls | ${r.failed} |`,
     `| one follow hop (p50 detour − p50 direct) µs | ${(r.detourP50Us - r.directP50Us).toFixed(1)} (${r.detourP50Us.toFixed(1)} − ${r.directP50Us.toFixed(1)}) |`,
+    `| the same hop in raw zeromq.js (the floor) µs | ${(r.rawDetourP50Us - r.rawDirectP50Us).toFixed(1)} (${r.rawDetourP50Us.toFixed(1)} − ${r.rawDirectP50Us.toFixed(1)}) |`,
     '',
     ...movePhasesMarkdown(r.phases),
     '| target | measured | threshold | result |',

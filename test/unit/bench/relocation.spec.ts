@@ -16,6 +16,8 @@ const section = (over: Partial<RelocationSection>): RelocationSection => ({
   failed: 0,
   detourP50Us: 480,
   directP50Us: 280,
+  rawDetourP50Us: 300,
+  rawDirectP50Us: 200,
   phases: { moves: 0, steps: [] },
   ...over,
 });
@@ -39,6 +41,9 @@ describe('bench: the relocation targets', () => {
     ]);
     expect(relocationMarkdown(bad).join('\n')).toContain(
       '| one follow hop over a direct call, p50 | 0.800 ms | ≤ 0.25 ms | FAIL |',
+    );
+    expect(relocationMarkdown(bad).join('\n')).toContain(
+      '| the same hop in raw zeromq.js (the floor) µs | 100.0 (300.0 − 200.0) |',
     );
   });
 });
