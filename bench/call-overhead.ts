@@ -18,6 +18,7 @@
 import { ZLinkRuntime } from '../lib/runtime/index.js';
 import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
+import { READY_MS, type RuntimePair, listen, registerEcho, startPair } from './in-process.js';
 import { mark } from './marks.js';
 import { PAYLOAD } from './payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
@@ -73,62 +74,15 @@ function parse(argv: string[]): Args {
   return args;
 }
 
-const listen = { port: 0, bindHost: '127.0.0.1' };
-/** How long the client may take to see its server: long, since valgrind runs these 50-100 times slower. */
-const READY_MS = 60_000;
-
-/** Channel `bench`'s request handler `echo`: it answers its payload. */
-function registerEcho(server: ZLinkRuntime): void {
-  server.registerChannelHandler({
-    channel: 'bench',
-    kind: 'request',
-    packet: 'echo',
-    handler: (m: unknown) => m,
-    source: 'echo',
-  });
-}
-
 /** The fastest and the middle of a set of per-request figures. */
 function stats(xs: readonly number[]): { min: number; median: number } {
   const sorted = [...xs].sort((a, b) => a - b);
   return { min: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
 }
 
-async function runtimes(args: Args): Promise<{ client: ZLinkRuntime; server: ZLinkRuntime }> {
-  const extra = (args.tracing === undefined ? {} : { tracing: args.tracing }) as ZLinkOptions;
-  if (args.route === 'cs') {
-    const server = new ZLinkRuntime({ ...extra, clientServer: { bench: { server: { listen } } } });
-    registerEcho(server);
-    await server.start();
-    const endpoint = server.endpoint('bench') as string;
-    const client = new ZLinkRuntime({
-      ...extra,
-      clientServer: { bench: { client: { connect: [endpoint] } } },
-    });
-    await client.start();
-    await client.waitForCandidates('bench', 1, READY_MS);
-    return { client, server };
-  }
-  const server = new ZLinkRuntime({
-    ...extra,
-    meshes: { game: { rid: 'server', listen, channels: { bench: { role: 'server' } } } },
-  });
-  registerEcho(server);
-  await server.start();
-  const client = new ZLinkRuntime({
-    ...extra,
-    meshes: {
-      game: {
-        rid: 'client',
-        listen,
-        peers: [{ endpoint: server.meshEndpoint('game') as string }],
-        channels: { bench: { role: 'client' } },
-      },
-    },
-  });
-  await client.start();
-  await client.waitForCandidates('bench', 1, READY_MS);
-  return { client, server };
+async function runtimes(args: Args): Promise<RuntimePair> {
+  const extra = (args.tracing === undefined ? {} : { tracing: args.tracing }) as Partial<ZLinkOptions>;
+  return startPair(args.route === 'cs' ? 'cs' : 'mesh', registerEcho, extra);
 }
 
 /** The `bench` Spot type: `echo` answers its payload, as the channel's handler does. */
@@ -214,7 +168,8 @@ async function main(): Promise<void> {
     }
   }
   if (args.route === 'objects') return objects(args);
-  const { client, server } = await runtimes(args);
+  const pair = await runtimes(args);
+  const { client } = pair;
   try {
     const perOp: number[] = [];
     await inSpan(() => round(client, { ...args, n: Math.min(args.n, 5000) })); // warm-up
@@ -232,8 +187,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await client.close();
-    await server.close();
+    await pair.close();
   }
 }
 

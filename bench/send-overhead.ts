@@ -19,7 +19,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
-import { ZLinkRuntime } from '../lib/runtime/index.js';
+import { READY_MS, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
 import { SendQueue } from './send-queue.js';
 import { mark } from './marks.js';
@@ -30,9 +30,6 @@ type System = (typeof SYSTEMS)[number];
 const BURST = 256;
 /** Unmeasured messages per system before the rounds: enough for V8 to optimise the hot path. */
 const WARM_UP = 8192;
-const listen = { port: 0, bindHost: '127.0.0.1' };
-/** How long the client may take to see its server: long, since valgrind runs these 50-100 times slower. */
-const READY_MS = 60_000;
 
 /** One system's sender and receiver, in this process. */
 interface Pair {
@@ -74,10 +71,7 @@ class Counter {
 async function zlinkPair(system: 'cs' | 'mesh' | 'node'): Promise<Pair> {
   const counter = new Counter();
   const handler = () => counter.add();
-  let server: ZLinkRuntime;
-  let client: ZLinkRuntime;
-  if (system === 'cs') {
-    server = new ZLinkRuntime({ clientServer: { bench: { server: { listen } } } });
+  const pair = await startPair(system === 'cs' ? 'cs' : 'mesh', (server) => {
     server.registerChannelHandler({
       channel: 'bench',
       kind: 'send',
@@ -85,49 +79,19 @@ async function zlinkPair(system: 'cs' | 'mesh' | 'node'): Promise<Pair> {
       handler,
       source: 'ingest',
     });
-    await server.start();
-    client = new ZLinkRuntime({
-      clientServer: { bench: { client: { connect: [server.endpoint('bench') as string] } } },
-    });
-  } else {
-    server = new ZLinkRuntime({
-      meshes: { game: { rid: 'server', listen, channels: { bench: { role: 'server' } } } },
-    });
-    server.registerChannelHandler({
-      channel: 'bench',
-      kind: 'send',
-      packet: 'ingest',
-      handler,
-      source: 'ingest',
-    });
-    server.registerNodeHandler({ mesh: 'game', kind: 'send', packet: 'ingest', handler, source: 'ingest' });
-    await server.start();
-    client = new ZLinkRuntime({
-      meshes: {
-        game: {
-          rid: 'client',
-          listen,
-          peers: [{ endpoint: server.meshEndpoint('game') as string }],
-          channels: { bench: { role: 'client' } },
-        },
-      },
-    });
-  }
-  await client.start();
-  const ready = () => client.waitForCandidates('bench', 1, READY_MS);
-  await ready();
+    if (system !== 'cs')
+      server.registerNodeHandler({ mesh: 'game', kind: 'send', packet: 'ingest', handler, source: 'ingest' });
+  });
+  const { client } = pair;
   const route = client.routeClient;
   return {
-    ready,
+    ready: () => client.waitForCandidates('bench', 1, READY_MS),
     send:
       system === 'node'
         ? () => route.sendToNode('game', 'server', 'ingest', PAYLOAD).async()
         : () => route.sendToChannel('bench', 'ingest', PAYLOAD).async(),
     received: (total) => counter.reach(total),
-    async close() {
-      await client.close();
-      await server.close();
-    },
+    close: () => pair.close(),
   };
 }
 
@@ -140,19 +104,12 @@ async function rawPair(framed: boolean): Promise<Pair> {
   dealer.connect(router.lastEndpoint as string);
   const queue = new SendQueue(dealer, 'batched');
   const loop = (async () => {
-    for (;;) {
-      let message: Buffer[];
-      try {
-        message = await router.receive();
-      } catch {
-        return; // closed
-      }
-      for (const record of packr.unpackMultiple(message[1] as Buffer) as unknown[]) {
-        const [, wire] = record as [number, unknown];
-        if (framed) packr.unpack(wire as Buffer);
+    for await (const [, frame] of router)
+      for (const record of packr.unpackMultiple(frame as Buffer) as unknown[]) {
+        // Framed, the payload is decoded on its own, as ZLink's is (see bench/systems/raw-zmq-mode.ts).
+        if (framed) packr.unpack((record as [number, Buffer])[1]);
         counter.add();
       }
-    }
   })();
   return {
     ready: () => Promise.resolve(),

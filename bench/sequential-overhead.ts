@@ -10,37 +10,16 @@
  *   node .bench-build/bench/sequential-overhead.js [--n 3000] [--rounds 8]
  */
 import { Dealer, Router } from 'zeromq';
-import { ZLinkRuntime } from '../lib/runtime/index.js';
+import { registerEcho, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
-
-const listen = { port: 0, bindHost: '127.0.0.1' };
 
 /** One request at a time to an echo server; resolves with the reply. */
 type Call = () => Promise<unknown>;
 
 async function zlinkPair(): Promise<{ call: Call; close(): Promise<void> }> {
-  const server = new ZLinkRuntime({ clientServer: { bench: { server: { listen } } } });
-  server.registerChannelHandler({
-    channel: 'bench',
-    kind: 'request',
-    packet: 'echo',
-    handler: (m: unknown) => m,
-    source: 'echo',
-  });
-  await server.start();
-  const client = new ZLinkRuntime({
-    clientServer: { bench: { client: { connect: [server.endpoint('bench') as string] } } },
-  });
-  await client.start();
-  await client.waitForCandidates('bench', 1, 5000);
-  const route = client.routeClient;
-  return {
-    call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(),
-    async close() {
-      await client.close();
-      await server.close();
-    },
-  };
+  const pair = await startPair('cs', registerEcho);
+  const route = pair.client.routeClient;
+  return { call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(), close: () => pair.close() };
 }
 
 /** The bench's raw system with one record per send (bench/systems/raw-zmq-*.ts, `single`). */

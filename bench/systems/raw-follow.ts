@@ -26,12 +26,18 @@ export interface RawFollowCommand {
 const WARM = 1;
 const [role = 'caller', peer = ''] = process.argv.slice(2);
 
-async function server(): Promise<void> {
+/** A ROUTER bound here and a DEALER to `peer`; says it is ready with the ROUTER's endpoint. */
+async function routerAndDealerTo(): Promise<{ router: Router; dealer: Dealer }> {
   const router = new Router();
   await router.bind('tcp://127.0.0.1:0');
-  const toCaller = new Dealer();
-  toCaller.connect(peer);
+  const dealer = new Dealer();
+  dealer.connect(peer);
   emit({ type: 'ready', endpoint: router.lastEndpoint });
+  return { router, dealer };
+}
+
+async function server(): Promise<void> {
+  const { router, dealer: toCaller } = await routerAndDealerTo();
   for await (const [, body] of router) {
     const [, n, payload] = packr.unpack(body as Buffer) as [number, number, unknown];
     await toCaller.send(packr.pack([n, payload]));
@@ -39,11 +45,7 @@ async function server(): Promise<void> {
 }
 
 async function relay(): Promise<void> {
-  const router = new Router();
-  await router.bind('tcp://127.0.0.1:0');
-  const toServer = new Dealer();
-  toServer.connect(peer);
-  emit({ type: 'ready', endpoint: router.lastEndpoint });
+  const { router, dealer: toServer } = await routerAndDealerTo();
   for await (const [id, body] of router) {
     // Only the warm-up mark is read (the first item, one byte after the array's); a request goes on as it came.
     if ((body as Buffer)[1] === WARM) await router.send([id as Buffer, body as Buffer]);
