@@ -7,8 +7,12 @@
  * remains between the two is ZLink's own work on the request's path.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/sequential-overhead.js [--n 3000] [--rounds 8]
+ *   node .bench-build/bench/sequential-overhead.js [--n 3000] [--rounds 8] [--gap-ms 0]
+ * `--gap-ms G`: the caller sleeps G ms before each request (the threads go idle between requests, as in a
+ * sparse load; the relocation bench samples its hop that way), to see what a request costs that finds the
+ * process cold.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
 import { registerEcho, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
@@ -54,9 +58,10 @@ async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
 }
 
 /** The median round trip of `n` requests, one at a time, in µs. */
-async function p50(call: Call, n: number): Promise<number> {
+async function p50(call: Call, n: number, gapMs = 0): Promise<number> {
   const us = new Float64Array(n);
   for (let i = 0; i < n; i++) {
+    if (gapMs > 0) await sleep(gapMs);
     const start = process.hrtime.bigint();
     await call();
     us[i] = Number(process.hrtime.bigint() - start) / 1000;
@@ -72,18 +77,20 @@ async function main(): Promise<void> {
   };
   const n = flag('--n', '3000');
   const rounds = flag('--rounds', '8');
+  const gapMs = flag('--gap-ms', '0');
   const pairs = { zlink: await zlinkPair(), raw: await rawPair() };
   try {
     for (const pair of Object.values(pairs)) await p50(pair.call, n); // warm-up
     const rows: Record<keyof typeof pairs, number[]> = { zlink: [], raw: [] };
     for (let r = 0; r < rounds; r++)
       for (const name of r % 2 === 0 ? (['zlink', 'raw'] as const) : (['raw', 'zlink'] as const))
-        rows[name].push(await p50(pairs[name].call, n));
+        rows[name].push(await p50(pairs[name].call, n, gapMs));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
     console.log(
       JSON.stringify({
         n,
         rounds,
+        gapMs,
         p50Us: { zlink: rows.zlink.map((x) => Math.round(x)), raw: rows.raw.map((x) => Math.round(x)) },
         zlinkOverRaw: Number((median(rows.zlink) / median(rows.raw)).toFixed(3)),
       }),
