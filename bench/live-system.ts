@@ -202,8 +202,8 @@ export class LiveSystem {
 
   private async measure(workload: WorkloadName, durationMs: number): Promise<WorkloadResult> {
     const client = this.client as BenchChild;
-    const { depth, burst } = this.options;
-    client.command({ type: 'run', workload, durationMs, warmupMs: 0, depth, burst });
+    const { depth, burst, idleMs } = this.options;
+    client.command({ type: 'run', workload, durationMs, warmupMs: 0, depth, burst, idleMs });
     return (await client.next('result', runTimeout(durationMs))).result as WorkloadResult;
   }
 

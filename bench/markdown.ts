@@ -60,7 +60,10 @@ export function renderMarkdown(report: BenchReport): string {
       `${settings.repMs / 1000} s per system, systems interleaved (the order rotates each repetition), ` +
       `${settings.warmupMs} ms unmeasured warm-up before the first; cells are medians, ± is half the range of the repetitions. ` +
       `Pipelined keeps ${settings.depth} requests outstanding; one-way starts ${settings.burst} sends per event-loop turn ` +
-      `and waits for their admission, and its rate counts what the server received until its final count came back.`,
+      `and waits for their admission, and its rate counts what the server received until its final count came back.` +
+      (settings.idleMs > 0
+        ? ` Sequential sleeps ${settings.idleMs} ms before each request (--idle-ms): each one finds both processes idle.`
+        : ''),
     '',
   );
   const header = [

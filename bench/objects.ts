@@ -80,7 +80,7 @@ export async function runObjects(
       return Promise.all(roles.map(([, child]) => child.next(reply, STARTUP_TIMEOUT_MS)));
     };
     const measure = async (target: ObjectTarget, workload: WorkloadName, ms: number) => {
-      const { depth, burst } = options;
+      const { depth, burst, idleMs } = options;
       (client as BenchChild).command({
         type: 'run',
         target,
@@ -89,6 +89,7 @@ export async function runObjects(
         warmupMs: 0,
         depth,
         burst,
+        idleMs,
       });
       return (await (client as BenchChild).next('result', runTimeout(ms))).result as WorkloadResult;
     };

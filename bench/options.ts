@@ -66,6 +66,11 @@ export interface BenchOptions {
   /** One-way sends started per event-loop turn. */
   readonly burst: number;
   /**
+   * `--idle-ms N`: the sequential workload's client sleeps N ms before each request, so each one finds
+   * both processes idle (a sparse load; the relocation bench samples its hop that way). 0: back to back.
+   */
+  readonly idleMs: number;
+  /**
    * A git revision whose `lib` + `bench` also run, as extra systems next to the ZLink ones
    * (bench/baseline.ts); absent without `--baseline`.
    */
@@ -77,7 +82,7 @@ export const BASELINE_SYSTEMS: readonly SystemName[] = ['zlink', 'mesh', 'mesh-n
 
 export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
                        [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof | --alloc-prof]
-                       [--baseline REV] [--scale]
+                       [--baseline REV] [--scale] [--idle-ms N]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
   --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
@@ -125,6 +130,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let quick = false;
   let profile: ProfileKind | undefined;
   let baseline: string | undefined;
+  let idleMs = 0;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const [name, inline] = flag.includes('=') ? flag.split('=', 2) : [flag, undefined];
@@ -159,6 +165,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--baseline':
         baseline = revision(name, value());
         break;
+      case '--idle-ms':
+        idleMs = positive(name, value());
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -186,6 +195,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     ...(profile === undefined ? {} : { profile }),
     depth: 256,
     burst: 256,
+    idleMs,
     // Only when given, so that latest.json without --baseline stays as it was.
     ...(baseline === undefined ? {} : { baseline }),
   };

@@ -22,6 +22,8 @@ export interface RunCommand {
   readonly depth: number;
   /** Sends started per event-loop turn (one-way). */
   readonly burst: number;
+  /** Sleep before each request (sequential; absent or 0: back to back). */
+  readonly idleMs?: number;
   /** Which of a client's targets (bench/systems/harness.ts `targetsProcess`); absent: its only one. */
   readonly target?: string;
 }

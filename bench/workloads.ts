@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { PAYLOAD } from './payload.js';
 import type {
   OneWayResult,
@@ -27,12 +27,17 @@ const now = (): bigint => process.hrtime.bigint();
 const msSince = (t0: bigint): number => Number(now() - t0) / 1e6;
 
 /** 1 request in flight; latency of each with `process.hrtime.bigint()`. */
-export async function sequential(target: Workable, durationMs: number): Promise<SequentialResult> {
+export async function sequential(
+  target: Workable,
+  durationMs: number,
+  idleMs = 0,
+): Promise<SequentialResult> {
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   const t0 = now();
   const end = t0 + BigInt(Math.round(durationMs * 1e6));
   for (;;) {
+    if (idleMs > 0) await sleep(idleMs);
     const start = now();
     await target.request(PAYLOAD);
     const done = now();
@@ -118,7 +123,7 @@ export async function runWorkload(target: Workable, command: RunCommand): Promis
   const once = (ms: number): Promise<WorkloadResult> => {
     switch (command.workload) {
       case 'sequential':
-        return sequential(target, ms);
+        return sequential(target, ms, command.idleMs);
       case 'pipelined':
         return pipelined(target, ms, command.depth);
       case 'oneway':
