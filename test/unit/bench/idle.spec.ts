@@ -22,11 +22,11 @@ describe('bench --idle-ms: the sequential workload with the processes left idle 
   });
 
   it('sleeps that long before each request', async () => {
-    // A timer never fires early, so 60 ms of 10 ms sleeps hold at most 7 requests; back to back, thousands.
+    // A timer never fires early, so 60 ms of 10 ms sleeps hold at most 7 requests, where back to back the
+    // same 60 ms hold thousands (not asserted: a starved machine may run fewer).
     const idle = await sequential(instant, 60, 10);
     expect(idle.requests).toBeGreaterThanOrEqual(1);
     expect(idle.requests).toBeLessThanOrEqual(7);
-    expect((await sequential(instant, 60)).requests).toBeGreaterThan(100);
   });
 
   it('says so in the report', () => {
