@@ -11,7 +11,7 @@ import {
   encodePayload,
   invalidArgument,
   topicBytes,
-  QUEUED,
+  RESOLVED,
 } from '../core/index.js';
 import { type CurveKeyring, FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
 import { bindListener } from './bind.js';
@@ -159,7 +159,7 @@ export class RuntimeFanout implements Topology {
       );
     }
     if (!call.signal?.aborted) {
-      if (publisher.offer(topic, key, call.packet, payload)) return QUEUED;
+      if (publisher.offer(topic, key, call.packet, payload)) return RESOLVED;
       publisher.waited++;
     }
     const deadline = Date.now() + call.timeoutMs;
@@ -230,7 +230,7 @@ export class RuntimeFanout implements Topology {
 
   /** A publisher has nothing to drain: publishing is done on local admission (guide §7). */
   drain(): Promise<void> {
-    return QUEUED;
+    return RESOLVED;
   }
 
   async close(): Promise<void> {

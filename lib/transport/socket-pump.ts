@@ -1,4 +1,4 @@
-import { ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/index.js';
+import { RESOLVED, ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/index.js';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 
 /** The part of a zeromq socket the pump writes to. */
@@ -10,8 +10,6 @@ export interface SendableSocket {
    */
   mayRetry?(error: unknown): boolean;
 }
-
-const RESOLVED = Promise.resolve();
 
 /** Records in one zeromq message at most; bounds a batch's size and the time one send holds the loop. */
 const MAX_BATCH = 512;

@@ -8,6 +8,7 @@ import {
   type StoreHealth,
   type ZLinkEvents,
   ObjectTypeMetrics,
+  RESOLVED,
   ZLinkError,
   cancelledError,
 } from '../../core/index.js';
@@ -44,9 +45,6 @@ export interface ObjectCallerConfig {
   /** Told when a call gives up on a store read that did not answer by its deadline. */
   readonly storeHealth: StoreHealth;
 }
-
-/** A send queued in the caller's turn is done: one shared settled promise, none made per call. */
-const RESOLVED: Promise<undefined> = Promise.resolve(undefined);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

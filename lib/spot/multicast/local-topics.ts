@@ -1,9 +1,7 @@
-import type { MeshLink, MulticastTopic } from '../../core/index.js';
+import { type MeshLink, type MulticastTopic, RESOLVED } from '../../core/index.js';
 import type { Activation } from '../owner/activation.js';
 import type { ActivationWatch } from '../owner/activation-table.js';
 import type { LocalEvent } from './local-event.js';
-
-const RESOLVED = Promise.resolve();
 
 /**
  * The Spots of this node subscribed to each Logical Multicast (channel, topic), and what the node

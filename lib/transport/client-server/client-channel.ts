@@ -13,7 +13,7 @@ import {
   encodeRequest,
   encodeSend,
   errorMessage,
-  QUEUED,
+  RESOLVED,
 } from '../../core/index.js';
 import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
@@ -203,7 +203,7 @@ export class ClientChannel {
       connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace));
       this.metrics.sends++;
       if (this.config.events.perMessage) this.selected('send', connection, 'immediate');
-      return QUEUED;
+      return RESOLVED;
     }
     return this.sendSlow(call, connection);
   }

@@ -5,7 +5,7 @@ import {
   ZLinkError,
   encodeMeshRequest,
   encodeMeshSend,
-  QUEUED,
+  RESOLVED,
 } from '../../core/index.js';
 import { type Submission, admitThen } from '../admission.js';
 import { type SelectionSource, reportSelection } from '../selection.js';
@@ -72,7 +72,7 @@ export class MeshCalls {
       );
       this.metricsFor(channel).sends++;
       if (this.selection.events.perMessage) this.selected('send', channel, peer, 'immediate');
-      return QUEUED;
+      return RESOLVED;
     }
     return this.sendSlow(peer, channel, call, `send ${channel}/${call.packet}`);
   }
@@ -104,7 +104,7 @@ export class MeshCalls {
       );
       this.nodeMetrics.sends++;
       if (this.selection.events.perMessage) this.selected('send', undefined, peer, 'immediate');
-      return QUEUED;
+      return RESOLVED;
     }
     return this.sendToNodeSlow(rid, call, peer);
   }
