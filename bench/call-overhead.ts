@@ -20,6 +20,7 @@ import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
 import { READY_MS, type RuntimePair, listen, registerEcho, startPair } from './in-process.js';
 import { mark } from './marks.js';
+import { minAndMedian } from './stats.js';
 import { PAYLOAD } from './payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
 import { BENCH_SPOTS, BENCH_SPOT_TYPE, spotId } from './systems/zlink-objects.js';
@@ -72,12 +73,6 @@ function parse(argv: string[]): Args {
     else throw new Error(`unknown flag ${String(flag)}`);
   }
   return args;
-}
-
-/** The fastest and the middle of a set of per-request figures. */
-function stats(xs: readonly number[]): { min: number; median: number } {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return { min: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
 }
 
 async function runtimes(args: Args): Promise<RuntimePair> {
@@ -174,7 +169,7 @@ async function main(): Promise<void> {
     const perOp: number[] = [];
     await inSpan(() => round(client, { ...args, n: Math.min(args.n, 5000) })); // warm-up
     for (let r = 0; r < args.rounds; r++) perOp.push(await inSpan(() => round(client, args)));
-    const { min, median } = stats(perOp);
+    const { min, median } = minAndMedian(perOp);
     console.log(
       JSON.stringify({
         route: args.route,
@@ -207,12 +202,12 @@ async function objects(args: Args): Promise<void> {
     if (args.marks) await mark('measure:end', { last: true });
     const result: Record<string, unknown> = { route: 'objects', n: args.n, rounds: args.rounds };
     for (const target of both) {
-      const { min, median } = stats(perOp[target]);
+      const { min, median } = minAndMedian(perOp[target]);
       result[target] = { minNsPerOp: Math.round(min), medianNsPerOp: Math.round(median) };
     }
     if (both.length === 2) {
-      const channel = stats(perOp.channel);
-      const spot = stats(perOp.spot);
+      const channel = minAndMedian(perOp.channel);
+      const spot = minAndMedian(perOp.spot);
       result.spotOverChannelMin = Number((spot.min / channel.min).toFixed(3));
       result.spotOverChannelMedian = Number((spot.median / channel.median).toFixed(3));
     }

@@ -91,15 +91,14 @@ async function rawFollow(
   samples: number,
 ): Promise<{ rawDetourP50Us: number; rawDirectP50Us: number }> {
   const script = join(dir, 'raw-follow.js');
-  const start = async (name: string, args: string[]): Promise<string> => {
+  const start = async (name: string, args: string[]): Promise<{ child: BenchChild; endpoint: string }> => {
     const child = new BenchChild(name, script, { args });
     children.push(child);
-    return (await child.next('ready', STARTUP_TIMEOUT_MS)).endpoint as string;
+    return { child, endpoint: (await child.next('ready', STARTUP_TIMEOUT_MS)).endpoint as string };
   };
-  const callerEndpoint = await start('raw follow caller', ['caller']);
-  const caller = children[children.length - 1] as BenchChild;
-  const server = await start('raw follow server', ['server', callerEndpoint]);
-  const relay = await start('raw follow relay', ['relay', server]);
+  const { child: caller, endpoint: callerEndpoint } = await start('raw follow caller', ['caller']);
+  const server = (await start('raw follow server', ['server', callerEndpoint])).endpoint;
+  const relay = (await start('raw follow relay', ['relay', server])).endpoint;
   caller.command({ type: 'raw-follow', relay, server, samples });
   const reply = await caller.next('raw-follow-result', STARTUP_TIMEOUT_MS + samples * 100);
   return { rawDetourP50Us: reply.detourP50Us as number, rawDirectP50Us: reply.directP50Us as number };

@@ -17,13 +17,14 @@
  * `--marks` and `--cpu-prof` as in call-overhead.js (bench/instructions.ts drives `--marks`); `--alloc-prof`
  * writes V8's sampling heap profile of the measured rounds (collected objects kept; bench/alloc-top.js reads it).
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
 import { READY_MS, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
 import { SendQueue } from './send-queue.js';
+import { minAndMedian } from './stats.js';
 import { mark } from './marks.js';
 import { type ProfileKind, startProfile, stopProfile } from './systems/profiler.js';
+import { sendBurst } from './workloads.js';
 
 const SYSTEMS = ['cs', 'mesh', 'node', 'raw-framed', 'raw-batched'] as const;
 type System = (typeof SYSTEMS)[number];
@@ -133,17 +134,7 @@ function pairOf(system: System): Promise<Pair> {
 async function round(pair: Pair, sentBefore: number, n: number): Promise<number> {
   const start = process.cpuUsage();
   const admissions: Promise<unknown>[] = [];
-  for (let sent = 0; sent < n; sent += BURST) {
-    for (let i = 0; i < BURST; i++) {
-      const admitted = pair.send();
-      if (admitted) admissions.push(admitted);
-    }
-    if (admissions.length > 0) {
-      await Promise.all(admissions);
-      admissions.length = 0;
-    }
-    await nextTurn();
-  }
+  for (let sent = 0; sent < n; sent += BURST) await sendBurst(pair.send, BURST, admissions);
   await pair.received(sentBefore + n);
   const used = process.cpuUsage(start);
   return ((used.user + used.system) * 1000) / n;
@@ -198,11 +189,8 @@ async function main(): Promise<void> {
   }
   const result: Record<string, unknown> = { n: args.n, rounds: args.rounds };
   for (const [system, xs] of perMessage) {
-    const sorted = [...xs].sort((a, b) => a - b);
-    result[system] = {
-      minNsPerMessage: Math.round(sorted[0] as number),
-      medianNsPerMessage: Math.round(sorted[Math.floor(sorted.length / 2)] as number),
-    };
+    const { min, median } = minAndMedian(xs);
+    result[system] = { minNsPerMessage: Math.round(min), medianNsPerMessage: Math.round(median) };
   }
   console.log(JSON.stringify(result));
 }

@@ -7,15 +7,15 @@
  * remains between the two is ZLink's own work on the request's path.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/sequential-overhead.js [--n 3000] [--rounds 8] [--gap-ms 0]
- * `--gap-ms G`: the caller sleeps G ms before each request (the threads go idle between requests, as in a
- * sparse load; the relocation bench samples its hop that way), to see what a request costs that finds the
- * process cold.
+ *   node .bench-build/bench/sequential-overhead.js [--round-ms 400] [--rounds 8] [--idle-ms 0]
+ * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
+ * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
 import { registerEcho, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
+import { median } from './stats.js';
+import { sequential } from './workloads.js';
 
 /** One request at a time to an echo server; resolves with the reply. */
 type Call = () => Promise<unknown>;
@@ -57,16 +57,9 @@ async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
   };
 }
 
-/** The median round trip of `n` requests, one at a time, in µs. */
-async function p50(call: Call, n: number, gapMs = 0): Promise<number> {
-  const us = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    if (gapMs > 0) await sleep(gapMs);
-    const start = process.hrtime.bigint();
-    await call();
-    us[i] = Number(process.hrtime.bigint() - start) / 1000;
-  }
-  return us.sort()[n >> 1] as number;
+/** The p50 round trip of one round, in µs. */
+async function p50(call: Call, roundMs: number, idleMs = 0): Promise<number> {
+  return (await sequential({ request: call }, roundMs, idleMs)).p50Us;
 }
 
 async function main(): Promise<void> {
@@ -75,22 +68,21 @@ async function main(): Promise<void> {
     const at = argv.indexOf(name);
     return Number(at >= 0 ? argv[at + 1] : fallback);
   };
-  const n = flag('--n', '3000');
+  const roundMs = flag('--round-ms', '400');
   const rounds = flag('--rounds', '8');
-  const gapMs = flag('--gap-ms', '0');
+  const idleMs = flag('--idle-ms', '0');
   const pairs = { zlink: await zlinkPair(), raw: await rawPair() };
   try {
-    for (const pair of Object.values(pairs)) await p50(pair.call, n); // warm-up
+    for (const pair of Object.values(pairs)) await p50(pair.call, roundMs); // warm-up
     const rows: Record<keyof typeof pairs, number[]> = { zlink: [], raw: [] };
     for (let r = 0; r < rounds; r++)
       for (const name of r % 2 === 0 ? (['zlink', 'raw'] as const) : (['raw', 'zlink'] as const))
-        rows[name].push(await p50(pairs[name].call, n, gapMs));
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+        rows[name].push(await p50(pairs[name].call, roundMs, idleMs));
     console.log(
       JSON.stringify({
-        n,
+        roundMs,
         rounds,
-        gapMs,
+        idleMs,
         p50Us: { zlink: rows.zlink.map((x) => Math.round(x)), raw: rows.raw.map((x) => Math.round(x)) },
         zlinkOverRaw: Number((median(rows.zlink) / median(rows.raw)).toFixed(3)),
       }),

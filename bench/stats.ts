@@ -15,3 +15,8 @@ export function median(values: readonly number[]): number {
     ? (finite[mid] as number)
     : ((finite[mid - 1] as number) + (finite[mid] as number)) / 2;
 }
+
+/** The fastest and the middle of a set of per-call figures (the in-process instruments' outputs). */
+export function minAndMedian(values: readonly number[]): { min: number; median: number } {
+  return { min: Math.min(...values), median: median(values) };
+}

@@ -28,7 +28,7 @@ const msSince = (t0: bigint): number => Number(now() - t0) / 1e6;
 
 /** 1 request in flight; latency of each with `process.hrtime.bigint()`. */
 export async function sequential(
-  target: Workable,
+  target: Pick<Workable, 'request'>,
   durationMs: number,
   idleMs = 0,
 ): Promise<SequentialResult> {
@@ -82,6 +82,26 @@ export async function pipelined(
 }
 
 /**
+ * One burst of the one-way workload: `burst` sends, then a wait until all were admitted and a turn of
+ * the loop (so sockets get written). `admissions` is the caller's scratch array, empty again after.
+ */
+export async function sendBurst(
+  send: () => Promise<unknown> | undefined,
+  burst: number,
+  admissions: Promise<unknown>[],
+): Promise<void> {
+  for (let i = 0; i < burst; i++) {
+    const admitted = send();
+    if (admitted) admissions.push(admitted);
+  }
+  if (admissions.length > 0) {
+    await Promise.all(admissions);
+    admissions.length = 0;
+  }
+  await nextTurn();
+}
+
+/**
  * Sends as fast as the system admits: `burst` sends per event-loop turn; the next burst starts once
  * all were admitted and the loop had a turn (so sockets get written). Then asks the server for its
  * count, which travels behind the sends: the rate is what the server received over the time from the
@@ -93,17 +113,10 @@ export async function oneWay(target: Workable, durationMs: number, burst: number
   const t0 = now();
   const end = t0 + BigInt(Math.round(durationMs * 1e6));
   const admissions: Promise<unknown>[] = [];
+  const send = () => target.send(PAYLOAD);
   while (now() < end) {
-    for (let i = 0; i < burst; i++) {
-      const admitted = target.send(PAYLOAD);
-      if (admitted) admissions.push(admitted);
-    }
+    await sendBurst(send, burst, admissions);
     sent += burst;
-    if (admissions.length > 0) {
-      await Promise.all(admissions);
-      admissions.length = 0;
-    }
-    await nextTurn();
   }
   const sendPhaseMs = msSince(t0);
   const received = (await target.count()) - before;

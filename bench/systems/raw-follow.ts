@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
 import { PAYLOAD, packr } from '../payload.js';
 import { emit, onCommands } from '../protocol.js';
+import { median } from '../stats.js';
 
 /** Runner → caller: sample the hop `samples` times through relay `relay` to server `server`. */
 export interface RawFollowCommand {
@@ -118,8 +119,7 @@ async function caller(): Promise<void> {
         await call(c.server);
         direct.push((performance.now() - start) * 1000);
       }
-      const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
-      emit({ type: 'raw-follow-result', detourP50Us: p50(detour), directP50Us: p50(direct) });
+      emit({ type: 'raw-follow-result', detourP50Us: median(detour), directP50Us: median(direct) });
     },
     async () => undefined,
   );
