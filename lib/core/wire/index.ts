@@ -19,7 +19,7 @@ export {
   strBytes,
 } from './codec.js';
 export { MsgpackReader } from './msgpack-read.js';
-export { countMsgpackValues } from './msgpack-scan.js';
+export { countMsgpackValues, msgpackValueEnd } from './msgpack-scan.js';
 export * as msgpackWrite from './msgpack-write.js';
 // The end-user session wire (docs/sessions-wire.md): framing and frames, for the listener and the clients.
 export * from './session-framing.js';

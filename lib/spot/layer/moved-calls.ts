@@ -1,5 +1,4 @@
 import type { NodeRun, PeerAddress } from '../../core/index.js';
-import type { ObjectRequestRecord, ObjectSendRecord } from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { MessageFollow, Relocations } from '../relocation/index.js';
@@ -19,20 +18,16 @@ export class MovedCalls {
 
   /**
    * What the host tries for `call` when it holds no such route, or `undefined` while nothing moves
-   * (no closure is made per call then). A peer's call passes its record and sender, so a relay
-   * forwards its bytes as they came; a local one is encoded for the relay.
+   * (no closure is made per call then). `from`: the peer that sent it, absent for a local caller's.
    */
-  elsewhere(
-    call: InboundObjectCall,
-    answer: ObjectAnswer,
-    record?: ObjectSendRecord | ObjectRequestRecord,
-    from?: PeerAddress,
-  ): (() => boolean) | undefined {
+  elsewhere(call: InboundObjectCall, answer: ObjectAnswer, from?: PeerAddress): (() => boolean) | undefined {
     if (!this.follow.active && !this.host.moves.anyArriving) return undefined;
     return () =>
       this.relocations?.holdArriving(call, answer) === true ||
-      (record === undefined || from === undefined
-        ? this.follow.takeCall(call, this.self, answer)
-        : this.follow.take(record, from, answer));
+      this.follow.take(
+        call,
+        from === undefined ? this.self : { rid: from.rid, nodeGeneration: from.generation },
+        answer,
+      );
   }
 }

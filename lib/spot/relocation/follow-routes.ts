@@ -6,7 +6,7 @@ import {
   invalidArgument,
   runtimeMs,
 } from '../../core/index.js';
-import { type ObjectRouteFences } from '../wire/index.js';
+import { type ObjectAddress, type ObjectRouteFences, wireAddress } from '../wire/index.js';
 import type { Clock } from '../resolve/index.js';
 
 /**
@@ -25,6 +25,8 @@ export interface FollowRoute {
   readonly source: ObjectRouteFences;
   /** Where it now lives: the new owner and the fences its admission checks; a relayed message carries these. */
   readonly target: ObjectRouteFences;
+  /** `target` as a relayed record writes it, encoded once for the route's every relay. */
+  readonly address: ObjectAddress;
   /** Until when, by the table's clock, it relays: the follow duration in force when it was installed. */
   readonly until: number;
 }
@@ -134,6 +136,7 @@ export class FollowRoutes {
       objectGeneration: source.objectGeneration,
       source,
       target,
+      address: wireAddress(key.kind, key.id, target),
       until: this.clock.now() + this.durationMs,
       notices: new Map(),
     };

@@ -1,20 +1,17 @@
 import {
   type MeshLink,
   type NodeRun,
-  type PeerAddress,
-  RecordKind,
   type WireError,
   type ZLinkEvents,
   encodeFrameworkFields,
 } from '../../core/index.js';
 import {
-  type ObjectRequestRecord,
-  type ObjectSendRecord,
+  type ObjectAddress,
   encodeMessageFollow,
   encodeObjectRequest,
   encodeObjectSend,
   packSessionStamp,
-  wireAddress,
+  relayedCallBytes,
   writeObjectFences,
 } from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
@@ -63,41 +60,26 @@ export class MessageFollow {
   }
 
   /**
-   * Relays `r` (a send or request from `from`) along its route, refuses it (`followExpired`,
+   * Relays `call` (a send or request from run `from`) along its route, refuses it (`followExpired`,
    * `followHops`, the new owner not reachable: `Unavailable`; `generationMismatch`:
-   * `InvalidOperation`), or says no route names it. Never throws.
+   * `InvalidOperation`), or says no route names it. A call off the wire goes on as the bytes it came
+   * in, its address and hop count rewritten (`relayedCallBytes`); a local caller's is encoded. Never throws.
    */
-  relay(r: ObjectSendRecord | ObjectRequestRecord, from: PeerAddress): RelayOutcome {
+  relay(call: InboundObjectCall, from: NodeRun): RelayOutcome {
     const { routes, link } = this.config;
-    const decision = routes.decide(r.objectKind, r.id, r.fences, r.hops);
+    const decision = routes.decide(call.objectKind, call.id, call.fences, call.hops);
     if (decision.tag === 'refuse') {
       if (decision.reason === 'noFollowRoute') return { tag: 'none' };
-      return { tag: 'refused', error: refusalOf(r, decision.code, decision.reason) };
+      return { tag: 'refused', error: refusalOf(call, decision.code, decision.reason) };
     }
     const { route, hops } = decision;
-    const to = wireAddress(r.objectKind, r.id, route.target);
-    const fields = r.trace && encodeFrameworkFields(r.trace.traceparent, r.trace.tracestate);
-    const stamp = r.session && packSessionStamp(r.session);
     const bytes =
-      r.kind === RecordKind.ObjectRequest
-        ? encodeObjectRequest(
-            r.correlation,
-            r.origin,
-            to,
-            r.operationId,
-            r.packet,
-            r.metadata,
-            r.payload,
-            fields,
-            hops,
-            stamp,
-          )
-        : encodeObjectSend(to, r.operationId, r.packet, r.metadata, r.payload, fields, hops, stamp);
+      (call.wire && relayedCallBytes(call.wire, call.messageKind, route.address, hops)) ??
+      encodeCall(call, route.address, hops);
     // The follow queue is unbounded (§2.5): past the send queue's bound, as answers are.
     if (!link.answer(route.target.owner.rid, bytes))
-      return { tag: 'refused', error: refusalOf(r, 'Unavailable', 'followTargetUnreachable') };
-    if (hops === 1 && this.config.notices)
-      this.notify(r, route, { rid: from.rid, nodeGeneration: from.generation });
+      return { tag: 'refused', error: refusalOf(call, 'Unavailable', 'followTargetUnreachable') };
+    if (hops === 1 && this.config.notices) this.notify(call, route, from);
     this.relayedNow();
     const { events } = this.config;
     if (events.perMessage)
@@ -105,69 +87,69 @@ export class MessageFollow {
         type: 'object_relocation',
         phase: 'followed',
         mesh: this.config.mesh,
-        objectKind: r.objectKind,
-        id: r.id,
+        objectKind: call.objectKind,
+        id: call.id,
         peerRid: route.target.owner.rid,
         hops,
-        packet: r.packet,
+        packet: call.packet,
       });
     return { tag: 'relayed', route, hops };
   }
 
   /**
    * `relay`, with its outcome answered: `true` when the call went on or was refused here (`answer`
-   * told of a refusal), `false` when no route names it.
+   * told of a refusal), `false` when no route names it. `from`: the run that sent it (this one for
+   * a call of this node's own callers, as the host admits it).
    */
-  take(r: ObjectSendRecord | ObjectRequestRecord, from: PeerAddress, answer: ObjectAnswer): boolean {
-    const outcome = this.relay(r, from);
+  take(call: InboundObjectCall, from: NodeRun, answer: ObjectAnswer): boolean {
+    const outcome = this.relay(call, from);
     if (outcome.tag === 'refused') answer.error(outcome.error);
     return outcome.tag !== 'none';
   }
 
-  /** `take` for a call of this node's own callers (`from` this run), as the host admits it. */
-  takeCall(call: InboundObjectCall, from: NodeRun, answer: ObjectAnswer): boolean {
-    const { correlation, origin } = call;
-    const shared = {
-      objectKind: call.objectKind,
-      id: call.id,
-      fences: call.fences,
-      operationId: call.operationId,
-      packet: call.packet,
-      metadata: call.metadata,
-      payload: call.payload,
-      trace: call.trace,
-      hops: call.hops,
-      ...(call.session && { session: call.session }),
-    };
-    const r: ObjectSendRecord | ObjectRequestRecord =
-      correlation !== undefined && origin !== undefined
-        ? { kind: RecordKind.ObjectRequest, correlation, origin, ...shared }
-        : { kind: RecordKind.ObjectSend, ...shared };
-    return this.take(r, { rid: from.rid, generation: from.nodeGeneration }, answer);
-  }
-
   /** Tells the sender of a message on the old route, once per route and sender; a lost notice costs latency only. */
-  private notify(r: ObjectSendRecord | ObjectRequestRecord, route: FollowRoute, sender: NodeRun): void {
+  private notify(call: InboundObjectCall, route: FollowRoute, sender: NodeRun): void {
     const { routes, link } = this.config;
     if (!routes.claimNotice(route, sender)) return;
+    const { correlation, origin } = call;
     const notice = encodeMessageFollow({
-      objectKind: r.objectKind,
-      id: r.id,
-      source: r.fences,
+      objectKind: call.objectKind,
+      id: call.id,
+      source: call.fences,
       target: route.target,
       hops: 1,
       queued: 0,
-      operationId: r.operationId,
-      replyRoute:
-        r.kind === RecordKind.ObjectRequest ? { correlation: r.correlation, origin: r.origin } : undefined,
+      operationId: call.operationId,
+      replyRoute: correlation !== undefined && origin !== undefined ? { correlation, origin } : undefined,
     });
     routes.noticeSent(route, sender, link.answer(sender.rid, notice));
   }
 }
 
+/** A call made in this process (no bytes of its own), written for its relay to `to`. */
+function encodeCall(call: InboundObjectCall, to: ObjectAddress, hops: number): Uint8Array {
+  const { correlation, origin } = call;
+  const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
+  const stamp = call.session && packSessionStamp(call.session);
+  return correlation !== undefined && origin !== undefined
+    ? encodeObjectRequest(
+        correlation,
+        origin,
+        to,
+        call.operationId,
+        call.packet,
+        call.metadata,
+        call.payload,
+        fields,
+        hops,
+        stamp,
+      )
+    : encodeObjectSend(to, call.operationId, call.packet, call.metadata, call.payload, fields, hops, stamp);
+}
+
 /** The wire error a refused relay ends with: a stale route for the caller to drop, or another incarnation. */
 function refusalOf(
-  r: ObjectSendRecord | ObjectRequestRecord,
+  r: InboundObjectCall,
   code: 'Unavailable' | 'InvalidOperation',
   reason: FollowRefusal | 'followTargetUnreachable',
 ): WireError {

@@ -1,6 +1,7 @@
 /** The object layer's own records: object calls and answers, control, Message Follow, relocation, owner leave. */
 export * from './object-wire.js';
 export * from './object-encode.js';
+export * from './object-relay.js';
 export * from './object-control-wire.js';
 export * from './object-follow-wire.js';
 export * from './owner-leave-wire.js';

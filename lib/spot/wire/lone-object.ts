@@ -9,12 +9,20 @@ import {
 
 const reader = new MsgpackReader();
 
+/** The fixarray heads of a call as its sender writes it, and as a relay does (one item more: the hops). */
+const SEND = 0x90 | SEND_LENGTH;
+const RELAYED_SEND = SEND + 1;
+const REQUEST = 0x90 | REQUEST_LENGTH;
+const RELAYED_REQUEST = REQUEST + 1;
+
 /**
  * An object send, request or reply read without msgpackr, the way `readCallFrame` reads a channel
  * call: only the forms this version writes (ASCII names, 32-bit numbers, no trace, no later fields).
  * Anything else (`undefined`) goes to `decodeObjectRecord`, which reads the same bytes to the same
  * record (property tests hold them to it), so this is a shortcut, never a second meaning. A node
  * generation is any string on the wire; an empty one (never written by this version) takes the long way.
+ * A call Message Follow relayed (its hop count after the trace) is read here too: on its new owner it
+ * is every call on a route that just moved.
  */
 export function readLoneObjectRecord(
   bytes: Uint8Array,
@@ -37,21 +45,21 @@ export function readLoneObjectRecord(
   }
   let correlation: number | undefined;
   let origin: NodeRun | undefined;
-  if (head === (0x90 | REQUEST_LENGTH) && kind === RecordKind.ObjectRequest) {
+  if ((head === REQUEST || head === RELAYED_REQUEST) && kind === RecordKind.ObjectRequest) {
     correlation = r.uint();
     const rid = correlation ? r.asciiStr(1) : undefined;
     const nodeGeneration = rid === undefined ? undefined : r.asciiStr(0);
     if (nodeGeneration === undefined) return undefined;
     origin = { rid: rid as string, nodeGeneration };
-  } else if (head !== (0x90 | SEND_LENGTH) || kind !== RecordKind.ObjectSend) return undefined;
+  } else if ((head !== SEND && head !== RELAYED_SEND) || kind !== RecordKind.ObjectSend) return undefined;
   const objectKind = r.asciiStr(2);
   if (objectKind !== 'spot' && objectKind !== 'actor') return undefined;
-  return readCallTail(r, objectKind, correlation, origin);
+  return readCallTail(r, objectKind, correlation, origin, head === RELAYED_REQUEST || head === RELAYED_SEND);
 }
 
 /**
- * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, and nothing after
- * (a relayed record, with its hops, takes the long way);
+ * From the id on: id, fences, operation id, packet, metadata, payload, nil trace, then (`relayed`) a
+ * hop count from 1 to 127, and nothing after (a session's stamp takes the long way);
  * made into the whole record at once (a request's when `origin` is given).
  */
 function readCallTail(
@@ -59,6 +67,7 @@ function readCallTail(
   objectKind: ObjectKind,
   correlation: number | undefined,
   origin: NodeRun | undefined,
+  relayed: boolean,
 ): ObjectSendRecord | ObjectRequestRecord | undefined {
   const id = r.asciiStr(3);
   if (id === undefined || r.peek() !== 0x95) return undefined;
@@ -74,6 +83,13 @@ function readCallTail(
   const payload = metadata === undefined ? undefined : r.bin();
   if (payload === undefined || r.peek() !== 0xc0) return undefined;
   r.skip(1);
+  let hops = 0;
+  if (relayed) {
+    // A positive fixint: a relay writes no other form, and 0 is never written for a call without a stamp.
+    hops = r.peek() ?? 0;
+    if (hops === 0 || hops > 0x7f) return undefined;
+    r.skip(1);
+  }
   if (!r.atEnd) return undefined;
   const fences = {
     owner: { rid: ownerRid as string, nodeGeneration: ownerGeneration as string },
@@ -94,6 +110,6 @@ function readCallTail(
     metadata: metadata ?? undefined,
     payload,
     trace: undefined,
-    hops: 0,
+    hops,
   } as ObjectSendRecord | ObjectRequestRecord;
 }

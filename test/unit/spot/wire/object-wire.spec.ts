@@ -20,6 +20,8 @@ import {
   encodeObjectRequest,
   encodeObjectSend,
   operationIdString,
+  packSessionStamp,
+  relayedCallBytes,
   wireAddress,
 } from '../../../../lib/spot/wire/index.js';
 
@@ -107,6 +109,15 @@ const ADDRESS: ObjectAddress = {
   },
 };
 const ORIGIN = { rid: 'node-a', nodeGeneration: 'gen-a' };
+/** A Session owner's stamp as a relayed session call carries it. */
+const STAMP = packSessionStamp({
+  ownerRid: 'gate-1',
+  ownerGeneration: 'g1',
+  listener: 'players',
+  sessionId: 's-9',
+  bindingGeneration: 4,
+  sequence: 12,
+});
 const PAYLOAD = encodePayload({ hello: 'room' });
 
 /** A record array written by msgpackr; what the decoder sees in a record a peer built any way it likes. */
@@ -411,6 +422,9 @@ describe('object records: the lone-record fast path', () => {
       encodeObjectSend(to, op, 'join', undefined, payload),
       encodeObjectRequest(7, origin, to, op, 'join', Uint8Array.of(0x80), payload),
       encodeObjectReply(7, 'cd34', payload),
+      // As Message Follow relays them: the hop count after the trace.
+      encodeObjectSend(to, op, 'join', undefined, payload, undefined, 1),
+      encodeObjectRequest(7, origin, to, op, 'join', undefined, payload, undefined, 8),
     ];
     for (const bytes of cases) {
       const lone = readLoneObjectRecord(bytes);
@@ -430,7 +444,67 @@ describe('object records: the lone-record fast path', () => {
     );
     const unicode = encodeObjectSend({ ...to, id: '방-1' }, 'op', 'join', undefined, payload);
     const grown = pack([WIRE_VERSION, RecordKind.ObjectReply, 7, 'g', payload, 'later']);
-    for (const bytes of [traced, unicode, grown]) expect(readLoneObjectRecord(bytes)).toBeUndefined();
+    const manyHops = encodeObjectSend(to, 'op', 'join', undefined, payload, undefined, 200);
+    const stamped = encodeObjectSend(to, 'op', 'join', undefined, payload, undefined, 1, STAMP);
+    for (const bytes of [traced, unicode, grown, manyHops, stamped])
+      expect(readLoneObjectRecord(bytes)).toBeUndefined();
     expect(decodeObjectRecord(grown)).toMatchObject({ kind: RecordKind.ObjectReply, correlation: 7 });
+  });
+});
+
+describe('a relayed call: the bytes it came in, its address and hops rewritten', () => {
+  const hops = fc.integer({ min: 0, max: 8 });
+  const stamped = fc.option(fc.constant(STAMP), { nil: undefined });
+
+  it('is byte for byte what the encoder writes for the new owner with one hop more (property)', () => {
+    fc.assert(
+      fc.property(call, address, hops, stamped, nodeRun, correlation, (c, next, taken, stamp, origin, id) => {
+        const fields = c.traced ? trace : undefined;
+        const from = wireAddress(c.to.objectKind, c.to.id, c.to.fences);
+        const to = wireAddress(next.objectKind, next.id, next.fences);
+        const send = (a: ObjectAddress, h: number) =>
+          encodeObjectSend(a, c.op, c.packet, c.md, c.payload, fields, h, stamp);
+        const request = (a: ObjectAddress, h: number) =>
+          encodeObjectRequest(id, origin, a, c.op, c.packet, c.md, c.payload, fields, h, stamp);
+        expect(hex(relayedCallBytes(send(from, taken), 'send', to, taken + 1) as Uint8Array)).toBe(
+          hex(send(to, taken + 1)),
+        );
+        expect(hex(relayedCallBytes(request(from, taken), 'request', to, taken + 1) as Uint8Array)).toBe(
+          hex(request(to, taken + 1)),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps the fields a later version appends, after its hops', () => {
+    const to = wireAddress('spot', 'room-1', { ...ADDRESS.fences, authorityOwnerGeneration: 3 });
+    const grown = pack([...requestItems(), 2, null, 'later']);
+    expect(decodeObjectRecord(relayedCallBytes(grown, 'request', to, 3) as Uint8Array)).toEqual(
+      decodeObjectRecord(
+        pack([
+          ...requestItems().slice(0, 5),
+          'spot',
+          'room-1',
+          fenceArray(to),
+          ...requestItems().slice(8),
+          3,
+          null,
+          'later',
+        ]),
+      ),
+    );
+  });
+
+  it('is undefined for bytes that are not a call this version writes (the relay encodes it then)', () => {
+    const to = wireAddress('spot', 'room-1', ADDRESS.fences);
+    const bytes = pack(sendItems());
+    for (const bad of [
+      bytes.subarray(0, bytes.length - 3),
+      pack(sendItems().slice(0, 9)),
+      encodePayload({ a: 1 }),
+    ])
+      expect(relayedCallBytes(bad, 'send', to, 1)).toBeUndefined();
+    expect(relayedCallBytes(bytes, 'send', ADDRESS, 1)).toBeUndefined();
   });
 });
