@@ -112,7 +112,10 @@ async function main(): Promise<void> {
       let s = now();
       await echo('hop');
       detour.push((now() - s) * 1000);
-      await echo('hop'); // the flush that keeps this sender's order runs with this one
+      // The old owner's notice comes a moment after its relay (NOTICE_DELAY_MS): once it has, the next
+      // call carries the flush that keeps this sender's order, and the direct sample goes straight.
+      await warmGap(20);
+      await echo('hop');
       await warmGap(20); // the same gap before each sample
       s = now();
       await echo('hop');

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from '@jest/globals';
 import { MAX_FOLLOW_HOPS, RecordKind, encodePayload } from '../../../../lib/core/index.js';
 import {
@@ -7,6 +8,7 @@ import {
   encodeObjectSend,
 } from '../../../../lib/spot/wire/index.js';
 import { FakeLink, MESH, RUN_A, RUN_B, objectLayer } from '../fixtures.js';
+import { NOTICE_DELAY_MS } from '../../../../lib/spot/timing.js';
 
 /**
  * Message Follow on the source of a move (spot-actor-routing §2.5): a call on the route this node held
@@ -53,16 +55,19 @@ const decoded = (link: FakeLink) =>
   link.answered.map((a) => ({ to: a.to, record: decodeObjectRecord(a.bytes) }));
 
 describe('Message Follow on the source', () => {
-  it('relays a request to the new owner with its identity and reply route, and tells the sender once', () => {
+  it('relays a request to the new owner with its identity and reply route, and tells the sender once', async () => {
     const { objects, link } = source();
     objects.followRoutes.install(KEY, SOURCE, TARGET);
     link.deliver(RecordKind.ObjectRequest, request(7));
     link.deliver(RecordKind.ObjectRequest, request(8));
+    // The notice leaves a moment after the relays (NOTICE_DELAY_MS).
+    expect(link.answered).toHaveLength(2);
+    await sleep(NOTICE_DELAY_MS + 5);
     const out = decoded(link);
     expect(out.map((o) => [o.to, (o.record as { kind: number }).kind])).toEqual([
       ['node-c', RecordKind.ObjectRequest],
-      ['node-b', RecordKind.MessageFollow],
       ['node-c', RecordKind.ObjectRequest],
+      ['node-b', RecordKind.MessageFollow],
     ]);
     expect(out[0]?.record).toEqual({
       kind: RecordKind.ObjectRequest,
@@ -79,7 +84,7 @@ describe('Message Follow on the source', () => {
       hops: 1,
     });
     expect(Buffer.from((out[0]?.record as { payload: Uint8Array }).payload)).toEqual(Buffer.from(PAYLOAD));
-    expect(out[1]?.record).toMatchObject({
+    expect(out[2]?.record).toMatchObject({
       source: SOURCE,
       target: TARGET,
       hops: 1,
@@ -88,13 +93,14 @@ describe('Message Follow on the source', () => {
     });
   });
 
-  it('relays a send too, one hop more, and says nothing back on a relayed message', () => {
+  it('relays a send too, one hop more, and says nothing back on a relayed message', async () => {
     const { objects, link } = source();
     objects.followRoutes.install(KEY, SOURCE, TARGET);
     link.deliver(
       RecordKind.ObjectSend,
       encodeObjectSend(address(SOURCE), 'op-s', 'chat', undefined, PAYLOAD, undefined, 3),
     );
+    await sleep(NOTICE_DELAY_MS + 5);
     const out = decoded(link);
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({
