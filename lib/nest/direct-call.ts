@@ -98,61 +98,41 @@ function decide(
     string,
     ParamEntry
   >;
-  const plan: { index: number; type: ZLinkParamtype; data: unknown }[] = [];
+  const plan: Plan[number][] = [];
   for (const [key, entry] of Object.entries(params)) {
     if (key.includes(CUSTOM_ROUTE_ARGS_METADATA) || nonEmpty(entry.pipes)) return null;
     const type = Number(key.split(':')[0]);
     if (type !== ZLinkParamtype.PAYLOAD && type !== ZLinkParamtype.CONTEXT) return null;
     plan.push({ index: entry.index, type, data: entry.data });
   }
+  const call = callShape(plan);
   // Each instance's own method: the same function as the one decided on, unless an instance overrides it.
-  return (instance) => bound(instance, (instance as Record<string, unknown>)[method] as Method, plan);
+  return (instance) => bound(instance, (instance as Record<string, unknown>)[method] as Method, call);
 }
 
-function bound(
-  instance: object,
-  callback: Method,
-  plan: readonly { index: number; type: ZLinkParamtype; data: unknown }[],
-): HandlerFn {
-  const call =
-    plan.length === 0
-      ? // Without parameter decorators Nest passes the raw arguments: (payload, context).
-        (payload: unknown, context: unknown) => callback.call(instance, payload, context)
-      : planned(instance, callback, plan);
-  const fail = (error: unknown): never => {
-    throw toHandlerFailure(logged(error));
-  };
-  return (payload, context) => {
-    let result: unknown;
-    try {
-      result = call(payload, context);
-    } catch (error) {
-      return fail(error);
-    }
-    // Every Observable has `subscribe`: the cheap test spares plain values rxjs's instanceof walk.
-    if (hasSubscribe(result) && isObservable(result))
-      return lastValueFrom(result, { defaultValue: undefined }).catch(fail);
-    return isThenable(result) ? result.then(undefined, fail) : result;
-  };
-}
+type Plan = readonly { index: number; type: ZLinkParamtype; data: unknown }[];
+/** A method called with one call's payload and context, in the form its parameters take them. */
+type CallShape = (callback: Method, instance: object, payload: unknown, context: unknown) => unknown;
 
-function planned(
-  instance: object,
-  callback: Method,
-  plan: readonly { index: number; type: ZLinkParamtype; data: unknown }[],
-): (payload: unknown, context: unknown) => unknown {
-  const length = Math.max(...plan.map((p) => p.index)) + 1;
+/**
+ * How a method takes (payload, context), decided with its plan so that binding it to an activation
+ * (the first call on every created or moved object) makes one closure and reads no plan:
+ * `(payload, context)` as Nest passes raw arguments, `(payload)` or `(payload, context)` by decorator,
+ * or an argument array built per call for any other shape.
+ */
+function callShape(plan: Plan): CallShape {
   const whole = (p: { type: ZLinkParamtype; data: unknown }): boolean =>
     p.type === ZLinkParamtype.PAYLOAD && (p.data === undefined || p.data === null || p.data === '');
+  const [first, second] = [...plan].sort((a, b) => a.index - b.index);
+  // Without parameter decorators Nest passes the raw arguments: (payload, context).
+  if (plan.length === 0) return rawArguments;
   // The usual shapes, `(@ZLinkPayload() p)` and `(@ZLinkPayload() p, @ZLinkContext() c)`, build no
   // argument array per call.
-  const [first, second] = [...plan].sort((a, b) => a.index - b.index);
-  if (plan.length === 1 && first?.index === 0 && whole(first))
-    return (payload) => callback.call(instance, payload);
+  if (plan.length === 1 && first?.index === 0 && whole(first)) return payloadOnly;
   if (plan.length === 2 && first?.index === 0 && whole(first) && second?.index === 1)
-    if (second.type === ZLinkParamtype.CONTEXT)
-      return (payload, context) => callback.call(instance, payload, context);
-  return (payload, context) => {
+    if (second.type === ZLinkParamtype.CONTEXT) return rawArguments;
+  const length = Math.max(...plan.map((p) => p.index)) + 1;
+  return (callback, instance, payload, context) => {
     // Holes go to the method as undefined, as Nest passes them.
     const args: unknown[] = new Array(length);
     for (const p of plan) {
@@ -166,6 +146,30 @@ function planned(
     }
     return callback.apply(instance, args);
   };
+}
+
+const rawArguments: CallShape = (callback, instance, payload, context) =>
+  callback.call(instance, payload, context);
+const payloadOnly: CallShape = (callback, instance, payload) => callback.call(instance, payload);
+
+/** The handler of one instance: its method called in `call`'s shape, its failures as Nest reports them. */
+function bound(instance: object, callback: Method, call: CallShape): HandlerFn {
+  return (payload, context) => {
+    let result: unknown;
+    try {
+      result = call(callback, instance, payload, context);
+    } catch (error) {
+      return fail(error);
+    }
+    // Every Observable has `subscribe`: the cheap test spares plain values rxjs's instanceof walk.
+    if (hasSubscribe(result) && isObservable(result))
+      return lastValueFrom(result, { defaultValue: undefined }).catch(fail);
+    return isThenable(result) ? result.then(undefined, fail) : result;
+  };
+}
+
+function fail(error: unknown): never {
+  throw toHandlerFailure(logged(error));
 }
 
 /** Nest's default external exception filter logs an Error before rethrowing it; so do we. */
