@@ -68,7 +68,6 @@ export type FollowDecision =
       readonly reason: FollowRefusal;
     };
 
-const keyOf = (kind: ObjectKind, id: string): string => `${kind}\u0000${id}`;
 const runKey = (run: NodeRun): string => `${run.rid}\u0000${run.nodeGeneration}`;
 const sameRun = (a: NodeRun, b: NodeRun): boolean => a.rid === b.rid && a.nodeGeneration === b.nodeGeneration;
 
@@ -81,7 +80,11 @@ const checkDuration = (ms: number): number => runtimeMs('messageFollowDurationMs
  */
 export class FollowRoutes {
   private durationMs: number;
-  private readonly routes = new Map<string, HeldRoute[]>();
+  /** By kind, then id: a relay looks its route up by the id it read, no key string built. */
+  private readonly routes: Record<ObjectKind, Map<string, HeldRoute[]>> = {
+    spot: new Map(),
+    actor: new Map(),
+  };
 
   constructor(
     private readonly clock: Clock,
@@ -107,13 +110,14 @@ export class FollowRoutes {
 
   /** No route is held: the one check a call pays while nothing has moved away from here. */
   get empty(): boolean {
-    return this.routes.size === 0;
+    return this.routes.spot.size === 0 && this.routes.actor.size === 0;
   }
 
   /** Routes held now, expired ones not yet swept included. */
   get size(): number {
     let n = 0;
-    for (const list of this.routes.values()) n += list.length;
+    for (const byId of [this.routes.spot, this.routes.actor])
+      for (const list of byId.values()) n += list.length;
     return n;
   }
 
@@ -140,12 +144,12 @@ export class FollowRoutes {
       until: this.clock.now() + this.durationMs,
       notices: new Map(),
     };
-    const k = keyOf(key.kind, key.id);
-    const list = (this.routes.get(k) ?? []).filter(
+    const byId = this.routes[key.kind];
+    const list = (byId.get(key.id) ?? []).filter(
       (r) => r.source.authorityOwnerGeneration !== source.authorityOwnerGeneration,
     );
     list.push(route);
-    this.routes.set(k, list);
+    byId.set(key.id, list);
     // Swept when it expires, so that `empty` (checked by every call to this node) turns true again
     // without waiting for a call on that very route.
     setTimeout(() => this.sweep(), this.durationMs + 1).unref();
@@ -159,17 +163,22 @@ export class FollowRoutes {
    * store; an expired route found here goes.
    */
   decide(kind: ObjectKind, id: string, carried: ObjectRouteFences, hops: number): FollowDecision {
-    const k = keyOf(kind, id);
-    const list = this.routes.get(k);
-    const route = list?.find(
-      (r) =>
+    const byId = this.routes[kind];
+    const list = byId.get(id);
+    let route: HeldRoute | undefined;
+    // One route per move away from here: a list of one or two, looked at by index (no closure per relay).
+    for (let i = 0; list !== undefined && i < list.length && route === undefined; i++) {
+      const r = list[i] as HeldRoute;
+      if (
         sameRun(r.source.owner, carried.owner) &&
         r.source.authorityOwnerGeneration === carried.authorityOwnerGeneration &&
-        r.source.ownerLeaseGeneration === carried.ownerLeaseGeneration,
-    );
+        r.source.ownerLeaseGeneration === carried.ownerLeaseGeneration
+      )
+        route = r;
+    }
     if (list === undefined || route === undefined) return refuse('Unavailable', 'noFollowRoute');
     if (this.clock.now() >= route.until) {
-      this.remove(k, list, route);
+      this.remove(byId, id, list, route);
       return refuse('Unavailable', 'followExpired');
     }
     if (carried.objectGeneration !== route.objectGeneration)
@@ -182,12 +191,13 @@ export class FollowRoutes {
   sweep(): number {
     const now = this.clock.now();
     let dropped = 0;
-    for (const [k, list] of this.routes) {
-      const live = list.filter((r) => r.until > now);
-      dropped += list.length - live.length;
-      if (live.length === 0) this.routes.delete(k);
-      else if (live.length !== list.length) this.routes.set(k, live);
-    }
+    for (const byId of [this.routes.spot, this.routes.actor])
+      for (const [id, list] of byId) {
+        const live = list.filter((r) => r.until > now);
+        dropped += list.length - live.length;
+        if (live.length === 0) byId.delete(id);
+        else if (live.length !== list.length) byId.set(id, live);
+      }
     return dropped;
   }
 
@@ -219,10 +229,10 @@ export class FollowRoutes {
     return (route as HeldRoute).notices?.get(runKey(sender));
   }
 
-  private remove(k: string, list: HeldRoute[], route: HeldRoute): void {
+  private remove(byId: Map<string, HeldRoute[]>, id: string, list: HeldRoute[], route: HeldRoute): void {
     const rest = list.filter((r) => r !== route);
-    if (rest.length === 0) this.routes.delete(k);
-    else this.routes.set(k, rest);
+    if (rest.length === 0) byId.delete(id);
+    else byId.set(id, rest);
   }
 }
 
