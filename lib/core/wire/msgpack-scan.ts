@@ -49,12 +49,18 @@ function sizeWithLength(bytes: Uint8Array, at: number, b: number): number {
  * Where the msgpack value that starts at `at` ends (nested values included), without decoding or
  * allocating anything; `-1` when it runs past the end of `bytes`. A linear walk over headers, as
  * `countMsgpackValues` does, keeping how many items the open containers still hold.
+ *
+ * `plain`: `-1` also at an ext value (or the never-used 0xc1). msgpackr gives some exts a meaning that
+ * reaches past their own bytes (a record definition, a string bundle read from the end of the buffer),
+ * so where an ext can stand, where this walk says a value ends need not be where msgpackr's reading of
+ * it does. A caller that cuts bytes at these boundaries and has them read again walks plainly.
  */
-export function msgpackValueEnd(bytes: Uint8Array, at: number): number {
+export function msgpackValueEnd(bytes: Uint8Array, at: number, plain = false): number {
   let pending = 1;
   while (pending > 0) {
     if (at >= bytes.length) return -1;
     const b = bytes[at] as number;
+    if (plain && isExtOrUnused(b)) return -1;
     pending--;
     if (b < 0x80 || b >= 0xe0) at += 1;
     else if (b < 0x90) {
@@ -78,4 +84,9 @@ export function msgpackValueEnd(bytes: Uint8Array, at: number): number {
     }
   }
   return at <= bytes.length ? at : -1;
+}
+
+/** ext 8/16/32 (0xc7–0xc9), fixext 1–16 (0xd4–0xd8), and 0xc1, which msgpack never uses. */
+function isExtOrUnused(b: number): boolean {
+  return b === 0xc1 || (b >= 0xc7 && b <= 0xc9) || (b >= 0xd4 && b <= 0xd8);
 }

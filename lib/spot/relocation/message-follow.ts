@@ -126,21 +126,28 @@ export class MessageFollow {
     setTimeout(this.sendNotices, NOTICE_DELAY_MS).unref();
   };
 
+  /** Runs from a timer: nothing may throw out of it (a notice that cannot be written is as one lost). */
   private readonly sendNotices = (): void => {
     const { routes, link } = this.config;
     for (const { call, route, sender } of this.notices.splice(0)) {
       const { correlation, origin } = call;
-      const notice = encodeMessageFollow({
-        objectKind: call.objectKind,
-        id: call.id,
-        source: call.fences,
-        target: route.target,
-        hops: 1,
-        queued: 0,
-        operationId: call.operationId,
-        replyRoute: correlation !== undefined && origin !== undefined ? { correlation, origin } : undefined,
-      });
-      routes.noticeSent(route, sender, link.answer(sender.rid, notice));
+      let sent = false;
+      try {
+        const notice = encodeMessageFollow({
+          objectKind: call.objectKind,
+          id: call.id,
+          source: call.fences,
+          target: route.target,
+          hops: 1,
+          queued: 0,
+          operationId: call.operationId,
+          replyRoute: correlation !== undefined && origin !== undefined ? { correlation, origin } : undefined,
+        });
+        sent = link.answer(sender.rid, notice);
+      } catch {
+        // The next relay on this route may try again (`noticeSent` false).
+      }
+      routes.noticeSent(route, sender, sent);
     }
   };
 }

@@ -11,8 +11,9 @@ const CALL_VALUES = 5;
  * A send or request record as Message Follow relays it (`wire`: the bytes it arrived in, read already):
  * the same bytes with the address replaced by the new owner's (`to.bytes`, written once per move) and
  * `hops` written in its slot, so the reply route, operation id, payload, trace, session stamp and any
- * later field go on exactly as they came, never decoded and encoded again. `undefined` when the bytes
- * do not hold the array this version writes (the caller encodes the record instead). `hops` is 1..127.
+ * later field go on exactly as they came, never decoded and encoded again. `undefined` (the caller
+ * encodes the record instead) unless the bytes are the array this version writes, every item plain
+ * msgpack (no ext) to the last byte. `hops` is 1..127.
  */
 export function relayedCallBytes(
   wire: Uint8Array,
@@ -25,18 +26,22 @@ export function relayedCallBytes(
   // A fixarray, or an array 16 once a later version's fields make it longer than 15 items.
   const headLength = head === 0xdc ? 3 : 1;
   const items = head === 0xdc ? ((wire[1] as number) << 8) | (wire[2] as number) : head & 0x0f;
-  if (address === undefined || ((head & 0xf0) !== 0x90 && head !== 0xdc)) return undefined;
   const length = messageKind === 'send' ? SEND_LENGTH : REQUEST_LENGTH;
+  if (address === undefined || ((head & 0xf0) !== 0x90 && head !== 0xdc) || items < length) return undefined;
+  // Every item walked plainly, to the last byte: an ext could make msgpackr read the spliced bytes
+  // otherwise than the record this node checked (a peer's ext hiding fields inside the fences), so a
+  // record holding one is encoded again from what was read instead.
   let at = headLength;
-  for (let i = 0; i < BEFORE_ADDRESS[messageKind] && at > 0; i++) at = msgpackValueEnd(wire, at);
-  const addressStart = at;
-  for (let i = 0; i < ADDRESS_VALUES && at > 0; i++) at = msgpackValueEnd(wire, at);
-  const addressEnd = at;
-  for (let i = 0; i < CALL_VALUES && at > 0; i++) at = msgpackValueEnd(wire, at);
+  const skip = (values: number): number => {
+    for (let i = 0; i < values && at > 0; i++) at = msgpackValueEnd(wire, at, true);
+    return at;
+  };
+  const addressStart = skip(BEFORE_ADDRESS[messageKind]);
+  const addressEnd = skip(ADDRESS_VALUES);
+  const hopsStart = skip(CALL_VALUES);
   // `hops` is the item after the trace: replaced when the record has one, else appended as the last.
-  const hopsEnd = at > 0 && items > length ? msgpackValueEnd(wire, at) : at;
-  if (hopsEnd < 0 || items < length || (items === length && at !== wire.length)) return undefined;
-  const hopsStart = at;
+  const hopsEnd = skip(items > length ? 1 : 0);
+  if (skip(items - length - (items > length ? 1 : 0)) !== wire.length) return undefined;
   const count = Math.max(items, length + 1);
   const newHead = count > 15 ? 3 : 1;
   const out = Buffer.allocUnsafe(

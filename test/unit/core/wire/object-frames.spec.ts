@@ -125,4 +125,14 @@ describe('msgpackValueEnd', () => {
       { numRuns: 300 },
     );
   });
+
+  it('walking plainly, stops at an ext (whose reading msgpackr may stretch past its bytes) or 0xc1', () => {
+    const plain = encodePayload([1, 'a', { b: [2] }]);
+    expect(msgpackValueEnd(plain, 0, true)).toBe(plain.length);
+    for (const hidden of [[0xd4, 0x72, 0x00], [0xd6, 0x62, 0, 0, 0, 0], [0xc7, 1, 5, 0], [0xc1]]) {
+      const bytes = Uint8Array.from([0x93, 0x01, ...hidden, 0x02]);
+      expect(msgpackValueEnd(bytes, 0, true)).toBe(-1);
+      if (hidden[0] !== 0xc1) expect(msgpackValueEnd(bytes, 0)).toBe(bytes.length);
+    }
+  });
 });
