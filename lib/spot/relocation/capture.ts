@@ -6,6 +6,7 @@ import {
   userCodeError,
 } from '../../core/index.js';
 import {
+  type ObjectAddress,
   type RelocationImage,
   type TimerImage,
   encodeObjectRequest,
@@ -85,9 +86,16 @@ export function callRecord(call: InboundObjectCall): Uint8Array {
     const carried = { publisherRid, publisherGeneration: event.publisherGeneration, spotId: call.id };
     return encodeSpotEvent(channel, topic, call.packet, event.seq, from, call.payload, carried);
   }
-  const to = { objectKind: call.objectKind, id: call.id, fences: call.fences };
+  return encodeCall(call, { objectKind: call.objectKind, id: call.id, fences: call.fences }, call.hops);
+}
+
+/**
+ * A call as the send or request record its sender would write to `to`, after `hops` relays: the form a
+ * call made in this process takes when a move carries it or Message Follow relays it.
+ */
+export function encodeCall(call: InboundObjectCall, to: ObjectAddress, hops: number): Uint8Array {
   const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
-  const { operationId, packet, metadata, payload, hops } = call;
+  const { operationId, packet, metadata, payload } = call;
   const stamp = call.session && packSessionStamp(call.session);
   return call.correlation !== undefined && call.origin !== undefined
     ? encodeObjectRequest(

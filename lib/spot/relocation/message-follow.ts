@@ -1,22 +1,8 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  RESOLVED,
-  type WireError,
-  type ZLinkEvents,
-  encodeFrameworkFields,
-} from '../../core/index.js';
-import {
-  type ObjectAddress,
-  encodeMessageFollow,
-  encodeObjectRequest,
-  encodeObjectSend,
-  packSessionStamp,
-  relayedCallBytes,
-  writeObjectFences,
-} from '../wire/index.js';
+import { type MeshLink, type NodeRun, RESOLVED, type WireError, type ZLinkEvents } from '../../core/index.js';
+import { encodeMessageFollow, relayedCallBytes, writeObjectFences } from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
+import { encodeCall } from './capture.js';
 import { NOTICE_DELAY_MS } from '../timing.js';
 
 /** What relaying needs: the mesh to the new owner and back to the sender, and the committed routes. */
@@ -150,27 +136,6 @@ export class MessageFollow {
       routes.noticeSent(route, sender, sent);
     }
   };
-}
-
-/** A call made in this process (no bytes of its own), written for its relay to `to`. */
-function encodeCall(call: InboundObjectCall, to: ObjectAddress, hops: number): Uint8Array {
-  const { correlation, origin } = call;
-  const fields = call.trace && encodeFrameworkFields(call.trace.traceparent, call.trace.tracestate);
-  const stamp = call.session && packSessionStamp(call.session);
-  return correlation !== undefined && origin !== undefined
-    ? encodeObjectRequest(
-        correlation,
-        origin,
-        to,
-        call.operationId,
-        call.packet,
-        call.metadata,
-        call.payload,
-        fields,
-        hops,
-        stamp,
-      )
-    : encodeObjectSend(to, call.operationId, call.packet, call.metadata, call.payload, fields, hops, stamp);
 }
 
 /** The wire error a refused relay ends with: a stale route for the caller to drop, or another incarnation. */
