@@ -1,5 +1,5 @@
 import type { NodeRun, PeerAddress } from '../../core/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import type { CallsElsewhere, InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import type { ObjectHost } from '../owner/object-host.js';
 import type { MessageFollow, Relocations } from '../relocation/index.js';
 
@@ -8,7 +8,7 @@ import type { MessageFollow, Relocations } from '../relocation/index.js';
  * object arriving here takes it once it is in (`holdArriving`), else it follows its object (Message
  * Follow). Written once for both paths; the host asks only after refusing the route.
  */
-export class MovedCalls {
+export class MovedCalls implements CallsElsewhere {
   constructor(
     private readonly host: ObjectHost,
     private readonly follow: MessageFollow,
@@ -16,18 +16,15 @@ export class MovedCalls {
     private readonly self: NodeRun,
   ) {}
 
-  /**
-   * What the host tries for `call` when it holds no such route, or `undefined` while nothing moves
-   * (no closure is made per call then). `from`: the peer that sent it, absent for a local caller's.
-   */
-  elsewhere(call: InboundObjectCall, answer: ObjectAnswer, from?: PeerAddress): (() => boolean) | undefined {
-    if (!this.follow.active && !this.host.moves.anyArriving) return undefined;
-    return () =>
+  take(call: InboundObjectCall, answer: ObjectAnswer, from?: PeerAddress): boolean {
+    if (!this.follow.active && !this.host.moves.anyArriving) return false;
+    return (
       this.relocations?.holdArriving(call, answer) === true ||
       this.follow.take(
         call,
         from === undefined ? this.self : { rid: from.rid, nodeGeneration: from.generation },
         answer,
-      );
+      )
+    );
   }
 }

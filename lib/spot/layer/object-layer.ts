@@ -164,7 +164,7 @@ export class ObjectLayer {
       cache: this.cache,
       // A local call is admitted as a peer's would be, Message Follow included.
       host: host && {
-        dispatch: (call, answer) => host.dispatch(call, answer, moved?.elsewhere(call, answer)),
+        dispatch: (call, answer) => host.dispatch(call, answer, moved),
       },
       pending: config.pending,
       events,

@@ -118,7 +118,7 @@ export class ObjectReceiver {
         // A node that holds no objects is never the current owner of any.
         if (!host) return answer.error(staleRoute(self.rid, call));
         // A call on a route this node no longer holds may follow its object, or wait for one arriving.
-        host.dispatch(call, answer, this.parts.moved?.elsewhere(call, answer, record.from));
+        host.dispatch(call, answer, this.parts.moved, record.from);
       }
     }
   }

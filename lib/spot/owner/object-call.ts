@@ -2,6 +2,7 @@ import type {
   MessageKind,
   NodeRun,
   ObjectKind,
+  PeerAddress,
   TraceFields,
   WireError,
   ZLinkMulticastEvent,
@@ -61,4 +62,13 @@ export interface ObjectAnswer {
   accepted?(): void;
   /** An event this incarnation had run already (a move brought it twice): its turn ran no handler. */
   skipped?(): void;
+}
+
+/**
+ * Where a call goes that its owner refused for a route it no longer holds: an object arriving here, or
+ * Message Follow after one that left. `true` when it took the call (answered or sent on), `false` when
+ * the owner's stale-route answer applies. `from`: the peer that sent the call, absent for a local caller's.
+ */
+export interface CallsElsewhere {
+  take(call: InboundObjectCall, answer: ObjectAnswer, from?: PeerAddress): boolean;
 }

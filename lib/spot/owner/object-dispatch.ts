@@ -12,7 +12,7 @@ import { type TurnJob, isHandedOff } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
-export type { InboundObjectCall, ObjectAnswer } from './object-call.js';
+export type { CallsElsewhere, InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /**
  * Runs a call with one of the runtime's own packets (a flush, a membership change) on its owner. The

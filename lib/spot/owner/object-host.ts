@@ -11,6 +11,7 @@ import {
   type ObjectKind,
   type ObjectRef,
   type ObjectTypeMetrics,
+  type PeerAddress,
   type TracePropagation,
   type ZLinkEvents,
   ZLinkError,
@@ -26,13 +27,14 @@ import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { emitObjectEvent, userCode, within } from './host-helpers.js';
 import {
+  type CallsElsewhere,
   type DispatchDeps,
   type InboundObjectCall,
   type ObjectAnswer,
   type RuntimeCallRunner,
   runObjectCall,
 } from './object-dispatch.js';
-import { exists, refusal, staleRef, staleRoute } from './refusals.js';
+import { creationLost, exists, refusal, staleRef, staleRoute } from './refusals.js';
 
 export interface ObjectHostConfig extends OwnerLiveness {
   readonly mesh: string;
@@ -242,14 +244,7 @@ export class ObjectHost {
         });
       }
       const committed = await this.claims.commit(key, cls.type, claim.version, held, what);
-      if (committed === undefined)
-        throw new ZLinkError(
-          'Unavailable',
-          `${what}: another node took the object while it was being created`,
-          {
-            details: { reason: 'creationLost' },
-          },
-        );
+      if (committed === undefined) throw creationLost(what);
       a.authority = { ...held, storeVersion: committed };
       a.state = 'ready';
     } catch (error) {
@@ -291,16 +286,21 @@ export class ObjectHost {
   }
 
   /**
-   * Admits one call to an object of this node, or answers why not: `ObjectRefused` while fenced,
-   * `ObjectStale` when the route is not the held one (§2.1 step 5; ObjectGeneration is not compared,
-   * §2.6) and `elsewhere` (Message Follow, once an object moved away) did not take it, else the call
-   * becomes a turn. Never throws.
+   * Admits one call (from peer `from`, or a local caller) to an object of this node, or answers why
+   * not: `ObjectRefused` while fenced, `ObjectStale` when the route is not the held one (§2.1 step 5;
+   * ObjectGeneration is not compared, §2.6) and `elsewhere` did not take it; else it becomes a turn.
+   * Never throws.
    */
-  dispatch(call: InboundObjectCall, answer: ObjectAnswer, elsewhere?: () => boolean): void {
+  dispatch(
+    call: InboundObjectCall,
+    answer: ObjectAnswer,
+    elsewhere?: CallsElsewhere,
+    from?: PeerAddress,
+  ): void {
     if (this.fenced) return answer.error(refusal(fencedRefusal(`${call.objectKind} '${call.id}'`)));
     const a = this.active.get(call.objectKind, call.id);
     if (a === undefined || !a.admits(this.config.self, call.fences)) {
-      if (elsewhere?.() === true) return;
+      if (elsewhere?.take(call, answer, from) === true) return;
       return answer.error(staleRoute(this.config.self.rid, call));
     }
     // A moving object's hold keeps what arrives after its seal, for the target or for an abort.

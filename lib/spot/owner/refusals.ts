@@ -14,6 +14,13 @@ export function exists(what: string, ref: ObjectRef): ZLinkError {
   );
 }
 
+/** A creation whose claim another node took over before its commit. */
+export function creationLost(what: string): ZLinkError {
+  return new ZLinkError('Unavailable', `${what}: another node took the object while it was being created`, {
+    details: { reason: 'creationLost' },
+  });
+}
+
 /** A ref (of generation `named`) that is not the current incarnation (`current`): `InvalidOperation`. */
 export function staleRef(what: string, named: number, current: number): ZLinkError {
   return new ZLinkError(
