@@ -10,6 +10,7 @@ import {
   isName,
   isObjectKind,
   isStr,
+  msgpackValueEnd,
   packr,
   readFrameworkFields,
   type NodeRun,
@@ -163,7 +164,10 @@ export const REQUEST_LENGTH = 13;
  * Reads one object record: the bytes of one record, as `decodeFrame(frame, true)` hands them back
  * in `objects`. Returns the record, or the reason it is malformed (the caller drops and counts it,
  * as it does `decodeFrame`'s `malformed`); never throws, never answers anyone. Fields after the
- * ones this version knows are ignored; a missing or mistyped field refuses the record.
+ * ones this version knows are ignored; a missing or mistyped field refuses the record. A send or
+ * request is plain msgpack to its last byte, as this version writes it: one holding an ext is refused,
+ * since msgpackr gives some exts a reach past their own bytes (a record definition, a string bundle)
+ * while a relay cuts a call's bytes where a plain walk finds its items (`relayedCallBytes`).
  */
 export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
   if (bytes.length > MAX_FRAME_VALUES && countMsgpackValues(bytes, MAX_FRAME_VALUES) > MAX_FRAME_VALUES)
@@ -177,6 +181,8 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
   if (!Array.isArray(value) || value[0] !== WIRE_VERSION)
     return 'object record: not a version 1 record array';
   const v = value as unknown[];
+  if ((v[1] === RecordKind.ObjectSend || v[1] === RecordKind.ObjectRequest) && !plainToEnd(bytes))
+    return 'object call record: holds an ext (a call is plain msgpack)';
   switch (v[1]) {
     case RecordKind.ObjectSend:
       return v.length < SEND_LENGTH
@@ -244,6 +250,11 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }
+}
+
+/** Whether `bytes` are one msgpack value with no ext (nor the unused 0xc1) anywhere in it. */
+function plainToEnd(bytes: Uint8Array): boolean {
+  return msgpackValueEnd(bytes, 0, true) === bytes.length;
 }
 
 /** The send or request whose address starts at `at`; `undefined` when a field is not what it must be. */

@@ -8,6 +8,7 @@ import {
   encodeObjectSend,
 } from '../../../../lib/spot/wire/index.js';
 import { FakeLink, MESH, RUN_A, RUN_B, objectLayer } from '../fixtures.js';
+import { hostileExtSend } from '../wire/hostile-call.js';
 import { NOTICE_DELAY_MS } from '../../../../lib/spot/timing.js';
 
 /**
@@ -109,52 +110,22 @@ describe('Message Follow on the source', () => {
     });
   });
 
-  it('a record whose bytes hide fields in an ext is relayed as what this node read, never as its bytes', async () => {
-    const { objects, link } = source();
-    objects.followRoutes.install(KEY, SOURCE, TARGET);
-    // A peer's send: a record definition (ext 0x72) inside the fences carries a second set of fields,
-    // and a string bundle (ext 0x62) in the trace makes msgpackr skip to the end. msgpackr reads op-1;
-    // cut at the boundaries a plain walk finds, the same bytes would read as the hidden op EVIL.
-    const p = (v: unknown): Buffer => Buffer.from(encodePayload(v));
-    const bin = (text: string): Buffer =>
-      Buffer.concat([Buffer.from([0xc4, text.length]), Buffer.from(text)]);
-    const hostile = (bundleAt: number): Buffer => {
-      const generations = [p(SOURCE.objectGeneration), p(1), p(1)];
-      const hidden = [p('EVIL'), p('evil'), Buffer.from([0xc0]), bin('E')];
-      const bundle = Buffer.from([0xd6, 0x62, ...[24, 16, 8, 0].map((s) => (bundleAt >>> s) & 0xff)]);
-      const trace = Buffer.concat([Buffer.from([0x81]), p('x'), bundle, Buffer.from([0x00])]);
-      return Buffer.concat([
-        Buffer.from([0x9b, 0x01, RecordKind.ObjectSend]),
-        p('spot'),
-        p('room-1'),
-        Buffer.from([0x97]),
-        p(RUN_A.rid),
-        p(RUN_A.nodeGeneration),
-        ...generations,
-        Buffer.from([0xd4, 0x72, 0x00, 0x95]),
-        ...['a', 'b', 'c', 'd', 'e'].map(p),
-        ...hidden,
-        trace,
-        Buffer.from([0x00]),
-        p('op-1'),
-        p('chat'),
-        Buffer.from([0xc0]),
-        bin('A'),
-        Buffer.from([0xc0, 0x01, 0xa0, 0xa0]),
-      ]);
-    };
-    const first = hostile(0);
-    const bytes = hostile(first.length - 2 - (first.indexOf(Buffer.from([0xd6, 0x62])) + 2));
-    expect(decodeObjectRecord(bytes)).toMatchObject({ operationId: 'op-1', packet: 'chat', hops: 1 });
-    link.deliver(RecordKind.ObjectSend, bytes);
-    await sleep(NOTICE_DELAY_MS + 5);
-    const out = decoded(link);
-    expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({
-      to: 'node-c',
-      record: { kind: RecordKind.ObjectSend, operationId: 'op-1', packet: 'chat', hops: 2, fences: TARGET },
+  it('a call whose bytes hide fields in an ext is dropped and counted, never relayed', async () => {
+    const link = new FakeLink();
+    const { objects, events } = objectLayer(link, 'server');
+    const errors: string[] = [];
+    events.subscribe((e) => {
+      if (e.type === 'protocol_error') errors.push(e.reason);
     });
-    expect(Buffer.from((out[0]?.record as { payload: Uint8Array }).payload).toString()).toBe('A');
+    objects.followRoutes.install(KEY, SOURCE, TARGET);
+    link.deliver(RecordKind.ObjectSend, hostileExtSend(SOURCE));
+    link.deliver(RecordKind.ObjectRequest, request(11));
+    await sleep(NOTICE_DELAY_MS + 5);
+    expect(errors).toEqual([expect.stringMatching(/holds an ext/)]);
+    expect(decoded(link).map((o) => o.record)).toEqual([
+      expect.objectContaining({ kind: RecordKind.ObjectRequest, correlation: 11, hops: 1 }),
+      expect.objectContaining({ kind: RecordKind.MessageFollow }),
+    ]);
   });
 
   it('another incarnation is InvalidOperation; a ninth hop is Unavailable with the route to drop', () => {

@@ -24,6 +24,7 @@ import {
   relayedCallBytes,
   wireAddress,
 } from '../../../../lib/spot/wire/index.js';
+import { hostileExtSend } from './hostile-call.js';
 
 /**
  * Object records (kinds 60–63): the bytes are what msgpackr writes for the record array of
@@ -377,6 +378,18 @@ describe('object records: later versions and refusals', () => {
     expect(typeof decodeObjectRecord(pack(items))).toBe('string');
   });
 
+  it('refuses a send or request holding an ext, even in a field it ignores or one msgpackr reads well', () => {
+    const later = [0, null, new Date(0)];
+    for (const items of [sendItems, requestItems]) {
+      expect(typeof decodeObjectRecord(pack([...items(), 0, null]))).not.toBe('string');
+      expect(decodeObjectRecord(pack([...items(), ...later]))).toMatch(/holds an ext/);
+    }
+    expect(decodeObjectRecord(pack([...replyItems(), new Date(0)]))).toMatchObject({
+      kind: RecordKind.ObjectReply,
+    });
+    expect(decodeObjectRecord(hostileExtSend(ADDRESS.fences))).toMatch(/holds an ext/);
+  });
+
   it('refuses what is not a record, without throwing', () => {
     for (const v of [null, 1, 'x', {}, [], [WIRE_VERSION]])
       expect(typeof decodeObjectRecord(pack(v as unknown[]))).toBe('string');
@@ -506,5 +519,10 @@ describe('a relayed call: the bytes it came in, its address and hops rewritten',
     ])
       expect(relayedCallBytes(bad, 'send', to, 1)).toBeUndefined();
     expect(relayedCallBytes(bytes, 'send', ADDRESS, 1)).toBeUndefined();
+  });
+
+  it('is undefined for a record holding an ext, which a plain walk would cut otherwise than msgpackr', () => {
+    const to = wireAddress('spot', 'room-1', ADDRESS.fences);
+    expect(relayedCallBytes(hostileExtSend(ADDRESS.fences), 'send', to, 2)).toBeUndefined();
   });
 });
