@@ -4,13 +4,15 @@
  * - `--tool objects` (default): `call-overhead.js --route objects --target T --marks`, the Spot or the
  *   ChannelName request (targets `channel,spot`);
  * - `--tool send`: `send-overhead.js --systems T --marks`, one-way messages of one system (targets
- *   `raw-framed,mesh,node,cs` by default; `raw-batched` too).
+ *   `raw-framed,mesh,node,cs` by default; `raw-batched` too);
+ * - `--tool sequential`: `sequential-overhead.js --target T --marks`, one request at a time (targets
+ *   `raw,zlink`: raw zeromq.js one record per send, ZLink ClientServer).
  * A count, not a time: it holds still on a machine whose clock speed and neighbours do not, so a small
  * hot-path change shows up in it. Slow (valgrind runs the process about 50 times slower): meant for
  * before/after comparisons. Each target's count is also given ÷ the first target's.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/instructions.js [--tool objects|send] [--n 20000] [--runs 2] [--targets a,b]
+ *   node .bench-build/bench/instructions.js [--tool objects|send|sequential] [--n 20000] [--runs 2] [--targets a,b]
  *     [--cache]
  * `--cache`: callgrind also simulates the caches (slower) and gives the JavaScript thread's first- and
  * last-level data cache misses per call — memory touched, which instruction counts do not show.
@@ -66,6 +68,11 @@ const TOOLS = {
     args: (target: string) => ['--systems', target],
     targets: 'raw-framed,mesh,node,cs',
   },
+  sequential: {
+    script: 'sequential-overhead.js',
+    args: (target: string) => ['--target', target],
+    targets: 'raw,zlink',
+  },
 } as const;
 type Tool = keyof typeof TOOLS;
 
@@ -112,7 +119,7 @@ async function main(): Promise<void> {
   const n = Number(flag('--n', '20000'));
   const runs = Number(flag('--runs', '2'));
   const tool = flag('--tool', 'objects') as Tool;
-  if (!(tool in TOOLS)) throw new Error(`--tool must be ${Object.keys(TOOLS).join(' or ')}`);
+  if (!(tool in TOOLS)) throw new Error(`--tool must be ${Object.keys(TOOLS).join(', ')}`);
   const targets = flag('--targets', TOOLS[tool].targets).split(',');
   const cache = argv.includes('--cache');
   const perTarget: Record<string, Count[]> = {};

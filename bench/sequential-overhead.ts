@@ -10,10 +10,15 @@
  *   node .bench-build/bench/sequential-overhead.js [--round-ms 400] [--rounds 8] [--idle-ms 0]
  * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
  * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
+ *
+ * `--target zlink|raw [--n 20000] [--marks]`: only that pair, `n` requests one after another after a
+ * warm-up, with `measure:start` / `measure:end` around them for bench/instructions.ts (`--tool
+ * sequential`), which counts the instructions one request costs each system, wake-ups aside.
  */
 import { Dealer, Router } from 'zeromq';
 import { registerEcho, startPair } from './in-process.js';
 import { PAYLOAD, packr } from './payload.js';
+import { mark } from './marks.js';
 import { median } from './stats.js';
 import { sequential } from './workloads.js';
 
@@ -62,8 +67,35 @@ async function p50(call: Call, roundMs: number, idleMs = 0): Promise<number> {
   return (await sequential({ request: call }, roundMs, idleMs)).p50Us;
 }
 
+/** Requests before the counted ones: enough for V8 to optimise both paths. */
+const WARM_UP = 8192;
+
+/** `n` requests one after another, between marks when `marks`. */
+async function counted(target: string, n: number, marks: boolean): Promise<void> {
+  if (target !== 'zlink' && target !== 'raw') throw new Error('--target must be zlink or raw');
+  const pair = target === 'zlink' ? await zlinkPair() : await rawPair();
+  try {
+    for (let i = 0; i < WARM_UP; i++) await pair.call();
+    if (marks) await mark('measure:start');
+    for (let i = 0; i < n; i++) await pair.call();
+    if (marks) await mark('measure:end', { last: true });
+  } finally {
+    await pair.close();
+  }
+  console.log(JSON.stringify({ target, n }));
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  const target = argv.indexOf('--target');
+  if (target >= 0) {
+    const n = argv.indexOf('--n');
+    return counted(
+      argv[target + 1] as string,
+      n >= 0 ? Number(argv[n + 1]) : 20_000,
+      argv.includes('--marks'),
+    );
+  }
   const flag = (name: string, fallback: string) => {
     const at = argv.indexOf(name);
     return Number(at >= 0 ? argv[at + 1] : fallback);
