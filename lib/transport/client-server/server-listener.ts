@@ -8,6 +8,7 @@ import {
   type ZLinkEvents,
   type ZLinkMessageContext,
   REMOTE_CODES,
+  RESOLVED,
   RecordKind,
   decodeFrame,
   encodePing,
@@ -214,6 +215,8 @@ export class ServerListener {
     const { gate } = this;
     for (;;) {
       let message: Buffer[];
+      // This frame's replies go to zeromq before the next receive is asked for (see `writePending`).
+      if (this.pump.writePending) await RESOLVED;
       try {
         message = await this.router.receive();
       } catch {

@@ -6,6 +6,7 @@ import {
   type MeshNodeState,
   type MeshSnapshot,
   type MulticastTopic,
+  RESOLVED,
   RecordKind,
   ZLinkError,
   decodeFrame,
@@ -325,6 +326,8 @@ export class MeshNode {
     const { pending } = this.config;
     const { reads } = this;
     for (;;) {
+      // This frame's replies go to zeromq before the next receive is asked for (see `writePending`).
+      if (this.pump.writePending) await RESOLVED;
       reads.parked = true;
       const message = await nextMessage(this.router, 2, this.protocolError);
       reads.parked = false;
