@@ -11,7 +11,7 @@
  * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
  * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
  *
- * `--target zlink|raw [--n 20000] [--marks]`: only that pair, `n` requests one after another after a
+ * `--target zlink|mesh|raw [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes, select-one), `n` requests one after another after a
  * warm-up, with `measure:start` / `measure:end` around them for bench/instructions.ts (`--tool
  * sequential`), which counts the instructions one request costs each system, wake-ups aside.
  */
@@ -25,8 +25,8 @@ import { sequential } from './workloads.js';
 /** One request at a time to an echo server; resolves with the reply. */
 type Call = () => Promise<unknown>;
 
-async function zlinkPair(): Promise<{ call: Call; close(): Promise<void> }> {
-  const pair = await startPair('cs', registerEcho);
+async function zlinkPair(on: 'cs' | 'mesh' = 'cs'): Promise<{ call: Call; close(): Promise<void> }> {
+  const pair = await startPair(on, registerEcho);
   const route = pair.client.routeClient;
   return { call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(), close: () => pair.close() };
 }
@@ -72,8 +72,9 @@ const WARM_UP = 8192;
 
 /** `n` requests one after another, between marks when `marks`. */
 async function counted(target: string, n: number, marks: boolean): Promise<void> {
-  if (target !== 'zlink' && target !== 'raw') throw new Error('--target must be zlink or raw');
-  const pair = target === 'zlink' ? await zlinkPair() : await rawPair();
+  if (target !== 'zlink' && target !== 'mesh' && target !== 'raw')
+    throw new Error('--target must be zlink, mesh or raw');
+  const pair = target === 'raw' ? await rawPair() : await zlinkPair(target === 'mesh' ? 'mesh' : 'cs');
   try {
     for (let i = 0; i < WARM_UP; i++) await pair.call();
     if (marks) await mark('measure:start');
