@@ -22,4 +22,22 @@ describe('PipeRoutes: the route behind a pipe, the last one asked for kept until
     expect(routes.of(pipe)).toBeUndefined();
     expect(routes.get(pipeKey(pipe))).toBeUndefined();
   });
+
+  it('a new Buffer of the kept pipe’s bytes keeps its answer; other bytes, even one byte longer, are looked up', () => {
+    const routes = new PipeRoutes();
+    const [a, b, c] = [route('a'), route('b'), route('c')];
+    routes.set(pipeKey(Buffer.from('zAbC', 'latin1')), a);
+    routes.set(pipeKey(Buffer.from('zAbD', 'latin1')), b);
+    routes.set(pipeKey(Buffer.from('zAbCx', 'latin1')), c);
+    for (const [bytes, expected] of [
+      ['zAbC', a],
+      ['zAbC', a],
+      ['zAbD', b],
+      ['zAbC', a],
+      ['zAbCx', c],
+      ['zAb', undefined],
+      ['zAbC', a],
+    ] as const)
+      expect(routes.of(Buffer.from(bytes, 'latin1'))).toBe(expected);
+  });
 });
