@@ -6,14 +6,14 @@
  * - `--tool send`: `send-overhead.js --systems T --marks`, one-way messages of one system (targets
  *   `raw-framed,mesh,node,cs` by default; `raw-batched` too);
  * - `--tool sequential`: `sequential-overhead.js --target T --marks`, one request at a time (targets
- *   `raw,zlink`: raw zeromq.js one record per send, ZLink ClientServer).
+ *   `raw,zlink` by default: raw zeromq.js one record per send, ZLink ClientServer; `mesh` too).
  * A count, not a time: it holds still on a machine whose clock speed and neighbours do not, so a small
  * hot-path change shows up in it. Slow (valgrind runs the process about 50 times slower): meant for
  * before/after comparisons. Each target's count is also given ÷ the first target's.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/instructions.js [--tool objects|send|sequential] [--n 20000] [--runs 2] [--targets a,b]
- *     [--cache]
+ *   node .bench-build/bench/instructions.js [--tool objects|send|sequential] [--n 20000] [--runs 2]
+ *     [--targets a,b] [--cache]
  * `--cache`: callgrind also simulates the caches (slower) and gives the JavaScript thread's first- and
  * last-level data cache misses per call — memory touched, which instruction counts do not show.
  */

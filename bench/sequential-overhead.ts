@@ -11,9 +11,10 @@
  * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
  * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
  *
- * `--target zlink|mesh|raw [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes, select-one), `n` requests one after another after a
- * warm-up, with `measure:start` / `measure:end` around them for bench/instructions.ts (`--tool
- * sequential`), which counts the instructions one request costs each system, wake-ups aside.
+ * `--target zlink|mesh|raw [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes, select-one),
+ * `n` requests one after another after a warm-up, with `measure:start` / `measure:end` around them for
+ * bench/instructions.ts (`--tool sequential`), which counts the instructions one request costs each
+ * system, wake-ups aside.
  */
 import { Dealer, Router } from 'zeromq';
 import { registerEcho, startPair } from './in-process.js';

@@ -78,6 +78,7 @@ export class SocketPump {
   get writePending(): boolean {
     return this.writing;
   }
+
   /**
    * How many records the next drain's first message takes: FIRST_BATCH when a reply (a forced
    * record) found the pump idle, else MAX_BATCH. Calls (`offer`) never split: the answering side
