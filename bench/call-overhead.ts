@@ -101,11 +101,16 @@ function spotClasses(): ObjectClassRegistry {
   return classes;
 }
 
-/** An object server (Spots `bench`, channel `bench`) and an object client on one mesh, auto discovery. */
-async function objectRuntimes(): Promise<{ client: ZLinkRuntime; server: ZLinkRuntime }> {
+/**
+ * An object server (Spots `bench`, channel `bench`) and an object client on one mesh, auto discovery.
+ * `slow`: the process runs under valgrind, some 50 times slower, where a lease refresh can wait past the
+ * default timings and fence the owner mid-run: a lease of minutes instead.
+ */
+async function objectRuntimes(slow: boolean): Promise<{ client: ZLinkRuntime; server: ZLinkRuntime }> {
   const store = new MemoryLocationStore();
+  const lease = slow ? { ttlMs: 600_000, refreshMs: 3000, refreshTimeoutMs: 300_000, marginMs: 1000 } : {};
   const options = (role: 'client' | 'server', rid: string): ZLinkOptions => ({
-    locationStore: { instance: store },
+    locationStore: { instance: store, lease },
     meshes: {
       objects: { rid, listen, objectRole: role, discovery: 'auto', channels: { bench: { role } } },
     },
@@ -188,7 +193,7 @@ async function main(): Promise<void> {
 
 /** Both targets' rounds interleaved on one pair of runtimes; min and median ns per request of each. */
 async function objects(args: Args): Promise<void> {
-  const { client, server } = await objectRuntimes();
+  const { client, server } = await objectRuntimes(args.marks);
   try {
     const perOp: Record<Target, number[]> = { channel: [], spot: [] };
     const both: readonly Target[] = args.target ? [args.target] : ['channel', 'spot'];
