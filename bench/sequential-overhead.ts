@@ -11,7 +11,8 @@
  * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
  * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
  *
- * `--target zlink|mesh|raw [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes, select-one),
+ * `--target zlink|mesh|raw|raw-mesh [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes,
+ * select-one; `raw-mesh`: raw zeromq.js ROUTER to ROUTER, the mesh's sockets),
  * `n` requests one after another after a warm-up, with `measure:start` / `measure:end` around them for
  * bench/instructions.ts (`--tool sequential`), which counts the instructions one request costs each
  * system, wake-ups aside.
@@ -63,6 +64,51 @@ async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
   };
 }
 
+/**
+ * Raw zeromq.js in the MeshNode's shape: ROUTER to ROUTER, each frame addressed by the peer's routing
+ * id, one record per send. What zeromq.js and libzmq cost a mesh request (a second frame each way on the
+ * caller's side), so that a MeshNode's count over this one is ZLink's own work.
+ */
+async function rawMeshPair(): Promise<{ call: Call; close(): Promise<void> }> {
+  const server = new Router({ linger: 0, routingId: 'server' });
+  await server.bind('tcp://127.0.0.1:*');
+  const client = new Router({ linger: 0, routingId: 'client', mandatory: true });
+  client.connect(server.lastEndpoint as string);
+  const serverId = Buffer.from('server');
+  const serve = (async () => {
+    for await (const [id, body] of server) {
+      const [n, payload] = packr.unpack(body as Buffer) as [number, unknown];
+      await server.send([id as Buffer, packr.pack([n, payload])]);
+    }
+  })();
+  let waiting: ((value: unknown) => void) | undefined;
+  const replies = (async () => {
+    for await (const [, body] of client) waiting?.((packr.unpack(body as Buffer) as [number, unknown])[1]);
+  })();
+  let next = 0;
+  const call = () =>
+    new Promise((resolve, reject) => {
+      waiting = resolve;
+      client.send([serverId, packr.pack([++next, PAYLOAD])]).catch(reject);
+    });
+  // Until the handshake has told the client the server's routing id, a send to it fails (`mandatory`).
+  for (;;) {
+    const sent = await call().then(
+      () => true,
+      () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5)),
+    );
+    if (sent) break;
+  }
+  return {
+    call,
+    async close() {
+      client.close();
+      server.close();
+      await Promise.allSettled([serve, replies]);
+    },
+  };
+}
+
 /** The p50 round trip of one round, in µs. */
 async function p50(call: Call, roundMs: number, idleMs = 0): Promise<number> {
   return (await sequential({ request: call }, roundMs, idleMs)).p50Us;
@@ -73,9 +119,15 @@ const WARM_UP = 8192;
 
 /** `n` requests one after another, between marks when `marks`. */
 async function counted(target: string, n: number, marks: boolean): Promise<void> {
-  if (target !== 'zlink' && target !== 'mesh' && target !== 'raw')
-    throw new Error('--target must be zlink, mesh or raw');
-  const pair = target === 'raw' ? await rawPair() : await zlinkPair(target === 'mesh' ? 'mesh' : 'cs');
+  const pairs: Record<string, () => Promise<{ call: Call; close(): Promise<void> }>> = {
+    zlink: () => zlinkPair('cs'),
+    mesh: () => zlinkPair('mesh'),
+    raw: rawPair,
+    'raw-mesh': rawMeshPair,
+  };
+  const start = pairs[target];
+  if (!start) throw new Error(`--target must be ${Object.keys(pairs).join(', ')}`);
+  const pair = await start();
   try {
     for (let i = 0; i < WARM_UP; i++) await pair.call();
     if (marks) await mark('measure:start');
