@@ -6,21 +6,28 @@
  * - `--tool send`: `send-overhead.js --systems T --marks`, one-way messages of one system (targets
  *   `raw-framed,mesh,node,cs` by default; `raw-batched` too);
  * - `--tool sequential`: `sequential-overhead.js --target T --marks`, one request at a time (targets
- *   `raw,zlink` by default: raw zeromq.js one record per send, ZLink ClientServer; `mesh` too).
+ *   `raw,zlink` by default: raw zeromq.js one record per send, ZLink ClientServer; `mesh` and
+ *   `raw-mesh`, the MeshNode's ROUTER-to-ROUTER sockets in raw zeromq.js, too).
  * A count, not a time: it holds still on a machine whose clock speed and neighbours do not, so a small
  * hot-path change shows up in it. Slow (valgrind runs the process about 50 times slower): meant for
  * before/after comparisons. Each target's count is also given ÷ the first target's.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/instructions.js [--tool objects|send|sequential] [--n 20000] [--runs 2]
- *     [--targets a,b] [--cache]
+ *     [--targets a,b] [--cache] [--functions [N]]
  * `--cache`: callgrind also simulates the caches (slower) and gives the JavaScript thread's first- and
  * last-level data cache misses per call — memory touched, which instruction counts do not show.
+ * `--functions [N]`: also where the instructions go (all threads, self cost per call), V8's compiled
+ * JavaScript named through node's perf map (bench/callgrind-functions.ts): per target by kind of code,
+ * and the N functions (default 30) that differ most from the first target, each way.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { groupOf, selfInstructions } from './callgrind-functions.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -76,16 +83,24 @@ const TOOLS = {
 } as const;
 type Tool = keyof typeof TOOLS;
 
-/** One process under callgrind: the instructions of its measured rounds, per call. */
-async function countOnce(tool: Tool, target: string, n: number, cache: boolean): Promise<Count> {
+/** One process under callgrind: the instructions of its measured rounds, per call, and by function when asked. */
+async function countOnce(
+  tool: Tool,
+  target: string,
+  n: number,
+  cache: boolean,
+  functions: boolean,
+): Promise<{ count: Count; byFunction?: Map<string, number> }> {
   const { script, args } = TOOLS[tool];
+  const dir = functions ? mkdtempSync(join(tmpdir(), 'zlink-callgrind-')) : undefined;
   const child = spawn(
     'valgrind',
     [
       '--tool=callgrind',
       ...(cache ? ['--cache-sim=yes'] : []),
-      '--callgrind-out-file=/dev/null',
+      ...(dir ? ['--dump-instr=yes', `--callgrind-out-file=${dir}/out`] : ['--callgrind-out-file=/dev/null']),
       'node',
+      ...(dir ? ['--perf-basic-prof-only-functions'] : []),
       join(here, script),
       ...args(target),
       '--rounds',
@@ -104,10 +119,53 @@ async function countOnce(tool: Tool, target: string, n: number, cache: boolean):
       child.stdin.write('go\n');
     } else if (line === 'measure:end') {
       perCall = counts(pid, n, cache);
+      // A dump of the counts since the zeroing, to `out.1`, before the rest of the run adds to them.
+      if (dir) execFileSync('callgrind_control', ['-d', 'measured', String(pid)]);
       child.stdin.end('go\n');
     }
   }
-  return perCall;
+  await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  if (!dir) return { count: perCall };
+  const map = `/tmp/perf-${pid}.map`;
+  try {
+    const self = selfInstructions(`${dir}/out.1`, map);
+    for (const [fn, ir] of self) self.set(fn, ir / n);
+    return { count: perCall, byFunction: self };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(map, { force: true });
+  }
+}
+
+/** Sums per kind of code, then the `top` functions whose self cost differs most from the first target's. */
+function printFunctions(targets: string[], byFunction: Map<string, number>[], top: number): void {
+  const fixed = (x: number) => Math.round(x).toLocaleString('en-US');
+  const groups = byFunction.map((self) => {
+    const sums = new Map<string, number>();
+    for (const [fn, ir] of self) sums.set(groupOf(fn), (sums.get(groupOf(fn)) ?? 0) + ir);
+    return sums;
+  });
+  const kinds = [...new Set(groups.flatMap((g) => [...g.keys()]))].sort(
+    (a, b) => (groups[0]!.get(b) ?? 0) - (groups[0]!.get(a) ?? 0),
+  );
+  console.log(`| instructions per call, all threads | ${targets.join(' | ')} |`);
+  console.log(`| --- |${' --- |'.repeat(targets.length)}`);
+  for (const kind of kinds)
+    console.log(`| ${kind} | ${groups.map((g) => fixed(g.get(kind) ?? 0)).join(' | ')} |`);
+  const [first, ...rest] = byFunction as [Map<string, number>, ...Map<string, number>[]];
+  rest.forEach((self, i) => {
+    const fns = [...new Set([...first.keys(), ...self.keys()])];
+    const diffs = fns
+      .map((fn) => ({ fn, d: (self.get(fn) ?? 0) - (first.get(fn) ?? 0) }))
+      .sort((a, b) => b.d - a.d);
+    const show = [...diffs.slice(0, top), ...diffs.slice(-top).filter((x) => x.d < 0)];
+    console.log(
+      `\n${targets[i + 1]} − ${targets[0]}, instructions per call by function (the largest each way):`,
+    );
+    for (const { fn, d } of show)
+      if (Math.abs(d) >= 1) console.log(`${fixed(d).padStart(8)}  ${fn.slice(0, 150)}`);
+  });
+  console.log('');
 }
 
 async function main(): Promise<void> {
@@ -122,9 +180,20 @@ async function main(): Promise<void> {
   if (!(tool in TOOLS)) throw new Error(`--tool must be ${Object.keys(TOOLS).join(', ')}`);
   const targets = flag('--targets', TOOLS[tool].targets).split(',');
   const cache = argv.includes('--cache');
+  const functionsAt = argv.indexOf('--functions');
+  const functions = functionsAt >= 0;
+  const top =
+    functionsAt >= 0 && /^\d+$/.test(argv[functionsAt + 1] ?? '') ? Number(argv[functionsAt + 1]) : 30;
   const perTarget: Record<string, Count[]> = {};
+  // By function: the first run's, one map per target.
+  const byFunction: Map<string, number>[] = [];
   for (let r = 0; r < runs; r++)
-    for (const target of targets) (perTarget[target] ??= []).push(await countOnce(tool, target, n, cache));
+    for (const target of targets) {
+      const { count, byFunction: self } = await countOnce(tool, target, n, cache, functions && r === 0);
+      (perTarget[target] ??= []).push(count);
+      if (self) byFunction.push(self);
+    }
+  if (functions) printFunctions(targets, byFunction, top);
   // All threads: V8's background compiler and GC, and zeromq's I/O thread, work for the requests too;
   // the JavaScript thread's count alone is the one that repeats within a few per cent.
   const result: Record<string, unknown> = { tool, n, runs, instructionsPerCall: perTarget };
