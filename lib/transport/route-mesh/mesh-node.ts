@@ -14,7 +14,7 @@ import {
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { ReadProgress, afterQueuedReads, nextMessage } from '../receive.js';
+import { ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { type MeshCallHost, MeshCalls, type MeshWait } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
@@ -88,7 +88,7 @@ export class MeshNode {
       liveness,
       events,
       curve: this.curve,
-      disconnect: (link) => this.disconnectLink(link),
+      disconnect: (link) => disconnectLink(this.router, link),
       restart,
     });
     const connect = (link: OutboundLink) => this.connectLink(link);
@@ -275,7 +275,7 @@ export class MeshNode {
         );
       },
       reconnect: (link) => this.restartLink(link),
-      disconnect: (link) => this.disconnectLink(link),
+      disconnect: (link) => disconnectLink(this.router, link),
       changed: () => {
         this.candidates.rebuild(this.table.peers.values());
         this.calls.wake();
@@ -303,12 +303,8 @@ export class MeshNode {
   /** A fresh connection for `link` (with CURVE, to the key known for its endpoint now). */
   private restartLink(link: OutboundLink): void {
     if (this.closed) return;
-    this.disconnectLink(link);
-    this.connectLink(link);
-  }
-
-  private disconnectLink(link: OutboundLink): void {
     disconnectLink(this.router, link);
+    this.connectLink(link);
   }
 
   private helloRecord(link: OutboundLink): Uint8Array {
@@ -329,9 +325,14 @@ export class MeshNode {
       // This frame's replies go to zeromq before the next receive is asked for (see `writePending`).
       if (this.pump.writePending) await RESOLVED;
       reads.parked = true;
-      const message = await nextMessage(this.router, 2, this.protocolError);
+      let message: Buffer[];
+      try {
+        message = await this.router.receive();
+      } catch {
+        return; // closed
+      }
       reads.parked = false;
-      if (!message) return;
+      if (!hasFrames(message, 2, this.protocolError)) continue;
       reads.taken++;
       const id = message[0] as Buffer;
       const decoded = decodeFrame(message[1] as Buffer, this.link?.listening === true);
