@@ -16,4 +16,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // Node defines these globals as getters: every read of one is a call, which a hot path pays per message.
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: "import { Buffer } from 'node:buffer' (the global is a getter)" },
+        { name: 'performance', message: "import { performance } from 'node:perf_hooks' (the global is a getter)" },
+        { name: 'process', message: "import process from 'node:process' (the global is a getter)" },
+      ],
+    },
+  },
 );

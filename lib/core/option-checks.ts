@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { configurationError } from './errors.js';
 
 /** The checks every option normalizer shares; each failure is a `Configuration` error naming the field. */

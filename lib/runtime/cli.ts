@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npx nestjs-zlink keygen`: prints a new CURVE key pair as env lines (see docs/operations.md).
+import process from 'node:process';
 import { keyPairLines } from './curve-key-files.js';
 
 const USAGE = `usage: nestjs-zlink keygen    print a new CURVE key pair:

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { readFileSync } from 'node:fs';
 import { type ZLinkKeyPair, configurationError, curveKeyBytes, zlinkKeyPair } from '../core/index.js';
 

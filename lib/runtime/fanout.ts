@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { hostname } from 'node:os';
 import {
   type FanoutHandlerRegistry,

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { hostname } from 'node:os';
 import {
   type ChannelHandlerRegistry,

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import {

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import {
   DEFAULT_ORDER_BOUNDS,
   type OrderBounds,

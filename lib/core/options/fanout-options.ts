@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { type EndpointOptions, type NormalizedEndpoint, normalizeEndpoints } from './endpoint-options.js';
 import { configurationError } from '../errors.js';
 import {

@@ -3,6 +3,8 @@
  * ints up to 32 bits, ASCII fixstr, nil, bin 8/16/32. A read returns `undefined` for anything else,
  * including bytes that run past the end, and the caller hands the frame to msgpackr instead.
  */
+import { Buffer } from 'node:buffer';
+
 export class MsgpackReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private at = 0;

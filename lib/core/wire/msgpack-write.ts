@@ -3,6 +3,7 @@
  * smallest header that fits, as msgpackr chooses it. Every writer returns the offset after what it
  * wrote; the size functions give the bytes it will take.
  */
+import { Buffer } from 'node:buffer';
 
 export function uintSize(n: number): number {
   return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;

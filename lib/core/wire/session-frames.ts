@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { packr } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
 import { msgpackValueEnd } from './msgpack-scan.js';

@@ -4,6 +4,7 @@
  * Nothing else travels on the connection. One splitter per connection turns the chunks TCP delivers
  * (any size, any boundary) back into frame bodies.
  */
+import { Buffer } from 'node:buffer';
 
 /** Bytes of the length prefix. */
 export const FRAME_HEADER_BYTES = 4;

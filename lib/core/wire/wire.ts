@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { WireError } from '../errors.js';
 import {
   type MalformedRecord,

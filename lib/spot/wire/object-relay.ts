@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { msgpackValueEnd } from '../../core/index.js';
 import { type ObjectAddress, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
 

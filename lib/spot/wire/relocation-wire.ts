@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { crc32 } from 'node:zlib';
 import {
   RecordKind,

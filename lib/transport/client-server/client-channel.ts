@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import {
   type CallMetrics,
   type NormalizedEndpoint,
@@ -304,10 +305,8 @@ export class ClientChannel {
     const blocked = (): ZLinkError | undefined => {
       if (this.closed) return new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
       if (connection.ready) return undefined;
-      return new ZLinkError(
-        'RouteError',
-        `connection to ${connection.endpoint} for '${channel}' was lost before submit`,
-      );
+      const lost = `connection to ${connection.endpoint} for '${channel}' was lost before submit`;
+      return new ZLinkError('RouteError', lost);
     };
     return admitThen(connection.pump, call, deadline, `call on '${channel}'`, blocked, submit);
   }

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';

@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'zeromq';
 import { connectTo, connectionId } from '../sockets.js';

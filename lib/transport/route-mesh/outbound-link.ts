@@ -3,6 +3,8 @@
  * `retired` when the peer's own link to us is the one kept, `refused` for good; `unconfirmed` when
  * the node that answered is not (yet) a listed identity (see `PeerHost.accepts`).
  */
+import { Buffer } from 'node:buffer';
+
 export type LinkStatus = 'connecting' | 'handshaking' | 'ready' | 'retired' | 'refused' | 'unconfirmed';
 
 export type LinkEvent =

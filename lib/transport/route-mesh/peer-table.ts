@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
