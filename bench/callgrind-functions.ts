@@ -4,17 +4,21 @@
  * Callgrind sees JIT code as nameless addresses; node's `--perf-basic-prof-only-functions` writes
  * `/tmp/perf-PID.map` (start, size, name of each compiled function), and a dump made with
  * `--dump-instr=yes` gives every cost line its instruction address, so each nameless cost is charged to
- * the JavaScript function whose code holds it. Code that V8 moves or frees after the map was written
- * would be charged wrongly; in a warmed-up steady loop it stays put.
+ * the JavaScript function whose code holds it. V8 frees code and reuses its addresses (the map only
+ * grows), so where two entries hold an address the later one, the code there now, takes it.
  */
 import { readFileSync } from 'node:fs';
 
-/** One compiled function's code range, from the perf map. */
+/** One compiled function's code range, from the perf map; `order`: its line in the map. */
 interface CodeRange {
   start: number;
   end: number;
   name: string;
+  order: number;
 }
+
+/** How far back from the last range starting at or before an address to look for a later one holding it. */
+const OVERLAP_SCAN = 64;
 
 function readPerfMap(path: string): CodeRange[] {
   const ranges: CodeRange[] = [];
@@ -22,22 +26,27 @@ function readPerfMap(path: string): CodeRange[] {
     const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
     if (!m) continue;
     const start = parseInt(m[1] as string, 16);
-    ranges.push({ start, end: start + parseInt(m[2] as string, 16), name: m[3] as string });
+    const end = start + parseInt(m[2] as string, 16);
+    ranges.push({ start, end, name: m[3] as string, order: ranges.length });
   }
   return ranges.sort((a, b) => a.start - b.start);
 }
 
 function rangeOf(ranges: CodeRange[], address: number): CodeRange | undefined {
+  // The last range that starts at or before the address, then the latest of those near it that hold it.
   let lo = 0;
   let hi = ranges.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const r = ranges[mid] as CodeRange;
-    if (address < r.start) hi = mid - 1;
-    else if (address >= r.end) lo = mid + 1;
-    else return r;
+    if ((ranges[mid] as CodeRange).start <= address) lo = mid + 1;
+    else hi = mid - 1;
   }
-  return undefined;
+  let found: CodeRange | undefined;
+  for (let i = hi; i >= 0 && i > hi - OVERLAP_SCAN; i--) {
+    const r = ranges[i] as CodeRange;
+    if (address < r.end && (found === undefined || r.order > found.order)) found = r;
+  }
+  return found;
 }
 
 /** What a function is, for the summary: where its code comes from. */
