@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { ZLinkError, cancelledError } from '../errors.js';
 import { timerDelay } from '../timers.js';
 import { decodePayload } from '../wire/payload.js';

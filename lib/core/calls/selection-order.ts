@@ -12,7 +12,6 @@
  * - the search is bounded by steps and by time; past either bound the caller falls back to the per-call
  *   procedure. The search runs on the change path only.
  */
-import { performance } from 'node:perf_hooks';
 
 /** One step of the procedure on `acc` (mutated); returns the winner's index. Ties: the lower index. */
 export function stepOnce(acc: Float64Array, weights: Float64Array, total: number): number {
