@@ -123,7 +123,11 @@ describe('relocation across processes', () => {
     expect(ranOn.size).toBe(3);
     // The count moved with the state: one tick line per increment, on whichever server it was.
     const ticks = servers.flatMap((app) => lines(app, 'tick', 'm-100').map((m) => m.n as number));
-    const now = await ask<{ n: number }>(c2, { type: 'ticks', id: 'm-100' });
+    // On a busy machine the moves outlast c2's spaced calls: a route nine moves old is refused at the
+    // ninth hop (the limit's own test below), and the next call finds the object directly.
+    const ticksNow = () => ask<{ n: number | { reason?: string } }>(c2, { type: 'ticks', id: 'm-100' });
+    let now = await ticksNow();
+    if (typeof now.n === 'object' && now.n.reason === 'followHops') now = await ticksNow();
     expect(ticks.length).toBeGreaterThan(20);
     expect(new Set(ticks).size).toBe(ticks.length);
     expect(now.n).toBeGreaterThanOrEqual(Math.max(...ticks));
