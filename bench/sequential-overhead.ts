@@ -33,18 +33,21 @@ async function zlinkPair(on: 'cs' | 'mesh' = 'cs'): Promise<{ call: Call; close(
   return { call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(), close: () => pair.close() };
 }
 
+/** A raw ROUTER answering every `[n, payload]` record with the same, one record per send, until closed. */
+async function echoes(router: Router): Promise<void> {
+  for await (const [id, body] of router) {
+    const [n, payload] = packr.unpack(body as Buffer) as [number, unknown];
+    await router.send([id as Buffer, packr.pack([n, payload])]);
+  }
+}
+
 /** The bench's raw system with one record per send (bench/systems/raw-zmq-*.ts, `single`). */
 async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
   const router = new Router({ linger: 0 });
   await router.bind('tcp://127.0.0.1:*');
   const dealer = new Dealer({ linger: 0 });
   dealer.connect(router.lastEndpoint as string);
-  const serve = (async () => {
-    for await (const [id, body] of router) {
-      const [n, payload] = packr.unpack(body as Buffer) as [number, unknown];
-      await router.send([id as Buffer, packr.pack([n, payload])]);
-    }
-  })();
+  const serve = echoes(router);
   let waiting: ((value: unknown) => void) | undefined;
   const replies = (async () => {
     for await (const [body] of dealer) waiting?.((packr.unpack(body as Buffer) as [number, unknown])[1]);
@@ -75,12 +78,7 @@ async function rawMeshPair(): Promise<{ call: Call; close(): Promise<void> }> {
   const client = new Router({ linger: 0, routingId: 'client', mandatory: true });
   client.connect(server.lastEndpoint as string);
   const serverId = Buffer.from('server');
-  const serve = (async () => {
-    for await (const [id, body] of server) {
-      const [n, payload] = packr.unpack(body as Buffer) as [number, unknown];
-      await server.send([id as Buffer, packr.pack([n, payload])]);
-    }
-  })();
+  const serve = echoes(server);
   let waiting: ((value: unknown) => void) | undefined;
   const replies = (async () => {
     for await (const [, body] of client) waiting?.((packr.unpack(body as Buffer) as [number, unknown])[1]);
