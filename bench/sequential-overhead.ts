@@ -27,7 +27,13 @@ import { sequential } from './workloads.js';
 /** One request at a time to an echo server; resolves with the reply. */
 type Call = () => Promise<unknown>;
 
-async function zlinkPair(on: 'cs' | 'mesh' = 'cs'): Promise<{ call: Call; close(): Promise<void> }> {
+/** A client and its echo server, ready for requests. */
+interface Pair {
+  call: Call;
+  close(): Promise<void>;
+}
+
+async function zlinkPair(on: 'cs' | 'mesh' = 'cs'): Promise<Pair> {
   const pair = await startPair(on, registerEcho);
   const route = pair.client.routeClient;
   return { call: () => route.requestToChannel('bench', 'echo', PAYLOAD).async(), close: () => pair.close() };
@@ -42,7 +48,7 @@ async function echoes(router: Router): Promise<void> {
 }
 
 /** The bench's raw system with one record per send (bench/systems/raw-zmq-*.ts, `single`). */
-async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
+async function rawPair(): Promise<Pair> {
   const router = new Router({ linger: 0 });
   await router.bind('tcp://127.0.0.1:*');
   const dealer = new Dealer({ linger: 0 });
@@ -72,7 +78,7 @@ async function rawPair(): Promise<{ call: Call; close(): Promise<void> }> {
  * id, one record per send. What zeromq.js and libzmq cost a mesh request (a second frame each way on the
  * caller's side), so that a MeshNode's count over this one is ZLink's own work.
  */
-async function rawMeshPair(): Promise<{ call: Call; close(): Promise<void> }> {
+async function rawMeshPair(): Promise<Pair> {
   const server = new Router({ linger: 0, routingId: 'server' });
   await server.bind('tcp://127.0.0.1:*');
   const client = new Router({ linger: 0, routingId: 'client', mandatory: true });
@@ -91,11 +97,12 @@ async function rawMeshPair(): Promise<{ call: Call; close(): Promise<void> }> {
     });
   // Until the handshake has told the client the server's routing id, a send to it fails (`mandatory`).
   for (;;) {
-    const sent = await call().then(
-      () => true,
-      () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5)),
-    );
-    if (sent) break;
+    try {
+      await call();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
   return {
     call,
@@ -117,7 +124,7 @@ const WARM_UP = 8192;
 
 /** `n` requests one after another, between marks when `marks`. */
 async function counted(target: string, n: number, marks: boolean): Promise<void> {
-  const pairs: Record<string, () => Promise<{ call: Call; close(): Promise<void> }>> = {
+  const pairs: Record<string, () => Promise<Pair>> = {
     zlink: () => zlinkPair('cs'),
     mesh: () => zlinkPair('mesh'),
     raw: rawPair,
