@@ -158,7 +158,8 @@ function printFunctions(targets: string[], byFunction: Map<string, number>[], to
     const diffs = fns
       .map((fn) => ({ fn, d: (self.get(fn) ?? 0) - (first.get(fn) ?? 0) }))
       .sort((a, b) => b.d - a.d);
-    const show = [...diffs.slice(0, top), ...diffs.slice(-top).filter((x) => x.d < 0)];
+    // Each way apart: where fewer than `top` differ one way, the two ends would share rows.
+    const show = [...diffs.slice(0, top).filter((x) => x.d > 0), ...diffs.slice(-top).filter((x) => x.d < 0)];
     console.log(
       `\n${targets[i + 1]} − ${targets[0]}, instructions per call by function (the largest each way):`,
     );
