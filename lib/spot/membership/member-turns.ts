@@ -63,12 +63,7 @@ export function memberTurn(a: Activation, call: InboundObjectCall): (() => unkno
       if (a.key.kind !== 'actor') return notThisKind(what, 'only an Actor is a member');
       return () => {
         if (member.op === 'claim') {
-          if (m.spot !== undefined && m.spot !== member.spot)
-            throw new ZLinkError(
-              'InvalidOperation',
-              `actor '${a.key.id}' is a member of spot '${m.spot}' already: it must leave it first`,
-              { details: { reason: 'alreadyMember', spot: m.spot } },
-            );
+          if (m.spot !== undefined && m.spot !== member.spot) throw alreadyMember(a.key.id, m.spot);
           m.spot = member.spot;
           return null;
         }
@@ -81,6 +76,15 @@ export function memberTurn(a: Activation, call: InboundObjectCall): (() => unkno
     default:
       return undefined;
   }
+}
+
+/** An Actor asked to join a Spot while it is a member of another (`alreadyMember`). */
+export function alreadyMember(actorId: string, spot: string): ZLinkError {
+  return new ZLinkError(
+    'InvalidOperation',
+    `actor '${actorId}' is a member of spot '${spot}' already: it must leave it first`,
+    { details: { reason: 'alreadyMember', spot } },
+  );
 }
 
 function notThisKind(what: string, why: string): ZLinkError {

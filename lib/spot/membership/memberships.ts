@@ -12,6 +12,7 @@ import { staleRef } from '../owner/refusals.js';
 import type { Clock } from '../resolve/index.js';
 import type { MoveRequest, RelocationResult } from '../relocation/index.js';
 import { JOIN_PACKET, LEAVE_PACKET, MEMBER_PACKET, memberSubmission } from './member-packets.js';
+import { alreadyMember } from './member-turns.js';
 import { NOTICE_TIMEOUT_MS } from '../timing.js';
 
 /** An object named by id, or by a ref (whose incarnation is then checked). */
@@ -62,13 +63,20 @@ export class Memberships {
     let actorRecord = await this.current('actor', actor, what);
     let actorRid = actorRecord.owner.rid;
     if (!sameRun(actorRecord, spotRecord)) {
-      const moved = await this.deps.relocate({
-        kind: 'actor',
-        id: actor.id,
-        objectGeneration: actorRecord.objectGeneration,
-        target: spotRecord.owner.rid,
-        timeoutMs: this.left(deadline, what),
-      });
+      const moved = await this.deps
+        .relocate({
+          kind: 'actor',
+          id: actor.id,
+          objectGeneration: actorRecord.objectGeneration,
+          target: spotRecord.owner.rid,
+          timeoutMs: this.left(deadline, what),
+        })
+        .catch((error: unknown) => {
+          // A member of another Spot does not move away from it: the join is refused as the claim would be.
+          const spotOf = memberOf(error);
+          if (spotOf === undefined) throw error;
+          throw alreadyMember(actor.id, spotOf);
+        });
       if (moved.outcome === 'aborted')
         throw new ZLinkError(
           'Unavailable',
@@ -184,6 +192,13 @@ export class Memberships {
     if (left <= 0) throw new ZLinkError('Timeout', `${what}: the deadline passed`);
     return left;
   }
+}
+
+/** The Spot a move refused for its member rule names (`memberMove`); `undefined` for any other error. */
+function memberOf(error: unknown): string | undefined {
+  if (!(error instanceof ZLinkError) || error.code !== 'InvalidOperation') return undefined;
+  const details = error.details as { reason?: unknown; spot?: unknown } | undefined;
+  return details?.reason === 'member' && typeof details.spot === 'string' ? details.spot : undefined;
 }
 
 const sameRun = (a: AuthorityRecord, b: AuthorityRecord): boolean =>

@@ -12,6 +12,7 @@ import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
 import { staleRef } from '../owner/refusals.js';
 import type { Placement } from '../owner/placement.js';
 import { IncomingMove } from './incoming-move.js';
+import { memberMove } from './member-moves.js';
 import { MoveRecord } from './move-records.js';
 import { type MoveContext, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
@@ -34,6 +35,11 @@ export interface MoveRequest {
   readonly target: string | undefined;
   /** Until relay-ready; after it the move ends by the target's commit or refusal. */
   readonly timeoutMs: number;
+  /**
+   * A move the runtime makes of a Spot's group (a member following its Spot, a drain emptying the
+   * node): a member Actor's own rule (`memberMove`) does not apply. Never set from outside a node.
+   */
+  readonly forGroup?: boolean;
 }
 
 /** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
@@ -59,13 +65,15 @@ export class Relocations {
    * new owner) or `aborted` (the reason; the object goes on here). Rejects, nothing moved: `NotFound`
    * (not held here, no server to move to, or `target` is not a ready server hosting the type),
    * `InvalidOperation` (a ref of another incarnation, a class that is not relocatable, `target` is
-   * this node), `Unavailable` (not Ready, or already moving), `Rejected` (this node's lease is fenced),
-   * `Shutdown`.
+   * this node, a member Actor moved away from its Spot — see `memberMove`), `Unavailable` (not Ready,
+   * or already moving), `Rejected` (this node's lease is fenced), `Shutdown`.
    */
-  move(req: MoveRequest): Promise<RelocationResult> {
-    const a = this.config.host.get(req.kind, req.id);
+  async move(req: MoveRequest): Promise<RelocationResult> {
+    const { host, store, mesh } = this.config;
+    const a = host.get(req.kind, req.id);
     if (a !== undefined && req.kind === 'spot' && a.membership.joined.size > 0) return this.moveGroup(req, a);
-    return this.start(req).then((started) => this.finish(started));
+    const checked = req.forGroup ? req : await memberMove(host, store, mesh, req);
+    return this.finish(await this.start(checked));
   }
 
   /**
@@ -106,7 +114,7 @@ export class Relocations {
         if (owner !== spotOwner) {
           const again =
             owner === self.rid
-              ? await this.move(memberReq(m, spotOwner)).catch(abortedBy)
+              ? await this.move({ ...memberReq(m, spotOwner), forGroup: true }).catch(abortedBy)
               : await this.config.moveAt(owner, memberReq(m, spotOwner), m.cls.type).catch(abortedBy);
           if (again.outcome === 'committed') owner = again.owner;
         }
@@ -284,6 +292,8 @@ export class Relocations {
           objectGeneration: a.authority.objectGeneration,
           target: undefined,
           timeoutMs: left,
+          // A member here whose Spot cannot move goes on its own: the Spot ends here and lets it go.
+          forGroup: true,
         }).catch(() => undefined);
         if (result?.outcome === 'committed') moved++;
       }
