@@ -74,3 +74,14 @@ export async function startRuntime(
   await runtime.start();
   return runtime;
 }
+
+/** Asks Actor `id` (a test class with a `where` handler) for its Spot and the node it runs on. */
+export const where = (client: ZLinkRuntime, id: string) =>
+  client.routeClient.toActor(id).request('where', null).async() as Promise<{ spot?: string; node: string }>;
+
+/** Asks Spot `id` (a test class with a `members` handler) for its members and the node it runs on. */
+export const membersOf = (client: ZLinkRuntime, id: string) =>
+  client.routeClient.toSpot(id).request('members', null).async() as Promise<{
+    members: string[];
+    node: string;
+  }>;

@@ -16,7 +16,7 @@ import {
   isZLinkError,
 } from '../../../lib/index.js';
 import { RedisServer } from '../../helpers/redis-server.js';
-import { objectClass, startRuntime } from './harness.js';
+import { objectClass, startRuntime, membersOf, where } from './harness.js';
 
 /** Whether server-b refuses to restore the Actor 'stuck' (its member move then fails). */
 let refuseStuckOnB = false;
@@ -93,13 +93,6 @@ async function world() {
   return nodes[3] as ZLinkRuntime;
 }
 
-const where = (client: ZLinkRuntime, id: string) =>
-  client.routeClient.toActor(id).request('where', null).async() as Promise<{ spot?: string; node: string }>;
-const membersOf = (client: ZLinkRuntime, id: string) =>
-  client.routeClient.toSpot(id).request('members', null).async() as Promise<{
-    members: string[];
-    node: string;
-  }>;
 const failure = (p: Promise<unknown>) =>
   p.then(
     () => {

@@ -10,7 +10,7 @@ import {
   type ZLinkObjectScope,
   type ZLinkRuntime,
 } from '../../../lib/index.js';
-import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
+import { objectClass, objectMeshOptions, registry, startRuntime, membersOf, where } from './harness.js';
 
 /**
  * Actors in Spots between two object servers and a client (real sockets, the memory store): an Actor
@@ -100,13 +100,6 @@ async function world() {
   return { a, b, client };
 }
 
-const where = (client: ZLinkRuntime, id: string) =>
-  client.routeClient.toActor(id).request('where', null).async() as Promise<{ spot?: string; node: string }>;
-const membersOf = (client: ZLinkRuntime, id: string) =>
-  client.routeClient.toSpot(id).request('members', null).async() as Promise<{
-    members: string[];
-    node: string;
-  }>;
 /** Until `check` holds (bounded): a notice is a send, answered by nobody. */
 async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
