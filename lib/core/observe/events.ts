@@ -71,13 +71,23 @@ export type ZLinkEvent =
       readonly generation: string;
       readonly memberships: readonly { channel: string; weight: number; draining: boolean }[];
       readonly reason?: string;
+      /** The peer had said it drains (a graceful stop): on `peer_lost`, a leave rather than a loss. */
+      readonly draining?: boolean;
     }
   | {
-      /** A manual peer link closed before ready for good: wrong RID, wrong mesh, or an Object Client pair. */
+      /**
+       * A peer link closed before ready for good: wrong RID, wrong mesh, or an Object Client pair. On the
+       * node that connected, `endpoint` is where; on the node that was connected to (an Object Client
+       * pair's hello, answered and not admitted), `endpoint` is absent.
+       */
       readonly type: 'peer_refused';
       readonly mesh: string;
-      readonly endpoint: string;
+      readonly endpoint?: string;
+      /** The NodeRid that answered or said hello. */
+      readonly rid?: string;
       readonly reason: string;
+      /** The link came from automatic discovery, not from `peers`: no configuration named the node. */
+      readonly discovered?: boolean;
     }
   | {
       /**

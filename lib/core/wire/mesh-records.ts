@@ -64,6 +64,12 @@ export interface MeshNodeState {
    * when not empty, like `objectTypes`.
    */
   readonly topics?: readonly MulticastTopic[];
+  /**
+   * The node drains: it takes no new work and is about to leave the mesh, so peers take its going as a
+   * graceful leave (logged at info, not as a loss). On the wire the field after `topics` (written `[]`
+   * without any), written only when true.
+   */
+  readonly draining?: boolean;
 }
 
 /** One Logical Multicast subscription as a node advertises it: a channel and a topic on it. */
@@ -110,8 +116,10 @@ export function encodeMeshState(kind: StateKind, s: MeshNodeState, proof?: Uint8
 
 /** The grown fields after `revision`, each written only when it or a later one is there. */
 function stateTail(s: MeshNodeState, proof: Uint8Array | undefined): unknown[] {
-  if (s.topics?.length)
-    return [s.objectTypes ?? [], proof ?? null, s.topics.map((t) => [t.channel, t.topic])];
+  if (s.topics?.length || s.draining === true) {
+    const pairs = (s.topics ?? []).map((t) => [t.channel, t.topic]);
+    return [s.objectTypes ?? [], proof ?? null, pairs, ...(s.draining === true ? [true] : [])];
+  }
   if (proof) return [s.objectTypes ?? [], proof];
   return s.objectTypes?.length ? [s.objectTypes] : [];
 }
@@ -200,6 +208,8 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
         // A proof is an HMAC-SHA-256 (32 bytes); anything else there is a later version's, ignored.
         ...(isBytes(proof) && proof.length === 32 && { proof }),
         ...(topics !== undefined && topics.length > 0 && { topics }),
+        // Anything but `true` there is a later version's, ignored.
+        ...(v[11] === true && { draining: true }),
       };
     }
     default:

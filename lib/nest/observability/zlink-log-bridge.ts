@@ -11,7 +11,10 @@ const REPEAT_MS = 1000;
  * Lifecycle logs through Nest's Logger (context `ZLink`), so the application's logger and its
  * levels apply: listeners, servers and peers coming and going, discovery outages, fencing, drain.
  * Per-message failures are logged too, at most once a second per kind (metrics count every one);
- * per-message successes never are.
+ * per-message successes never are. Every line names the channel, mesh or session listener it is
+ * about. `warn` and `error` are kept for what an operator must act on: a server or peer that left
+ * after draining (a graceful stop) is `log`, one lost without it `warn`; a refused peer `warn` only
+ * where this node's own `peers` named it.
  */
 @Injectable()
 export class ZLinkLogBridge implements OnModuleInit, OnModuleDestroy {
@@ -49,7 +52,8 @@ export class ZLinkLogBridge implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function where(e: { channel?: string; mesh?: string }): string {
+function where(e: { channel?: string; mesh?: string; session?: string }): string {
+  if (e.session !== undefined) return `session listener '${e.session}'`;
   if (e.channel !== undefined && e.mesh !== undefined) return `'${e.channel}' on mesh '${e.mesh}'`;
   if (e.channel !== undefined) return `'${e.channel}'`;
   return e.mesh !== undefined ? `mesh '${e.mesh}'` : 'ZLink';
@@ -63,17 +67,28 @@ function describe(e: ZLinkEvent): [Level, string, string?] | undefined {
     case 'server_ready':
       return ['log', `server ${e.serverRid} of '${e.channel}' ready at ${e.endpoint} (weight ${e.weight})`];
     case 'server_lost':
-      return ['warn', `server ${e.serverRid} of '${e.channel}' at ${e.endpoint} lost`];
+      return e.draining
+        ? ['log', `server ${e.serverRid} of '${e.channel}' at ${e.endpoint} left after draining`]
+        : ['warn', `server ${e.serverRid} of '${e.channel}' at ${e.endpoint} lost`];
     case 'server_state':
       return ['debug', `server ${e.serverRid} of '${e.channel}': weight ${e.weight}, draining ${e.draining}`];
     case 'peer_ready':
       return ['log', `peer ${e.rid} of mesh '${e.mesh}' ready`];
-    case 'peer_lost':
-      return ['warn', `peer ${e.rid} of mesh '${e.mesh}' lost${e.reason ? `: ${e.reason}` : ''}`];
+    case 'peer_lost': {
+      const why = e.reason ? `: ${e.reason}` : '';
+      return e.draining
+        ? ['log', `peer ${e.rid} of mesh '${e.mesh}' left after draining${why}`]
+        : ['warn', `peer ${e.rid} of mesh '${e.mesh}' lost${why}`];
+    }
     case 'peer_state':
       return ['debug', `peer ${e.rid} of mesh '${e.mesh}' changed its memberships`];
     case 'peer_refused':
-      return ['warn', `peer at ${e.endpoint} of mesh '${e.mesh}' refused: ${e.reason}`];
+      return peerRefused(e);
+    case 'security_refused': {
+      const peer = e.peerRid !== undefined ? ` (${e.peerRid}${e.endpoint ? ` at ${e.endpoint}` : ''})` : '';
+      const text = `connection refused on ${where(e)}${peer}: ${e.reason}: ${e.detail}`;
+      return ['warn', text, `security_refused:${e.reason}:${where(e)}`];
+    }
     case 'lease':
       return e.state === 'fenced'
         ? ['error', 'owner lease not refreshed in time: fenced, new business messages are refused']
@@ -102,6 +117,17 @@ function describe(e: ZLinkEvent): [Level, string, string?] | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Where this node's `peers` named the node, the refusal is a configuration to fix (`warn`); a link
+ * discovery opened, or another node's hello, needs nothing of this node's operator (`log`).
+ */
+function peerRefused(e: ZLinkEvent & { type: 'peer_refused' }): [Level, string] {
+  const mesh = `mesh '${e.mesh}'`;
+  if (e.endpoint === undefined)
+    return ['log', `hello from node '${e.rid ?? '?'}' of ${mesh} refused: ${e.reason}`];
+  return [e.discovered ? 'log' : 'warn', `peer at ${e.endpoint} of ${mesh} refused: ${e.reason}`];
 }
 
 function discovery(e: ZLinkEvent & { type: 'discovery' }): [Level, string] {

@@ -1,10 +1,12 @@
 import { Buffer } from 'node:buffer';
 import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
-import type { OutboundLink, PeerTable } from './peer-table.js';
+import { type OutboundLink, type PeerTable, clientPair } from './peer-table.js';
 
 export interface DiscoveredPeersConfig {
   readonly rid: string;
+  /** This node's state now: an Object Client does not connect to another (`clientPair`). */
+  readonly own: () => MeshNodeState;
   readonly table: PeerTable;
   readonly connect: (link: OutboundLink) => void;
   readonly report: (reason: string) => void;
@@ -85,6 +87,8 @@ export class DiscoveredPeers {
   }
 
   private shouldConnect(d: MeshNodeDescriptor, now: number): boolean {
+    // Its welcome would refuse the link: two Object Clients have nothing to say to each other.
+    if (clientPair(this.config.own(), d)) return false;
     const peer = this.config.table.peers.get(d.rid);
     if (peer?.state.generation === d.generation) return false; // it connected to us already
     if (compareIds(this.ownId, Buffer.from(d.rid, 'utf8')) < 0) return true;

@@ -198,8 +198,23 @@ export class MeshCalls {
       }
       return peer;
     }
-    if (!this.isKnown(rid))
-      throw new ZLinkError('NotFound', `node '${rid}' is not a member of mesh '${mesh}'`);
+    if (!this.isKnown(rid)) {
+      const refusal = this.refusalOf(rid);
+      throw new ZLinkError(
+        'NotFound',
+        refusal === undefined
+          ? `node '${rid}' is not a member of mesh '${mesh}'`
+          : `node '${rid}' is no peer on mesh '${mesh}': its link was refused: ${refusal}`,
+      );
+    }
+    return undefined;
+  }
+
+  /** Why a configured link to `rid` was refused for good, if one was. */
+  private refusalOf(rid: string): string | undefined {
+    for (const link of this.node.links.values()) {
+      if (link.status === 'refused' && link.refusal?.rid === rid) return link.refusal.why;
+    }
     return undefined;
   }
 

@@ -94,7 +94,8 @@ export class MeshNode {
     const connect = (link: OutboundLink) => this.connectLink(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
     const report = (reason: string) => this.protocolError(reason);
-    this.discovered = new DiscoveredPeers({ rid, table: this.table, connect, report, ...timing });
+    const own = () => this.own;
+    this.discovered = new DiscoveredPeers({ rid, own, table: this.table, connect, report, ...timing });
     this.candidates = new MeshCandidates(mesh.channels.keys());
     this.calls = new MeshCalls(this.callHost(), config.pending, config.events);
     this.inbound = new MeshInbound({
@@ -224,8 +225,9 @@ export class MeshNode {
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
     if (this.drained || this.closed) return 'completed';
     this.drained = true;
-    // A draining node takes no new objects either: peers stop placing (or moving) them here.
-    this.own = { ...this.own, objectTypes: undefined };
+    // A draining node takes no new objects either: peers stop placing (or moving) them here. It says
+    // it drains, so that its peers take its going next as a graceful leave, not as a loss.
+    this.own = { ...this.own, objectTypes: undefined, draining: true };
     this.publish(this.own.memberships.map((m) => ({ ...m, draining: true })));
     this.config.events.emit({ type: 'drain', mesh: this.mesh, phase: 'started' });
     const phase = await this.inbound.drain(deadlineMs, () => this.closed);

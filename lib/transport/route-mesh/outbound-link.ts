@@ -68,6 +68,8 @@ export class OutboundLink {
   helloTimer: NodeJS.Timeout | undefined;
   private current: LinkStatus = 'connecting';
   private answered: string | undefined;
+  /** Which node the welcome refused for good, and why (a Node direct call to that NodeRid says so). */
+  refusal: { readonly rid: string; readonly why: string } | undefined;
 
   constructor(
     readonly endpoint: string,
@@ -94,6 +96,12 @@ export class OutboundLink {
     if (this.current === 'handshaking') this.stopHello();
     this.current = next;
     return true;
+  }
+
+  /** The welcome refused node `rid` for good, for `why`. */
+  refuse(rid: string, why: string): void {
+    this.refusal = { rid, why };
+    this.move('refuse');
   }
 
   /** The welcome admitted `rid` on this link: it is ready (the table may retire it at once). */

@@ -115,7 +115,10 @@ export class PeerTable {
     host.send(pipe, host.welcomeRecord(hello.rid));
     const refusal = this.refusal(hello, undefined);
     if (refusal) {
-      host.protocolError(`hello refused: ${refusal}`, hello.rid);
+      // Two Object Clients are a configuration matter, not a broken record: said as a refused peer.
+      if (clientPair(this.host.ownState(), hello))
+        host.events.emit({ type: 'peer_refused', mesh: host.mesh, rid: hello.rid, reason: refusal });
+      else host.protocolError(`hello refused: ${refusal}`, hello.rid);
       return;
     }
     if (sameRun) {
@@ -155,9 +158,16 @@ export class PeerTable {
     const unproven = host.proofRefusal(welcome);
     const refusal = this.refusal(welcome, link) ?? (unproven?.lasting ? unproven.why : undefined);
     if (refusal) {
-      link.move('refuse');
+      link.refuse(welcome.rid, refusal);
       host.disconnect(link);
-      host.events.emit({ type: 'peer_refused', mesh: host.mesh, endpoint: link.endpoint, reason: refusal });
+      host.events.emit({
+        type: 'peer_refused',
+        mesh: host.mesh,
+        endpoint: link.endpoint,
+        rid: welcome.rid,
+        reason: refusal,
+        ...(link.discovered && { discovered: true }),
+      });
       return;
     }
     // Not listed here yet (its key unknown, or a discovered link's node not listed): asked again later.
@@ -278,15 +288,7 @@ export class PeerTable {
     if (link?.expectedRid !== undefined && state.rid !== link.expectedRid) {
       return `expected NodeRid '${link.expectedRid}' at ${link.endpoint}, found '${state.rid}'`;
     }
-    // 02 §2: two Object Clients with no Server membership have nothing to say to each other.
-    if (
-      own.objectRole === 'client' &&
-      state.objectRole === 'client' &&
-      own.memberships.length === 0 &&
-      state.memberships.length === 0
-    ) {
-      return 'both nodes are Object Clients without Server memberships';
-    }
+    if (clientPair(own, state)) return objectClientsRule(state.rid);
     return undefined;
   }
 
@@ -345,7 +347,7 @@ export class PeerTable {
 
   /** Called after the candidates were rebuilt: whoever hears it sees the state it announces. */
   private announce(type: 'peer_ready' | 'peer_lost' | 'peer_state', peer: Peer, reason?: string): void {
-    const { generation, memberships } = peer.state;
+    const { generation, memberships, draining } = peer.state;
     this.host.events.emit({
       type,
       mesh: this.host.mesh,
@@ -353,6 +355,33 @@ export class PeerTable {
       generation,
       memberships,
       ...(reason !== undefined && { reason }),
+      ...(draining === true && { draining }),
     });
   }
+}
+
+/**
+ * Two Object Clients with no Server membership have nothing to say to each other: each only calls
+ * objects, which live on object servers (docs/objects.md#object-clients-do-not-peer).
+ */
+export function clientPair(
+  own: Pick<MeshNodeState, 'objectRole' | 'memberships'>,
+  other: Pick<MeshNodeState, 'objectRole' | 'memberships'>,
+): boolean {
+  return (
+    own.objectRole === 'client' &&
+    other.objectRole === 'client' &&
+    own.memberships.length === 0 &&
+    other.memberships.length === 0
+  );
+}
+
+/** The rule, as a refusal says it to whoever configured the pair. */
+export function objectClientsRule(rid: string): string {
+  return (
+    `object clients do not peer with each other: node '${rid}' and this node both have objectRole ` +
+    `'client' and no Server membership, so nothing would flow between them. List only object servers ` +
+    `(objectRole 'server') or nodes with Server memberships in peers, or use objectRole 'server' on a ` +
+    `node that is to host objects`
+  );
 }

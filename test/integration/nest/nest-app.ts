@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import {
   type DynamicModule,
   type INestApplicationContext,
+  type LoggerService,
   Module,
   type Provider,
   type Type,
@@ -64,4 +65,29 @@ export async function rejectionOf(fn: () => Promise<unknown>): Promise<any> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/** A Nest logger that keeps every line with its level and context. */
+export class CapturingLogger implements LoggerService {
+  readonly lines: { level: string; message: string; context?: string }[] = [];
+  log(message: string, context?: string) {
+    this.lines.push({ level: 'log', message, context });
+  }
+  warn(message: string, context?: string) {
+    this.lines.push({ level: 'warn', message, context });
+  }
+  error(message: string, _trace?: string, context?: string) {
+    this.lines.push({ level: 'error', message, context });
+  }
+  debug(message: string, context?: string) {
+    this.lines.push({ level: 'debug', message, context });
+  }
+  verbose(message: string, context?: string) {
+    this.lines.push({ level: 'verbose', message, context });
+  }
+
+  /** The lines of context `ZLink` (the runtime's own). */
+  zlink(): { level: string; message: string }[] {
+    return this.lines.filter((l) => l.context === 'ZLink').map(({ level, message }) => ({ level, message }));
+  }
 }

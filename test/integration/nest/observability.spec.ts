@@ -15,27 +15,7 @@ import {
   isZLinkError,
 } from '../../../lib/index.js';
 import { waitFor, within } from '../../helpers/index.js';
-import { localOptions } from './nest-app.js';
-
-/** Keeps every line with its level and context. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; message: string; context?: string }[] = [];
-  log(message: string, context?: string) {
-    this.lines.push({ level: 'log', message, context });
-  }
-  warn(message: string, context?: string) {
-    this.lines.push({ level: 'warn', message, context });
-  }
-  error(message: string, _trace?: string, context?: string) {
-    this.lines.push({ level: 'error', message, context });
-  }
-  debug(message: string, context?: string) {
-    this.lines.push({ level: 'debug', message, context });
-  }
-  verbose(message: string, context?: string) {
-    this.lines.push({ level: 'verbose', message, context });
-  }
-}
+import { CapturingLogger, localOptions } from './nest-app.js';
 
 let app: INestApplicationContext | undefined;
 afterEach(async () => {

@@ -187,3 +187,20 @@ describe('the second grown field: the Logical Multicast topics a mesh node adver
     expect(decoded.malformed).toEqual([{ reason: 'malformed mesh node state record' }]);
   });
 });
+
+describe('the third grown field: the node drains', () => {
+  it('round-trips after topics, written only when true (an empty topics slot before it)', () => {
+    const draining: MeshNodeState = { ...node, draining: true };
+    for (const kind of [RecordKind.MeshHello, RecordKind.MeshWelcome, RecordKind.MeshState] as const) {
+      expect(decodeFrame(encodeMeshState(kind, draining)).records).toEqual([{ kind, ...draining }]);
+      expect(fieldsOf(encodeMeshState(kind, draining)).slice(8)).toEqual([[], null, [], true]);
+      const notDraining = encodeMeshState(kind, { ...node, draining: false });
+      expect(Buffer.from(notDraining).equals(Buffer.from(encodeMeshState(kind, node)))).toBe(true);
+      expect(decodeFrame(notDraining).records[0]).not.toHaveProperty('draining');
+    }
+    const both: MeshNodeState = { ...subscribing, draining: true };
+    expect(decodeFrame(encodeMeshState(RecordKind.MeshState, both)).records).toEqual([
+      { kind: RecordKind.MeshState, ...both },
+    ]);
+  });
+});
