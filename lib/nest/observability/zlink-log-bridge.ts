@@ -52,8 +52,10 @@ export class ZLinkLogBridge implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function where(e: { channel?: string; mesh?: string; session?: string }): string {
+function where(e: { channel?: string; mesh?: string; session?: string; route?: string }): string {
   if (e.session !== undefined) return `session listener '${e.session}'`;
+  // A session's delivery names its listener in `channel`.
+  if (e.route === 'session' && e.channel !== undefined) return `session listener '${e.channel}'`;
   if (e.channel !== undefined && e.mesh !== undefined) return `'${e.channel}' on mesh '${e.mesh}'`;
   if (e.channel !== undefined) return `'${e.channel}'`;
   return e.mesh !== undefined ? `mesh '${e.mesh}'` : 'ZLink';

@@ -16,6 +16,7 @@ import {
   ZLinkRuntime,
   isZLinkError,
 } from '../../../lib/index.js';
+import { ZLinkSessionClient } from '../../../lib/session-client/index.js';
 import { waitFor } from '../../helpers/index.js';
 import { CapturingLogger } from './nest-app.js';
 
@@ -105,9 +106,9 @@ describe('a graceful leave is logged at log level; a loss at warn', () => {
 });
 
 describe('lines name what they are about', () => {
-  it("a session listener's line names the listener", async () => {
+  it("a session listener's lines name the listener: listening, and a packet nobody handles", async () => {
     const logger = new CapturingLogger();
-    await boot(
+    const app = await boot(
       {
         meshes: { game: { objectRole: 'server', listen } },
         locationStore: { instance: new MemoryLocationStore() },
@@ -119,6 +120,19 @@ describe('lines name what they are about', () => {
       level: 'log',
       message: expect.stringMatching(/^session listener 'players' listening on tcp:\/\/127\.0\.0\.1:\d+$/),
     });
+
+    const local = app.get(ZLinkRuntime).sessions.localEndpoint('players') as string;
+    const session = new ZLinkSessionClient({ host: '127.0.0.1', port: Number(local.split(':').pop()) });
+    await session.connect();
+    try {
+      await session.request('nobody.handles', 1).catch(() => undefined);
+      expect(await line(logger, /^no_handler/)).toMatchObject({
+        level: 'warn',
+        message: expect.stringMatching(/^no_handler on session listener 'players' \(nobody\.handles\)/),
+      });
+    } finally {
+      await session.close();
+    }
   });
 });
 
