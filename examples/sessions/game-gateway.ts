@@ -87,11 +87,13 @@ export class Lobby {
   }
 }
 
+// Both apps find each other through the Location Store: Redis with REDIS_URL, else one in memory
+// that they share (they run in one process here).
+const shared = new MemoryLocationStore();
 function locationStore(): LocationStoreOptions {
   const url = process.env.REDIS_URL;
   return url ? { redis: url } : { instance: shared };
 }
-const shared = new MemoryLocationStore();
 // Where moves of relocatable objects are recorded (beside the Location Store, its own prefix).
 const moves: RelocationStoreOptions = process.env.REDIS_URL
   ? { redis: process.env.REDIS_URL, keyPrefix: 'game-moves' }
@@ -128,21 +130,23 @@ function gateway() {
   return NestFactory.createApplicationContext(GatewayModule, { logger: false });
 }
 
-export async function main(): Promise<void> {
-  const server = await objectServer();
-  const front = await gateway();
-  const runtime = front.get(ZLinkRuntime);
-  await runtime.waitForPeers('world', 1);
-  const port = Number(runtime.sessions.localEndpoint('players')?.split(':').pop());
-
-  // A game client: any language can speak the session wire; this is the Node client.
-  const client = new ZLinkSessionClient({ host: '127.0.0.1', port, token: 'ticket:ada' });
+// A game client: any language can speak the session wire; this is the Node client. `endpoint` is the
+// listener's, as the gateway gives it: `runtime.sessions.endpoint('players')`, `tcp://host:port`.
+export async function player(endpoint: string): Promise<void> {
+  const client = new ZLinkSessionClient({ endpoint, token: 'ticket:ada' });
   client.on('push', (packet: string, msg: unknown) => console.log(`client: push ${packet}`, msg));
   await client.connect();
   console.log(`client: ${await client.request<string>('login', { name: 'ada' })}`);
   console.log('client: move ->', await client.request('move', { dx: 3 }));
   await client.close();
+}
 
+export async function main(): Promise<void> {
+  const server = await objectServer();
+  const front = await gateway();
+  const runtime = front.get(ZLinkRuntime);
+  await runtime.waitForPeers('world', 1);
+  await player(runtime.sessions.endpoint('players') as string);
   await new Promise((resolve) => setTimeout(resolve, 200));
   await front.close();
   await server.close();

@@ -3,6 +3,8 @@ export {
   ZLinkSessionClient,
   type SessionClientClose,
   type SessionClientOptions,
+  type SessionClientSettings,
   type SessionWelcome,
 } from './session-client.js';
+export type { SessionAddress } from './session-address.js';
 export { ZLinkError, type SessionCloseReason } from '../core/index.js';

@@ -12,16 +12,20 @@ import {
   frame,
   packr,
 } from '../core/index.js';
+import { type SessionAddress, sessionAddress } from './session-address.js';
 
 /**
  * A small client of the session wire (docs/sessions-wire.md) for Node: a test harness, a bot, a load
  * generator, or a game client written in TypeScript. It opens one TCP connection, says Hello, and
  * gives requests (one result each), one-way sends and pushes; with `reconnect` it opens a new session
  * after a lost connection, waiting longer each time. Uses `node:net` and msgpack only (no zeromq).
+ * Where it connects: `endpoint`, the listener's endpoint as `runtime.sessions.endpoint()` gives it
+ * (`tcp://host:port`), or `host` and `port`.
  */
-export interface SessionClientOptions {
-  readonly host: string;
-  readonly port: number;
+export type SessionClientOptions = SessionAddress & SessionClientSettings;
+
+/** What a session client does besides where it connects (see `SessionClientOptions`). */
+export interface SessionClientSettings {
   /** Sent in the Hello (any msgpack value): what `@OnSessionOpen` checks. @default none */
   readonly token?: unknown;
   /** Deadline of a request, in ms. @default 10000 */
@@ -42,11 +46,18 @@ export interface SessionWelcome {
   readonly maxInFlight: number;
 }
 
-/** Why a session of this client ended: the server's or client's Close reason, or `lost` (no Close). */
+/**
+ * Why a session of this client ended, and who ended it (`by`):
+ * - `client`: this client's `close(reason, detail)`; `reason`, `code` and `detail` are what it sent;
+ * - `server`: a Close frame from the server; its reason (`lost` for a code this version does not know);
+ * - `connection`: no Close — the connection dropped, or nothing was heard for 3 heartbeats (`lost`),
+ *   or the server's framing was broken (`protocolError`); `code` is then `undefined`.
+ */
 export interface SessionClientClose {
   readonly reason: SessionCloseReason | 'lost';
   readonly code: number | undefined;
   readonly detail: string;
+  readonly by: 'client' | 'server' | 'connection';
 }
 
 interface Waiting {
@@ -65,10 +76,12 @@ const FINAL: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Events: `open` (SessionWelcome) for every session, `close` (SessionClientClose) for every end,
- * `push` (packet, msg) for every Push, `reconnecting` (delayMs) before a reconnect.
+ * Events (docs/sessions.md#the-node-client): `open` (SessionWelcome) for every session, `close`
+ * (SessionClientClose) once for every session or attempt that ends, `push` (packet, msg) for every Push,
+ * `reconnecting` (delayMs) after a `close` when a new attempt is due.
  */
 export class ZLinkSessionClient extends EventEmitter {
+  private readonly address: { readonly host: string; readonly port: number };
   private socket: Socket | undefined;
   private splitter = new FrameSplitter(16 * 1024 * 1024);
   private waiting = new Map<number, Waiting>();
@@ -82,9 +95,13 @@ export class ZLinkSessionClient extends EventEmitter {
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private ended: SessionClientClose | undefined;
+  /** The Close this client sent (`close()`): what its `close` event reports when the socket closes. */
+  private sentClose: SessionClientClose | undefined;
 
+  /** Throws `Configuration` (naming the field) for a malformed `endpoint`, or a bad `host` or `port`. */
   constructor(private readonly options: SessionClientOptions) {
     super();
+    this.address = sessionAddress(options);
   }
 
   /** The current session's id (`undefined` while not open). */
@@ -111,8 +128,9 @@ export class ZLinkSessionClient extends EventEmitter {
   private open(): void {
     this.splitter = new FrameSplitter(16 * 1024 * 1024);
     this.ended = undefined;
+    this.sentClose = undefined;
     this.outFrames = [];
-    const socket = tcpConnect({ host: this.options.host, port: this.options.port });
+    const socket = tcpConnect(this.address);
     socket.setNoDelay(true);
     this.socket = socket;
     socket.on('connect', () =>
@@ -124,10 +142,25 @@ export class ZLinkSessionClient extends EventEmitter {
         this.frame(packr.unpack(body) as unknown[]);
         return true;
       });
-      if (fault) this.end({ reason: 'protocolError', code: undefined, detail: `server framing: ${fault}` });
+      if (fault)
+        this.end({
+          reason: 'protocolError',
+          code: undefined,
+          detail: `server framing: ${fault}`,
+          by: 'connection',
+        });
     });
     socket.on('error', () => undefined);
-    socket.on('close', () => this.end({ reason: 'lost', code: undefined, detail: 'the connection closed' }));
+    socket.on('close', () =>
+      this.end(
+        this.sentClose ?? {
+          reason: 'lost',
+          code: undefined,
+          detail: 'the connection closed',
+          by: 'connection',
+        },
+      ),
+    );
   }
 
   private frame(v: unknown[]): void {
@@ -164,7 +197,12 @@ export class ZLinkSessionClient extends EventEmitter {
         return this.write([SessionFrameKind.Pong]);
       case SessionFrameKind.Close: {
         const code = v[1] as number;
-        return this.end({ reason: closeReasonOf(code) ?? 'lost', code, detail: String(v[2] ?? '') });
+        return this.end({
+          reason: closeReasonOf(code) ?? 'lost',
+          code,
+          detail: String(v[2] ?? ''),
+          by: 'server',
+        });
       }
     }
   }
@@ -205,13 +243,19 @@ export class ZLinkSessionClient extends EventEmitter {
     return true;
   }
 
-  /** Sends a Close and ends the session; no reconnect. Resolves once the connection is closed. */
+  /**
+   * Sends a Close and ends the session; no reconnect. Resolves once the connection is closed; the
+   * `close` event then reports this reason and detail, `by: 'client'` (unless the server's Close or the
+   * connection's end came first).
+   */
   async close(reason: SessionCloseReason = 'normal', detail = ''): Promise<void> {
     this.closing = true;
     clearTimeout(this.retryTimer);
     const socket = this.socket;
     if (!socket || socket.destroyed) return;
-    this.write([SessionFrameKind.Close, SessionCloseCode[reason], detail]);
+    const code = SessionCloseCode[reason];
+    this.sentClose = { reason, code, detail, by: 'client' };
+    this.write([SessionFrameKind.Close, code, detail]);
     this.flushWrites();
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.end();
@@ -253,6 +297,7 @@ export class ZLinkSessionClient extends EventEmitter {
             reason: 'lost',
             code: undefined,
             detail: `nothing heard for ${3 * heartbeatMs} ms`,
+            by: 'connection',
           });
         if (now - this.sentAt >= heartbeatMs / 2) this.write([SessionFrameKind.Ping]);
       },
