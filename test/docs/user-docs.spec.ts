@@ -8,8 +8,9 @@
  * so is every CURVE snippet, of `examples/security/curve-mesh.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { isRunOf, read, sectionOf, tsBlocks, withoutCode } from './markdown.js';
 
 /** Shipped in the package (package.json `files`), so a link from one of them must stay inside this set. */
 const SHIPPED = [
@@ -22,7 +23,6 @@ const SHIPPED = [
   'docs/sessions.md',
   'docs/sessions-wire.md',
 ];
-const read = (file: string): string => readFileSync(file, 'utf8');
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
@@ -42,11 +42,6 @@ function anchors(markdown: string): Set<string> {
   return out;
 }
 
-/** The text outside fenced code blocks (a `#` comment in a shell block is no heading, `](` in code no link). */
-function withoutCode(markdown: string): string {
-  return markdown.replace(/^```[\s\S]*?^```/gm, '');
-}
-
 /** Links of the text, with the heading above each (so a rule can depend on the section). */
 function links(markdown: string): { target: string; section: string }[] {
   const out: { target: string; section: string }[] = [];
@@ -57,37 +52,6 @@ function links(markdown: string): { target: string; section: string }[] {
     for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) out.push({ target: match[1], section });
   }
   return out;
-}
-
-/** The fenced TypeScript blocks of `markdown`, each without its closing newline. */
-function tsBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```(?:ts|typescript)\n([\s\S]*?)^```/gm)].map((m) =>
-    m[1].replace(/\n$/, ''),
-  );
-}
-
-/** The part of `markdown` under the `## heading`, up to the next `## `. */
-function sectionOf(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) return '';
-  const end = markdown.indexOf('\n## ', start + 1);
-  return markdown.slice(start, end < 0 ? undefined : end);
-}
-
-/** `lines` without the indentation they all share (blank lines aside). */
-function dedent(lines: string[]): string {
-  const indents = lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length);
-  const cut = Math.min(...indents);
-  return lines.map((l) => l.slice(cut)).join('\n');
-}
-
-/** Whether `block` is a run of whole lines of `file`, word for word up to the indentation the run shares. */
-function isRunOf(block: string, file: string): boolean {
-  const want = dedent(block.split('\n'));
-  const lines = file.split('\n');
-  const n = block.split('\n').length;
-  for (let i = 0; i + n <= lines.length; i++) if (dedent(lines.slice(i, i + n)) === want) return true;
-  return false;
 }
 
 /** The README's contributor part (from this heading on) may link to files of the repo that are not shipped. */

@@ -1,0 +1,49 @@
+/**
+ * A snippet never uses a name the page does not show: every name a TypeScript snippet of the session
+ * docs, the CURVE docs or the README uses is declared in a snippet of the same page,
+ * imported from a package, or a global (see snippet-names.ts). The snippets are runs of compiled
+ * example files (user-docs.spec.ts), so the compiler says where each name is declared.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { read, sectionOf, tsBlocks } from './markdown.js';
+import { examplesProgram, unshownNames } from './snippet-names.js';
+
+const OBJECTS = ['rooms', 'moving-rooms', 'room-news'].map((f) => `examples/objects/${f}.ts`);
+const SESSIONS = ['examples/sessions/game-gateway.ts'];
+const CURVE = ['examples/security/curve-mesh.ts'];
+const QUICKSTART = ['examples/quickstart/main.ts'];
+
+/** Each page: its TypeScript snippets and the example files they are runs of. */
+const PAGES: { page: string; files: string[]; blocks: () => string[] }[] = [
+  { page: 'docs/sessions.md', files: SESSIONS, blocks: () => tsBlocks(read('docs/sessions.md')) },
+  {
+    page: 'README.md, Spots and Actors',
+    files: OBJECTS,
+    blocks: () => tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')),
+  },
+  {
+    page: 'README.md, the complete example',
+    files: QUICKSTART,
+    blocks: () => tsBlocks(read('README.md')).filter((b) => b.trim() === read(QUICKSTART[0]).trim()),
+  },
+  {
+    page: 'docs/configuration.md (security)',
+    files: CURVE,
+    blocks: () => tsBlocks(sectionOf(read('docs/configuration.md'), 'security')),
+  },
+  {
+    page: 'docs/operations.md (CURVE)',
+    files: CURVE,
+    blocks: () => tsBlocks(sectionOf(read('docs/operations.md'), 'Encryption and authentication (CURVE)')),
+  },
+];
+
+describe('doc snippets show every name they use', () => {
+  const program = examplesProgram([...SESSIONS, ...OBJECTS, ...CURVE, ...QUICKSTART]);
+
+  it.each(PAGES.map((p) => [p.page, p] as const))('%s', (_page, { files, blocks }) => {
+    const all = blocks();
+    expect(all.length).toBeGreaterThan(0);
+    expect(unshownNames(program, files, all)).toEqual([]);
+  });
+});
