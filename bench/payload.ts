@@ -15,7 +15,12 @@ export const PAYLOAD = Object.freeze({
 export type Payload = typeof PAYLOAD;
 
 /** Plain msgpack (maps, no record extension): what the raw zeromq systems put on the wire. */
-export const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
+export const packr = new Packr({
+  useRecords: false,
+  moreTypes: false,
+  mapsAsObjects: true,
+  variableMapSize: true,
+});
 
 /** The msgpack size of `PAYLOAD`; throws unless it is about 100 bytes (90..110). */
 export function payloadSize(): { msgpack: number; json: number } {

@@ -24,7 +24,7 @@ import {
  * what they were; present, exactly what msgpackr writes for the longer array.
  */
 
-const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true, variableMapSize: true });
 const pack = (value: unknown): Uint8Array => packr.pack(value);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
