@@ -257,24 +257,30 @@ export function subscriberSocket(
 
 /**
  * zeromq messages a STREAM holds per connection before a write to it fails `EAGAIN` (at once: a STREAM
- * always polls writable). Each message is one turn's frames for that connection joined, so this is a
- * few turns' worth; what a slow client has not taken past it waits in the session's own bounded
- * buffer (`maxPendingBytes`), never in zeromq.
+ * always polls writable). The listener writes at most its chunk size a message (see `SessionListener`),
+ * so this bounds, with the message zeromq is writing out, the bytes zeromq can hold for one client:
+ * they count toward the session's `maxPendingBytes` like the session's own buffer.
  */
-const STREAM_SEND_HWM_MESSAGES = 64;
+export const STREAM_SEND_HWM_MESSAGES = 16;
 
 /**
  * An end-user session listener: a STREAM socket, raw TCP (no ZMTP, and so no CURVE: a game client
  * speaks the session wire, docs/sessions-wire.md). `notify`: an empty message tells each connect and
  * each disconnect the peer made (our own close is not told back). Routing ids are libzmq's own (a
  * zero byte and a counter), never chosen by a peer.
+ *
+ * `tcpMaxRetransmitTimeout` (TCP_USER_TIMEOUT) is the listener's heartbeat: a client that has taken no
+ * byte for that long (its receive window shut, or its host gone) is dropped by the kernel. It is what
+ * really ends a slow consumer: libzmq closes a STREAM connection (the empty message) only once its
+ * queue is written out, which a client that reads nothing never lets happen.
  */
-export function streamListener(ipv6: boolean): Stream {
+export function streamListener(ipv6: boolean, heartbeatMs: number): Stream {
   return new Stream({
     notify: true,
     linger: 0,
     ipv6,
     sendHighWaterMark: STREAM_SEND_HWM_MESSAGES,
+    tcpMaxRetransmitTimeout: heartbeatMs,
     // A write to a full connection queue fails at once (EAGAIN) rather than wait: the listener's one
     // writer must never stand still for one slow client.
     sendTimeout: 0,

@@ -8,7 +8,8 @@ import {
   type ZLinkEvents,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
-import { streamListener } from '../sockets.js';
+import { STREAM_SEND_HWM_MESSAGES, streamListener } from '../sockets.js';
+import { HandedBytes, takeChunk } from './handed-bytes.js';
 import { type ConnectionHost, StreamConnection } from './stream-connection.js';
 import { SESSION_CLOSE_LINGER_MS, SESSION_RETRY_WRITE_MS, SESSION_TOMBSTONE_MS } from '../timing.js';
 
@@ -26,11 +27,13 @@ const EMPTY = Buffer.alloc(0);
  * client from holding back the others.
  *
  * Writes are batched per turn and connection: the frames a turn queued for one connection leave as
- * one zeromq message, at most one in zeromq's hands at a time per connection (a second could pass a
- * first that zeromq refused, and reorder the stream). zeromq refuses a write at a connection's full
- * queue at once (`EAGAIN`); the bytes then wait in the connection's own buffer, bounded by
- * `maxPendingBytes`, and are tried again shortly. Timers are the listener's, not the connection's: one
- * sweep closes connections whose Hello or heartbeat is overdue.
+ * one zeromq message of at most `chunkBytes` (more waits for the next), at most one in zeromq's hands
+ * at a time per connection (a second could pass a first that zeromq refused, and reorder the stream).
+ * zeromq refuses a write at a connection's full queue at once (`EAGAIN`); the bytes then wait in the
+ * connection's own buffer and are tried again shortly. What zeromq may still hold (`HandedBytes`) and
+ * that buffer count together toward `maxPendingBytes`: past it the session is closed `slowConsumer`
+ * and dropped. Timers are the listener's, not the connection's: one sweep closes connections whose
+ * Hello or heartbeat is overdue.
  */
 export class SessionListener implements ConnectionHost {
   private readonly socket: Stream;
@@ -50,9 +53,17 @@ export class SessionListener implements ConnectionHost {
   private open = 0;
   framesIn = 0;
   framesOut = 0;
+  /**
+   * The most one zeromq message carries: a quarter of `maxPendingBytes` over the messages zeromq may
+   * hold per connection (its HWM, and the one it is writing), so zeromq never holds more than that
+   * quarter for a client (512 bytes at least).
+   */
+  private readonly chunkBytes: number;
 
   constructor(private readonly config: SessionListenerConfig) {
-    this.socket = streamListener(config.options.listen.bindHost.includes(':'));
+    const { listen, heartbeatMs, maxPendingBytes } = config.options;
+    this.socket = streamListener(listen.bindHost.includes(':'), heartbeatMs);
+    this.chunkBytes = Math.max(512, Math.floor(maxPendingBytes / 4 / (STREAM_SEND_HWM_MESSAGES + 1)));
   }
 
   get options(): NormalizedSessionListener {
@@ -108,7 +119,7 @@ export class SessionListener implements ConnectionHost {
   }
 
   private accept(id: Buffer, key: string): void {
-    const connection = new StreamConnection(id, this, Date.now());
+    const connection = new StreamConnection(id, this, Date.now(), new HandedBytes(STREAM_SEND_HWM_MESSAGES));
     this.connections.set(key, connection);
     if (!this.accepting) connection.close('goingAway', 'the server is draining');
     else if (this.open >= this.config.options.maxSessions)
@@ -132,7 +143,7 @@ export class SessionListener implements ConnectionHost {
     connection.out.push(frame);
     connection.pendingBytes += frame.length;
     this.framesOut++;
-    if (connection.pendingBytes > this.config.options.maxPendingBytes && connection.open) {
+    if (connection.pendingBytes + connection.handed.bytes > this.config.options.maxPendingBytes) {
       connection.close('slowConsumer', `more than ${this.config.options.maxPendingBytes} bytes waited`);
       return;
     }
@@ -189,12 +200,12 @@ export class SessionListener implements ConnectionHost {
       connection.writing = false;
       return;
     }
-    const data = out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
-    connection.out = [];
+    const data = takeChunk(out, this.chunkBytes);
     try {
       await this.socket.send([connection.routingId, data]);
       connection.writing = false;
       connection.pendingBytes -= data.length;
+      connection.handed.accepted(data.length);
       if (connection.out.length > 0) this.markDirty(connection);
     } catch (error: unknown) {
       connection.writing = false;
@@ -215,7 +226,8 @@ export class SessionListener implements ConnectionHost {
     this.retryTimer = undefined;
     const blocked = this.blocked;
     this.blocked = new Set();
-    for (const connection of blocked) if (connection.open) this.markDirty(connection);
+    // A closed connection too: its Close frame, or the empty message that drops it, must still go.
+    for (const connection of blocked) if (connection.out.length > 0) this.markDirty(connection);
   }
 
   ended(connection: StreamConnection, reason: SessionCloseReason, detail: string, byClient: boolean): void {

@@ -18,6 +18,7 @@ import {
   SessionCloseCode,
 } from '../../core/index.js';
 import type { NormalizedSessionListener } from '../../core/index.js';
+import type { HandedBytes } from './handed-bytes.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
 type ConnectionState = 'hello' | 'opening' | 'open' | 'closed';
@@ -51,7 +52,7 @@ export class StreamConnection implements SessionLink {
   private state: ConnectionState = 'hello';
   private readonly splitter: FrameSplitter;
   private readonly waiting = new Set<number>();
-  /** Frames queued since the last flush, and their bytes plus what a refused write holds back. */
+  /** Frames waiting to be handed to zeromq (queued since the last flush, or held back by a refused write), and their bytes. */
   out: Buffer[] = [];
   pendingBytes = 0;
   /** A write of this connection is in zeromq's hands: the next one waits for it (order). */
@@ -71,6 +72,8 @@ export class StreamConnection implements SessionLink {
     readonly routingId: Buffer,
     private readonly host: ConnectionHost,
     now: number,
+    /** What zeromq may still hold of the writes it accepted: counted with `pendingBytes`. */
+    readonly handed: HandedBytes,
   ) {
     this.splitter = new FrameSplitter(host.options.maxFrameBytes);
     this.heardAt = now;
@@ -99,9 +102,12 @@ export class StreamConnection implements SessionLink {
     return this.waiting.size;
   }
 
-  /** Bytes this connection holds right now: a frame being gathered and what waits to be written. */
+  /**
+   * Bytes held for this connection right now: a frame being gathered, what waits to be written, and
+   * what zeromq may still hold of what was written.
+   */
   get heldBytes(): number {
-    return this.splitter.buffered + this.pendingBytes;
+    return this.splitter.buffered + this.pendingBytes + this.handed.bytes;
   }
 
   /** One chunk of the client's byte stream (as zeromq delivered it). */
