@@ -1,3 +1,5 @@
+import { packr } from './wire/codec.js';
+
 /**
  * The one home of ZLink error codes and their wire form. Transport-library errors never
  * reach a caller raw: every public call ends with a `ZLinkError` carrying one of these codes.
@@ -81,12 +83,32 @@ export function isZLinkError(value: unknown, code?: ZLinkErrorCode): value is ZL
   return value instanceof ZLinkError && (code === undefined || value.code === code);
 }
 
+/** The longest error `message` any wire carries (characters); a longer one is cut, ending in `…`. */
+export const MAX_ERROR_MESSAGE_CHARS = 1024;
 /**
- * The wire form of a failure raised by a handler. A `ZLinkError` keeps its code; anything else is
- * `HandlerError`. An error may carry a `getError()` payload (Nest's `RpcException`), which travels
- * as details so the caller can read it.
+ * The most an error's `details` take on any wire (msgpack bytes). Larger details are cut to fit: of
+ * Nest's HTTP error body (`{ statusCode, message: [...], error }`, a `ValidationPipe` failure) the
+ * leading messages that fit are kept and `truncated` counts the ones left out; anything else becomes
+ * `{ truncated: true, bytes }`.
+ */
+export const MAX_ERROR_DETAILS_BYTES = 4096;
+
+/**
+ * The wire form of a failure raised by a handler (the one place every kind of handler's failure is
+ * put on a wire: channel, object and session). A `ZLinkError` keeps its code; anything else is
+ * `HandlerError`. An error may carry a `getError()` payload (Nest's `RpcException`, or an
+ * `HttpException`'s body: see lib/nest's `toHandlerFailure`), which travels as details so the caller
+ * can read it. Message and details are bounded (`MAX_ERROR_MESSAGE_CHARS`, `MAX_ERROR_DETAILS_BYTES`).
  */
 export function toWireError(error: unknown): WireError {
+  const wire = unboundedWireError(error);
+  const message = boundedMessage(wire.message);
+  const details = boundedDetails(wire.details);
+  if (message === wire.message && details === wire.details) return wire;
+  return details === undefined ? { code: wire.code, message } : { code: wire.code, message, details };
+}
+
+function unboundedWireError(error: unknown): WireError {
   if (error instanceof ZLinkError) {
     const remote = error.remote;
     if (error.code === 'RemoteError' && remote) return remote;
@@ -107,6 +129,42 @@ export function toWireError(error: unknown): WireError {
     return { code: REMOTE_CODES.handlerError, message, details: rpcPayload };
   }
   return { code: REMOTE_CODES.handlerError, message: errorMessage(error) };
+}
+
+function boundedMessage(message: string): string {
+  return message.length <= MAX_ERROR_MESSAGE_CHARS
+    ? message
+    : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…`;
+}
+
+function encodedBytes(value: unknown): number {
+  try {
+    return packr.pack(value).length;
+  } catch {
+    return Number.POSITIVE_INFINITY; // not encodable: never sent as it is
+  }
+}
+
+function boundedDetails(details: unknown): unknown {
+  if (details === undefined) return undefined;
+  const bytes = encodedBytes(details);
+  if (bytes <= MAX_ERROR_DETAILS_BYTES) return details;
+  const body = details as { message?: unknown };
+  if (typeof details === 'object' && details !== null && Array.isArray(body.message)) {
+    const all = body.message as unknown[];
+    const kept: unknown[] = [];
+    const cut = { ...body, message: kept, truncated: all.length };
+    // Room for the body without its messages, then each message's own bytes (and slack for the count).
+    let room = MAX_ERROR_DETAILS_BYTES - encodedBytes(cut) - 8;
+    for (const m of all) {
+      room -= encodedBytes(m);
+      if (room < 0) break;
+      kept.push(m);
+    }
+    cut.truncated = all.length - kept.length;
+    if (encodedBytes(cut) <= MAX_ERROR_DETAILS_BYTES) return cut;
+  }
+  return Number.isFinite(bytes) ? { truncated: true, bytes } : { truncated: true };
 }
 
 function rpcExceptionPayload(error: unknown): unknown {

@@ -186,7 +186,11 @@ export class ZLinkSessionClient extends EventEmitter {
         return this.settle(v[1] as number, (w) =>
           w.reject(
             new ZLinkError('RemoteError', `request ${w.packet}: ${String(v[2])}: ${String(v[3])}`, {
-              remote: { code: String(v[2]), message: String(v[3]) },
+              remote:
+                v[4] === undefined
+                  ? { code: String(v[2]), message: String(v[3]) }
+                  : { code: String(v[2]), message: String(v[3]), details: v[4] },
+              details: v[4],
             }),
           ),
         );

@@ -23,8 +23,11 @@ export interface SessionLink {
    * answer, whichever comes first.
    */
   reply(correlation: number, payload: Uint8Array): boolean;
-  /** Answers request `correlation` with an error (a ZLink or handler code and a message); as `reply`. */
-  error(correlation: number, code: string, message: string): boolean;
+  /**
+   * Answers request `correlation` with an error (a ZLink or handler code, a message, and the details
+   * the failure carried, if any: bounded by `toWireError`); as `reply`.
+   */
+  error(correlation: number, code: string, message: string, details?: unknown): boolean;
   /**
    * Sends the client a Push. `false` when the session has closed. A client that reads too slowly is
    * closed (`slowConsumer`) rather than let its pushes pile up.

@@ -14,7 +14,7 @@ import { FRAME_HEADER_BYTES, writeFrameHeader } from './session-framing.js';
  *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight]
  *     Request  c→s  [3, correlation, packet, payload]
  *     Reply    s→c  [4, correlation, payload]
- *     Error    s→c  [5, correlation, code, message]
+ *     Error    s→c  [5, correlation, code, message, details?]
  *     Send     c→s  [6, packet, payload]
  *     Push     s→c  [7, packet, payload]
  *     Ping     both [8]
@@ -222,8 +222,13 @@ export function controlFrame(items: readonly unknown[]): Buffer {
   return out;
 }
 
-export function errorFrame(correlation: number, code: string, message: string): Buffer {
-  return controlFrame([SessionFrameKind.Error, correlation, code, message]);
+/** An Error frame; `details` (what the failure carried, bounded by `toWireError`) only when there are some. */
+export function errorFrame(correlation: number, code: string, message: string, details?: unknown): Buffer {
+  return controlFrame(
+    details === undefined
+      ? [SessionFrameKind.Error, correlation, code, message]
+      : [SessionFrameKind.Error, correlation, code, message, details],
+  );
 }
 
 export function closeFrame(code: number, reason: string): Buffer {

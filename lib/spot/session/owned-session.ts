@@ -233,7 +233,7 @@ export class OwnedSession implements ZLinkSession {
     } catch (error) {
       this.runner.failed(this.listener, 'handler_error', packet);
       const wire = toWireError(error);
-      if (kind === 'request') this.link.error(correlation, wire.code, wire.message);
+      if (kind === 'request') this.link.error(correlation, wire.code, wire.message, wire.details);
     }
   }
 
@@ -260,7 +260,7 @@ export class OwnedSession implements ZLinkSession {
       (value) => this.link.reply(work.correlation, encodePayload(value)),
       (error: unknown) => {
         const wire = toWireError(error);
-        this.link.error(work.correlation, wire.code, wire.message);
+        this.link.error(work.correlation, wire.code, wire.message, wire.details);
       },
     );
   }

@@ -187,9 +187,9 @@ export class StreamConnection implements SessionLink {
     return true;
   }
 
-  error(correlation: number, code: string, message: string): boolean {
+  error(correlation: number, code: string, message: string, details?: unknown): boolean {
     if (this.state !== 'open' || !this.waiting.delete(correlation)) return false;
-    this.host.write(this, errorFrame(correlation, code, message));
+    this.host.write(this, errorFrame(correlation, code, message, details));
     return true;
   }
 

@@ -4,6 +4,8 @@ import {
   REMOTE_CODES,
   RecordKind,
   type WireError,
+  MAX_ERROR_DETAILS_BYTES,
+  MAX_ERROR_MESSAGE_CHARS,
   ZLINK_ERROR_CODES,
   ZLinkError,
   configurationError,
@@ -165,5 +167,44 @@ describe('toWireError / fromWireError', () => {
     expect(toWireError(relayed)).toEqual(original);
     const e = overTheWire(relayed);
     expect([e.code, e.remote?.code]).toEqual(['RemoteError', 'NoHandler']);
+  });
+});
+
+describe('toWireError bounds what a failure sends', () => {
+  const packed = (value: unknown): number =>
+    encodeErrorReply(1, { code: 'X', message: '', details: value }).length;
+
+  it('keeps small details and messages as they are', () => {
+    const details = { statusCode: 400, message: ['name must be a string'], error: 'Bad Request' };
+    expect(toWireError(new FakeRpcException(details))).toEqual({
+      code: REMOTE_CODES.handlerError,
+      message: 'rpc exception',
+      details,
+    });
+  });
+
+  it("cuts a long message to MAX_ERROR_MESSAGE_CHARS, ending in '…'", () => {
+    const wire = toWireError(new Error('x'.repeat(5000)));
+    expect(wire.message).toHaveLength(MAX_ERROR_MESSAGE_CHARS);
+    expect(wire.message.endsWith('…')).toBe(true);
+  });
+
+  it('keeps the leading messages of a large HTTP error body that fit, and counts the ones left out', () => {
+    const message = Array.from({ length: 500 }, (_, i) => `field${i} must be a string`);
+    const wire = toWireError(new FakeRpcException({ statusCode: 400, message, error: 'Bad Request' }));
+    const details = wire.details as { statusCode: number; message: string[]; truncated: number };
+    expect(details.statusCode).toBe(400);
+    expect(details.message.length).toBeGreaterThan(50);
+    expect(details.message).toEqual(message.slice(0, details.message.length));
+    expect(details.truncated).toBe(500 - details.message.length);
+    expect(packed(details)).toBeLessThanOrEqual(MAX_ERROR_DETAILS_BYTES + 64);
+  });
+
+  it('replaces other large details with { truncated, bytes }', () => {
+    const wire = toWireError(
+      new ZLinkError('InvalidArgument', 'too big', { details: { blob: 'y'.repeat(10000) } }),
+    );
+    expect(wire).toMatchObject({ code: 'InvalidArgument', message: 'too big', details: { truncated: true } });
+    expect((wire.details as { bytes: number }).bytes).toBeGreaterThan(10000);
   });
 });
