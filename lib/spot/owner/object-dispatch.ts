@@ -2,6 +2,7 @@ import {
   type TracePropagation,
   type ZLinkObjectContext,
   REMOTE_CODES,
+  ZLinkError,
   decodeMetadata,
   decodePayload,
   isRuntimePacket,
@@ -52,6 +53,10 @@ export function runObjectCall(
 ): void {
   // The runtime's own (a flush, answered as it is admitted; a membership change): never a handler's.
   if (isRuntimePacket(call.packet)) return deps.runtimeCall(a, call, answer, carried);
+  // A session's binding is to one incarnation: a relay for an older one (the Actor was destroyed and
+  // created again under its id, on this same route) never runs on this one, which nobody bound.
+  if (call.session !== undefined && call.fences.objectGeneration !== a.authority.objectGeneration)
+    return answer.error(toObjectWireError(bindingEnded(a, call)));
   const { event } = call;
   // An event runs its subscription's method; any other call the handler of its packet.
   const handler =
@@ -104,6 +109,21 @@ export function runObjectCall(
   // that answers with a plain value is answered in the turn that ran it.
   a.turns.submitJob(
     new CallTurn(a, call, answer, a.handler(handler.method), payload.value, context, deps.tracing, carried),
+  );
+}
+
+/**
+ * A relay whose binding ended with the incarnation it was made to: `Unavailable`, `reason:
+ * 'bindingEnded'` (the Session owner then ends the binding: docs/sessions.md#when-a-binding-ends).
+ */
+function bindingEnded(a: Activation, call: InboundObjectCall): ZLinkError {
+  const bound = call.fences.objectGeneration;
+  const now = a.authority.objectGeneration;
+  return new ZLinkError(
+    'Unavailable',
+    `actor '${a.key.id}' was destroyed and created again (generation ${now}; the session was bound to ` +
+      `generation ${bound}): the binding ended with the old incarnation; bind the new one`,
+    { details: { reason: 'bindingEnded', actorId: a.key.id, objectGeneration: now, boundGeneration: bound } },
   );
 }
 

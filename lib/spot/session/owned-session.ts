@@ -15,7 +15,7 @@ import {
 } from '../../core/index.js';
 import type { ObjectSubmission } from '../caller/object-submission.js';
 import { packSessionStamp } from '../wire/index.js';
-import { type BindingRoute, SessionBindings, bindingRouteOf } from './session-bindings.js';
+import { type BindingRoute, SessionBindings, bindingRouteOf, lostError } from './session-bindings.js';
 import type { SessionRunner } from './session-runner.js';
 
 /** One frame of a session waiting for its turn. */
@@ -132,11 +132,7 @@ export class OwnedSession implements ZLinkSession {
   ): Promise<unknown> {
     const objects = this.runner.objects(`relay ${packet}`);
     if (binding.lost !== undefined)
-      return Promise.reject(
-        new ZLinkError('Unavailable', `relay ${packet} to actor '${binding.actorId}': ${binding.lost}`, {
-          details: { reason: 'ownerLost' },
-        }),
-      );
+      return Promise.reject(lostError(`relay ${packet} to actor '${binding.actorId}'`, binding.lost));
     const stamp = {
       ownerRid: objects.self.rid,
       ownerGeneration: objects.self.nodeGeneration,
@@ -160,7 +156,24 @@ export class OwnedSession implements ZLinkSession {
     // Sealed for a move (§3.3): held here, in session order, until the move gives the route.
     const held = this.bindings.held(binding.actorId);
     if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
-    return this.runner.submit(binding.route, sub);
+    return this.runner.submit(binding.route, sub).catch((error: unknown) => {
+      this.endedBy(error, binding);
+      throw error;
+    });
+  }
+
+  /**
+   * A relay refused because its binding ended with its incarnation (the Actor was destroyed, maybe
+   * created again): the binding is lost, so the relays after it end at once with the same words
+   * instead of reaching an incarnation nobody bound; told once (`unbound`, `bindingEnded`).
+   */
+  private endedBy(error: unknown, binding: BindingRoute): void {
+    if (!(error instanceof ZLinkError)) return;
+    if ((error.details as { reason?: unknown } | undefined)?.reason !== 'bindingEnded') return;
+    const { actorId, bindingGeneration } = binding;
+    const detail = error.remote?.message ?? error.message;
+    if (this.bindings.lose(actorId, { reason: 'bindingEnded', detail }, bindingGeneration))
+      this.runner.unbound(this, 'bindingEnded', detail);
   }
 
   /**

@@ -15,8 +15,17 @@ export interface BindingRoute {
   readonly bindingGeneration: number;
   /** The stored route: the Actor owner's run and the fences it holds the Actor on. */
   readonly route: ReadyRoute;
-  /** Set once the route's owner run left the mesh: relays end `Unavailable` until a new bind. */
-  readonly lost?: string;
+  /**
+   * Set once the binding leads nowhere — its owner run left the mesh (`ownerLost`), or its incarnation
+   * was destroyed (`bindingEnded`) — with what relays say: they end `Unavailable` until a new bind.
+   */
+  readonly lost?: LostBinding;
+}
+
+/** Why a binding leads nowhere (`details.reason` of the relays refused for it), and what to tell. */
+export interface LostBinding {
+  readonly reason: 'ownerLost' | 'bindingEnded';
+  readonly detail: string;
 }
 
 /** A bind's answer (the route the Actor's owner holds it on), read into the route stored for relays. */
@@ -50,6 +59,11 @@ export function bindingRouteOf(
     address: wireAddress('actor', actorId, fences),
   };
   return { actorId, type, objectGeneration, bindingGeneration, route };
+}
+
+/** What a relay on a lost binding ends with (`what` names the relay). */
+export function lostError(what: string, lost: LostBinding): ZLinkError {
+  return new ZLinkError('Unavailable', `${what}: ${lost.detail}`, { details: { reason: lost.reason } });
 }
 
 /** A relay held while its binding is sealed for a move: submitted, in order, when the seal ends. */
@@ -98,15 +112,17 @@ export class SessionBindings {
     return true;
   }
 
-  /** The binding of `actorId` leads nowhere now (`reason`); it stays, so relays say so, until rebound. */
-  lose(actorId: string, reason: string): void {
+  /**
+   * The binding of `actorId` (of `bindingGeneration`, when given: a later bind is left alone) leads
+   * nowhere now; it stays, so relays say why, until rebound. `false` when there was nothing to lose.
+   */
+  lose(actorId: string, lost: LostBinding, bindingGeneration?: number): boolean {
     const b = this.byActor.get(actorId);
-    if (b === undefined) return;
-    this.byActor.set(actorId, { ...b, lost: reason });
-    for (const h of this.unseal(actorId))
-      h.reject(
-        new ZLinkError('Unavailable', `actor '${actorId}': ${reason}`, { details: { reason: 'ownerLost' } }),
-      );
+    if (b === undefined || b.lost !== undefined) return false;
+    if (bindingGeneration !== undefined && b.bindingGeneration !== bindingGeneration) return false;
+    this.byActor.set(actorId, { ...b, lost });
+    for (const h of this.unseal(actorId)) h.reject(lostError(`actor '${actorId}'`, lost));
+    return true;
   }
 
   delete(actorId: string): BindingRoute | undefined {

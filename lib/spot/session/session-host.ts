@@ -257,17 +257,23 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
         if (owner.rid !== run.rid || owner.nodeGeneration !== run.nodeGeneration) continue;
         // Its owner's run ended: the route leads nowhere; relays say so until the application binds
         // a new incarnation (a takeover once the lease lapsed), and its Actor is not told (it is gone).
-        session.bindings.lose(binding.actorId, `its owner '${run.rid}' left the mesh (${reason})`);
-        this.config.events.emit({
-          type: 'session',
-          state: 'unbound',
-          listener: session.listener,
-          sessionId: session.id,
-          reason: 'ownerLost',
-          detail: `actor '${binding.actorId}' on '${run.rid}': ${reason}`,
-        });
+        const detail = `its owner '${run.rid}' left the mesh (${reason})`;
+        if (session.bindings.lose(binding.actorId, { reason: 'ownerLost', detail }))
+          this.unbound(session, 'ownerLost', `actor '${binding.actorId}' on '${run.rid}': ${reason}`);
       }
     }
+  }
+
+  /** A binding of `session` leads nowhere now (`reason`): the `session` event `unbound`. */
+  unbound(session: ZLinkSession, reason: string, detail: string): void {
+    this.config.events.emit({
+      type: 'session',
+      state: 'unbound',
+      listener: session.listener,
+      sessionId: session.id,
+      reason,
+      detail,
+    });
   }
 
   handler(listener: string, kind: MessageKind, packet: string): HandlerFn | undefined {

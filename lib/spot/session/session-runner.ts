@@ -1,4 +1,10 @@
-import type { DeliveryResult, HandlerFn, MessageKind, ZLinkSessionContext } from '../../core/index.js';
+import type {
+  DeliveryResult,
+  HandlerFn,
+  MessageKind,
+  ZLinkSession,
+  ZLinkSessionContext,
+} from '../../core/index.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { ObjectSubmission } from '../caller/object-submission.js';
 import type { SessionObjects } from './session-objects.js';
@@ -20,6 +26,8 @@ export interface SessionRunner {
    * others of this event-loop turn (see `SessionHost.submit`).
    */
   submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown>;
+  /** A binding of `session` leads nowhere now (`reason`): reported as the `session` event `unbound`. */
+  unbound(session: ZLinkSession, reason: string, detail: string): void;
   /** Tells the Actor of `binding` that session `sessionId` ended (over the stored route; never throws). */
   ended(sessionId: string, binding: BindingRoute, reason: string): void;
 }

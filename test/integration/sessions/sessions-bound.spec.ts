@@ -22,6 +22,8 @@ import { portOf } from './harness.js';
 class Player {
   static log: string[] = [];
   static closed: [string, string][] = [];
+  /** Every `move` turn the handler ran, as `<id>@<objectGeneration>:<n>`: its own log. */
+  static turns: string[] = [];
   moves: number[] = [];
 
   move(
@@ -29,6 +31,7 @@ class Player {
     ctx: ZLinkObjectContext,
   ): { n: number; session: ZLinkSessionRef | undefined; bound: number } {
     this.moves.push(n);
+    Player.turns.push(`${ctx.id}@${ctx.objectGeneration}:${n}`);
     ctx.push('moved', { n });
     return { n, session: ctx.session, bound: ctx.sessions.size };
   }
@@ -122,5 +125,53 @@ describe('sessions bound to Actors', () => {
     await expect(session?.bind(ref)).rejects.toMatchObject({ code: 'InvalidOperation' });
     await session?.bind(fresh);
     expect(await client.request('move', 7)).toMatchObject({ n: 7 });
+  });
+
+  it('ends a binding with its incarnation: a late relay is refused, and the new one runs no turn for it', async () => {
+    Player.turns = [];
+    Player.log = [];
+    const { gateway } = await pair();
+    const client = new ZLinkSessionClient({ host: '127.0.0.1', port: portOf(gateway) });
+    cleanup.add({ close: () => client.close() });
+    await client.connect();
+    await client.request('login', { name: 'cid' });
+    const old = await gateway.objects.getOrCreateActor('player', 'cid');
+    expect(await client.request('move', 1)).toMatchObject({ n: 1, bound: 1 });
+
+    // Destroyed and created again under the same id, on the same node (the only object server).
+    await gateway.objects.destroy(old);
+    const fresh = await gateway.objects.createActor('player', 'cid');
+    expect(fresh.rid).toBe(old.rid);
+    expect(fresh.objectGeneration).toBeGreaterThan(old.objectGeneration);
+
+    // A send, then a request, on the old binding: the gateway does not know yet, the owner refuses both.
+    client.send('note', 'late');
+    const late = await client.request('move', 2).catch((error: unknown) => error);
+    expect(late).toMatchObject({
+      code: 'RemoteError',
+      remote: {
+        code: 'Unavailable',
+        details: {
+          reason: 'bindingEnded',
+          actorId: 'cid',
+          objectGeneration: fresh.objectGeneration,
+          boundGeneration: old.objectGeneration,
+        },
+      },
+    });
+    expect((late as Error).message).toContain("actor 'cid' was destroyed and created again");
+    // The gateway knows now: the next relay ends there, with the same reason, and says so once.
+    await expect(client.request('move', 3)).rejects.toMatchObject({
+      remote: { code: 'Unavailable', details: { reason: 'bindingEnded' } },
+    });
+    client.send('note', 'lost');
+    expect(gateway.events.counts.get('session:unbound:bindingEnded')).toBe(1);
+
+    // The new incarnation ran no turn for the old binding; bound anew, it runs the session's frames.
+    expect(Player.turns).toEqual([`cid@${old.objectGeneration}:1`]);
+    expect(Player.log).toEqual([]);
+    await gateway.sessions.session(client.sessionId as string)?.bind(fresh);
+    expect(await client.request('move', 4)).toMatchObject({ n: 4, bound: 1 });
+    expect(Player.turns).toEqual([`cid@${old.objectGeneration}:1`, `cid@${fresh.objectGeneration}:4`]);
   });
 });
