@@ -1,4 +1,4 @@
-import { packr } from './wire/codec.js';
+import { Buffer } from 'node:buffer';
 
 /**
  * The one home of ZLink error codes and their wire form. Transport-library errors never
@@ -89,7 +89,7 @@ export const MAX_ERROR_MESSAGE_CHARS = 1024;
  * The most an error's `details` take on any wire (msgpack bytes). Larger details are cut to fit: of
  * Nest's HTTP error body (`{ statusCode, message: [...], error }`, a `ValidationPipe` failure) the
  * leading messages that fit are kept and `truncated` counts the ones left out; anything else becomes
- * `{ truncated: true, bytes }`.
+ * `{ truncated: true, bytes }` (about their size; absent past 16 KiB, or for a cycle).
  */
 export const MAX_ERROR_DETAILS_BYTES = 4096;
 
@@ -137,12 +137,23 @@ function boundedMessage(message: string): string {
     : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…`;
 }
 
-function encodedBytes(value: unknown): number {
-  try {
-    return packr.pack(value).length;
-  } catch {
-    return Number.POSITIVE_INFINITY; // not encodable: never sent as it is
+/**
+ * At least the msgpack size of `value` (each head counted at its largest), and `Infinity` for what
+ * nests deeper than 32 (a cycle) or counts past four times `MAX_ERROR_DETAILS_BYTES` on the way: core's root
+ * knows no codec, and a bound is all the cut needs.
+ */
+function encodedBytes(value: unknown, depth = 0): number {
+  if (depth > 32) return Number.POSITIVE_INFINITY;
+  if (typeof value === 'string') return 5 + Buffer.byteLength(value);
+  if (value instanceof Uint8Array) return 5 + value.length;
+  if (typeof value !== 'object' || value === null) return 9;
+  let bytes = 5;
+  const items = Array.isArray(value) ? (value as unknown[]) : Object.entries(value).flat();
+  for (const item of items) {
+    bytes += encodedBytes(item, depth + 1);
+    if (bytes > 4 * MAX_ERROR_DETAILS_BYTES) return Number.POSITIVE_INFINITY;
   }
+  return bytes;
 }
 
 function boundedDetails(details: unknown): unknown {
