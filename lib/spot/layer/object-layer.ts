@@ -108,7 +108,11 @@ export class ObjectLayer {
         ...config,
         queueLimit: config.options.objectQueueLimit,
         runtimeCall: runtimeCallRunner([memberTurn, sessionTurns(config)]),
-        deactivated: (a, reason) => this.memberships.deactivated(a, reason),
+        deactivated: (a, reason) => {
+          this.memberships.deactivated(a, reason);
+          // A destroyed Actor's bindings end with it: their Session owners hear it now, not at a relay.
+          if (reason === 'destroyed') a.sessions?.endAll();
+        },
         sessionPush: bindingPusher(glue),
         publish: (from, channel, packet, event, o) => this.multicast.call(from, channel, packet, event, o),
         watch: local,

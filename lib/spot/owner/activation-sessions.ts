@@ -1,4 +1,9 @@
-import { type ZLinkBoundSessions, type ZLinkSessionRef, encodePayload } from '../../core/index.js';
+import {
+  RUNTIME_PACKET_PREFIX,
+  type ZLinkBoundSessions,
+  type ZLinkSessionRef,
+  encodePayload,
+} from '../../core/index.js';
 import type { BindingImage } from '../wire/index.js';
 
 /**
@@ -16,6 +21,13 @@ export type BindingPusher = (
 ) => boolean;
 
 const bindingKey = (ownerRid: string, sessionId: string): string => `${ownerRid}\u0000${sessionId}`;
+
+/**
+ * The Push an Actor's owner sends each bound session's owner when the incarnation is destroyed: for the
+ * Session owner itself (it ends the binding: docs/sessions.md#when-a-binding-ends), never a client's.
+ */
+export const BINDING_ENDED_PUSH = `${RUNTIME_PACKET_PREFIX}binding-ended`;
+const NIL_PAYLOAD = encodePayload(null);
 
 /**
  * One Actor activation's bound sessions (`ctx.sessions`): changed only in the Actor's own turns (a
@@ -77,6 +89,16 @@ export class ObjectSessions implements ZLinkBoundSessions {
         gone.push(b);
       }
     return gone;
+  }
+
+  /**
+   * The incarnation is destroyed: every binding ends, and each Session owner is told (a Push of
+   * `BINDING_ENDED_PUSH`, behind everything the Actor pushed before). None is left.
+   */
+  endAll(): void {
+    if (this.pusher !== undefined)
+      for (const b of this.bound.values()) this.pusher(b, this.actorId, BINDING_ENDED_PUSH, NIL_PAYLOAD);
+    this.bound.clear();
   }
 
   /** As a move's image carries them. */
