@@ -116,7 +116,10 @@ export interface SessionListenerSnapshot {
   readonly handshaking: number;
   /** False once a drain began: a new connection is closed `goingAway`. */
   readonly accepting: boolean;
-  /** Bytes held for all connections: frames being gathered and writes waiting for slow clients. */
+  /**
+   * Bytes held for all connections: frames being gathered, writes waiting for slow clients, and the
+   * bound of what zeromq may still hold of their last writes (it stays until later writes replace them).
+   */
   readonly heldBytes: number;
   readonly framesIn: number;
   readonly framesOut: number;
