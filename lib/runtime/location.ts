@@ -6,6 +6,7 @@ import {
   type ZLinkEvents,
   OwnerLease,
   StoreHealth,
+  ZLinkError,
   answerWithin,
   watchedLocationStore,
 } from '../core/index.js';
@@ -24,12 +25,16 @@ export interface LocationSnapshot {
   }[];
 }
 
-/** What one bounded round trip to the Location Store found (`ZLinkRuntime.checkStore`). */
+/** How long one round trip of the startup wait may take, and the pause before the next one. */
+const FIRST_ANSWER_TRY_MS = 2000;
+const FIRST_ANSWER_RETRY_MS = 100;
+
 /** What `observeLists` tells: one good read of (`kind`, `scope`). */
 export interface ListObserver {
   listed(kind: DescriptorKind, scope: string, descriptors: readonly LocationDescriptor[]): void;
 }
 
+/** What one bounded round trip to the Location Store found (`ZLinkRuntime.checkStore`). */
 export interface StoreCheck {
   readonly answers: boolean;
   readonly responseTimeMs: number;
@@ -59,10 +64,58 @@ export class RuntimeLocation {
   private readonly owned: boolean;
   private closed = false;
 
-  /** Builds the store (loading its client library only now) and the lease over it. */
+  /**
+   * Builds the store (loading its client library only now) and the lease over it, then waits for the
+   * store's first answer, within `startupTimeoutMs` (0: no wait): a process says it is up only once
+   * its store answered. Rejects with `Unavailable` naming the store and why (its error as `cause`),
+   * the store closed.
+   */
   static async create(options: NormalizedLocationStore, events: ZLinkEvents): Promise<RuntimeLocation> {
     const { store, owned } = await createLocationStore(options);
-    return new RuntimeLocation(options, events, store, owned);
+    const location = new RuntimeLocation(options, events, store, owned);
+    if (options.startupTimeoutMs > 0) {
+      try {
+        await location.firstAnswer(options.startupTimeoutMs);
+      } catch (error) {
+        await location.close();
+        throw error;
+      }
+    }
+    return location;
+  }
+
+  /** Round trips to the store until one is answered; `Unavailable` with the last failure after `timeoutMs`. */
+  private async firstAnswer(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      try {
+        await this.roundTrip(Math.max(1, Math.min(left, FIRST_ANSWER_TRY_MS)));
+        return;
+      } catch (error) {
+        if (deadline - Date.now() <= 0) {
+          const why = error instanceof Error ? error.message : String(error);
+          throw new ZLinkError(
+            'Unavailable',
+            `locationStore: no answer within ${timeoutMs} ms (locationStore.startupTimeoutMs): ${why}`,
+            { cause: error, details: { field: 'locationStore.startupTimeoutMs' } },
+          );
+        }
+        // ioredis reconnects on its own schedule; asking again soon finds it as soon as it is back.
+        await new Promise((done) => setTimeout(done, Math.min(FIRST_ANSWER_RETRY_MS, deadline - Date.now())));
+      }
+    }
+  }
+
+  /** One round trip: the store's `ping`, or a `list` of an unused scope for a store without one. */
+  private async roundTrip(timeoutMs: number): Promise<void> {
+    const store = this.store;
+    const answer: Promise<unknown> = store.ping
+      ? store.ping(timeoutMs)
+      : store.list('server', 'zlink.health-check');
+    await answerWithin(answer, timeoutMs, () => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
+    });
   }
 
   private constructor(
@@ -176,13 +229,7 @@ export class RuntimeLocation {
   async check(timeoutMs: number): Promise<StoreCheck> {
     const started = Date.now();
     try {
-      const store = this.store;
-      const answer: Promise<unknown> = store.ping
-        ? store.ping(timeoutMs)
-        : store.list('server', 'zlink.health-check');
-      await answerWithin(answer, timeoutMs, () => {
-        throw new Error(`no answer within ${timeoutMs} ms`);
-      });
+      await this.roundTrip(timeoutMs);
       return { answers: true, responseTimeMs: Date.now() - started };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

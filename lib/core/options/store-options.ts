@@ -1,6 +1,6 @@
 import { configurationError } from '../errors.js';
 import { type LeaseTiming, normalizeLeaseTiming } from '../ports/lease.js';
-import { checkKeys, isRecord, positiveInt } from '../option-checks.js';
+import { checkKeys, isRecord, nonNegativeInt, positiveInt } from '../option-checks.js';
 import type { RelocationStore } from '../ports/object-stores.js';
 import type { LocationStore } from '../ports/ports.js';
 
@@ -30,6 +30,12 @@ export interface LocationStoreOptions extends StoreConnectionOptions {
   lease?: Partial<LeaseTiming>;
   /** How often discovery reads every descriptor again, the safety net for lost notifications. @default 5000 */
   fullReadIntervalMs?: number;
+  /**
+   * How long `start()` (Nest: `init()` / `listen()`) waits for the store's first answer before it fails
+   * with `Unavailable` naming the store and why; 0 starts without waiting (found once the store answers).
+   * @default 10000
+   */
+  startupTimeoutMs?: number;
 }
 
 /**
@@ -57,6 +63,7 @@ export interface NormalizedLocationStore {
   readonly keyPrefix: string;
   readonly lease: LeaseTiming;
   readonly fullReadIntervalMs: number;
+  readonly startupTimeoutMs: number;
 }
 
 export interface NormalizedRelocationStore {
@@ -78,7 +85,7 @@ const SOURCE_KEYS = ['redis', 'cluster', 'instance', 'keyPrefix'];
 const LOCATION: StoreKind = {
   field: 'locationStore',
   name: 'Location Store',
-  keys: [...SOURCE_KEYS, 'lease', 'fullReadIntervalMs'],
+  keys: [...SOURCE_KEYS, 'lease', 'fullReadIntervalMs', 'startupTimeoutMs'],
   defaultPrefix: 'zlink',
   port: 'LocationStore',
   methods: ['put', 'refresh', 'remove', 'list', 'watch', 'close'],
@@ -101,6 +108,7 @@ export function normalizeLocationStore(value: unknown): NormalizedLocationStore 
     keyPrefix: store.keyPrefix,
     lease: normalizeLeaseTiming(`${field}.lease`, store.value.lease),
     fullReadIntervalMs: positiveInt(`${field}.fullReadIntervalMs`, store.value.fullReadIntervalMs, 5000),
+    startupTimeoutMs: nonNegativeInt(`${field}.startupTimeoutMs`, store.value.startupTimeoutMs, 10000),
   });
 }
 

@@ -7,9 +7,10 @@ import {
   answerWithin,
   parseDescriptor,
 } from '../../core/index.js';
-import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
+import { type RedisConnectionOptions, closeRedisClient } from './client.js';
 import { StoreKeys } from './keys.js';
 import { LIST, PUT, REFRESH, REMOVE } from './scripts.js';
+import { StoreClient } from './store-client.js';
 
 export interface RedisLocationStoreOptions extends RedisConnectionOptions {
   /** Keeps two stores on one Redis apart. @default 'zlink' */
@@ -29,20 +30,20 @@ type Client = (Redis | Cluster) & ScriptCommands;
  * The Location Store on Redis (standalone, Sentinel or Cluster). Writes are Lua scripts, atomic and
  * revision-checked; leases are key TTLs judged by the Redis server's clock; a full read is one
  * script (one point in time); change notifications travel on pub/sub and may be lost, which is why
- * readers also read on an interval.
+ * readers also read on an interval. A failure names the store and its cause (see `StoreClient`).
  */
 export class RedisLocationStore implements LocationStore {
+  private readonly connection: StoreClient<Client>;
   private readonly client: Client;
   private subscriber: (Redis | Cluster) | undefined;
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly keys: StoreKeys;
-  /** The last connection error ioredis reported (it reconnects by itself). */
-  lastError: Error | undefined;
 
   constructor(options: RedisLocationStoreOptions) {
-    this.keys = new StoreKeys(options.keyPrefix ?? 'zlink');
-    this.client = createRedisClient(options) as Client;
-    this.watchErrors(this.client);
+    const keyPrefix = options.keyPrefix ?? 'zlink';
+    this.keys = new StoreKeys(keyPrefix);
+    this.connection = new StoreClient<Client>(options, 'Location Store', keyPrefix);
+    this.client = this.connection.client;
     for (const [name, lua] of [
       ['zlinkPut', PUT],
       ['zlinkRefresh', REFRESH],
@@ -56,36 +57,32 @@ export class RedisLocationStore implements LocationStore {
   async put(descriptor: LocationDescriptor, leaseMs: number): Promise<PutResult> {
     const k = this.keys.forDescriptor(descriptor);
     const body = JSON.stringify(descriptor);
-    const written = await this.client.zlinkPut(
-      k.key,
-      k.index,
-      descriptor.revision,
-      body,
-      leaseMs,
-      k.member,
-      k.channel,
+    const written = await this.connection.run(
+      this.client.zlinkPut(k.key, k.index, descriptor.revision, body, leaseMs, k.member, k.channel),
     );
     return written === 1 ? 'written' : 'stale';
   }
 
   async refresh(descriptors: readonly LocationDescriptor[], leaseMs: number): Promise<boolean> {
-    const results = await Promise.all(
-      descriptors.map((d) => {
-        const k = this.keys.forDescriptor(d);
-        return this.client.zlinkRefresh(k.key, k.index, leaseMs, k.member);
-      }),
+    const results = await this.connection.run(
+      Promise.all(
+        descriptors.map((d) => {
+          const k = this.keys.forDescriptor(d);
+          return this.client.zlinkRefresh(k.key, k.index, leaseMs, k.member);
+        }),
+      ),
     );
     return results.every((r) => r === 1);
   }
 
   async remove(descriptor: LocationDescriptor): Promise<void> {
     const k = this.keys.forDescriptor(descriptor);
-    await this.client.zlinkRemove(k.key, k.index, k.member, k.channel);
+    await this.connection.run(this.client.zlinkRemove(k.key, k.index, k.member, k.channel));
   }
 
   async list(kind: DescriptorKind, scope: string): Promise<LocationDescriptor[]> {
     const k = this.keys.forScope(kind, scope);
-    const bodies = await this.client.zlinkList(k.index, k.descriptorPrefix);
+    const bodies = await this.connection.run(this.client.zlinkList(k.index, k.descriptorPrefix));
     const out: LocationDescriptor[] = [];
     for (const body of bodies) {
       let value: unknown;
@@ -111,7 +108,7 @@ export class RedisLocationStore implements LocationStore {
       } catch (error) {
         // Not subscribed: the next watch() must try again rather than find the channel taken.
         if (this.listeners.get(channel) === set && set.size === 0) this.listeners.delete(channel);
-        throw error;
+        throw this.connection.failure(error);
       }
     }
     set.add(onChange);
@@ -127,25 +124,25 @@ export class RedisLocationStore implements LocationStore {
   async ping(timeoutMs: number): Promise<void> {
     const status = this.client.status;
     if (status !== 'ready') {
-      const cause = this.lastError ? `: ${this.lastError.message}` : '';
-      throw new Error(`Redis connection is ${status}${cause}`);
+      const { lastError } = this.connection;
+      throw this.connection.failure(lastError ?? new Error(`the connection is ${status}`));
     }
     // Judged after the loop read its sockets (`answerWithin`): a busy caller is not a store that failed.
-    await answerWithin(this.client.ping(), timeoutMs, () => {
-      throw new Error(`Redis PING got no answer within ${timeoutMs} ms`);
+    await answerWithin(this.connection.run(this.client.ping()), timeoutMs, () => {
+      throw this.connection.failure(new Error(`PING got no answer within ${timeoutMs} ms`));
     });
   }
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.all([this.subscriber && closeRedisClient(this.subscriber), closeRedisClient(this.client)]);
+    await Promise.all([this.subscriber && closeRedisClient(this.subscriber), this.connection.close()]);
   }
 
   private ensureSubscriber(): Redis | Cluster {
     if (this.subscriber) return this.subscriber;
     // A connection of its own: a subscribed connection takes no other commands.
     const subscriber = this.client instanceof Cluster ? this.client.duplicate() : this.client.duplicate();
-    this.watchErrors(subscriber);
+    this.connection.watch(subscriber);
     subscriber.on('message', (channel: string) => this.hint(this.listeners.get(channel)));
     // Back after a lost connection (ioredis subscribes again by itself): whatever changed meanwhile
     // was never announced, so every watcher gets a hint to read now instead of at its next interval.
@@ -166,12 +163,5 @@ export class RedisLocationStore implements LocationStore {
         // A listener's failure is its own.
       }
     }
-  }
-
-  /** ioredis reconnects by itself; an unheard 'error' event would only be logged by it. */
-  private watchErrors(client: Redis | Cluster): void {
-    client.on('error', (error: Error) => {
-      this.lastError = error;
-    });
   }
 }

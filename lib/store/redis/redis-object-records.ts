@@ -2,9 +2,10 @@ import type { Cluster, Redis } from 'ioredis';
 import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
 import type { RawCasResult, RawObjectRecords, RawRecord } from '../records/object-records.js';
 import { type Reply, casReply, getReply, listReply } from './object-replies.js';
-import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
+import type { RedisConnectionOptions } from './client.js';
 import { ObjectStoreKeys } from './object-keys.js';
 import { OBJECT_CAS, OBJECT_GET, OBJECT_LIST } from './object-scripts.js';
+import { StoreClient } from './store-client.js';
 
 export interface RedisObjectStoreOptions extends RedisConnectionOptions {
   /** Keeps two stores on one Redis apart; see each store for its default. */
@@ -22,28 +23,26 @@ type Client = (Redis | Cluster) & ScriptCommands;
 /**
  * An object store's records on Redis (standalone, Sentinel or Cluster): each step is one Lua script
  * on one hash slot, so a compare-and-swap, the version it assigns and the index entries it moves are
- * one atomic step; records carry no TTL.
+ * one atomic step; records carry no TTL. A failure names the store and its cause (see `StoreClient`).
  */
 export class RedisObjectRecords implements RawObjectRecords {
+  private readonly connection: StoreClient<Client>;
   private readonly client: Client;
   private readonly keys: ObjectStoreKeys;
-  /** The last connection error ioredis reported (it reconnects by itself). */
-  lastError: Error | undefined;
 
-  constructor(options: RedisObjectStoreOptions, store: string, defaultPrefix: string) {
-    this.keys = new ObjectStoreKeys(options.keyPrefix ?? defaultPrefix, store);
-    this.client = createRedisClient(options) as Client;
-    // ioredis reconnects by itself; an unheard 'error' event would only be logged by it.
-    this.client.on('error', (error: Error) => {
-      this.lastError = error;
-    });
+  /** `storeName` names the store in messages (`Authority Store`), `store` in keys (`authority`). */
+  constructor(options: RedisObjectStoreOptions, store: string, defaultPrefix: string, storeName: string) {
+    const keyPrefix = options.keyPrefix ?? defaultPrefix;
+    this.keys = new ObjectStoreKeys(keyPrefix, store);
+    this.connection = new StoreClient<Client>(options, storeName, keyPrefix);
+    this.client = this.connection.client;
     this.client.defineCommand('zlinkObjectGet', { numberOfKeys: 1, lua: OBJECT_GET });
     this.client.defineCommand('zlinkObjectCas', { numberOfKeys: 3, lua: OBJECT_CAS });
     this.client.defineCommand('zlinkObjectList', { numberOfKeys: 1, lua: OBJECT_LIST });
   }
 
   async get(key: ObjectKey): Promise<{ now: number; stored: RawRecord | undefined }> {
-    return getReply(await this.client.zlinkObjectGet(this.keys.forRecord(key).record));
+    return getReply(await this.connection.run(this.client.zlinkObjectGet(this.keys.forRecord(key).record)));
   }
 
   async cas(
@@ -55,16 +54,18 @@ export class RedisObjectRecords implements RawObjectRecords {
   ): Promise<RawCasResult> {
     const k = this.keys.forRecord(key);
     const lease = unlessAlive && this.keys.ownerLease(key.mesh, unlessAlive.rid, unlessAlive.nodeGeneration);
-    const reply = await this.client.zlinkObjectCas(
-      k.record,
-      k.counter,
-      lease?.index ?? k.counter,
-      String(expected),
-      body ?? '',
-      k.indexPrefix,
-      k.member,
-      lease?.member ?? '',
-      ...indexRids.map((rid) => this.keys.indexName(rid)),
+    const reply = await this.connection.run(
+      this.client.zlinkObjectCas(
+        k.record,
+        k.counter,
+        lease?.index ?? k.counter,
+        String(expected),
+        body ?? '',
+        k.indexPrefix,
+        k.member,
+        lease?.member ?? '',
+        ...indexRids.map((rid) => this.keys.indexName(rid)),
+      ),
     );
     return casReply(reply);
   }
@@ -74,12 +75,13 @@ export class RedisObjectRecords implements RawObjectRecords {
     rid: string,
   ): Promise<{ now: number; entries: { key: ObjectKey; stored: RawRecord }[] }> {
     const k = this.keys.forIndex(mesh, rid);
-    return listReply(await this.client.zlinkObjectList(k.index, k.recordPrefix), (member) =>
-      this.keys.keyOfMember(mesh, member),
+    return listReply(
+      await this.connection.run(this.client.zlinkObjectList(k.index, k.recordPrefix)),
+      (member) => this.keys.keyOfMember(mesh, member),
     );
   }
 
   close(): Promise<void> {
-    return closeRedisClient(this.client);
+    return this.connection.close();
   }
 }

@@ -10,7 +10,7 @@ export type { RedisObjectStoreOptions } from './redis-object-records.js';
  */
 export class RedisAuthorityStore extends AuthorityRecords {
   constructor(options: RedisObjectStoreOptions) {
-    super(new RedisObjectRecords(options, 'authority', 'zlink'));
+    super(new RedisObjectRecords(options, 'authority', 'zlink', 'Authority Store'));
   }
 }
 
@@ -20,6 +20,6 @@ export class RedisAuthorityStore extends AuthorityRecords {
  */
 export class RedisRelocationStore extends RelocationRecords {
   constructor(options: RedisObjectStoreOptions) {
-    super(new RedisObjectRecords(options, 'relocation', 'zlink-relocation'));
+    super(new RedisObjectRecords(options, 'relocation', 'zlink-relocation', 'Relocation Store'));
   }
 }

@@ -18,6 +18,8 @@ export interface StoreSettings {
   readonly keyPrefix: string;
   readonly lease?: Partial<LeaseTiming>;
   readonly fullReadIntervalMs?: number;
+  /** `locationStore.startupTimeoutMs`: 0 for a runtime started while the store is down. */
+  readonly startupTimeoutMs?: number;
 }
 
 function locationStore(s: StoreSettings): NonNullable<ZLinkOptions['locationStore']> {
@@ -26,6 +28,7 @@ function locationStore(s: StoreSettings): NonNullable<ZLinkOptions['locationStor
     keyPrefix: s.keyPrefix,
     lease: s.lease,
     fullReadIntervalMs: s.fullReadIntervalMs,
+    startupTimeoutMs: s.startupTimeoutMs,
   };
 }
 

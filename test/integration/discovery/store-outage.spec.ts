@@ -93,8 +93,9 @@ describe('guide §6.3, 03 §8: while the store is down', () => {
     expect(client.snapshot().locationStore?.discovery).toEqual([
       { kind: 'server', scope: 'billing', descriptors: 1, outage: true },
     ]);
-    // Started during the outage: its start does not fail, and nobody can find it yet.
-    await startServer(cleanup, store, 'billing', { rid: 'b' }, () => {
+    // Started during the outage without waiting for the store (startupTimeoutMs 0): its start does
+    // not fail, and nobody can find it yet.
+    await startServer(cleanup, { ...store, startupTimeoutMs: 0 }, 'billing', { rid: 'b' }, () => {
       served.b++;
       if (recovered) served.bAfterRecovery++;
       return 'b';

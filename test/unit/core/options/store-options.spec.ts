@@ -15,6 +15,7 @@ describe('locationStore', () => {
       keyPrefix: 'zlink',
       lease: { ttlMs: 10000, refreshMs: 3000, refreshTimeoutMs: 2000, marginMs: 1000 },
       fullReadIntervalMs: 5000,
+      startupTimeoutMs: 10000,
     });
     expect(normalizeOptions({}).locationStore).toBeUndefined();
   });
@@ -44,6 +45,11 @@ describe('locationStore', () => {
       'a bad full-read interval',
       { redis: 'redis://h', fullReadIntervalMs: 0 },
       'locationStore.fullReadIntervalMs',
+    ],
+    [
+      'a negative startup wait',
+      { redis: 'redis://h', startupTimeoutMs: -1 },
+      'locationStore.startupTimeoutMs',
     ],
   ])('%s fails naming %s', (_what, locationStore, text) => {
     expect(configError({ locationStore }).message).toContain(text);
