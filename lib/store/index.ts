@@ -12,3 +12,5 @@ export {
   createRedisAuthorityStore,
   createRedisRelocationStore,
 } from './create-object-stores.js';
+export type { AuditedRecord, RecordKind } from './redis/records-audit.js';
+export { openRecordsAudit } from './records-audit.js';

@@ -6,7 +6,9 @@ const enc = encodeURIComponent;
 /**
  * Key layout of one object store under `prefix`, one hash slot per (store, mesh), `<slot>` below:
  * - `<slot>:r:<kind>:<id>` — a record (hash: version, body, writtenAt, index);
- * - `<slot>:v` — the mesh's version counter (never removed: versions are not reused);
+ * - `<slot>:v` — the mesh's version counter: versions are never reused. The Authority Store's is never
+ *   removed (a version is an ObjectGeneration, and a reference may outlive every record); the
+ *   Relocation Store's expires with its records (see `RELOCATION_RECORD_TTL_MS`);
  * - `<slot>:x:<rid>` — the index of one NodeRid (set of `<kind>:<id>`).
  *
  * The Relocation Store's slot is `<prefix>:{relocation:<mesh>}`. The Authority Store's is

@@ -18,15 +18,17 @@ return {now, cur[1], cur[2], cur[3]}`;
  * The one compare-and-swap of both stores; a delete is a swap to nothing (empty body).
  * KEYS: record, version counter, the Location Store's MeshNode index of the mesh (Authority Store;
  * the counter again otherwise). ARGV: expected version or 'absent', body ('' deletes), index key
- * prefix, member, a previous owner's lease member ('' for none), then the index names the new record
- * is listed under.
+ * prefix, member, a previous owner's lease member ('' for none), the TTL in ms of what this write
+ * touches (0: none), then the index names the new record is listed under.
  * Returns {1, now, version} when written, {1, now} when deleted, {0, now[, version, body, writtenAt]}
  * when the stored version was not the expected one (with what is stored, if anything), {2, now} when
  * the previous owner named still holds a live lease (a takeover refused; nothing written).
  *
  * The version comes from the mesh's counter, not from the record, so it keeps growing across a
  * delete and re-create: a reader holding an old record's version never matches a new record. The
- * lease is judged by the index score, as the Location Store's own scripts judge it.
+ * lease is judged by the index score, as the Location Store's own scripts judge it. With a TTL, the
+ * record, the counter and the indexes it is listed in all expire that long after the mesh's last write
+ * (the counter with the last record, so a version is never reused while a record that had it exists).
  */
 export const OBJECT_CAS = `
 ${NOW}
@@ -50,8 +52,16 @@ if ARGV[2] == '' then
 end
 local version = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'version', version, 'body', ARGV[2], 'writtenAt', now,
-  'index', table.concat(ARGV, ' ', 6))
-for i = 6, #ARGV do redis.call('SADD', ARGV[3] .. ARGV[i], ARGV[4]) end
+  'index', table.concat(ARGV, ' ', 7))
+local ttl = tonumber(ARGV[6])
+for i = 7, #ARGV do
+  redis.call('SADD', ARGV[3] .. ARGV[i], ARGV[4])
+  if ttl > 0 then redis.call('PEXPIRE', ARGV[3] .. ARGV[i], ttl) end
+end
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
 return {1, now, version}`;
 
 /**

@@ -23,15 +23,25 @@ type Client = (Redis | Cluster) & ScriptCommands;
 /**
  * An object store's records on Redis (standalone, Sentinel or Cluster): each step is one Lua script
  * on one hash slot, so a compare-and-swap, the version it assigns and the index entries it moves are
- * one atomic step; records carry no TTL. A failure names the store and its cause (see `StoreClient`).
+ * one atomic step; records carry no TTL (see docs/operations.md#records-in-redis). A failure names
+ * the store and its cause (see `StoreClient`).
  */
 export class RedisObjectRecords implements RawObjectRecords {
   private readonly connection: StoreClient<Client>;
   private readonly client: Client;
   private readonly keys: ObjectStoreKeys;
 
-  /** `storeName` names the store in messages (`Authority Store`), `store` in keys (`authority`). */
-  constructor(options: RedisObjectStoreOptions, store: string, defaultPrefix: string, storeName: string) {
+  /**
+   * `storeName` names the store in messages (`Authority Store`), `store` in keys (`authority`);
+   * `recordTtlMs` (0: none) is how long a record, its indexes and the counter outlive the last write.
+   */
+  constructor(
+    options: RedisObjectStoreOptions,
+    store: string,
+    defaultPrefix: string,
+    storeName: string,
+    private readonly recordTtlMs = 0,
+  ) {
     const keyPrefix = options.keyPrefix ?? defaultPrefix;
     this.keys = new ObjectStoreKeys(keyPrefix, store);
     this.connection = new StoreClient<Client>(options, storeName, keyPrefix);
@@ -64,6 +74,7 @@ export class RedisObjectRecords implements RawObjectRecords {
         k.indexPrefix,
         k.member,
         lease?.member ?? '',
+        this.recordTtlMs,
         ...indexRids.map((rid) => this.keys.indexName(rid)),
       ),
     );

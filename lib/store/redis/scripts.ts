@@ -11,6 +11,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  * The index decides whether a lease is alive (a key's own expiry can trail it by a millisecond): a
  * member whose lease has passed there is gone, whatever is left of its key.
  */
+/**
+ * The index lives as long as the longest lease it lists and no longer: a writer killed before it could
+ * remove itself leaves no key behind for ever (its member is dropped by the next `LIST`, or with the index).
+ */
+const KEEP_INDEX = (leaseMs: string) =>
+  `if redis.call('PTTL', KEYS[2]) < tonumber(${leaseMs}) then redis.call('PEXPIRE', KEYS[2], ${leaseMs}) end`;
+
 const LIVE = `local score = redis.call('ZSCORE', KEYS[2], MEMBER)
 local live = score and tonumber(score) > now`;
 
@@ -23,6 +30,7 @@ if live and current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'revision', ARGV[1], 'body', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
+${KEEP_INDEX('ARGV[3]')}
 redis.call('PUBLISH', ARGV[5], ARGV[4])
 return 1`;
 
@@ -36,6 +44,7 @@ if not live then
 end
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
+${KEEP_INDEX('ARGV[1]')}
 return 1`;
 
 /** KEYS: descriptor, index. ARGV: member, channel. */

@@ -149,4 +149,26 @@ describe('RedisLocationStore on a shared Redis', () => {
     expect(await store.list('server', 'a:{b}:c')).toEqual([odd]);
     expect(await store.list('server', 'a')).toEqual([]);
   });
+
+  it('an index lives as long as its longest lease: a writer killed before it removed itself leaves no key for ever', async () => {
+    const store = cleanup.add(new RedisLocationStore({ redis: redisServer.current.url, keyPrefix: 'ttl' }));
+    const raw = redisServer.current.client();
+    try {
+      const index = 'ttl:{server:billing}:i';
+      await store.put(server({ rid: 'long' }), 60000);
+      await store.put(server({ rid: 'short' }), 2000);
+      // The shorter lease never shortens it; a refresh of the longer one keeps it that long.
+      expect(await raw.pttl(index)).toBeGreaterThan(50000);
+      await store.refresh([server({ rid: 'long' })], 60000);
+      expect(await raw.pttl(index)).toBeGreaterThan(50000);
+      expect(await raw.pttl(index)).toBeLessThanOrEqual(60000);
+      // Never removed (as after SIGKILL): both the descriptor and its index entry go with the lease.
+      await store.put(server({ channel: 'alone', rid: 'killed' }), 1000);
+      const ttl = await raw.pttl('ttl:{server:alone}:i');
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1000);
+    } finally {
+      await closeRedisClient(raw);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * What the Redis object stores leave in Redis (issue 15 §1), read back with `SCAN` from a real
- * `redis-server`: every key under the store's prefix and without a TTL (a record never expires),
+ * `redis-server`: every key under the store's prefix; the Authority Store's without a TTL (a record
+ * is the object's existence), the Relocation Store's expiring a day after its last write (issue 51),
  * the Relocation Store's own prefix apart from the Location Store's, and a record someone else
  * wrote refused as unreadable rather than taken for absent.
  */
@@ -8,7 +9,11 @@ import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
-import { RedisAuthorityStore, RedisRelocationStore } from '../../../lib/store/redis/redis-object-stores.js';
+import {
+  RELOCATION_RECORD_TTL_MS,
+  RedisAuthorityStore,
+  RedisRelocationStore,
+} from '../../../lib/store/redis/redis-object-stores.js';
 import { Cleanup, outcome } from '../../helpers/index.js';
 import { serverDescriptor, useRedis } from './fixtures.js';
 import { authority, freshKey, relocation } from './object-fixtures.js';
@@ -44,7 +49,7 @@ async function keysWritten(client: Redis, step: () => Promise<unknown>): Promise
 }
 
 describe('Redis object stores in Redis', () => {
-  it('write only under their prefix, in the slot of their mesh, and no key has a TTL', async () => {
+  it("write only under their prefix, in the slot of their mesh; only the Relocation Store's keys have a TTL", async () => {
     const client = raw();
     const url = redisServer.current.url;
     const authorities = cleanup.add(new RedisAuthorityStore({ redis: url, keyPrefix: 'app' }));
@@ -67,7 +72,12 @@ describe('Redis object stores in Redis', () => {
       'app:{mesh-node:g%3A%7B1%7D}:authority:v',
       'app:{mesh-node:g%3A%7B1%7D}:authority:x:n%3A%7B3%7D',
     ]);
-    for (const k of written) expect({ k, ttl: await client.pttl(k) }).toEqual({ k, ttl: -1 });
+    for (const k of written) {
+      const ttl = await client.pttl(k);
+      if (k.startsWith('app-moves:')) expect(ttl).toBeGreaterThan(RELOCATION_RECORD_TTL_MS - 60000);
+      else expect({ k, ttl }).toEqual({ k, ttl: -1 });
+      expect(ttl).toBeLessThanOrEqual(RELOCATION_RECORD_TTL_MS);
+    }
   });
 
   it('a record outlives the handle that wrote it (closing a store removes nothing)', async () => {
