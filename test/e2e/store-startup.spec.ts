@@ -6,32 +6,30 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ChildApp } from '../helpers/child-app.js';
-import { freePort } from '../helpers/index.js';
+import { Cleanup, freePort } from '../helpers/index.js';
 import { RedisServer } from '../helpers/redis-server.js';
 
 const APP = 'e2e/store-startup.app.js';
 const started = (app: ChildApp) =>
   app.logs.filter((m) => /successfully started/.test(String(m.message))).map((m) => m.message);
 
+/** A child app that is killed (if still running) when the test ends. */
+function start(cleanup: Cleanup, name: string, args: Record<string, unknown>): ChildApp {
+  const app = new ChildApp(name, APP, args);
+  cleanup.add({ close: () => (app.kill('SIGKILL'), app.exited) });
+  return app;
+}
+
 describe('startup with the Location Store', () => {
-  const apps: ChildApp[] = [];
-  let redis: RedisServer | undefined;
-  afterEach(async () => {
-    for (const app of apps.splice(0)) {
-      app.kill('SIGKILL');
-      await app.exited;
-    }
-    await redis?.stop();
-    redis = undefined;
-  });
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.closeAll());
 
   it('unreachable: listen() fails naming the store and ECONNREFUSED; Nest never logs that it started', async () => {
     const port = await freePort();
-    const app = new ChildApp('unreachable', APP, {
+    const app = start(cleanup, 'unreachable', {
       redisUrl: `redis://:s3cret@127.0.0.1:${port}`,
       startupTimeoutMs: 1500,
     });
-    apps.push(app);
     const fatal = await app.next('fatal', 30000);
     expect(fatal.code).toBe('Unavailable');
     expect(fatal.message).toContain(`redis://127.0.0.1:${port}`);
@@ -44,9 +42,9 @@ describe('startup with the Location Store', () => {
   }, 60000);
 
   it('up: listen() resolves and Nest logs that it started', async () => {
-    redis = await RedisServer.start();
-    const app = new ChildApp('up', APP, { redisUrl: redis.url, startupTimeoutMs: 5000 });
-    apps.push(app);
+    const redis = await RedisServer.start();
+    cleanup.add({ close: () => redis.stop() });
+    const app = start(cleanup, 'up', { redisUrl: redis.url, startupTimeoutMs: 5000 });
     await app.next('ready', 30000);
     expect(started(app)).toEqual(['Nest microservice successfully started']);
     app.send({ type: 'close' });
