@@ -75,47 +75,15 @@ export class RuntimeLocation {
     const location = new RuntimeLocation(options, events, store, owned);
     if (options.startupTimeoutMs > 0) {
       try {
-        await location.firstAnswer(options.startupTimeoutMs);
+        // Asked of the store itself, not through `health`: a connection still being opened at startup
+        // is not an outage, and must not be reported (`store` failing, then recovered) on every start.
+        await firstAnswer(store, options.startupTimeoutMs);
       } catch (error) {
         await location.close();
         throw error;
       }
     }
     return location;
-  }
-
-  /** Round trips to the store until one is answered; `Unavailable` with the last failure after `timeoutMs`. */
-  private async firstAnswer(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const left = deadline - Date.now();
-      try {
-        await this.roundTrip(Math.max(1, Math.min(left, FIRST_ANSWER_TRY_MS)));
-        return;
-      } catch (error) {
-        if (deadline - Date.now() <= 0) {
-          const why = error instanceof Error ? error.message : String(error);
-          throw new ZLinkError(
-            'Unavailable',
-            `locationStore: no answer within ${timeoutMs} ms (locationStore.startupTimeoutMs): ${why}`,
-            { cause: error, details: { field: 'locationStore.startupTimeoutMs' } },
-          );
-        }
-        // ioredis reconnects on its own schedule; asking again soon finds it as soon as it is back.
-        await new Promise((done) => setTimeout(done, Math.min(FIRST_ANSWER_RETRY_MS, deadline - Date.now())));
-      }
-    }
-  }
-
-  /** One round trip: the store's `ping`, or a `list` of an unused scope for a store without one. */
-  private async roundTrip(timeoutMs: number): Promise<void> {
-    const store = this.store;
-    const answer: Promise<unknown> = store.ping
-      ? store.ping(timeoutMs)
-      : store.list('server', 'zlink.health-check');
-    await answerWithin(answer, timeoutMs, () => {
-      throw new Error(`no answer within ${timeoutMs} ms`);
-    });
   }
 
   private constructor(
@@ -229,7 +197,7 @@ export class RuntimeLocation {
   async check(timeoutMs: number): Promise<StoreCheck> {
     const started = Date.now();
     try {
-      await this.roundTrip(timeoutMs);
+      await roundTrip(this.store, timeoutMs);
       return { answers: true, responseTimeMs: Date.now() - started };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -258,4 +226,37 @@ export class RuntimeLocation {
     await this.lease.stop();
     if (this.owned) await this.store.close();
   }
+}
+
+/** Round trips to `store` until one is answered; `Unavailable` with the last failure after `timeoutMs`. */
+async function firstAnswer(store: LocationStore, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    try {
+      await roundTrip(store, Math.max(1, Math.min(left, FIRST_ANSWER_TRY_MS)));
+      return;
+    } catch (error) {
+      if (deadline - Date.now() <= 0) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new ZLinkError(
+          'Unavailable',
+          `locationStore: no answer within ${timeoutMs} ms (locationStore.startupTimeoutMs): ${why}`,
+          { cause: error, details: { field: 'locationStore.startupTimeoutMs' } },
+        );
+      }
+      // ioredis reconnects on its own schedule; asking again soon finds it as soon as it is back.
+      await new Promise((done) => setTimeout(done, Math.min(FIRST_ANSWER_RETRY_MS, deadline - Date.now())));
+    }
+  }
+}
+
+/** One round trip: the store's `ping`, or a `list` of an unused scope for a store without one. */
+async function roundTrip(store: LocationStore, timeoutMs: number): Promise<void> {
+  const answer: Promise<unknown> = store.ping
+    ? store.ping(timeoutMs)
+    : store.list('server', 'zlink.health-check');
+  await answerWithin(answer, timeoutMs, () => {
+    throw new Error(`no answer within ${timeoutMs} ms`);
+  });
 }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { RedisAuthorityStore } from '../../../lib/store/redis/redis-object-stores.js';
-import { Cleanup, freePort, outcome } from '../../helpers/index.js';
+import { Cleanup, EventCollector, freePort, outcome } from '../../helpers/index.js';
 import { serverDescriptor, useRedis } from './fixtures.js';
 
 const redis = useRedis();
@@ -77,14 +77,17 @@ describe('a Redis store nothing answers', () => {
     await runtime.start();
   });
 
-  it('a store that is up: start() resolves after its first answer', async () => {
+  it('a store that is up: start() resolves after its first answer, and reports no store failure', async () => {
     const runtime = cleanup.add(
       new ZLinkRuntime({
         clientServer: { billing: { server: { listen: { bindHost: '127.0.0.1' } } } },
         locationStore: { redis: redis.current.url, keyPrefix: 'ops-up', startupTimeoutMs: 5000 },
       }),
     );
+    const events = cleanup.add(new EventCollector(runtime.events));
     await runtime.start();
     expect(await runtime.checkStore(2000)).toMatchObject({ answers: true });
+    // A connection still opening while start() asks is no outage: nothing says `store` failing.
+    expect(events.of('store')).toEqual([]);
   });
 });
