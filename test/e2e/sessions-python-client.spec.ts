@@ -23,10 +23,13 @@ afterEach(() => cleanup.closeAll());
 /**
  * The interpreter to run the client with. Debian's /usr/bin/python3 comes first because that is where
  * python3-msgpack installs; a PATH python3 (a pyenv shim, a venv) may lack it. A missing interpreter
- * fails rather than skips: a skipped proof of the page reads like a passing one.
+ * fails rather than skips: a skipped proof of the page reads like a passing one. ZLINK_PYTHON, when set,
+ * is the only one tried (scripts/preflight.mjs, which `npm test` runs first, looks the same way).
  */
 function python(): string {
-  const candidates = ['/usr/bin/python3', 'python3'].filter((c) => !c.startsWith('/') || existsSync(c));
+  const candidates = process.env.ZLINK_PYTHON
+    ? [process.env.ZLINK_PYTHON]
+    : ['/usr/bin/python3', 'python3'].filter((c) => !c.startsWith('/') || existsSync(c));
   for (const candidate of candidates) {
     const probe = spawnSync(candidate, ['-c', 'import msgpack'], { timeout: 10000, stdio: 'ignore' });
     if (probe.status === 0) return candidate;

@@ -1,0 +1,99 @@
+/**
+ * `npm test` checks the system dependencies the tests need before it spends minutes in lint, typecheck
+ * and suites (issue 51): without them it stops in seconds, naming what is missing and the one command
+ * that installs it. A machine without python3-msgpack used to fail two tests five minutes in.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const PREFLIGHT = resolve(process.cwd(), 'scripts/preflight.mjs');
+const root = mkdtempSync(join(tmpdir(), 'zlink-preflight-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A directory holding executable shell scripts `name → body`, to stand for a PATH or an interpreter. */
+function bin(dir: string, scripts: Record<string, string>): string {
+  const path = join(root, dir);
+  mkdirSync(path, { recursive: true });
+  for (const [name, body] of Object.entries(scripts)) {
+    writeFileSync(join(path, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(path, name), 0o755);
+  }
+  return path;
+}
+
+interface Run {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+  readonly ms: number;
+}
+
+function preflight(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Run> {
+  const started = Date.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [PREFLIGHT, ...args], { env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`the preflight did not end within 30 s:\n${out}\n${err}`));
+    }, 30000);
+    child.once('error', fail);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, out, err, ms: Date.now() - started });
+    });
+  });
+}
+
+// A PATH without redis-server, and a python that cannot import msgpack: Debian's own without its
+// site directories (-S), where python3-msgpack puts the module; or none at all where there is no such file.
+const emptyPath = bin('empty', {});
+const pythonWithoutMsgpack = join(bin('python', { python3: 'exec /usr/bin/python3 -S "$@"' }), 'python3');
+
+describe('npm test preflight', () => {
+  it('runs first in npm test', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.test.startsWith('node scripts/preflight.mjs && ')).toBe(true);
+  });
+
+  it('stops within seconds naming redis-server and python3-msgpack, and the one command that installs both', async () => {
+    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack });
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('redis-server: not on PATH');
+    expect(run.err).toContain(`python3 with msgpack: ${pythonWithoutMsgpack} cannot import msgpack`);
+    expect(run.err).toMatch(/Install it with: (sudo )?apt-get install -y redis-server python3-msgpack\n/);
+    expect(run.ms).toBeLessThan(20000);
+  });
+
+  it('names only what is missing: redis-server on PATH, python without msgpack', async () => {
+    const path = bin('redis-only', { 'redis-server': 'exit 0' });
+    const run = await preflight({ PATH: path, ZLINK_PYTHON: pythonWithoutMsgpack });
+    expect(run.code).toBe(1);
+    expect(run.err).not.toContain('redis-server:');
+    expect(run.err).toMatch(/Install it with: (sudo )?apt-get install -y python3-msgpack\n/);
+  });
+
+  it('--packages lists the Debian packages of what is missing, for scripts/setup.sh', async () => {
+    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack }, ['--packages']);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe('redis-server\npython3-msgpack\n');
+  });
+
+  it('passes, in one line, when both are there', async () => {
+    const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0' });
+    const run = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') });
+    expect([run.code, run.out, run.err]).toEqual([
+      0,
+      'preflight: redis-server, python3 with msgpack: found\n',
+      '',
+    ]);
+    const packages = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') }, ['--packages']);
+    expect(packages.out).toBe('');
+  });
+});
