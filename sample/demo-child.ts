@@ -28,3 +28,12 @@ export class LineChild {
     return this.next();
   }
 }
+
+/**
+ * `ready`, marked handled: a part of the demo starts its processes early and awaits their readiness
+ * only when its turn comes, so a failure before then must not count as an unhandled rejection.
+ */
+export function booting<T>(ready: Promise<T>): Promise<T> {
+  ready.catch(() => undefined);
+  return ready;
+}

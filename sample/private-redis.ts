@@ -1,6 +1,7 @@
 /**
  * The demo's Location Store: a private `redis-server` on a free loopback port, keeping nothing on
- * disk, when the binary is on PATH. `undefined` when it is not (the demo then uses manual endpoints).
+ * disk. `requirePrivateRedis` fails naming what is wrong; `startPrivateRedis` is `undefined` instead
+ * (the benches skip their store parts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,24 +12,31 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis | undefined> {
+/** The one command that installs the binary, for the message of a machine without it (Debian/Ubuntu). */
+export const INSTALL_REDIS = 'sudo apt-get install -y redis-server';
+
+/**
+ * A private redis-server, answering PING. Rejects at once when the binary is not on PATH (the message
+ * names it and `INSTALL_REDIS`), or when it does not answer within 10 s.
+ */
+export async function requirePrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  let child: ChildProcess;
+  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   try {
-    child = spawn('redis-server', args, { stdio: 'ignore' });
     await Promise.race([
       once(child, 'spawn'),
       once(child, 'error').then(([error]) => Promise.reject(error as Error)),
     ]);
-  } catch {
-    return undefined; // no redis-server on PATH
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new Error(`redis-server is not on PATH; install it with: ${INSTALL_REDIS}`, { cause: error });
   }
   const deadline = Date.now() + 10000;
   while (!(await pong(port))) {
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill('SIGKILL');
-      return undefined;
+      throw new Error(`redis-server on port ${port} did not answer PING within 10 s`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -40,4 +48,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis | undefined> {
       await once(child, 'exit');
     },
   };
+}
+
+/** `requirePrivateRedis`, or `undefined` when there is none to be had. */
+export function startPrivateRedis(): Promise<PrivateRedis | undefined> {
+  return requirePrivateRedis().catch(() => undefined);
 }

@@ -1,8 +1,10 @@
 /**
- * `npm run demo [-- --duration S]`: every arrangement between processes, about S seconds of traffic
- * (default 20), a live summary, then everything it started is stopped.
- *  - A private redis-server as the Location Store when the binary is on PATH (every sample then uses
- *    discovery: 'auto' — no endpoint in any configuration); otherwise manual endpoints, and it says so.
+ * `npm run demo [-- --duration S]`: every arrangement between processes, S seconds of billing traffic
+ * (default 10) and a few seconds for each other part, a live summary, then everything it started is
+ * stopped. Every part's processes start at once, so they boot while the parts before theirs run.
+ *  - A private redis-server as the Location Store (every sample uses discovery: 'auto' — no endpoint in
+ *    any configuration). Without the binary on PATH the demo stops at once, naming it and the command
+ *    that installs it: half of what it shows (Spots, Actors, sessions) needs the store.
  *  - ClientServer: billing servers with weights 100 and 300 and a client sending requests with metadata;
  *    halfway the heavier server drains, later it comes back as a new process (a new generation).
  *  - RouteMesh: three game nodes — Node direct, select-one 1:1, a weight change to 0 and back
@@ -12,7 +14,7 @@
  *  - The Nest microservice style: a ZLinkServer with @MessagePattern handlers called through
  *    ClientsModule + ZLinkClientProxy (../microservice/microservice-demo.ts).
  *  - Spots: two object servers hosting @Spot('room') and a gateway that opens rooms and has players
- *    join and chat in them by global id (../rooms/rooms-demo.ts); only with the Location Store.
+ *    join and chat in them by global id, then players over TCP sessions (../rooms/rooms-demo.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,11 +22,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineChild } from '../demo-child.js';
 import { freePort } from '../loopback.js';
-import { meshDemo } from '../game-mesh/mesh-demo.js';
-import { microserviceDemo } from '../microservice/microservice-demo.js';
-import { type PrivateRedis, startPrivateRedis } from '../private-redis.js';
+import { startMesh } from '../game-mesh/mesh-demo.js';
+import { startMicroservice } from '../microservice/microservice-demo.js';
+import { type PrivateRedis, requirePrivateRedis } from '../private-redis.js';
 import { startRooms } from '../rooms/rooms-demo.js';
-import { fanoutDemo } from '../system-events/fanout-demo.js';
+import { startFanout } from '../system-events/fanout-demo.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children: ChildProcess[] = [];
@@ -32,7 +34,7 @@ const env: Record<string, string> = {};
 
 function durationSeconds(argv: string[]): number {
   const i = argv.indexOf('--duration');
-  const value = i >= 0 ? Number(argv[i + 1]) : 20;
+  const value = i >= 0 ? Number(argv[i + 1]) : 10;
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--duration needs seconds, got ${argv[i + 1]}`);
   return value;
 }
@@ -52,7 +54,12 @@ const fmt = (counts: Record<string, number>) =>
     .map(([k, v]) => `${k} ${v}`)
     .join(' · ');
 
-async function billingDemo(seconds: number): Promise<void> {
+/**
+ * The ClientServer part. `settled` is called once the server that came back has served: what is left
+ * is the tail of the traffic, which another part's processes may boot beside without skewing anything
+ * this part shows (booting beside the split by weight or the return did, on a 2-core machine).
+ */
+async function billingDemo(seconds: number, settled: () => void): Promise<void> {
   const portB = await freePort(); // billing-b comes back on the same endpoint (manual clients need it)
   const server = (rid: string, weight: string, port = '0') =>
     new LineChild(rid, start('billing-server.js', [rid, weight, port]));
@@ -81,6 +88,7 @@ async function billingDemo(seconds: number): Promise<void> {
   for (let t = 1; ; t++) {
     const tick = await client.next();
     if (t > Math.round(seconds) && (!back || servedSinceReturn(tick) || t > seconds + 10)) break;
+    if (back && servedSinceReturn(tick)) settled();
     const ratio = (tick.counts['billing-b'] ?? 0) / Math.max(1, tick.counts['billing-a'] ?? 0);
     console.log(`  [billing ${t}s] ${fmt(tick.counts)} (b:a ${ratio.toFixed(2)})`);
     if (!drained && t >= drainAt) {
@@ -114,28 +122,31 @@ async function billingDemo(seconds: number): Promise<void> {
   if (back)
     console.log(`billing-b after it came back: ${(done.counts['billing-b'] ?? 0) - bAtReturn} requests`);
   if (done.failures.Rejected)
-    console.log('  (Rejected: requests that raced the drain; a draining server refuses them unrun — 03 §6)');
+    console.log('  (Rejected: requests that raced the drain; a draining server refuses them unrun)');
 }
 
 let redis: PrivateRedis | undefined;
 try {
   const seconds = durationSeconds(process.argv.slice(2));
-  redis = await startPrivateRedis();
-  if (redis) {
-    env.ZLINK_DEMO_STORE = redis.url;
-    console.log(
-      `Location Store: a private redis-server at ${redis.url}; every sample uses discovery: 'auto'`,
+  try {
+    redis = await requirePrivateRedis();
+  } catch (error) {
+    // Without the store half of the demo (Spots, Actors, sessions) cannot run: stop before starting
+    // anything rather than show the other half and end "ok".
+    console.error(
+      `demo: ${(error as Error).message}\n(the Location Store, which Spots, Actors and sessions need; nothing was started)`,
     );
-  } else {
-    console.log('no redis-server on PATH: the samples use manual endpoints instead of the Location Store');
+    process.exit(1);
   }
-  // The rooms processes boot while the other parts run; their part comes last.
-  const rooms = startRooms(start, redis !== undefined);
-  await billingDemo(seconds);
-  await meshDemo(start);
-  await fanoutDemo(start);
-  await microserviceDemo(start);
-  await rooms.run();
+  env.ZLINK_DEMO_STORE = redis.url;
+  console.log(`Location Store: a private redis-server at ${redis.url}; every sample uses discovery: 'auto'`);
+  // The rooms processes boot while billing runs, the others during its last seconds (all at once);
+  // each part then plays in turn.
+  const rooms = startRooms(start);
+  let later: { run(): Promise<void> }[] | undefined;
+  const bootTheRest = () => (later ??= [startMesh(start), startFanout(start), startMicroservice(start)]);
+  await billingDemo(seconds, bootTheRest);
+  for (const part of [...bootTheRest(), rooms]) await part.run();
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(

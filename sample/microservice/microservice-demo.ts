@@ -6,18 +6,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineChild, type Start } from '../demo-child.js';
+import { LineChild, type Start, booting } from '../demo-child.js';
 
-export async function microserviceDemo(start: Start): Promise<void> {
+/**
+ * Starts the orders service at once, so that it boots while the parts before this one run; `run()`
+ * then starts the caller and prints what each of its calls got.
+ */
+export function startMicroservice(start: Start): { run(): Promise<void> } {
   // Paths relative to a sibling sample folder, as the other demos start their processes.
   const service = new LineChild('orders-service', start('../microservice/orders-service.js', []));
-  const { endpoint } = await service.next();
-  console.log(`microservice: orders-service (ZLinkServer, @MessagePattern) at ${endpoint as string}`);
-  const caller = new LineChild('orders-client', start('../microservice/orders-client.js', [endpoint]));
-  for (let line = await caller.next(); line.type !== 'done'; line = await caller.next()) {
-    const { type, ...rest } = line;
-    console.log(`  [ClientsModule → ZLinkClientProxy] ${String(type)}: ${JSON.stringify(rest)}`);
-  }
+  const ready = booting(service.next());
+  return {
+    run: async () => {
+      const { endpoint } = await ready;
+      console.log(`microservice: orders-service (ZLinkServer, @MessagePattern) at ${endpoint as string}`);
+      const caller = new LineChild('orders-client', start('../microservice/orders-client.js', [endpoint]));
+      for (let line = await caller.next(); line.type !== 'done'; line = await caller.next()) {
+        const { type, ...rest } = line;
+        console.log(`  [ClientsModule → ZLinkClientProxy] ${String(type)}: ${JSON.stringify(rest)}`);
+      }
+    },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -31,7 +40,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return child;
   };
   try {
-    await microserviceDemo(start);
+    await startMicroservice(start).run();
   } finally {
     // Closing stdin ends each sample process (exitWithParent); wait for them, a bounded while.
     const exits = children

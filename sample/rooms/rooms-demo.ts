@@ -4,29 +4,23 @@
  * Instance intent of a first join), players join and chat in them by global id, and a live summary
  * shows the calls; then where the rooms live, whether every room counted every chat line sent to it,
  * two deliberate errors, and every room destroyed. Then players connect over TCP and play in arenas
- * while one moves (./players-demo.ts). Objects keep their records in the Location Store,
- * so without one (no redis-server on PATH) this part is skipped.
+ * while one moves (./players-demo.ts). Objects keep their records in the Location Store, which the
+ * demo always has (it stops at once without redis-server).
  */
-import { LineChild, type Start } from '../demo-child.js';
+import { LineChild, type Start, booting } from '../demo-child.js';
 import { playersDemo } from './players-demo.js';
 
 /**
  * Starts the three rooms processes at once, so that they boot while the other parts of the demo run;
- * `run()` then plays this part. Without a store it starts nothing and `run()` says so.
+ * `run()` then plays this part.
  */
-export function startRooms(start: Start, hasStore: boolean): { run(seconds?: number): Promise<void> } {
-  if (!hasStore)
-    return {
-      run: async () =>
-        console.log('rooms: skipped — Spots keep their records in the Location Store, and there is none'),
-    };
+export function startRooms(start: Start): { run(seconds?: number): Promise<void> } {
   const servers = ['rooms-a', 'rooms-b'].map(
     (rid) => new LineChild(rid, start('../rooms/room-server.js', [rid])),
   );
   // The gateway waits for both object servers itself (placement needs them).
   const gateway = new LineChild('rooms-gateway', start('../rooms/room-gateway.js', ['2']));
-  const ready = Promise.all([...servers, gateway].map((c) => c.next()));
-  ready.catch(() => undefined); // awaited in run(); a failure before that must not go unhandled
+  const ready = booting(Promise.all([...servers, gateway].map((c) => c.next())));
   return {
     run: async (seconds = 2) => {
       await ready;

@@ -112,7 +112,7 @@ async function run(command: Command): Promise<void> {
     }
     // A few more, spaced out: a subscriber sees a gap (and counts it) when the next event arrives.
     for (let i = 0; i < (command.tail ?? 0); i++) {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 50));
       await fanout.publish('system-events', 'system.notice', { seq: seq++, text }).async();
     }
     say({ type: 'published', count: seq });

@@ -5,33 +5,44 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
-function runDemo(): Promise<{ code: number | null; out: string }> {
+interface DemoRun {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+  readonly ms: number;
+}
+
+/** Runs the compiled demo with `args` and `env` over this process's environment, killed after `limitMs`. */
+function runDemo(args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<DemoRun> {
   const script = resolve(process.cwd(), '.fixtures-build/sample/billing/demo.js');
+  const started = Date.now();
   return new Promise((done, fail) => {
-    // The short mode CI runs (issue 8 §4).
-    const child = spawn(process.execPath, [script, '--duration', '5'], {
-      env: { ...process.env, NODE_OPTIONS: '' },
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { ...process.env, NODE_OPTIONS: '', ...env },
     });
     let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.stderr.resume();
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`the demo did not finish within 90 s; it printed:\n${out}`));
-    }, 90000);
+      fail(new Error(`the demo did not finish within ${limitMs / 1000} s; it printed:\n${out}\n${err}`));
+    }, limitMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      done({ code, out });
+      done({ code, out, err, ms: Date.now() - started });
     });
   });
 }
 
 describe('npm run demo', () => {
   it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, milestones in every lobby, then stops everything', async () => {
-    const { code, out } = await runDemo();
+    // The short mode CI runs (issue 8 §4).
+    const { code, out } = await runDemo(['--duration', '5'], {}, 90000);
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
     const counts = (label: string): unknown => {
@@ -144,4 +155,23 @@ describe('npm run demo', () => {
     );
     expect(out).toContain('demo finished; every process it started has stopped');
   }, 100000);
+
+  it('stops at once without redis-server on PATH, naming the binary and the command that installs it, having started nothing', async () => {
+    // A PATH with nothing on it: the demo and its children run from process.execPath, redis-server
+    // is looked up on PATH (issue 51: it used to skip its whole game half here and end "ok").
+    const empty = mkdtempSync(join(tmpdir(), 'zlink-no-redis-'));
+    try {
+      const { code, out, err, ms } = await runDemo([], { PATH: empty }, 30000);
+      expect(code).toBe(1);
+      expect(err).toContain(
+        'redis-server is not on PATH; install it with: sudo apt-get install -y redis-server',
+      );
+      expect(out).not.toContain('billing');
+      expect(out).not.toContain('demo finished');
+      // Seconds, not the minute a run takes: it stops before starting any process.
+      expect(ms).toBeLessThan(20000);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 40000);
 });
