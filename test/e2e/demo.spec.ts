@@ -4,45 +4,18 @@
  * Selection is deterministic (smooth weighted round-robin), so the counts are exact.
  */
 import { describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runNode } from '../helpers/run-node.js';
 
-interface DemoRun {
-  readonly code: number | null;
-  readonly out: string;
-  readonly err: string;
-  readonly ms: number;
-}
-
-/** Runs the compiled demo with `args` and `env` over this process's environment, killed after `limitMs`. */
-function runDemo(args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<DemoRun> {
-  const script = resolve(process.cwd(), '.fixtures-build/sample/billing/demo.js');
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      env: { ...process.env, NODE_OPTIONS: '', ...env },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`the demo did not finish within ${limitMs / 1000} s; it printed:\n${out}\n${err}`));
-    }, limitMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, out, err, ms: Date.now() - started });
-    });
-  });
-}
+/** The compiled demo (global setup builds sample/ with the fixtures). */
+const DEMO = resolve(process.cwd(), '.fixtures-build/sample/billing/demo.js');
 
 describe('npm run demo', () => {
   it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, milestones in every lobby, then stops everything', async () => {
     // The short mode CI runs (issue 8 §4).
-    const { code, out } = await runDemo(['--duration', '5'], {}, 90000);
+    const { code, out } = await runNode(DEMO, ['--duration', '5'], {}, 90000);
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).
     const counts = (label: string): unknown => {
@@ -161,7 +134,7 @@ describe('npm run demo', () => {
     // is looked up on PATH (issue 51: it used to skip its whole game half here and end "ok").
     const empty = mkdtempSync(join(tmpdir(), 'zlink-no-redis-'));
     try {
-      const { code, out, err, ms } = await runDemo([], { PATH: empty }, 30000);
+      const { code, out, err, ms } = await runNode(DEMO, [], { PATH: empty }, 30000);
       expect(code).toBe(1);
       expect(err).toContain(
         'redis-server is not on PATH; install it with: sudo apt-get install -y redis-server',

@@ -4,10 +4,10 @@
  * that installs it. A machine without python3-msgpack used to fail two tests five minutes in.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runNode } from '../helpers/run-node.js';
 
 const PREFLIGHT = resolve(process.cwd(), 'scripts/preflight.mjs');
 const root = mkdtempSync(join(tmpdir(), 'zlink-preflight-'));
@@ -24,32 +24,7 @@ function bin(dir: string, scripts: Record<string, string>): string {
   return path;
 }
 
-interface Run {
-  readonly code: number | null;
-  readonly out: string;
-  readonly err: string;
-  readonly ms: number;
-}
-
-function preflight(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Run> {
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [PREFLIGHT, ...args], { env: { ...process.env, ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`the preflight did not end within 30 s:\n${out}\n${err}`));
-    }, 30000);
-    child.once('error', fail);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, out, err, ms: Date.now() - started });
-    });
-  });
-}
+const preflight = (env: NodeJS.ProcessEnv, args: string[] = []) => runNode(PREFLIGHT, args, env, 30000);
 
 // A PATH without redis-server, and a python that cannot import msgpack: Debian's own without its
 // site directories (-S), where python3-msgpack puts the module; or none at all where there is no such file.
