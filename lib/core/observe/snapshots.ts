@@ -121,6 +121,11 @@ export interface SessionListenerSnapshot {
    * bound of what zeromq may still hold of their last writes (it stays until later writes replace them).
    */
   readonly heldBytes: number;
+  /**
+   * The most bytes one connection held at once since the bind (its writes waiting and the bound of
+   * what zeromq may hold): at most `maxPendingBytes` plus one frame.
+   */
+  readonly peakConnectionBytes: number;
   readonly framesIn: number;
   readonly framesOut: number;
 }

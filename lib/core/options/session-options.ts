@@ -69,6 +69,11 @@ export interface NormalizedSessionListener {
 
 /** The largest `maxFrameBytes`: 16 MiB (a game message larger than that belongs in a download). */
 export const MAX_SESSION_FRAME_BYTES = 16 * 1024 * 1024;
+/**
+ * The smallest `maxPendingBytes`: 64 KiB. A client's bytes go to zeromq in messages of a 68th of it
+ * (a quarter of the limit over the 17 messages zeromq may hold), at least 963 bytes from here.
+ */
+export const MIN_SESSION_PENDING_BYTES = 64 * 1024;
 /** @default 65536 */
 export const DEFAULT_SESSION_FRAME_BYTES = 65536;
 /** @default 10000 */
@@ -123,6 +128,12 @@ function normalizeListener(
       `${field}.idleTimeoutMs`,
       `must be longer than heartbeatMs (${heartbeatMs}), or a client that pings on time is closed; got ${idleTimeoutMs}`,
     );
+  const maxPendingBytes = positiveInt(`${field}.maxPendingBytes`, value.maxPendingBytes, 1024 * 1024);
+  if (maxPendingBytes < MIN_SESSION_PENDING_BYTES)
+    throw configurationError(
+      `${field}.maxPendingBytes`,
+      `must be at least ${MIN_SESSION_PENDING_BYTES} (64 KiB), got ${maxPendingBytes}`,
+    );
   return Object.freeze({
     listener,
     listen: normalizeListen(`${field}.listen`, value.listen),
@@ -133,7 +144,7 @@ function normalizeListener(
     idleTimeoutMs,
     maxInFlight: positiveInt(`${field}.maxInFlight`, value.maxInFlight, 64),
     maxSessions: positiveInt(`${field}.maxSessions`, value.maxSessions, 100000),
-    maxPendingBytes: positiveInt(`${field}.maxPendingBytes`, value.maxPendingBytes, 1024 * 1024),
+    maxPendingBytes,
     drainGraceMs: positiveInt(`${field}.drainGraceMs`, value.drainGraceMs, 5000),
     sealTimeoutMs: positiveInt(
       `${field}.sealTimeoutMs`,

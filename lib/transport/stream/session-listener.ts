@@ -31,8 +31,9 @@ const EMPTY = Buffer.alloc(0);
  * at a time per connection (a second could pass a first that zeromq refused, and reorder the stream).
  * zeromq refuses a write at a connection's full queue at once (`EAGAIN`); the bytes then wait in the
  * connection's own buffer and are tried again shortly. What zeromq may still hold (`HandedBytes`) and
- * that buffer count together toward `maxPendingBytes`: past it the session is closed `slowConsumer`
- * and dropped. Timers are the listener's, not the connection's: one sweep closes connections whose
+ * that buffer count together toward `maxPendingBytes`: a frame that finds them past it closes the
+ * session `slowConsumer` and drops it, so a client is never held more than `maxPendingBytes` plus
+ * one frame. Timers are the listener's, not the connection's: one sweep closes connections whose
  * Hello or heartbeat is overdue.
  */
 export class SessionListener implements ConnectionHost {
@@ -53,17 +54,19 @@ export class SessionListener implements ConnectionHost {
   private open = 0;
   framesIn = 0;
   framesOut = 0;
+  /** The most bytes one connection held at once (its buffer and what zeromq may hold) since the bind. */
+  peakConnectionBytes = 0;
   /**
    * The most one zeromq message carries: a quarter of `maxPendingBytes` over the messages zeromq may
    * hold per connection (its HWM, and the one it is writing), so zeromq never holds more than that
-   * quarter for a client (512 bytes at least).
+   * quarter for a client. (`maxPendingBytes` is at least 64 KiB, so a message carries 963 bytes or more.)
    */
   private readonly chunkBytes: number;
 
   constructor(private readonly config: SessionListenerConfig) {
     const { listen, heartbeatMs, maxPendingBytes } = config.options;
     this.socket = streamListener(listen.bindHost.includes(':'), heartbeatMs);
-    this.chunkBytes = Math.max(512, Math.floor(maxPendingBytes / 4 / (STREAM_SEND_HWM_MESSAGES + 1)));
+    this.chunkBytes = Math.floor(maxPendingBytes / 4 / (STREAM_SEND_HWM_MESSAGES + 1));
   }
 
   get options(): NormalizedSessionListener {
@@ -139,14 +142,20 @@ export class SessionListener implements ConnectionHost {
     });
   }
 
-  write(connection: StreamConnection, frame: Buffer): void {
+  write(connection: StreamConnection, frame: Buffer, limited = true): void {
+    const { maxPendingBytes } = this.config.options;
+    // What it held before this frame is checked, not after: `handed` stays at the last writes' size
+    // (up to a quarter of the limit) after a reading client took them, and one large frame on top of
+    // it must not close that client. So the gateway holds at most the limit plus this one frame.
+    if (limited && connection.pendingBytes + connection.handed.bytes > maxPendingBytes) {
+      connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
+      return;
+    }
     connection.out.push(frame);
     connection.pendingBytes += frame.length;
     this.framesOut++;
-    if (connection.pendingBytes + connection.handed.bytes > this.config.options.maxPendingBytes) {
-      connection.close('slowConsumer', `more than ${this.config.options.maxPendingBytes} bytes waited`);
-      return;
-    }
+    const held = connection.pendingBytes + connection.handed.bytes;
+    if (held > this.peakConnectionBytes) this.peakConnectionBytes = held;
     this.markDirty(connection);
   }
 
@@ -165,7 +174,7 @@ export class SessionListener implements ConnectionHost {
     this.dirty = [];
     for (const connection of dirty) {
       connection.dirty = false;
-      if (connection.out.length > 0) this.queueWrite(connection);
+      if (connection.hasWrite) this.queueWrite(connection);
     }
   }
 
@@ -195,28 +204,36 @@ export class SessionListener implements ConnectionHost {
   }
 
   private async writeOut(connection: StreamConnection): Promise<void> {
-    const out = connection.out;
-    if (out.length === 0) {
+    // The empty message that ends a connection goes alone: joined to bytes, it would be data.
+    const ending = connection.terminating;
+    const data = ending ? EMPTY : takeChunk(connection.out, this.chunkBytes);
+    if (!ending && data.length === 0) {
       connection.writing = false;
       return;
     }
-    const data = takeChunk(out, this.chunkBytes);
     try {
       await this.socket.send([connection.routingId, data]);
       connection.writing = false;
-      connection.pendingBytes -= data.length;
+      if (ending) {
+        connection.terminating = false;
+        return;
+      }
       connection.handed.accepted(data.length);
-      if (connection.out.length > 0) this.markDirty(connection);
+      // `terminate` may have dropped the buffer (and its count) while these bytes were in flight.
+      if (!connection.terminating) connection.pendingBytes -= data.length;
+      if (connection.hasWrite) this.markDirty(connection);
     } catch (error: unknown) {
       connection.writing = false;
       if (!isEagain(error)) {
         // EHOSTUNREACH: zeromq no longer has the connection (its disconnect is on its way).
         connection.pendingBytes = 0;
         connection.out = [];
+        connection.terminating = false;
         return connection.finish('normal', 'the connection is gone', true);
       }
-      // Its queue in zeromq is full (a slow reader): the bytes wait here, the others go on.
-      connection.out.unshift(data);
+      // Its queue in zeromq is full (a slow reader): the bytes wait here, first again (order), the
+      // others go on. Bytes refused after `terminate` dropped the buffer are dropped with it.
+      if (!ending && !connection.terminating) connection.out.unshift(data);
       this.blocked.add(connection);
       this.retryTimer ??= setTimeout(() => this.retryBlocked(), SESSION_RETRY_WRITE_MS);
     }
@@ -227,7 +244,7 @@ export class SessionListener implements ConnectionHost {
     const blocked = this.blocked;
     this.blocked = new Set();
     // A closed connection too: its Close frame, or the empty message that drops it, must still go.
-    for (const connection of blocked) if (connection.out.length > 0) this.markDirty(connection);
+    for (const connection of blocked) if (connection.hasWrite) this.markDirty(connection);
   }
 
   ended(connection: StreamConnection, reason: SessionCloseReason, detail: string, byClient: boolean): void {
@@ -247,11 +264,14 @@ export class SessionListener implements ConnectionHost {
   }
 
   /**
-   * Closes the TCP connection: an empty message to its routing id (zeromq drops what it still held),
-   * written by the one writer like any other.
+   * Ends the TCP connection: what still waits for it here is dropped, and the one writer sends the
+   * empty message that closes it (retried while zeromq refuses it). libzmq closes the connection only
+   * once what it still holds for it is written out (see `streamListener`): a client that reads nothing
+   * never lets that happen, and the kernel drops it instead (TCP_USER_TIMEOUT, Linux).
    */
   private terminate(connection: StreamConnection): void {
-    connection.out = [EMPTY];
+    connection.terminating = true;
+    connection.out = [];
     connection.pendingBytes = 0;
     this.queueWrite(connection);
   }
@@ -325,6 +345,7 @@ export class SessionListener implements ConnectionHost {
       handshaking,
       accepting: this.accepting,
       heldBytes,
+      peakConnectionBytes: this.peakConnectionBytes,
       framesIn: this.framesIn,
       framesOut: this.framesOut,
     };

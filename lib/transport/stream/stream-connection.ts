@@ -29,8 +29,13 @@ export interface ConnectionHost {
   readonly handler: SessionLinkHandler;
   /** The connection was welcomed (counted and told as an `opened` session). */
   welcomed(connection: StreamConnection): void;
-  /** Queues `frame` for the connection and schedules the turn's flush. */
-  write(connection: StreamConnection, frame: Buffer): void;
+  /**
+   * Queues `frame` for the connection and schedules the turn's flush. A `limited` write (all but the
+   * Close frame) first checks what the connection already holds against `maxPendingBytes`: past it
+   * the session is closed `slowConsumer` and the frame dropped. The Close frame is never refused, so a
+   * close for another reason is reported as that reason.
+   */
+  write(connection: StreamConnection, frame: Buffer, limited?: boolean): void;
   /**
    * Ends the connection on the socket and counts it: at once when the client is gone or ended it
    * (`byClient`) or reads nothing (`slowConsumer`), else once the Close frame had its chance.
@@ -52,11 +57,19 @@ export class StreamConnection implements SessionLink {
   private state: ConnectionState = 'hello';
   private readonly splitter: FrameSplitter;
   private readonly waiting = new Set<number>();
-  /** Frames waiting to be handed to zeromq (queued since the last flush, or held back by a refused write), and their bytes. */
+  /**
+   * Frames waiting to be handed to zeromq (queued since the last flush, or held back by a refused
+   * write), and their bytes (never below 0: `terminate` drops both at once).
+   */
   out: Buffer[] = [];
   pendingBytes = 0;
   /** A write of this connection is in zeromq's hands: the next one waits for it (order). */
   writing = false;
+  /**
+   * The listener is ending the connection on the socket: what waits in `out` is dropped and the empty
+   * message that closes it is the one write left (cleared once zeromq took it).
+   */
+  terminating = false;
   /** In the listener's dirty list for this turn's flush. */
   dirty = false;
   sessionId: string | undefined;
@@ -108,6 +121,11 @@ export class StreamConnection implements SessionLink {
    */
   get heldBytes(): number {
     return this.splitter.buffered + this.pendingBytes + this.handed.bytes;
+  }
+
+  /** Something is left to hand to zeromq: frames, or the empty message that ends the connection. */
+  get hasWrite(): boolean {
+    return this.out.length > 0 || this.terminating;
   }
 
   /** One chunk of the client's byte stream (as zeromq delivered it). */
@@ -202,7 +220,7 @@ export class StreamConnection implements SessionLink {
   close(reason: SessionCloseReason, detail = ''): void {
     if (this.state === 'closed') return;
     // A client that reads nothing would never take the Close frame: it goes without one.
-    if (reason !== 'slowConsumer') this.host.write(this, closeFrame(SessionCloseCode[reason], detail));
+    if (reason !== 'slowConsumer') this.host.write(this, closeFrame(SessionCloseCode[reason], detail), false);
     this.finish(reason, detail, false);
   }
 

@@ -122,6 +122,7 @@ describe('healthReport', () => {
       handshaking: 0,
       accepting,
       heldBytes: 0,
+      peakConnectionBytes: 0,
       framesIn: 0,
       framesOut: 0,
     });
