@@ -269,10 +269,14 @@ export const STREAM_SEND_HWM_MESSAGES = 16;
  * each disconnect the peer made (our own close is not told back). Routing ids are libzmq's own (a
  * zero byte and a counter), never chosen by a peer.
  *
- * `tcpMaxRetransmitTimeout` (TCP_USER_TIMEOUT) is the listener's heartbeat: a client that has taken no
- * byte for that long (its receive window shut, or its host gone) is dropped by the kernel. It is what
- * really ends a slow consumer: libzmq closes a STREAM connection (the empty message) only once its
- * queue is written out, which a client that reads nothing never lets happen.
+ * `tcpMaxRetransmitTimeout` (TCP_USER_TIMEOUT) is the listener's heartbeat: a connection whose sent
+ * bytes stay unacknowledged, or whose receive window stays shut, for that long is dropped by the
+ * kernel. It is what really ends a slow consumer: libzmq closes a STREAM connection (the empty
+ * message) only once what it holds for it is written out, which a client that reads nothing never
+ * lets happen. The price: a client on a network that stalls longer than a heartbeat while bytes are
+ * on their way to it is reset too (it reconnects). Linux only: elsewhere libzmq ignores the option and
+ * a slow consumer stays connected until TCP keepalive or the client ends it (docs/decisions.md,
+ * "A slow consumer's connection ends within a heartbeat").
  */
 export function streamListener(ipv6: boolean, heartbeatMs: number): Stream {
   return new Stream({
