@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
+import { isZLinkError } from '../core/index.js';
 import { type AuditedRecord, openRecordsAudit } from '../store/index.js';
 
 /**
  * `nestjs-zlink records`: lists what one deployment's stores keep in Redis and, with `--remove-stale`,
  * removes the records whose writers' leases are all gone (docs/operations.md#records-in-redis). A dry
  * run unless told: an operator sees what would go first. Resolves with what to print (on stdout with
- * code 0, on stderr with code 2: bad arguments); rejects when Redis cannot be reached, naming it.
+ * code 0, on stderr with code 2: bad arguments, or a `--redis` that is a Redis Cluster node); rejects
+ * when Redis cannot be reached, naming it.
  */
 export async function recordsCommand(args: readonly string[]): Promise<{ text: string; code: number }> {
   let values;
@@ -32,6 +34,10 @@ export async function recordsCommand(args: readonly string[]): Promise<{ text: s
     const removed = values['remove-stale'] ? await audit.removeStale(records) : undefined;
     const text = values.json ? `${JSON.stringify({ records, removed })}\n` : report(records, removed);
     return { text, code: 0 };
+  } catch (error) {
+    // The audit refuses a Cluster node before it reads or removes anything: a usage error.
+    if (isZLinkError(error, 'InvalidArgument')) return { text: `--redis: ${error.message}\n`, code: 2 };
+    throw error;
   } finally {
     await audit.close();
   }

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { closeRedisClient } from '../../lib/store/redis/client.js';
 import { freePort } from './index.js';
@@ -15,11 +18,34 @@ export class RedisServer {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly extraArgs: readonly string[] = [],
+    private readonly dir?: string,
+  ) {}
 
   static async start(): Promise<RedisServer> {
     const server = new RedisServer(await freePort());
     await server.restart();
+    return server;
+  }
+
+  /**
+   * A node started with `--cluster-enabled yes`, its cluster config file in a temp dir removed by
+   * `close()`. No slots are assigned: it answers PING and INFO (`cluster_enabled:1`), not keys.
+   */
+  static async startClusterNode(): Promise<RedisServer> {
+    const dir = await mkdtemp(join(tmpdir(), 'zlink-cluster-'));
+    const args = ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf')];
+    // The bus port is the client port + 10000 unless told: out of range for an OS port above 55535.
+    args.push('--cluster-port', String(await freePort()));
+    const server = new RedisServer(await freePort(), args, dir);
+    try {
+      await server.restart();
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
     return server;
   }
 
@@ -34,7 +60,10 @@ export class RedisServer {
   /** Starts (again) on the same port and resolves once it answers PING. */
   async restart(): Promise<void> {
     if (this.child) return;
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const args = [
+      ...['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...this.extraArgs,
+    ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let stderr = '';
@@ -107,9 +136,10 @@ export class RedisServer {
     return new Redis({ host: '127.0.0.1', port: this.port, lazyConnect: false, maxRetriesPerRequest: 1 });
   }
 
-  /** Named `close` so a `Cleanup` list can hold it. */
-  close(): Promise<void> {
-    return this.stop();
+  /** Stops it and removes its temp dir, if any; named `close` so a `Cleanup` list can hold it. */
+  async close(): Promise<void> {
+    await this.stop();
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
 
   private async waitForPing(): Promise<void> {

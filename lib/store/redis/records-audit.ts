@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { DescriptorKind, ObjectKey, StoreVersion } from '../../core/index.js';
+import { type DescriptorKind, type ObjectKey, type StoreVersion, ZLinkError } from '../../core/index.js';
 import type { RedisConnectionOptions } from './client.js';
 import { StoreKeys } from './keys.js';
 import { ObjectStoreKeys } from './object-keys.js';
@@ -59,7 +59,8 @@ interface Parsed {
  * with their writers and whether those writers' leases are alive, by the Redis server's clock, and
  * removes the stale ones: records whose every writer's lease is gone. Never removes a record a live
  * lease wrote: each removal re-checks the lease in the same script (authority records through the
- * takeover compare-and-swap, which also takes them out of their owner's index).
+ * takeover compare-and-swap, which also takes them out of their owner's index). One standalone Redis
+ * (or a Sentinel's master) holding both prefixes: a Cluster node is refused (`InvalidArgument`).
  */
 export class RecordsAudit {
   private readonly connection: StoreClient;
@@ -69,6 +70,7 @@ export class RecordsAudit {
   private readonly locationKeys: StoreKeys;
   /** A standalone or Sentinel connection: the command takes a URL (SCAN of a Cluster is per shard). */
   private readonly client: Redis;
+  private notCluster: Promise<void> | undefined;
 
   constructor(
     options: RedisConnectionOptions,
@@ -83,8 +85,12 @@ export class RecordsAudit {
     this.client = this.connection.client as Redis;
   }
 
-  /** Every record under both prefixes, read one by one (not one point in time: a report, not a decision). */
+  /**
+   * Every record under both prefixes, read one by one (not one point in time: a report, not a
+   * decision). Rejects with `InvalidArgument` on a Redis Cluster node.
+   */
   async list(): Promise<AuditedRecord[]> {
+    await this.refuseCluster();
     const out: AuditedRecord[] = [];
     const leases = new Map<string, Map<string, number>>();
     const now = await this.now();
@@ -102,9 +108,11 @@ export class RecordsAudit {
 
   /**
    * Removes each `stale` record of `records` unless its writer's lease is alive by then, or it changed
-   * since it was read; resolves with how many were removed.
+   * since it was read; resolves with how many were removed. Rejects with `InvalidArgument` on a Redis
+   * Cluster node.
    */
   async removeStale(records: readonly AuditedRecord[]): Promise<number> {
+    await this.refuseCluster();
     let removed = 0;
     for (const r of records) if (r.state === 'stale' && (await this.remove(r))) removed++;
     return removed;
@@ -133,6 +141,23 @@ export class RecordsAudit {
     const owner = r.kind === 'authority' ? { rid, nodeGeneration } : undefined;
     const result = await records.cas(objectKeyOf(r), r.version as StoreVersion, undefined, [], owner);
     return result.ok;
+  }
+
+  /**
+   * Refuses a Redis Cluster node (`INFO cluster`: `cluster_enabled:1`), once per audit: SCAN on one
+   * node lists that shard's keys only ("nothing to remove" while other shards hold stale records), and
+   * a removal of a key another shard serves fails part-way (MOVED).
+   */
+  private refuseCluster(): Promise<void> {
+    this.notCluster ??= this.connection.run(this.client.info('cluster')).then((info) => {
+      if (/^cluster_enabled:1\b/m.test(info))
+        throw new ZLinkError(
+          'InvalidArgument',
+          `${this.connection.name} is a Redis Cluster node (cluster_enabled:1): records are listed and ` +
+            'removed on a standalone Redis (or a Sentinel-managed master) only; a Cluster is not supported',
+        );
+    });
+    return this.notCluster;
   }
 
   private async audit(
