@@ -39,7 +39,7 @@ class MemoryObjectRecords implements RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
-    unlessAlive?: NodeRun,
+    unlessAlive: readonly NodeRun[] = [],
   ): Promise<RawCasResult> {
     const now = Date.now();
     const mesh = this.mesh(key.mesh);
@@ -47,7 +47,7 @@ class MemoryObjectRecords implements RawObjectRecords {
     const stored = mesh.records.get(name);
     const matches = expected === 'absent' ? stored === undefined : stored?.version === expected;
     if (!matches) return Promise.resolve({ ok: false, now, stored });
-    if (unlessAlive && this.leaseAlive(key.mesh, unlessAlive))
+    if (unlessAlive.some((run) => this.leaseAlive(key.mesh, run)))
       return Promise.resolve({ ok: false, now, stored: undefined, ownerAlive: true });
     if (body === undefined) {
       mesh.records.delete(name);

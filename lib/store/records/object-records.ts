@@ -51,8 +51,8 @@ export interface RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
-    /** Only while this node run's MeshNode descriptor of `key.mesh` has no live lease (Authority Store). */
-    unlessAlive?: NodeRun,
+    /** Only while none of these node runs' MeshNode descriptors of `key.mesh` has a live lease. */
+    unlessAlive?: readonly NodeRun[],
   ): Promise<RawCasResult>;
   /** Every record listed in the index of NodeRid `rid` of `mesh`, at one point in time. */
   list(
@@ -212,7 +212,7 @@ export class AuthorityRecords extends ObjectRecordStore<AuthorityRecord> impleme
     if (next !== undefined && !record)
       throw new ZLinkError('InvalidArgument', `authority of ${describeKey(checked)}: not a valid record`);
     const body = record && JSON.stringify(record);
-    const result = await this.raw.cas(checked, expected, body, record ? [record.owner.rid] : [], previous);
+    const result = await this.raw.cas(checked, expected, body, record ? [record.owner.rid] : [], [previous]);
     if (result.ok) return { ok: true, version: result.version, writtenAt: result.now };
     if (result.ownerAlive) return { ok: false, ownerAlive: true };
     return { ok: false, current: result.stored && this.read(checked, result.stored, result.now) };

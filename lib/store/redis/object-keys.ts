@@ -23,9 +23,11 @@ const enc = encodeURIComponent;
  * stores share a prefix.
  */
 export class ObjectStoreKeys {
+  /** `leasePrefix`: the Location Store's key prefix, where node runs' leases are (default: `prefix`). */
   constructor(
     private readonly prefix: string,
     private readonly store: string,
+    private readonly leasePrefix = prefix,
   ) {}
 
   slot(mesh: string): string {
@@ -43,10 +45,14 @@ export class ObjectStoreKeys {
 
   /**
    * Where the Location Store keeps the lease of node run (`rid`, `generation`) on `mesh`: its MeshNode
-   * descriptor index (score = lease end) and member (see `StoreKeys`). Authority Store only.
+   * descriptor index (score = lease end) and member (see `StoreKeys`). In the Authority Store's own
+   * hash slot; in another one for the Relocation Store (see `RecordsAudit`).
    */
   ownerLease(mesh: string, rid: string, generation: string) {
-    return { index: `${this.prefix}:{mesh-node:${enc(mesh)}}:i`, member: `${enc(rid)}:${enc(generation)}` };
+    return {
+      index: `${this.leasePrefix}:{mesh-node:${enc(mesh)}}:i`,
+      member: `${enc(rid)}:${enc(generation)}`,
+    };
   }
 
   /** The index of NodeRid `rid` in `mesh`, and the prefix its members name records under. */

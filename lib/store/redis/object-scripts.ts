@@ -16,13 +16,14 @@ return {now, cur[1], cur[2], cur[3]}`;
 
 /**
  * The one compare-and-swap of both stores; a delete is a swap to nothing (empty body).
- * KEYS: record, version counter, the Location Store's MeshNode index of the mesh (Authority Store;
- * the counter again otherwise). ARGV: expected version or 'absent', body ('' deletes), index key
- * prefix, member, a previous owner's lease member ('' for none), the TTL in ms of what this write
- * touches (0: none), then the index names the new record is listed under.
+ * KEYS: record, version counter, the Location Store's MeshNode index of the mesh (when lease members
+ * are named; the counter again otherwise). ARGV: expected version or 'absent', body ('' deletes),
+ * index key prefix, member, the lease members of node runs that must all be gone (space-separated, ''
+ * for none: a takeover names the previous owner, `nestjs-zlink records` a move's two ends), the TTL in
+ * ms of what this write touches (0: none), then the index names the new record is listed under.
  * Returns {1, now, version} when written, {1, now} when deleted, {0, now[, version, body, writtenAt]}
  * when the stored version was not the expected one (with what is stored, if anything), {2, now} when
- * the previous owner named still holds a live lease (a takeover refused; nothing written).
+ * a node run named still holds a live lease (refused; nothing written).
  *
  * The version comes from the mesh's counter, not from the record, so it keeps growing across a
  * delete and re-create: a reader holding an old record's version never matches a new record. The
@@ -39,8 +40,8 @@ if not matches then
   if cur[1] then return {0, now, cur[1], cur[2], cur[3]} end
   return {0, now}
 end
-if ARGV[5] ~= '' then
-  local lease = redis.call('ZSCORE', KEYS[3], ARGV[5])
+for member in string.gmatch(ARGV[5], '%S+') do
+  local lease = redis.call('ZSCORE', KEYS[3], member)
   if lease and tonumber(lease) > now then return {2, now} end
 end
 if cur[4] then

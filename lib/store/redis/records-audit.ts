@@ -58,8 +58,8 @@ interface Parsed {
  * Lists the records of one deployment (a Location Store key prefix and a Relocation Store key prefix)
  * with their writers and whether those writers' leases are alive, by the Redis server's clock, and
  * removes the stale ones: records whose every writer's lease is gone. Never removes a record a live
- * lease wrote: each removal re-checks the lease in the same script (authority records through the
- * takeover compare-and-swap, which also takes them out of their owner's index). One standalone Redis
+ * lease wrote: each removal re-checks every writer's lease in the same script as the removal (the
+ * takeover compare-and-swap, which also takes the record out of its indexes). One standalone Redis
  * (or a Sentinel's master) holding both prefixes: a Cluster node is refused (`InvalidArgument`).
  */
 export class RecordsAudit {
@@ -79,7 +79,15 @@ export class RecordsAudit {
   ) {
     this.connection = new StoreClient(options, 'Location Store', keyPrefix);
     this.authority = new RedisObjectRecords(options, 'authority', keyPrefix, 'Authority Store');
-    this.relocation = new RedisObjectRecords(options, 'relocation', relocationPrefix, 'Relocation Store');
+    // Its removals wait out the leases kept under the Location Store's prefix (see `remove`).
+    this.relocation = new RedisObjectRecords(
+      options,
+      'relocation',
+      relocationPrefix,
+      'Relocation Store',
+      0,
+      keyPrefix,
+    );
     this.authorityKeys = new ObjectStoreKeys(keyPrefix, 'authority');
     this.locationKeys = new StoreKeys(keyPrefix);
     this.client = this.connection.client as Redis;
@@ -107,9 +115,9 @@ export class RecordsAudit {
   }
 
   /**
-   * Removes each `stale` record of `records` unless its writer's lease is alive by then, or it changed
-   * since it was read; resolves with how many were removed. Rejects with `InvalidArgument` on a Redis
-   * Cluster node.
+   * Removes each `stale` record of `records` unless one of its writers' leases is alive by then, or it
+   * changed since it was read; resolves with how many were removed. Rejects with `InvalidArgument` on a
+   * Redis Cluster node.
    */
   async removeStale(records: readonly AuditedRecord[]): Promise<number> {
     await this.refuseCluster();
@@ -135,11 +143,20 @@ export class RecordsAudit {
     if (r.version === undefined) return false;
     const records = r.kind === 'authority' ? this.authority : this.relocation;
     // Only the version listed: a record taken over (or moved again) since is another writer's. The
-    // takeover swap also refuses while the owner named holds a live lease, so the check and the
-    // removal are one step. A relocation record is a trace: its ends were judged gone a moment ago.
-    const [rid, nodeGeneration] = splitWriter(r.writers[0] as string);
-    const owner = r.kind === 'authority' ? { rid, nodeGeneration } : undefined;
-    const result = await records.cas(objectKeyOf(r), r.version as StoreVersion, undefined, [], owner);
+    // race: a writer listed gone regains its lease between the listing and this removal (a fenced
+    // owner that gets its lease back keeps its objects; a move between two briefly fenced nodes goes
+    // on). Its renewal changes no record's version, so the version alone does not see it; the swap
+    // re-reads every writer's lease entry (an owner; a move's source and target) and refuses while any
+    // is live, in the script that deletes: check and removal are one step. A relocation record's lease
+    // entries sit in the Location Store's `{mesh-node:<mesh>}` slot, not its own: one script across two
+    // slots, which a standalone Redis runs and a Cluster would refuse (CROSSSLOT) — one reason the
+    // command refuses a Cluster (`refuseCluster`). A writer that regains its lease after this removal
+    // finds the record gone, as after a takeover (docs/operations.md#nestjs-zlink-records).
+    const writers = r.writers.map((w) => {
+      const [rid, nodeGeneration] = splitWriter(w);
+      return { rid, nodeGeneration };
+    });
+    const result = await records.cas(objectKeyOf(r), r.version as StoreVersion, undefined, [], writers);
     return result.ok;
   }
 

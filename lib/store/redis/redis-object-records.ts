@@ -33,7 +33,9 @@ export class RedisObjectRecords implements RawObjectRecords {
 
   /**
    * `storeName` names the store in messages (`Authority Store`), `store` in keys (`authority`);
-   * `recordTtlMs` (0: none) is how long a record, its indexes and the counter outlive the last write.
+   * `recordTtlMs` (0: none) is how long a record, its indexes and the counter outlive the last write;
+   * `leasePrefix` is the Location Store's key prefix, where `cas` reads the leases it is told to
+   * wait out (default: this store's own, which the Authority Store shares).
    */
   constructor(
     options: RedisObjectStoreOptions,
@@ -41,9 +43,10 @@ export class RedisObjectRecords implements RawObjectRecords {
     defaultPrefix: string,
     storeName: string,
     private readonly recordTtlMs = 0,
+    leasePrefix?: string,
   ) {
     const keyPrefix = options.keyPrefix ?? defaultPrefix;
-    this.keys = new ObjectStoreKeys(keyPrefix, store);
+    this.keys = new ObjectStoreKeys(keyPrefix, store, leasePrefix ?? keyPrefix);
     this.connection = new StoreClient<Client>(options, storeName, keyPrefix);
     this.client = this.connection.client;
     this.client.defineCommand('zlinkObjectGet', { numberOfKeys: 1, lua: OBJECT_GET });
@@ -60,20 +63,20 @@ export class RedisObjectRecords implements RawObjectRecords {
     expected: StoreVersion | 'absent',
     body: string | undefined,
     indexRids: readonly string[],
-    unlessAlive?: NodeRun,
+    unlessAlive: readonly NodeRun[] = [],
   ): Promise<RawCasResult> {
     const k = this.keys.forRecord(key);
-    const lease = unlessAlive && this.keys.ownerLease(key.mesh, unlessAlive.rid, unlessAlive.nodeGeneration);
+    const leases = unlessAlive.map((run) => this.keys.ownerLease(key.mesh, run.rid, run.nodeGeneration));
     const reply = await this.connection.run(
       this.client.zlinkObjectCas(
         k.record,
         k.counter,
-        lease?.index ?? k.counter,
+        leases[0]?.index ?? k.counter,
         String(expected),
         body ?? '',
         k.indexPrefix,
         k.member,
-        lease?.member ?? '',
+        leases.map((lease) => lease.member).join(' '),
         this.recordTtlMs,
         ...indexRids.map((rid) => this.keys.indexName(rid)),
       ),

@@ -95,6 +95,6 @@ describe('ObjectRecordStore (Authority) over a backend', () => {
       version: undefined,
       writtenAt: 1000,
     });
-    expect(removed.asked).toEqual([['cas', KEY, 8, undefined, [], RECORD.owner]]);
+    expect(removed.asked).toEqual([['cas', KEY, 8, undefined, [], [RECORD.owner]]]);
   });
 });
