@@ -94,23 +94,17 @@ export class RecordsAudit {
   }
 
   /**
-   * Every record under both prefixes, read one by one (not one point in time: a report, not a
-   * decision). Rejects with `InvalidArgument` on a Redis Cluster node.
+   * Every record under both prefixes, each key once (one prefix may be nested in the other), read one
+   * by one (not one point in time: a report, not a decision). Rejects with `InvalidArgument` on a
+   * Redis Cluster node.
    */
   async list(): Promise<AuditedRecord[]> {
     await this.refuseCluster();
     const out: AuditedRecord[] = [];
     const leases = new Map<string, Map<string, number>>();
     const now = await this.now();
-    for (const [prefix, store] of [
-      [this.keyPrefix, 'location'],
-      [this.relocationPrefix, 'relocation'],
-    ] as const) {
-      for (const key of await this.scan(prefix)) {
-        const parsed = parse(prefix, store, key);
-        out.push(...(await this.audit(key, parsed, leases, now)));
-      }
-    }
+    const keys = new Set([...(await this.scan(this.keyPrefix)), ...(await this.scan(this.relocationPrefix))]);
+    for (const key of keys) out.push(...(await this.audit(key, this.parse(key), leases, now)));
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
@@ -175,6 +169,18 @@ export class RecordsAudit {
         );
     });
     return this.notCluster;
+  }
+
+  /**
+   * Which store's layout `key` is read in. A key sits under the longer of the two prefixes when one is
+   * nested in the other (`zlink` and `zlink:moves`), and under either when both are the same: there
+   * its slot says (`{relocation:<mesh>}` is the Relocation Store's).
+   */
+  private parse(key: string): Parsed | undefined {
+    const under = (prefix: string) => key.startsWith(`${prefix}:`);
+    const moved = under(this.relocationPrefix) ? parse(this.relocationPrefix, 'relocation', key) : undefined;
+    if (moved?.slotKind === 'relocation') return moved;
+    return (under(this.keyPrefix) ? parse(this.keyPrefix, 'location', key) : undefined) ?? moved;
   }
 
   private async audit(

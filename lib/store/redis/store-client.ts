@@ -1,9 +1,13 @@
 import type { Cluster, Redis } from 'ioredis';
 import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
 
+/** A URL query parameter that may carry a secret (ioredis reads `?password=` as the password). */
+const SECRET_PARAM = /pass|pwd|secret|token|auth/i;
+
 /**
- * Where `options` point, as an operator reads it in a message: the URL without its password, or
- * `host:port` (Sentinel: its sentinels and master name; Cluster: its seed nodes). Never a secret.
+ * Where `options` point, as an operator reads it in a message: the URL without its password (in the
+ * authority, or a password-, secret-, token- or auth-like query parameter), or `host:port` (Sentinel:
+ * its sentinels and master name; Cluster: its seed nodes). Never a secret.
  */
 export function redisTarget(options: RedisConnectionOptions): string {
   if (options.cluster) return `cluster ${options.cluster.nodes.map(nodeName).join(',')}`;
@@ -12,6 +16,8 @@ export function redisTarget(options: RedisConnectionOptions): string {
     try {
       const url = new URL(redis);
       url.password = '';
+      for (const name of [...url.searchParams.keys()])
+        if (SECRET_PARAM.test(name)) url.searchParams.delete(name);
       return url.href;
     } catch {
       return 'a Redis URL that cannot be read';

@@ -1,8 +1,9 @@
 /**
  * What `nestjs-zlink records` removes, on a private redis-server (issue 51): a relocation record is
  * removed only while both ends of its move hold no lease, re-checked in the script that deletes it
- * (an end that regains its lease after the listing keeps the record). The whole command against
- * object nodes is in test/e2e/store-records.spec.ts.
+ * (an end that regains its lease after the listing keeps the record), and each key is listed once
+ * when one key prefix is nested in the other. The whole command against object nodes is in
+ * test/e2e/store-records.spec.ts.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { MeshNodeDescriptor, NodeRun } from '../../../lib/core/index.js';
@@ -11,7 +12,7 @@ import { RedisAuthorityStore, RedisRelocationStore } from '../../../lib/store/re
 import { RedisLocationStore } from '../../../lib/store/redis/redis-location-store.js';
 import { Cleanup } from '../../helpers/index.js';
 import { useRedis } from './fixtures.js';
-import { freshKey, relocation } from './object-fixtures.js';
+import { authority, freshKey, relocation } from './object-fixtures.js';
 
 const redisServer = useRedis();
 const cleanup = new Cleanup();
@@ -86,4 +87,30 @@ describe('nestjs-zlink records on relocation records', () => {
       expect(await moves.get(key)).toBeUndefined();
     },
   );
+});
+
+describe('nestjs-zlink records with nested key prefixes', () => {
+  it.each<[string, (p: string) => [string, string]]>([
+    ['the relocation prefix under the key prefix', (p) => [p, `${p}:moves`]],
+    ['the key prefix under the relocation prefix', (p) => [`${p}:loc`, p]],
+    ['one prefix for both', (p) => [p, p]],
+  ])('%s: each key is listed once, as its own kind', async (_what, prefixes) => {
+    const [keyPrefix, relocationPrefix] = prefixes(freshPrefix());
+    const { location, authorities, moves, audit } = await deployment(keyPrefix, relocationPrefix);
+    const key = freshKey();
+    await location.put(meshNode(key.mesh, SOURCE), 10000);
+    expect((await authorities.compareAndSet(key, 'absent', authority({ owner: SOURCE }))).ok).toBe(true);
+    expect((await moves.compareAndSet(key, 'absent', relocation())).ok).toBe(true);
+
+    const listed = await audit.list();
+    const keys = listed.map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(listed.map((r) => r.kind).sort()).toEqual([
+      'authority',
+      'counter', // the Authority Store's
+      'counter', // the Relocation Store's
+      'descriptor',
+      'relocation',
+    ]);
+  });
 });
