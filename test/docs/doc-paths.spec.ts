@@ -10,15 +10,7 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { read } from './markdown.js';
-
-const PAGES = [
-  'README.md',
-  'CONTRIBUTING.md',
-  ...readdirSync('docs')
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+import { PAGES, read } from './markdown.js';
 
 /** A repository path: one of the folders, not inside another path, a URL or a package name. */
 const PATH = /(?<![\w.@/~-])((?:lib|test|sample|docs|examples|bench)\/[\w.*{},/-]*)/g;

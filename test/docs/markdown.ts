@@ -1,7 +1,16 @@
 /** Reading the docs' Markdown for the docs specs: code blocks, sections, and runs of example lines. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 export const read = (file: string): string => readFileSync(file, 'utf8');
+
+/** The pages a reader of the repository reads: README.md, CONTRIBUTING.md and every docs/*.md. */
+export const PAGES: readonly string[] = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text outside fenced code blocks (a `#` comment in a shell block is no heading, `](` in code no link). */
 export function withoutCode(markdown: string): string {
