@@ -1,6 +1,6 @@
 import { type AuthorityStore, ZLinkError } from '../../core/index.js';
 import type { ObjectHost } from '../owner/object-host.js';
-import type { MoveRequest } from './relocations.js';
+import type { MoveRequest } from './move-context.js';
 
 /**
  * A member Actor moves only to where its Spot is (docs/objects.md#actors-in-spots): a Spot and its

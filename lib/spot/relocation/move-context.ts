@@ -56,6 +56,23 @@ export interface MoveSessions {
   route(a: Activation, relocationId: string, outcome: 'commit' | 'abort'): void;
 }
 
+/** What a move is asked to move (`Relocations.move`, `memberMove`, ObjectControl `relocate`). */
+export interface MoveRequest {
+  readonly kind: ObjectKind;
+  readonly id: string;
+  /** The incarnation a ref names; `undefined` for an id (whatever is live). */
+  readonly objectGeneration: number | undefined;
+  /** The NodeRid to move to; `undefined`: placement among the other servers hosting the type. */
+  readonly target: string | undefined;
+  /** Until relay-ready; after it the move ends by the target's commit or refusal. */
+  readonly timeoutMs: number;
+  /**
+   * A move the runtime makes of a Spot's group (a member following its Spot, a drain emptying the
+   * node): a member Actor's own rule (`memberMove`) does not apply. Never set from outside a node.
+   */
+  readonly forGroup?: boolean;
+}
+
 /**
  * How a move ended (`ZLinkObjects.relocate`): `committed` — the object runs on `owner` now, as `ref`
  * names it — or `aborted` — it stayed where it was, and `code` / `reason` say why.

@@ -14,7 +14,7 @@ import type { Placement } from '../owner/placement.js';
 import { IncomingMove } from './incoming-move.js';
 import { memberMove } from './member-moves.js';
 import { MoveRecord } from './move-records.js';
-import { type MoveContext, type RelocationResult, abortedBy } from './move-context.js';
+import { type MoveContext, type MoveRequest, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
 import { INCOMING_LINGER_MS, RELAY_QUIET_MS } from '../timing.js';
 
@@ -23,23 +23,6 @@ export interface RelocationsConfig extends MoveContext {
   readonly placement: Placement;
   /** Asks `owner` to move its object (ObjectControl `relocate`): a Spot's member brought back beside it. */
   readonly moveAt: (owner: string, req: MoveRequest, type: string) => Promise<RelocationResult>;
-}
-
-/** What `move` is asked to move. */
-export interface MoveRequest {
-  readonly kind: ObjectKind;
-  readonly id: string;
-  /** The incarnation a ref names; `undefined` for an id (whatever is live). */
-  readonly objectGeneration: number | undefined;
-  /** The NodeRid to move to; `undefined`: placement among the other servers hosting the type. */
-  readonly target: string | undefined;
-  /** Until relay-ready; after it the move ends by the target's commit or refusal. */
-  readonly timeoutMs: number;
-  /**
-   * A move the runtime makes of a Spot's group (a member following its Spot, a drain emptying the
-   * node): a member Actor's own rule (`memberMove`) does not apply. Never set from outside a node.
-   */
-  readonly forGroup?: boolean;
 }
 
 /** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
