@@ -247,11 +247,20 @@ export class MeshNode {
     await this.unzap?.();
   }
 
+  /**
+   * A larger revision of the node's state reaches every ready peer. A node our hello reached but whose
+   * welcome has not come is no peer yet: it gets this state when its welcome admits it (see
+   * `PeerTable.onWelcome`).
+   */
   private publish(memberships: MeshMembership[]): void {
     this.own = { ...this.own, memberships, revision: this.own.revision + 1 };
-    const record = encodeMeshState(RecordKind.MeshState, this.own);
+    const record = this.stateRecord();
     for (const peer of this.table.peers.values()) this.pump.force(record, peer.route.pipe);
     this.config.onStateChange?.(this.own);
+  }
+
+  private stateRecord(): Uint8Array {
+    return encodeMeshState(RecordKind.MeshState, this.own);
   }
 
   private connectLink(link: OutboundLink): void {
@@ -287,6 +296,7 @@ export class MeshNode {
       accepts: (link, state) => this.discovered.accepts(link, state),
       hello: (link) => this.sayHello(link),
       helloRecord: (link) => this.helloRecord(link),
+      stateRecord: () => this.stateRecord(),
       welcomeRecord: (rid) =>
         encodeMeshState(RecordKind.MeshWelcome, this.own, this.identity.welcomeProof(rid)),
       proofRefusal: (state) => this.identity.refusal(state),
@@ -316,6 +326,7 @@ export class MeshNode {
   private sayHello(link: OutboundLink): void {
     this.table.stopHello(link);
     if (this.closed || link.status !== 'handshaking') return;
+    link.helloRevision ??= this.own.revision;
     this.pump.force(this.helloRecord(link), link.pipe);
     link.helloTimer = setTimeout(() => this.sayHello(link), HELLO_RETRY_MS);
   }

@@ -70,6 +70,11 @@ export class OutboundLink {
   private answered: string | undefined;
   /** Which node the welcome refused for good, and why (a Node direct call to that NodeRid says so). */
   refusal: { readonly rid: string; readonly why: string } | undefined;
+  /**
+   * The revision of this node's state that the first hello of the handshake carried (a hello tells the
+   * node there our state): cleared when a welcome admits the node (see `PeerTable.onWelcome`).
+   */
+  helloRevision: number | undefined;
 
   constructor(
     readonly endpoint: string,
@@ -107,6 +112,7 @@ export class OutboundLink {
   /** The welcome admitted `rid` on this link: it is ready (the table may retire it at once). */
   admit(rid: string): void {
     this.answered = rid;
+    this.helloRevision = undefined;
     this.move('admitted');
   }
 

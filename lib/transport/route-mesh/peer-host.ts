@@ -41,6 +41,8 @@ export interface PeerHost {
   hello(link: OutboundLink): void;
   /** One hello record for `link` (with CURVE, proven to the key it connected to). */
   helloRecord(link: OutboundLink): Uint8Array;
+  /** The state record of this node now (what `publish` sends its peers). */
+  stateRecord(): Uint8Array;
   /** The welcome record for the node that said hello as `rid` (with CURVE, proven to its key). */
   welcomeRecord(rid: string): Uint8Array;
   /**

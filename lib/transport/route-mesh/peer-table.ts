@@ -187,6 +187,7 @@ export class PeerTable {
       );
       return;
     }
+    const told = link.helloRevision;
     link.admit(welcome.rid);
     if (sameRun) {
       const route: PeerRoute = { peer: existing, pipe: link.pipe, key: pipeKey(link.pipe), link };
@@ -197,6 +198,11 @@ export class PeerTable {
     }
     if (existing) this.supersede(existing);
     this.admit(welcome, link.pipe, link);
+    // The race: the node that answered holds the state our hello carried, and what we published
+    // between that hello and this welcome went to our peers of then, which it was not. A drain begun
+    // in that gap (a node stopped just after it started) would never reach it, and our going would
+    // read there as a loss, not a graceful leave: it gets our state now, after its welcome.
+    if (told !== undefined && host.ownState().revision > told) host.send(link.pipe, host.stateRecord());
   }
 
   /** A membership change from a ready peer: only a larger revision of the same generation applies. */

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RecordKind, encodeMeshRequest, encodePayload } from '../../../lib/core/index.js';
-import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
+import { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import { Cleanup, EventCollector, Gate, freePort, outcome, waitFor } from '../../helpers/index.js';
 import { FakePeer, endpointOf, fakeState, startNode, tally, who } from './harness.js';
 
@@ -200,5 +200,39 @@ describe('drain over RouteMesh', () => {
     });
     expect(ran).toBe(0);
     await drained;
+  });
+
+  it('a node that drains between its hello and the welcome still tells the node it said hello to: its going is a leave, not a loss', async () => {
+    const port = await freePort();
+    // The leaving node starts first; its link connects once the observer is bound.
+    const leaver = await startNode(cleanup, {
+      rid: 'leaver',
+      peers: [`tcp://127.0.0.1:${port}`],
+      channels: { match: { role: 'client' } },
+    });
+    const observer = cleanup.add(
+      new ZLinkRuntime({
+        meshes: { game: { rid: 'observer', listen: { bindHost: '127.0.0.1', port }, peers: [] } },
+      }),
+    );
+    const events = cleanup.add(new EventCollector(observer.events));
+    let drained: Promise<void> | undefined;
+    let leaverPeers = -1;
+    // Admitted on its hello: the welcome is not even written yet, so the leaver is no peer of the
+    // observer's on its side when it drains (a node stopped just after it started).
+    const stop = observer.events.subscribe((e) => {
+      if (e.type !== 'peer_ready' || e.rid !== 'leaver' || drained) return;
+      leaverPeers = leaver.snapshot().meshes[0]?.peers.length ?? -1;
+      drained = leaver.drain();
+    });
+    await observer.start();
+    await waitFor(() => drained !== undefined, 5000, 'the leaver admitted');
+    stop();
+    expect(leaverPeers).toBe(0);
+    await drained;
+    await leaver.close();
+    const lost = await events.next('peer_lost', (e) => e.rid === 'leaver', 5000);
+    expect(lost).toMatchObject({ draining: true });
+    expect(events.of('peer_state').filter((e) => e.rid === 'leaver')).toMatchObject([{ draining: true }]);
   });
 });

@@ -75,6 +75,7 @@ function tableFor(own: MeshNodeState) {
     accepts: () => true,
     hello: (link) => log.hellos.push(link.endpoint),
     helloRecord: () => encodeMeshState(RecordKind.MeshHello, own),
+    stateRecord: () => encodeMeshState(RecordKind.MeshState, own),
     welcomeRecord: () => encodeMeshState(RecordKind.MeshWelcome, own),
     proofRefusal: () => undefined,
     continues: (peer, s) =>
