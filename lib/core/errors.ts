@@ -1,4 +1,6 @@
-import { Buffer } from 'node:buffer';
+import { boundedDetails } from './error-details.js';
+
+export { MAX_ERROR_DETAILS_BYTES } from './error-details.js';
 
 /**
  * The one home of ZLink error codes and their wire form. Transport-library errors never
@@ -86,25 +88,25 @@ export function isZLinkError(value: unknown, code?: ZLinkErrorCode): value is ZL
 /** The longest error `message` any wire carries (characters); a longer one is cut, ending in `…`. */
 export const MAX_ERROR_MESSAGE_CHARS = 1024;
 /**
- * The most an error's `details` take on any wire (msgpack bytes). Larger details are cut to fit: of
- * Nest's HTTP error body (`{ statusCode, message: [...], error }`, a `ValidationPipe` failure) the
- * leading messages that fit are kept and `truncated` counts the ones left out; anything else becomes
- * `{ truncated: true, bytes }` (about their size; absent past 16 KiB, or for a cycle).
- */
-export const MAX_ERROR_DETAILS_BYTES = 4096;
-
-/**
  * The wire form of a failure raised by a handler (the one place every kind of handler's failure is
  * put on a wire: channel, object and session). A `ZLinkError` keeps its code; anything else is
  * `HandlerError`. An error may carry a `getError()` payload (Nest's `RpcException`, or an
  * `HttpException`'s body: see lib/nest's `toHandlerFailure`), which travels as details so the caller
- * can read it. Message and details are bounded (`MAX_ERROR_MESSAGE_CHARS`, `MAX_ERROR_DETAILS_BYTES`).
+ * can read it. Message and details are bounded (`MAX_ERROR_MESSAGE_CHARS`, `MAX_ERROR_DETAILS_BYTES`),
+ * the details sent as plain data; details that cannot be encoded (a cycle, a symbol) are left out and
+ * the message ends saying so, as the wire encoders say it.
  */
 export function toWireError(error: unknown): WireError {
   const wire = unboundedWireError(error);
+  const { details, note } = boundedDetails(wire.details);
+  if (note !== undefined) {
+    const tail = ` (details could not be encoded: ${note})`;
+    return {
+      code: wire.code,
+      message: boundedMessage(wire.message, MAX_ERROR_MESSAGE_CHARS - tail.length) + tail,
+    };
+  }
   const message = boundedMessage(wire.message);
-  const details = boundedDetails(wire.details);
-  if (message === wire.message && details === wire.details) return wire;
   return details === undefined ? { code: wire.code, message } : { code: wire.code, message, details };
 }
 
@@ -131,51 +133,14 @@ function unboundedWireError(error: unknown): WireError {
   return { code: REMOTE_CODES.handlerError, message: errorMessage(error) };
 }
 
-function boundedMessage(message: string): string {
-  return message.length <= MAX_ERROR_MESSAGE_CHARS
-    ? message
-    : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…`;
-}
-
-/**
- * At least the msgpack size of `value` (each head counted at its largest), and `Infinity` for what
- * nests deeper than 32 (a cycle) or counts past four times `MAX_ERROR_DETAILS_BYTES` on the way: core's root
- * knows no codec, and a bound is all the cut needs.
- */
-function encodedBytes(value: unknown, depth = 0): number {
-  if (depth > 32) return Number.POSITIVE_INFINITY;
-  if (typeof value === 'string') return 5 + Buffer.byteLength(value);
-  if (value instanceof Uint8Array) return 5 + value.length;
-  if (typeof value !== 'object' || value === null) return 9;
-  let bytes = 5;
-  const items = Array.isArray(value) ? (value as unknown[]) : Object.entries(value).flat();
-  for (const item of items) {
-    bytes += encodedBytes(item, depth + 1);
-    if (bytes > 4 * MAX_ERROR_DETAILS_BYTES) return Number.POSITIVE_INFINITY;
-  }
-  return bytes;
-}
-
-function boundedDetails(details: unknown): unknown {
-  if (details === undefined) return undefined;
-  const bytes = encodedBytes(details);
-  if (bytes <= MAX_ERROR_DETAILS_BYTES) return details;
-  const body = details as { message?: unknown };
-  if (typeof details === 'object' && details !== null && Array.isArray(body.message)) {
-    const all = body.message as unknown[];
-    const kept: unknown[] = [];
-    const cut = { ...body, message: kept, truncated: all.length };
-    // Room for the body without its messages, then each message's own bytes (and slack for the count).
-    let room = MAX_ERROR_DETAILS_BYTES - encodedBytes(cut) - 8;
-    for (const m of all) {
-      room -= encodedBytes(m);
-      if (room < 0) break;
-      kept.push(m);
-    }
-    cut.truncated = all.length - kept.length;
-    if (encodedBytes(cut) <= MAX_ERROR_DETAILS_BYTES) return cut;
-  }
-  return Number.isFinite(bytes) ? { truncated: true, bytes } : { truncated: true };
+/** `message` in at most `max` characters, cut on a code point (never half a surrogate pair), ending in `…`. */
+function boundedMessage(message: string, max = MAX_ERROR_MESSAGE_CHARS): string {
+  if (message.length <= max) return message;
+  let end = max - 1;
+  // A high surrogate at the cut would leave half a character: the cut moves before it.
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${message.slice(0, end)}…`;
 }
 
 function rpcExceptionPayload(error: unknown): unknown {

@@ -208,3 +208,92 @@ describe('toWireError bounds what a failure sends', () => {
     expect((wire.details as { bytes: number }).bytes).toBeGreaterThan(10000);
   });
 });
+
+describe('toWireError measures what it sends', () => {
+  const packed = (value: unknown): number =>
+    encodeErrorReply(1, { code: 'X', message: '', details: value }).length -
+    encodeErrorReply(1, { code: 'X', message: '' }).length;
+  const fifty = (i: number): string => `${i}`.padStart(50, 'v');
+  const throwing = (details: unknown): WireError =>
+    toWireError(new ZLinkError('InvalidArgument', 'bad input', { details }));
+
+  it('counts a Map by its entries, a Set by its values, a class instance by what it encodes to', () => {
+    class Holder {
+      constructor(readonly items: string[]) {}
+    }
+    class Json {
+      toJSON(): unknown {
+        return { items: Array.from({ length: 2000 }, (_, i) => fifty(i)) };
+      }
+    }
+    const big = Array.from({ length: 2000 }, (_, i) => fifty(i));
+    const cases: Record<string, unknown> = {
+      map: { m: new Map(big.map((v, i) => [`k${i}`, v])) },
+      set: { s: new Set(big) },
+      instance: { h: new Holder(big) },
+      toJSON: { j: new Json() },
+    };
+    for (const [name, details] of Object.entries(cases)) {
+      const wire = throwing(details);
+      expect([name, wire.details]).toEqual([name, { truncated: true }]);
+      expect(packed(wire.details)).toBeLessThanOrEqual(MAX_ERROR_DETAILS_BYTES);
+    }
+  });
+
+  it('sends small non-plain details as the plain data msgpack gives them', () => {
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+    }
+    const wire = throwing({ m: new Map([['a', 1]]), s: new Set([1, 2]), p: new Point(1, 2) });
+    const { records } = decodeFrame(encodeErrorReply(1, wire));
+    const record = records[0];
+    if (record?.kind !== RecordKind.ErrorReply) throw new Error('expected an error reply record');
+    expect(record.error.details).toEqual({ m: { a: 1 }, s: [1, 2], p: { x: 1, y: 2 } });
+  });
+
+  it('a getter counted small cannot send large: what is measured is what is sent', () => {
+    let reads = 0;
+    const details = {
+      get blob(): string {
+        return reads++ === 0 ? 'small' : 'x'.repeat(100_000);
+      },
+    };
+    const wire = throwing(details);
+    expect(packed(wire.details)).toBeLessThanOrEqual(MAX_ERROR_DETAILS_BYTES);
+  });
+
+  it('leaves out details that cannot be encoded, and the message says so', () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    expect(throwing(circular)).toEqual({
+      code: 'InvalidArgument',
+      message: 'bad input (details could not be encoded: circular)',
+    });
+    expect(throwing({ s: Symbol('x') }).message).toBe('bad input (details could not be encoded: a symbol)');
+    expect(throwing({ n: 2n ** 70n }).message).toBe(
+      'bad input (details could not be encoded: a BigInt past 64 bits)',
+    );
+    const long = toWireError(new ZLinkError('InvalidArgument', 'y'.repeat(5000), { details: circular }));
+    expect(long.message).toHaveLength(MAX_ERROR_MESSAGE_CHARS);
+    expect(long.message.endsWith('(details could not be encoded: circular)')).toBe(true);
+  });
+
+  it('shared (not circular) values are sent as they are', () => {
+    const shared = { k: 1 };
+    expect(throwing({ a: shared, b: shared }).details).toEqual({ a: { k: 1 }, b: { k: 1 } });
+  });
+
+  it('cuts a long message on a code point, never between the halves of a surrogate pair', () => {
+    for (const pad of [0, 1]) {
+      const message = 'a'.repeat(MAX_ERROR_MESSAGE_CHARS - 2 - pad) + '😀'.repeat(100);
+      const cut = toWireError(new Error(message)).message;
+      expect(cut.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+      expect(cut.endsWith('…')).toBe(true);
+      expect(Buffer.from(cut, 'utf8').toString('utf8')).toBe(cut); // no lone surrogate to replace
+      expect(cut.isWellFormed()).toBe(true);
+    }
+  });
+});
