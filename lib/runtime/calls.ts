@@ -1,10 +1,4 @@
-import {
-  MetadataBuilder,
-  type ObjectKind,
-  RUNTIME_PACKET_PREFIX,
-  invalidArgument,
-  isRuntimePacket,
-} from '../core/index.js';
+import { MetadataBuilder, type ObjectKind, invalidArgument, packetProblem } from '../core/index.js';
 
 /** Per-call options of `.async()`. */
 export interface CallOptions {
@@ -88,15 +82,9 @@ abstract class MetadataCall<TSelf> {
         // From JavaScript, a missing NodeRid is refused here (it used to turn the call into a channel call).
         throw invalidArgument('rid', `must be a non-empty NodeRid, got ${String(rid)}`);
       }
-      if (typeof this.packet !== 'string' || this.packet.length === 0) {
-        throw invalidArgument('packet', `must be a non-empty string, got ${String(this.packet)}`);
-      }
-      if (target.kind === 'object' && isRuntimePacket(this.packet)) {
-        throw invalidArgument(
-          'packet',
-          `'${this.packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own`,
-        );
-      }
+      // Only an object's packets are reserved under the runtime's prefix: a channel's are the application's.
+      const problem = packetProblem(this.packet, target.kind === 'object');
+      if (problem !== undefined) throw invalidArgument('packet', problem);
       metadata = this.meta?.encode();
     } catch (error) {
       // Bad arguments are refused here, before anything is selected or sent.

@@ -134,6 +134,18 @@ export function isRuntimePacket(packet: string): boolean {
   return packet.charCodeAt(0) === 122 && packet.startsWith(RUNTIME_PACKET_PREFIX);
 }
 
+/**
+ * Why `packet` cannot be an application's packet, `undefined` when it can: a non-empty string and, when
+ * `reserved` (a call to an object, an Actor's Push to its sessions), outside the runtime's `zlink:` prefix.
+ */
+export function packetProblem(packet: unknown, reserved = true): string | undefined {
+  if (typeof packet !== 'string' || packet.length === 0)
+    return `must be a non-empty string, got ${String(packet)}`;
+  if (reserved && isRuntimePacket(packet))
+    return `'${packet}': packets starting '${RUNTIME_PACKET_PREFIX}' are the runtime's own`;
+  return undefined;
+}
+
 /** The fanout liveness topic as a string: the runtime's own on every pub/sub path. */
 const BEACON = BEACON_TOPIC.toString('latin1');
 

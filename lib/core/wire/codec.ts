@@ -39,6 +39,12 @@ export const RecordKind = {
   SessionPush: 46,
   /** A binding's tombstone, to the owner that held it (a rebind moved it elsewhere); answered by 62 or 63. */
   SessionUnbind: 47,
+  /**
+   * An Actor's owner to a Session owner: the incarnation a binding was made to is destroyed, the binding
+   * ended with it (one-way). A record of its own, never a Push: no packet an Actor sends can mean it, and
+   * a Session owner of a version without it drops it (an unknown kind, counted) instead of passing it on.
+   */
+  SessionBindingEnded: 48,
   MessageFollow: 50,
   ObjectSend: 60,
   ObjectRequest: 61,
@@ -84,6 +90,7 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'SessionBind',
       'SessionPush',
       'SessionUnbind',
+      'SessionBindingEnded',
       'MessageFollow',
       'ObjectSend',
       'ObjectRequest',

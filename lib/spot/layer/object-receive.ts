@@ -85,7 +85,9 @@ export class ObjectReceiver {
         this.parts.sessions.sessions?.routed(r);
         return;
       case RecordKind.SessionPush:
-        if (this.parts.sessions.sessions) return this.parts.sessions.sessions.pushed(r);
+      case RecordKind.SessionBindingEnded: {
+        const sink = this.parts.sessions.sessions;
+        if (sink) return r.kind === RecordKind.SessionPush ? sink.pushed(r) : sink.bindingEnded(r);
         events.emit({
           type: 'protocol_error',
           route: 'route-mesh',
@@ -94,6 +96,7 @@ export class ObjectReceiver {
           reason: `session push for '${r.sessionId}': this node has no session listener`,
         });
         return;
+      }
       case RecordKind.SpotEvent:
         return this.parts.multicast.receive(r, record.from);
       case RecordKind.TopicBarrier:

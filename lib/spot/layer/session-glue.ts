@@ -13,6 +13,7 @@ import type { ActorBinding, BindingPusher } from '../owner/activation-sessions.j
 import {
   type SessionSealRecord,
   encodeSessionBind,
+  encodeSessionBindingEnded,
   encodeSessionPush,
   encodeSessionRoute,
   encodeSessionSeal,
@@ -81,27 +82,51 @@ export function sessionObjects(deps: SessionGlueDeps, caller: ObjectCaller): Ses
   };
 }
 
-/** An Actor's Push toward one binding: the local host for a session owned here, else one record to its owner run. */
+/**
+ * An Actor's Push, or its incarnation's end, toward one binding: the local host for a session owned
+ * here, else one record to its owner run (on the same link, so the end travels behind the Pushes).
+ */
 export function bindingPusher(deps: SessionGlueDeps): BindingPusher {
   const { self, link } = deps;
-  return (binding, actorId, packet, payload) => {
-    const r = {
-      listener: binding.listener,
-      sessionId: binding.sessionId,
-      bindingGeneration: binding.bindingGeneration,
-      actorId,
-      packet,
-      payload,
-    };
+  const toOwner = (
+    binding: ActorBinding,
+    here: (sink: SessionSink) => void,
+    record: () => Uint8Array,
+  ): boolean => {
     if (binding.ownerRid === self.rid && binding.ownerGeneration === self.nodeGeneration) {
-      deps.sessions?.pushed(r);
-      return deps.sessions !== undefined;
+      if (deps.sessions === undefined) return false;
+      here(deps.sessions);
+      return true;
     }
     try {
-      return link.send({ rid: binding.ownerRid, generation: binding.ownerGeneration }, encodeSessionPush(r));
+      return link.send({ rid: binding.ownerRid, generation: binding.ownerGeneration }, record());
     } catch {
       return false; // its Session owner's run is gone: the session has ended with it
     }
+  };
+  const identity = (binding: ActorBinding, actorId: string) => ({
+    listener: binding.listener,
+    sessionId: binding.sessionId,
+    bindingGeneration: binding.bindingGeneration,
+    actorId,
+  });
+  return {
+    push: (binding, actorId, packet, payload) => {
+      const r = { ...identity(binding, actorId), packet, payload };
+      return toOwner(
+        binding,
+        (sink) => sink.pushed(r),
+        () => encodeSessionPush(r),
+      );
+    },
+    ended: (binding, actorId) => {
+      const r = identity(binding, actorId);
+      return toOwner(
+        binding,
+        (sink) => sink.bindingEnded(r),
+        () => encodeSessionBindingEnded(r),
+      );
+    },
   };
 }
 

@@ -1,8 +1,9 @@
 import {
-  RUNTIME_PACKET_PREFIX,
   type ZLinkBoundSessions,
   type ZLinkSessionRef,
   encodePayload,
+  invalidArgument,
+  packetProblem,
 } from '../../core/index.js';
 import type { BindingImage } from '../wire/index.js';
 
@@ -12,22 +13,15 @@ import type { BindingImage } from '../wire/index.js';
  */
 export type ActorBinding = BindingImage;
 
-/** Sends one Push to a binding's Session owner (a record on the mesh, or the local host); `false` if it could not. */
-export type BindingPusher = (
-  binding: ActorBinding,
-  actorId: string,
-  packet: string,
-  payload: Uint8Array,
-) => boolean;
+/** What an Actor's owner sends a binding's Session owner (a record on the mesh, or the local host). */
+export interface BindingPusher {
+  /** One Push for the session's client; `false` if it could not be sent. */
+  push(binding: ActorBinding, actorId: string, packet: string, payload: Uint8Array): boolean;
+  /** The incarnation the binding was made to is destroyed (record 48, never a Push); `false` if not sent. */
+  ended(binding: ActorBinding, actorId: string): boolean;
+}
 
 const bindingKey = (ownerRid: string, sessionId: string): string => `${ownerRid}\u0000${sessionId}`;
-
-/**
- * The Push an Actor's owner sends each bound session's owner when the incarnation is destroyed: for the
- * Session owner itself (it ends the binding: docs/sessions.md#when-a-binding-ends), never a client's.
- */
-export const BINDING_ENDED_PUSH = `${RUNTIME_PACKET_PREFIX}binding-ended`;
-const NIL_PAYLOAD = encodePayload(null);
 
 /**
  * One Actor activation's bound sessions (`ctx.sessions`): changed only in the Actor's own turns (a
@@ -54,12 +48,20 @@ export class ObjectSessions implements ZLinkBoundSessions {
     }));
   }
 
-  /** Bound as `ctx.push`: no closure per call. */
+  /**
+   * Bound as `ctx.push`: no closure per call. Throws `InvalidArgument` for a packet that is not a
+   * non-empty string or is under the runtime's `zlink:` prefix (whether or not a session is bound, so
+   * the mistake shows in the first test).
+   */
   readonly push = (packet: string, msg: unknown): number => {
-    if (this.bound.size === 0 || this.pusher === undefined) return 0;
+    const problem = packetProblem(packet);
+    if (problem !== undefined)
+      throw invalidArgument('packet', `${problem} (push of actor '${this.actorId}')`);
+    const pusher = this.pusher;
+    if (this.bound.size === 0 || pusher === undefined) return 0;
     const payload = encodePayload(msg);
     let sent = 0;
-    for (const b of this.bound.values()) if (this.pusher(b, this.actorId, packet, payload)) sent++;
+    for (const b of this.bound.values()) if (pusher.push(b, this.actorId, packet, payload)) sent++;
     return sent;
   };
 
@@ -92,12 +94,11 @@ export class ObjectSessions implements ZLinkBoundSessions {
   }
 
   /**
-   * The incarnation is destroyed: every binding ends, and each Session owner is told (a Push of
-   * `BINDING_ENDED_PUSH`, behind everything the Actor pushed before). None is left.
+   * The incarnation is destroyed: every binding ends, and each Session owner is told (record 48, behind
+   * everything the Actor pushed before: docs/sessions.md#when-a-binding-ends). None is left.
    */
   endAll(): void {
-    if (this.pusher !== undefined)
-      for (const b of this.bound.values()) this.pusher(b, this.actorId, BINDING_ENDED_PUSH, NIL_PAYLOAD);
+    if (this.pusher !== undefined) for (const b of this.bound.values()) this.pusher.ended(b, this.actorId);
     this.bound.clear();
   }
 

@@ -22,10 +22,14 @@ import type { SessionRunner } from './session-runner.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { SessionObjects, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
-import type { SessionPushRecord, SessionRouteRecord, SessionSealRecord } from '../wire/index.js';
+import type {
+  SessionBindingEndedRecord,
+  SessionPushRecord,
+  SessionRouteRecord,
+  SessionSealRecord,
+} from '../wire/index.js';
 import type { ObjectSubmission } from '../caller/object-submission.js';
 import { bindingRouteOf } from './session-bindings.js';
-import { BINDING_ENDED_PUSH } from '../owner/activation-sessions.js';
 
 export interface SessionHostConfig {
   readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;
@@ -177,13 +181,6 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
   pushed(r: Omit<SessionPushRecord, 'kind'>): void {
     const session = this.byId.get(r.sessionId);
     const binding = session?.bindings.get(r.actorId);
-    if (r.packet === BINDING_ENDED_PUSH) {
-      // The Actor's owner destroyed the incarnation this binding was made to (never the client's).
-      const detail = `actor '${r.actorId}' was destroyed: the binding ended with it; bind a new incarnation`;
-      if (session?.bindings.lose(r.actorId, { reason: 'bindingEnded', detail }, r.bindingGeneration))
-        this.unbound(session, 'bindingEnded', detail);
-      return;
-    }
     // Only the binding it was made for: a push of a replaced binding, or for a closed session, drops.
     if (
       session === undefined ||
@@ -201,6 +198,16 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
       return;
     }
     session.link.push(r.packet, r.payload);
+  }
+
+  bindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): void {
+    // The Actor's owner destroyed the incarnation this binding was made to (the client hears it only as
+    // `unbound`, never as a Push).
+    const session = this.byId.get(r.sessionId);
+    if (session === undefined || session.listener !== r.listener) return;
+    const detail = `actor '${r.actorId}' was destroyed: the binding ended with it; bind a new incarnation`;
+    if (session.bindings.lose(r.actorId, { reason: 'bindingEnded', detail }, r.bindingGeneration))
+      this.unbound(session, 'bindingEnded', detail);
   }
 
   sealed(

@@ -2,7 +2,12 @@ import type { NodeRun, ObjectRef } from '../../core/index.js';
 import type { ObjectSubmission } from '../caller/object-submission.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ActorBinding } from '../owner/activation-sessions.js';
-import type { SessionPushRecord, SessionRouteRecord, SessionSealRecord } from '../wire/index.js';
+import type {
+  SessionBindingEndedRecord,
+  SessionPushRecord,
+  SessionRouteRecord,
+  SessionSealRecord,
+} from '../wire/index.js';
 
 /**
  * What the Session owner's host needs of the object layer on its mesh (`ObjectLayer.sessionObjects`):
@@ -30,6 +35,8 @@ export interface SessionObjects {
 export interface SessionSink {
   /** A bound Actor's Push for one of this node's sessions (from a peer, or from an Actor here). */
   pushed(r: Omit<SessionPushRecord, 'kind'>): void;
+  /** A bound Actor's incarnation was destroyed (48): that binding ended, and the session is told once. */
+  bindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): void;
   /** Node run `run` left the mesh: bindings routed to it are lost. */
   ownerDown(run: NodeRun, reason: string): void;
   /** A moving Actor's source seals a binding (42): relays for it are held until its route (44). */

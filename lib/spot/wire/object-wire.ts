@@ -242,6 +242,7 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
       return decodeTopicBarrier(v);
     case RecordKind.SessionBind:
     case RecordKind.SessionPush:
+    case RecordKind.SessionBindingEnded:
     case RecordKind.SessionUnbind:
     case RecordKind.SessionRelocationSeal:
     case RecordKind.SessionRelocationSealReply:

@@ -19,6 +19,7 @@ import {
  *     SessionBind   [1, 45, correlation, originRid, originGeneration, actorId, objectGeneration, listener, sessionId, bindingGeneration, previous | nil, ...later]
  *     SessionPush   [1, 46, listener, sessionId, bindingGeneration, actorId, packet, payload, ...later]
  *     SessionUnbind [1, 47, correlation, originRid, originGeneration, actorId, sessionOwnerRid, sessionId, bindingGeneration, ...later]
+ *     SessionBindingEnded [1, 48, listener, sessionId, bindingGeneration, actorId, ...later]
  *     SessionRelocationSeal      [1, 42, correlation, originRid, originGeneration, relocationId, listener, sessionId, bindingGeneration, actorId, ...later]
  *     SessionRelocationSealReply [1, 43, correlation, originGeneration, ...later]
  *     SessionRelocationRoute     [1, 44, relocationId, listener, sessionId, bindingGeneration, actorId, objectGeneration, outcome, route | nil, ...later]
@@ -31,6 +32,9 @@ import {
  * no route) and the held messages go to the old route. 44 is one-way and never retried.
  *
  *     previous = [ownerRid, ownerNodeGeneration]   (the owner run of the binding a rebind replaces)
+ *
+ * 48 goes where a Push for the binding would go, behind the Actor's earlier Pushes: the incarnation was
+ * destroyed (docs/sessions.md#when-a-binding-ends). It is its own kind so that no packet means it.
  *
  * A bind is answered with an ObjectReply whose payload is the route the Actor's owner holds it on
  * (`route` below), or an ObjectErrorReply; an unbind with an ObjectReply (nil) once the binding is gone.
@@ -57,6 +61,12 @@ export interface SessionPushRecord extends SessionIdentity {
   readonly actorId: string;
   readonly packet: string;
   readonly payload: Uint8Array;
+}
+
+/** The incarnation a binding was made to is destroyed: the binding ended with it (48). */
+export interface SessionBindingEndedRecord extends SessionIdentity {
+  readonly kind: typeof RecordKind.SessionBindingEnded;
+  readonly actorId: string;
 }
 
 export interface SessionUnbindRecord {
@@ -96,6 +106,7 @@ export interface SessionRouteRecord extends SessionIdentity {
 export type SessionRecord =
   | SessionBindRecord
   | SessionPushRecord
+  | SessionBindingEndedRecord
   | SessionUnbindRecord
   | SessionSealRecord
   | SessionSealReplyRecord
@@ -127,6 +138,17 @@ export function encodeSessionPush(r: Omit<SessionPushRecord, 'kind'>): Uint8Arra
     r.actorId,
     r.packet,
     r.payload,
+  ]);
+}
+
+export function encodeSessionBindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): Uint8Array {
+  return packr.pack([
+    WIRE_VERSION,
+    RecordKind.SessionBindingEnded,
+    r.listener,
+    r.sessionId,
+    r.bindingGeneration,
+    r.actorId,
   ]);
 }
 
@@ -178,7 +200,7 @@ export function encodeSessionRoute(r: Omit<SessionRouteRecord, 'kind'>): Uint8Ar
   ]);
 }
 
-/** Reads 42–47 (the record array); the reason it is malformed otherwise. Later fields are ignored. */
+/** Reads 42–48 (the record array); the reason it is malformed otherwise. Later fields are ignored. */
 export function decodeSessionRecord(v: readonly unknown[]): SessionRecord | string {
   switch (v[1]) {
     case RecordKind.SessionRelocationSeal: {
@@ -300,6 +322,12 @@ export function decodeSessionRecord(v: readonly unknown[]): SessionRecord | stri
         packet,
         payload,
       };
+    }
+    case RecordKind.SessionBindingEnded: {
+      const [, , listener, sessionId, gen, actorId] = v;
+      if (!isName(listener) || !isName(sessionId) || !isCount(gen) || !isName(actorId))
+        return 'malformed session binding ended record';
+      return { kind: RecordKind.SessionBindingEnded, listener, sessionId, bindingGeneration: gen, actorId };
     }
     case RecordKind.SessionUnbind: {
       const [, , correlation, rid, nodeGeneration, actorId, sessionOwnerRid, sessionId, gen] = v;

@@ -36,6 +36,11 @@ class Player {
     return { n, session: ctx.session, bound: ctx.sessions.size };
   }
 
+  /** Pushes a packet of the runtime's own: refused, so no handler can end its bindings by a push. */
+  forge(_: unknown, ctx: ZLinkObjectContext): number {
+    return ctx.push('zlink:binding-ended', null);
+  }
+
   note(text: string, ctx: ZLinkObjectContext): void {
     Player.log.push(`${ctx.session?.id}:${text}`);
   }
@@ -49,6 +54,7 @@ const players = () =>
   registry(
     objectClass('actor', 'player', Player, {
       move: [{ method: 'move' }],
+      forge: [{ method: 'forge' }],
       note: [{ method: 'note', kind: 'send' }],
     }),
   );
@@ -165,5 +171,23 @@ describe('sessions bound to Actors', () => {
     await gateway.sessions.session(client.sessionId as string)?.bind(fresh);
     expect(await client.request('move', 4)).toMatchObject({ n: 4, bound: 1 });
     expect(Player.turns).toEqual([`cid@${old.objectGeneration}:1`, `cid@${fresh.objectGeneration}:4`]);
+  });
+
+  it("refuses an Actor's push of a runtime packet: the binding stays, the client gets no such push", async () => {
+    const { gateway } = await pair();
+    const client = new ZLinkSessionClient({ host: '127.0.0.1', port: portOf(gateway) });
+    cleanup.add({ close: () => client.close() });
+    const pushes: string[] = [];
+    client.on('push', (packet: string) => pushes.push(packet));
+    await client.connect();
+    await client.request('login', { name: 'dee' });
+    const forged = await client.request('forge', 1).catch((error: unknown) => error);
+    expect(forged).toMatchObject({ code: 'RemoteError', remote: { code: 'InvalidArgument' } });
+    expect((forged as Error).message).toContain("'zlink:binding-ended'");
+    // The binding is whole: the next frame runs, and the push that follows it is the only one.
+    expect(await client.request('move', 1)).toMatchObject({ n: 1, bound: 1 });
+    await waitFor(() => pushes.length === 1, 5000, "the move's push");
+    expect(pushes).toEqual(['moved']);
+    expect(gateway.events.counts.get('session:unbound:bindingEnded')).toBeUndefined();
   });
 });
