@@ -6,6 +6,7 @@ import {
   isCorrelation,
   isCount,
   isName,
+  isRuntimePacket,
   isStr,
   packr,
 } from '../../core/index.js';
@@ -313,6 +314,9 @@ export function decodeSessionRecord(v: readonly unknown[]): SessionRecord | stri
         !isBytes(payload)
       )
         return 'malformed session push record';
+      // No client ever gets one of the runtime's own packets (a peer's Push of zlink:binding-ended
+      // before record 48 existed, or a forgery): dropped and counted here.
+      if (isRuntimePacket(packet)) return `session push of the runtime's packet '${packet}'`;
       return {
         kind: RecordKind.SessionPush,
         listener,

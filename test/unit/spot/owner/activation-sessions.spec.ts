@@ -5,7 +5,11 @@ import {
   type BindingPusher,
   ObjectSessions,
 } from '../../../../lib/spot/owner/activation-sessions.js';
-import { decodeObjectRecord, encodeSessionBindingEnded } from '../../../../lib/spot/wire/index.js';
+import {
+  decodeObjectRecord,
+  encodeSessionBindingEnded,
+  encodeSessionPush,
+} from '../../../../lib/spot/wire/index.js';
 
 /**
  * An Actor's bound sessions (docs/sessions.md#when-a-binding-ends): a binding's end is a record of its
@@ -88,5 +92,23 @@ describe('SessionBindingEnded (record 48)', () => {
     const frame = decodeFrame(bytes, false);
     expect(frame.records).toEqual([]);
     expect(frame.malformed).toHaveLength(1);
+  });
+});
+
+describe('SessionPush (record 46)', () => {
+  it("is never read with a runtime packet: a peer's zlink: push reaches no client", () => {
+    const push = (packet: string): unknown =>
+      decodeObjectRecord(
+        encodeSessionPush({
+          listener: 'game',
+          sessionId: 's.1',
+          bindingGeneration: 3,
+          actorId: 'cid',
+          packet,
+          payload: Uint8Array.of(0xc0),
+        }),
+      );
+    expect(push('zlink:binding-ended')).toBe("session push of the runtime's packet 'zlink:binding-ended'");
+    expect(push('moved')).toMatchObject({ kind: RecordKind.SessionPush, packet: 'moved' });
   });
 });
