@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { howToInstall } from '../scripts/system-deps.mjs';
 import { freePort, pong } from './loopback.js';
 
 export interface PrivateRedis {
@@ -12,12 +13,9 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-/** The one command that installs the binary, for the message of a machine without it (Debian/Ubuntu). */
-export const INSTALL_REDIS = 'sudo apt-get install -y redis-server';
-
 /**
  * A private redis-server, answering PING. Rejects at once when the binary is not on PATH (the message
- * names it and `INSTALL_REDIS`), or when it does not answer within 10 s.
+ * names it and the one command that installs it), or when it does not answer within 10 s.
  */
 export async function requirePrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
@@ -30,7 +28,7 @@ export async function requirePrivateRedis(): Promise<PrivateRedis> {
     ]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new Error(`redis-server is not on PATH; install it with: ${INSTALL_REDIS}`, { cause: error });
+    throw new Error(`redis-server is not on PATH.\n${howToInstall(['redis-server'])}`, { cause: error });
   }
   const deadline = Date.now() + 10000;
   while (!(await pong(port))) {

@@ -134,7 +134,7 @@ try {
     // Without the store half of the demo (Spots, Actors, sessions) cannot run: stop before starting
     // anything rather than show the other half and end "ok".
     console.error(
-      `demo: ${(error as Error).message}\n(the Location Store, which Spots, Actors and sessions need; nothing was started)`,
+      `demo: nothing was started: Spots, Actors and sessions need the Location Store.\n${(error as Error).message}`,
     );
     process.exit(1);
   }

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZLinkSessionContext } from '../../lib/core/index.js';
+import { howToInstall, pythons, pythonWithMsgpack } from '../../scripts/system-deps.mjs';
 import { Cleanup } from '../helpers/index.js';
 import { gatewayOptions, portOf, startGateway } from '../integration/sessions/harness.js';
 
@@ -21,22 +21,16 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
 /**
- * The interpreter to run the client with. Debian's /usr/bin/python3 comes first because that is where
- * python3-msgpack installs; a PATH python3 (a pyenv shim, a venv) may lack it. A missing interpreter
- * fails rather than skips: a skipped proof of the page reads like a passing one. ZLINK_PYTHON, when set,
- * is the only one tried (scripts/preflight.mjs, which `npm test` runs first, looks the same way).
+ * The interpreter to run the client with: the first of scripts/system-deps.mjs's that imports msgpack
+ * (the same look `npm test`'s preflight takes; ZLINK_PYTHON picks one). A missing interpreter fails
+ * rather than skips: a skipped proof of the page reads like a passing one.
  */
 function python(): string {
-  const candidates = process.env.ZLINK_PYTHON
-    ? [process.env.ZLINK_PYTHON]
-    : ['/usr/bin/python3', 'python3'].filter((c) => !c.startsWith('/') || existsSync(c));
-  for (const candidate of candidates) {
-    const probe = spawnSync(candidate, ['-c', 'import msgpack'], { timeout: 10000, stdio: 'ignore' });
-    if (probe.status === 0) return candidate;
-  }
+  const found = pythonWithMsgpack();
+  if (found) return found;
   throw new Error(
-    'no python3 that can `import msgpack` (tried /usr/bin/python3, then python3 on PATH): ' +
-      'install python3-msgpack (apt-get install python3-msgpack) to run the Python session client',
+    `no python3 that can \`import msgpack\` (tried ${pythons().join(', ')}), which the Python session client needs.\n` +
+      howToInstall(['python3-msgpack']),
   );
 }
 

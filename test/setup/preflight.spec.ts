@@ -4,9 +4,19 @@
  * that installs it. A machine without python3-msgpack used to fail two tests five minutes in.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { howToInstall, SETUP_COMMAND } from '../../scripts/system-deps.mjs';
 import { runNode } from '../helpers/run-node.js';
 
 const PREFLIGHT = resolve(process.cwd(), 'scripts/preflight.mjs');
@@ -42,7 +52,11 @@ describe('npm test preflight', () => {
     expect(run.code).toBe(1);
     expect(run.err).toContain('redis-server: not on PATH');
     expect(run.err).toContain(`python3 with msgpack: ${pythonWithoutMsgpack} cannot import msgpack`);
-    expect(run.err).toMatch(/Install it with: (sudo )?apt-get install -y redis-server python3-msgpack\n/);
+    // The one command is scripts/setup.sh (apt-get update when needed, sudo only when not root): a bare
+    // `apt-get install` fails where the package lists are empty, `sudo` where root has no sudo.
+    expect(run.err).toContain('Install it with: scripts/setup.sh\n');
+    expect(run.err).toContain('apt-get install -y redis-server python3-msgpack,');
+    expect(run.err).toContain(`${howToInstall(['redis-server', 'python3-msgpack'])}\n`);
     expect(run.ms).toBeLessThan(20000);
   });
 
@@ -51,7 +65,12 @@ describe('npm test preflight', () => {
     const run = await preflight({ PATH: path, ZLINK_PYTHON: pythonWithoutMsgpack });
     expect(run.code).toBe(1);
     expect(run.err).not.toContain('redis-server:');
-    expect(run.err).toMatch(/Install it with: (sudo )?apt-get install -y python3-msgpack\n/);
+    expect(run.err).toContain(`${howToInstall(['python3-msgpack'])}\n`);
+  });
+
+  it('names a command that is there to run, from the checkout', () => {
+    expect(SETUP_COMMAND).toBe('scripts/setup.sh');
+    expect(() => accessSync(SETUP_COMMAND, constants.X_OK)).not.toThrow();
   });
 
   it('--packages lists the Debian packages of what is missing, for scripts/setup.sh', async () => {

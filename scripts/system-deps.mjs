@@ -1,0 +1,90 @@
+// The system dependencies the demo and the tests need, and the one command that installs them: what
+// scripts/preflight.mjs checks, what the demo's private redis-server needs, and which interpreter the
+// Python session test runs. One module, so the three never disagree on a name or a command.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/** The one command that installs every missing package and then the npm dependencies. */
+export const SETUP_COMMAND = 'scripts/setup.sh';
+
+/**
+ * How to install the Debian `packages` named, as the lines of a message: the one command first, then
+ * the package names for a system where it does not apply.
+ *
+ * @param {readonly string[]} packages Debian package names, e.g. `['redis-server']`.
+ * @returns {string}
+ */
+export function howToInstall(packages) {
+  const names = packages.join(' ');
+  return (
+    `Install it with: ${SETUP_COMMAND}\n` +
+    `  (Debian/Ubuntu: apt-get install -y ${names}, after apt-get update when the lists lack it, with sudo\n` +
+    `  when not root; then npm ci. On another system install ${names} with its package manager.)`
+  );
+}
+
+/**
+ * The first executable `name` on PATH, or undefined.
+ *
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+export function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The interpreters to try for the Python session client, in order: ZLINK_PYTHON alone when set;
+ * otherwise Debian's /usr/bin/python3 first (where python3-msgpack installs; a PATH python3 may be a
+ * pyenv shim or a venv without it), then python3 on PATH.
+ *
+ * @returns {string[]}
+ */
+export function pythons() {
+  if (process.env.ZLINK_PYTHON) return [process.env.ZLINK_PYTHON];
+  return ['/usr/bin/python3', 'python3'].filter((c) => !c.startsWith('/') || existsSync(c));
+}
+
+/**
+ * The first of `pythons()` that can `import msgpack`, or undefined.
+ *
+ * @returns {string | undefined}
+ */
+export function pythonWithMsgpack() {
+  return pythons().find(
+    (python) => spawnSync(python, ['-c', 'import msgpack'], { stdio: 'ignore', timeout: 10000 }).status === 0,
+  );
+}
+
+/**
+ * What the tests need: each with its Debian package and `missing()`, which says why it is missing or
+ * returns undefined when it is there.
+ *
+ * @type {readonly { what: string, debian: string, missing: () => string | undefined }[]}
+ */
+export const CHECKS = [
+  {
+    what: 'redis-server',
+    debian: 'redis-server',
+    missing: () =>
+      onPath('redis-server') ? undefined : 'not on PATH (each test that needs Redis starts its own)',
+  },
+  {
+    what: 'python3 with msgpack',
+    debian: 'python3-msgpack',
+    missing: () =>
+      pythonWithMsgpack()
+        ? undefined
+        : `${pythons().join(' and ') || 'no python3'} cannot import msgpack (the Python session client needs it)`,
+  },
+];
