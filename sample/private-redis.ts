@@ -1,7 +1,7 @@
 /**
  * The demo's Location Store: a private `redis-server` on a free loopback port, keeping nothing on
- * disk. `requirePrivateRedis` fails naming what is wrong; `startPrivateRedis` is `undefined` instead
- * (the benches skip their store parts).
+ * disk. `requirePrivateRedis` fails naming what is wrong; `startPrivateRedis` is `undefined` only
+ * when the binary is not on PATH (the benches fall back to a Redis of their own and say so).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,14 +13,22 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
+/** redis-server is not on PATH: the one failure `startPrivateRedis` turns into `undefined`. */
+export class RedisServerNotOnPath extends Error {}
+
 /**
- * A private redis-server, answering PING. Rejects at once when the binary is not on PATH (the message
- * names it and the one command that installs it), or when it does not answer within 10 s.
+ * A private redis-server, answering PING. Rejects at once with `RedisServerNotOnPath` when the binary
+ * is not on PATH (the message names it and the one command that installs it), and with the reason
+ * when it exits or does not answer within 10 s.
  */
 export async function requirePrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // What it says when it refuses to start (a bad option, a port taken), for the error below.
+  let said = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (said = (said + chunk).slice(-2000)));
+  const closed = once(child, 'close').catch(() => undefined);
   try {
     await Promise.race([
       once(child, 'spawn'),
@@ -28,11 +36,20 @@ export async function requirePrivateRedis(): Promise<PrivateRedis> {
     ]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new Error(`redis-server is not on PATH.\n${howToInstall(['redis-server'])}`, { cause: error });
+    throw new RedisServerNotOnPath(`redis-server is not on PATH.\n${howToInstall(['redis-server'])}`, {
+      cause: error,
+    });
   }
   const deadline = Date.now() + 10000;
   while (!(await pong(port))) {
-    if (Date.now() > deadline || child.exitCode !== null) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await closed; // its stderr read to the end
+      throw new Error(
+        `redis-server on port ${port} exited (${child.exitCode ?? child.signalCode}) before answering PING` +
+          (said.trim() ? `: ${said.trim()}` : ''),
+      );
+    }
+    if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`redis-server on port ${port} did not answer PING within 10 s`);
     }
@@ -48,7 +65,17 @@ export async function requirePrivateRedis(): Promise<PrivateRedis> {
   };
 }
 
-/** `requirePrivateRedis`, or `undefined` when there is none to be had. */
-export function startPrivateRedis(): Promise<PrivateRedis | undefined> {
-  return requirePrivateRedis().catch(() => undefined);
+/**
+ * `requirePrivateRedis`, or `undefined` when redis-server is not on PATH (a bench then uses a Redis on
+ * the standard port and names it in its report). Any other failure — the binary is there but exits or
+ * never answers — rejects with its reason: a bench that quietly ran without its store would report
+ * figures for something it did not measure.
+ */
+export async function startPrivateRedis(): Promise<PrivateRedis | undefined> {
+  try {
+    return await requirePrivateRedis();
+  } catch (error) {
+    if (error instanceof RedisServerNotOnPath) return undefined;
+    throw error;
+  }
 }
