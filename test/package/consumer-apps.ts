@@ -3,10 +3,10 @@
  * the repo, compiled with tsc and run with node. The dependencies an app installs are pinned to the
  * versions this repo was tested with, so npm finds them in its cache (`npm ci` put them there).
  */
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { runCommand } from '../helpers/run-node.js';
 
 export const REPO = process.cwd();
 const require = createRequire(import.meta.url);
@@ -22,32 +22,18 @@ export interface Run {
  * Runs a command to its end, or kills it after `timeoutMs`. npm's own `npm_*` variables and jest's
  * NODE_OPTIONS are not passed on: the child must behave as it would in a user's shell.
  */
-export function run(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<Run> {
+export async function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<Run> {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.toLowerCase().startsWith('npm_') && key !== 'NODE_OPTIONS') env[key] = value;
   }
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(
-        new Error(`${command} ${args.join(' ')} did not end within ${timeoutMs} ms:\n${stdout}\n${stderr}`),
-      );
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      fail(error);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+  const { code, out, err } = await runCommand(command, args, { cwd, env, limitMs: timeoutMs });
+  return { code, stdout: out, stderr: err };
 }
 
 /** Like `run`, but a non-zero exit is an error that shows what the command printed. */
