@@ -10,9 +10,11 @@ import { join, relative } from 'node:path';
 
 /**
  * What a baseline build needs from its revision: the sources and the config that compiles them —
- * `sample/` too, whose private redis-server the objects and relocation parts import.
+ * `sample/` too, whose private redis-server the objects and relocation parts import, and `scripts/`,
+ * whose system-deps.mjs that module imports (from ec7557a on; older revisions have no `scripts/`,
+ * so only the paths a revision has are unpacked).
  */
-const PATHS = ['lib', 'bench', 'sample', 'package.json', 'tsconfig.json', 'tsconfig.bench.json'];
+const PATHS = ['lib', 'bench', 'sample', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.bench.json'];
 
 /** tsc prints its diagnostics to stdout; a build log can be long. */
 const MAX_BUFFER = 16 * 2 ** 20;
@@ -83,7 +85,18 @@ export async function buildBaseline(
   log(`baseline ${rev} = ${short}: building in ${relative(root, dir)}/`);
   try {
     const tar = join(dir, 'baseline.tar');
-    await git('git archive', ['archive', '--format=tar', '-o', tar, commit, '--', ...PATHS]);
+    const present = (await git('git ls-tree', ['ls-tree', '--name-only', commit, '--', ...PATHS])).split(
+      '\n',
+    );
+    await git('git archive', [
+      'archive',
+      '--format=tar',
+      '-o',
+      tar,
+      commit,
+      '--',
+      ...present.filter(Boolean),
+    ]);
     await run(`--baseline ${rev}: tar`, 'tar', ['-xf', tar, '-C', dir]);
     rmSync(tar);
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
