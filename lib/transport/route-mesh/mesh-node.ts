@@ -10,7 +10,6 @@ import {
   RecordKind,
   ZLinkError,
   decodeFrame,
-  encodeMeshState,
 } from '../../core/index.js';
 import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
@@ -24,7 +23,7 @@ import { MeshLiveness } from './mesh-liveness.js';
 import type { MeshNodeConfig } from './mesh-node-config.js';
 import { MeshObjectLink, sameTopics } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
-import { initialMeshState } from './mesh-state.js';
+import { type MeshStateRecords, initialMeshState, meshStateRecords } from './mesh-state.js';
 import { connectLink, disconnectLink } from './mesh-socket.js';
 import { MeshCurve } from './mesh-curve.js';
 import { MeshIdentity } from './mesh-identity.js';
@@ -57,6 +56,7 @@ export class MeshNode {
   private readonly curve: MeshCurve | undefined;
   /** What hellos and welcomes prove, either way (see `MeshIdentity`). */
   private readonly identity: MeshIdentity;
+  private readonly records: MeshStateRecords;
   private unzap: (() => Promise<void>) | undefined;
   private own: MeshNodeState;
   private port = 0;
@@ -72,6 +72,7 @@ export class MeshNode {
     const self = { rid, generation };
     this.curve = config.curve && new MeshCurve(config.curve, mesh, self, events, config.unlisted);
     this.identity = new MeshIdentity(this.curve, mesh.mesh, events);
+    this.records = meshStateRecords(() => this.own, this.identity);
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, {
@@ -157,15 +158,12 @@ export class MeshNode {
 
   /** The node's one MeshLink (made on first use): the object layer's way onto this mesh. */
   objectLink(): MeshLink {
-    const { mesh, rid, pump, table, protocolError } = this;
-    const host = { mesh, self: { rid, generation: this.config.generation }, pump, protocolError };
+    const { mesh, rid, pump, protocolError } = this;
+    const self = { rid, generation: this.config.generation };
+    const isClosed = () => this.closed;
     const advertise = (topics: readonly MulticastTopic[]) => this.advertise(topics);
-    return (this.link ??= new MeshObjectLink({
-      ...host,
-      peers: table.peers,
-      isClosed: () => this.closed,
-      advertise,
-    }));
+    const host = { mesh, self, pump, protocolError, peers: this.table.peers, isClosed, advertise };
+    return (this.link ??= new MeshObjectLink(host));
   }
 
   /** The node's Logical Multicast pairs change: a larger revision reaches every ready peer. */
@@ -254,13 +252,9 @@ export class MeshNode {
    */
   private publish(memberships: MeshMembership[]): void {
     this.own = { ...this.own, memberships, revision: this.own.revision + 1 };
-    const record = this.stateRecord();
+    const record = this.records.state();
     for (const peer of this.table.peers.values()) this.pump.force(record, peer.route.pipe);
     this.config.onStateChange?.(this.own);
-  }
-
-  private stateRecord(): Uint8Array {
-    return encodeMeshState(RecordKind.MeshState, this.own);
   }
 
   private connectLink(link: OutboundLink): void {
@@ -295,10 +289,9 @@ export class MeshNode {
       protocolError: (reason, peerRid) => this.protocolError(reason, peerRid),
       accepts: (link, state) => this.discovered.accepts(link, state),
       hello: (link) => this.sayHello(link),
-      helloRecord: (link) => this.helloRecord(link),
-      stateRecord: () => this.stateRecord(),
-      welcomeRecord: (rid) =>
-        encodeMeshState(RecordKind.MeshWelcome, this.own, this.identity.welcomeProof(rid)),
+      helloRecord: (link) => this.records.hello(link.endpoint),
+      stateRecord: () => this.records.state(),
+      welcomeRecord: (rid) => this.records.welcome(rid),
       proofRefusal: (state) => this.identity.refusal(state),
       continues: (peer, state) => this.identity.continues(peer, state),
       claimRefused: (rid, detail) => this.identity.claimRefused(rid, detail),
@@ -319,15 +312,11 @@ export class MeshNode {
     this.connectLink(link);
   }
 
-  private helloRecord(link: OutboundLink): Uint8Array {
-    return encodeMeshState(RecordKind.MeshHello, this.own, this.identity.helloProof(link.endpoint));
-  }
-
   private sayHello(link: OutboundLink): void {
     this.table.stopHello(link);
     if (this.closed || link.status !== 'handshaking') return;
     link.helloRevision ??= this.own.revision;
-    this.pump.force(this.helloRecord(link), link.pipe);
+    this.pump.force(this.records.hello(link.endpoint), link.pipe);
     link.helloTimer = setTimeout(() => this.sayHello(link), HELLO_RETRY_MS);
   }
 

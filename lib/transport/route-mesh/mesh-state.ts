@@ -1,4 +1,11 @@
-import type { MeshMembership, MeshNodeState, NormalizedMesh } from '../../core/index.js';
+import {
+  type MeshMembership,
+  type MeshNodeState,
+  type NormalizedMesh,
+  RecordKind,
+  encodeMeshState,
+} from '../../core/index.js';
+import type { MeshIdentity } from './mesh-identity.js';
 
 /**
  * What a MeshNode announces when it starts (revision 1): its Server memberships at their configured
@@ -24,5 +31,23 @@ export function initialMeshState(
     memberships,
     revision: 1,
     ...types,
+  };
+}
+
+/**
+ * The records that carry a node's state, each written from its state of the moment: the hello and the
+ * welcome with what they prove (see `MeshIdentity`), and a later revision for the peers already ready.
+ */
+export interface MeshStateRecords {
+  hello(endpoint: string): Uint8Array;
+  welcome(rid: string): Uint8Array;
+  state(): Uint8Array;
+}
+
+export function meshStateRecords(own: () => MeshNodeState, identity: MeshIdentity): MeshStateRecords {
+  return {
+    hello: (endpoint) => encodeMeshState(RecordKind.MeshHello, own(), identity.helloProof(endpoint)),
+    welcome: (rid) => encodeMeshState(RecordKind.MeshWelcome, own(), identity.welcomeProof(rid)),
+    state: () => encodeMeshState(RecordKind.MeshState, own()),
   };
 }
