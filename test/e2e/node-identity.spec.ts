@@ -259,31 +259,59 @@ describe.each([
         failed: [],
         answeredBy: ['b2'],
       });
-      // The paused node wakes: its old connection routes to nobody, and its new hello is refused.
-      await pair.a.call({ type: 'startLoad', target: 'node-b', marker: MARKER });
-      pair.b.kill('SIGCONT');
-      await eventually(
-        async () =>
-          (await pair.report(pair.a)).refusals.some((r) =>
-            r.includes(`generation '${String(pair.bReady.generation)}', which a later one replaced`),
-          ),
-        15000,
-        'A refused the woken node',
-      );
-      await sleep(1000);
-      const after = await stopLoad(pair.a);
-      expect({ failed: after.failed, answeredBy: Object.keys(after.answeredBy) }).toEqual({
-        failed: [],
-        answeredBy: ['b2'],
-      });
-      expect((await pair.report(pair.a)).peers).toEqual([
-        { rid: 'node-b', generation: copyReady.generation },
-      ]);
-      expect((await pair.report(pair.b)).peers).toEqual([]);
-      expect([pair.a.running, pair.b.running, copy.running]).toEqual([true, true, true]);
+      await wakeRefused(pair, copy, copyReady);
     }, 90000);
   }
 });
+
+describe('a paused node lost for silence before its restarted copy came (CURVE)', () => {
+  const pair = new Pair(true);
+
+  beforeAll(() => pair.start(), 60000);
+  afterAll(() => stopCleanly(pair), 60000);
+
+  it('is refused when it wakes: the copy keeps the NodeRid', async () => {
+    pair.b.kill('SIGSTOP');
+    // A judges the paused node silent before the copy says hello (a copy slow to start on a loaded
+    // machine): no hello replaced its run, yet the copy's did once it came.
+    await eventually(
+      async () => (await pair.report(pair.a)).peers.length === 0,
+      15000,
+      'A lost the paused node',
+    );
+    const copy = pair.startB('b2');
+    const copyReady = await copy.next('ready');
+    await pair.a.call({ type: 'waitPeer', rid: 'node-b', generation: copyReady.generation }, 15000);
+    await wakeRefused(pair, copy, copyReady);
+  }, 90000);
+});
+
+/**
+ * The paused node-b wakes while its restarted copy is A's peer: its old connection routes to nobody,
+ * its new hello is refused, and every call from A keeps reaching the copy.
+ */
+async function wakeRefused(pair: Pair, copy: ChildApp, copyReady: ChildMessage): Promise<void> {
+  // The paused node wakes: its old connection routes to nobody, and its new hello is refused.
+  await pair.a.call({ type: 'startLoad', target: 'node-b', marker: MARKER });
+  pair.b.kill('SIGCONT');
+  await eventually(
+    async () =>
+      (await pair.report(pair.a)).refusals.some((r) =>
+        r.includes(`generation '${String(pair.bReady.generation)}', which a later one replaced`),
+      ),
+    15000,
+    'A refused the woken node',
+  );
+  await sleep(1000);
+  const after = await stopLoad(pair.a);
+  expect({ failed: after.failed, answeredBy: Object.keys(after.answeredBy) }).toEqual({
+    failed: [],
+    answeredBy: ['b2'],
+  });
+  expect((await pair.report(pair.a)).peers).toEqual([{ rid: 'node-b', generation: copyReady.generation }]);
+  expect((await pair.report(pair.b)).peers).toEqual([]);
+  expect([pair.a.running, pair.b.running, copy.running]).toEqual([true, true, true]);
+}
 
 describe('a flood of duplicate-identity connections for 30 s (plain ZMTP)', () => {
   const pair = new Pair(false);

@@ -22,7 +22,8 @@ const runKey = (s: MeshNodeState): string => `${s.rid}\u0000${s.generation}`;
  * - One logical link per pair: when both nodes connected to each other, the link initiated by the
  *   byte-wise smaller NodeRid is kept (`initiatorWins`); the other is retired after `RETIRE_GRACE_MS`.
  * - A generation another one of its NodeRid replaced is not admitted again while that one is a peer
- *   (03 §7: generations are not ordered; the one that came later wins), even if its process lives.
+ *   (03 §7: generations are not ordered; the one that came later wins), even if its process lives,
+ *   and even if it was lost for silence before the later one came.
  * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
  *   the other half of an Object Client pair without memberships (02 §2) is refused for good.
  */
@@ -34,6 +35,8 @@ export class PeerTable {
   private readonly retiring = new Set<NodeJS.Timeout>();
   /** Runs a later run of their NodeRid replaced, while that one is a peer (run key → NodeRid). */
   private readonly superseded = new Map<string, string>();
+  /** The run last lost per NodeRid that no later run replaced yet (NodeRid → run key). */
+  private readonly lastLost = new Map<string, string>();
   /** Connect attempts per endpoint, kept past a removed link: a pipe name is never reused. */
   private readonly attempts = new Map<string, number>();
   private readonly ownId: Buffer;
@@ -222,6 +225,7 @@ export class PeerTable {
     this.peers.delete(peer.rid);
     // No run of this NodeRid is current now: a superseded one may come back.
     for (const [key, rid] of this.superseded) if (rid === peer.rid) this.superseded.delete(key);
+    remember(this.lastLost, peer.rid, runKey(peer.state));
     const route = peer.route;
     if (this.routes.get(route.key) === route) this.routes.delete(route.key);
     this.host.routeGone(route, reason);
@@ -298,16 +302,19 @@ export class PeerTable {
     return undefined;
   }
 
-  /** A new generation of the peer's NodeRid was admitted: the old one is lost and never comes back. */
+  /** A new generation of the peer's NodeRid is admitted: the old one is lost (`admit` marks it replaced). */
   private supersede(old: Peer): void {
     this.lose(old, 'it restarted with a new lifecycle generation');
-    if (this.superseded.size >= MAX_SUPERSEDED)
-      this.superseded.delete(this.superseded.keys().next().value as string);
-    this.superseded.set(runKey(old.state), old.rid);
   }
 
   private admit(record: MeshStateRecord, pipe: Buffer, link: OutboundLink | undefined): void {
     const { rid, proof } = record;
+    // The run of this NodeRid lost last is replaced now, whether this run took it over or we had
+    // judged it silent first: a paused process loses its peers before its restarted copy (slow to
+    // start on a loaded machine) says hello, and when it wakes its hello must not take over again.
+    const last = this.lastLost.get(rid);
+    this.lastLost.delete(rid);
+    if (last !== undefined && last !== runKey(record)) remember(this.superseded, last, rid);
     const peer = {
       rid,
       id: Buffer.from(rid, 'utf8'),
@@ -364,6 +371,13 @@ export class PeerTable {
       ...(draining === true && { draining }),
     });
   }
+}
+
+/** Sets `key` to `value`, last in order; the oldest entry goes when the map is full. */
+function remember(map: Map<string, string>, key: string, value: string): void {
+  map.delete(key);
+  if (map.size >= MAX_SUPERSEDED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
 }
 
 /**

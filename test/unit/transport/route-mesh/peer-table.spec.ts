@@ -14,6 +14,7 @@ import {
 } from '../../../../lib/core/index.js';
 import {
   type OutboundLink,
+  type Peer,
   type PeerHost,
   type PeerRoute,
   PeerTable,
@@ -180,6 +181,21 @@ describe('PeerTable', () => {
     sayHello(table, id('3'), hello(state('node-a')));
     expect(log.sent.map((s) => s.pipe)).toEqual(['conn-1', 'conn-2']);
     expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g2');
+  });
+
+  it('a run lost for silence before a later one came is replaced all the same; the same run may come back', () => {
+    const { table, log } = tableFor(state('node-b'));
+    sayHello(table, id('1'), hello(state('node-a')));
+    table.lose(table.peers.get('node-a') as Peer, 'silent for 3000 ms');
+    // The run itself comes back (it was only slow): admitted again.
+    sayHello(table, id('2'), hello(state('node-a')));
+    table.lose(table.peers.get('node-a') as Peer, 'silent for 3000 ms');
+    sayHello(table, id('3'), hello(state('node-a', { generation: 'node-a-g2' })));
+    // The lost run wakes after its restarted copy said hello: no welcome, the copy stays.
+    sayHello(table, id('4'), hello(state('node-a')));
+    expect(log.sent.map((s) => s.pipe)).toEqual(['conn-1', 'conn-2', 'conn-3']);
+    expect(table.peers.get('node-a')?.state.generation).toBe('node-a-g2');
+    expect(log.protocolErrors).toEqual(["hello from generation 'node-a-g1', which a later one replaced"]);
   });
 
   it('a welcome with an unexpected NodeRid, another mesh, or from an Object Client pair refuses the link for good', () => {
