@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
 import { VanishGrace, byEndpoint } from '../vanish-grace.js';
-import { type OutboundLink, type PeerTable, clientPair } from './peer-table.js';
+import { clientPair } from './object-client-rule.js';
+import type { OutboundLink, PeerTable } from './peer-table.js';
 
 export interface DiscoveredPeersConfig {
   readonly rid: string;

@@ -3,6 +3,7 @@ import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
 import { PipeRoutes, pipeKey } from './pipe-routes.js';
+import { clientPair, objectClientsRule } from './object-client-rule.js';
 import { initiatorWins } from './tie-break.js';
 import { RETIRE_GRACE_MS } from '../timing.js';
 
@@ -22,10 +23,10 @@ const runKey = (s: MeshNodeState): string => `${s.rid}\u0000${s.generation}`;
  * - One logical link per pair: when both nodes connected to each other, the link initiated by the
  *   byte-wise smaller NodeRid is kept (`initiatorWins`); the other is retired after `RETIRE_GRACE_MS`.
  * - A generation another one of its NodeRid replaced is not admitted again while that one is a peer
- *   (03 §7: generations are not ordered; the one that came later wins), even if its process lives,
- *   and even if it was lost for silence before the later one came.
+ *   (generations are not ordered: the one that came later wins), even if its process lives, and even
+ *   if it was lost for silence before the later one came.
  * - A link that answers with another MeshName, another NodeRid than configured, our own NodeRid, or as
- *   the other half of an Object Client pair without memberships (02 §2) is refused for good.
+ *   the other half of an Object Client pair without memberships (`clientPair`) is refused for good.
  */
 export class PeerTable {
   readonly peers = new Map<string, Peer>();
@@ -378,30 +379,4 @@ function remember(map: Map<string, string>, key: string, value: string): void {
   map.delete(key);
   if (map.size >= MAX_SUPERSEDED) map.delete(map.keys().next().value as string);
   map.set(key, value);
-}
-
-/**
- * Two Object Clients with no Server membership have nothing to say to each other: each only calls
- * objects, which live on object servers (docs/objects.md#object-clients-do-not-peer).
- */
-export function clientPair(
-  own: Pick<MeshNodeState, 'objectRole' | 'memberships'>,
-  other: Pick<MeshNodeState, 'objectRole' | 'memberships'>,
-): boolean {
-  return (
-    own.objectRole === 'client' &&
-    other.objectRole === 'client' &&
-    own.memberships.length === 0 &&
-    other.memberships.length === 0
-  );
-}
-
-/** The rule, as a refusal says it to whoever configured the pair. */
-export function objectClientsRule(rid: string): string {
-  return (
-    `object clients do not peer with each other: node '${rid}' and this node both have objectRole ` +
-    `'client' and no Server membership, so nothing would flow between them. List only object servers ` +
-    `(objectRole 'server') or nodes with Server memberships in peers, or use objectRole 'server' on a ` +
-    `node that is to host objects`
-  );
 }
