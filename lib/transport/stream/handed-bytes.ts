@@ -34,6 +34,14 @@ export class HandedBytes {
  * byte, and the caller then writes nothing.
  */
 export function takeChunk(out: Buffer[], max: number): Buffer {
+  // The usual turn's writes fit in one chunk: taken whole, as one concat, with no per-frame shift.
+  let total = 0;
+  for (let i = 0; i < out.length && total <= max; i++) total += (out[i] as Buffer).length;
+  if (total <= max) {
+    const all = out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, total);
+    out.length = 0;
+    return all;
+  }
   const parts: Buffer[] = [];
   let size = 0;
   while (out.length > 0 && size < max) {
