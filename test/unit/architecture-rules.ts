@@ -192,39 +192,84 @@ export function folderCycles(files: readonly SourceFile[]): string[] {
   return stronglyConnected(edges);
 }
 
+/**
+ * A layer's floor plan: its ranks, lowest first. A rank names one room (a subfolder), several rooms
+ * that stand side by side (they may not import each other), a root file (`timing.ts`), or `(root)`
+ * for every root file not named. A file may import only its own room and ranks below it; the
+ * layer's `index.ts` is the door to the outside and stands above all. With `doors`, a room reaches
+ * another room only through that room's `index.ts`.
+ */
+export interface FloorPlan {
+  readonly layer: string;
+  readonly ranks: readonly (string | readonly string[])[];
+  readonly doors: boolean;
+}
+
 /** The rooms of lib/core, lowest first: a room imports only rooms before it and core's root files. */
 export const CORE_ROOMS = ['wire', 'observe', 'calls', 'ports', 'options', 'objects'] as const;
 
+/** Every layer whose rooms have a checked order (see `checkRooms`). */
+export const FLOOR_PLANS: readonly FloorPlan[] = [
+  { layer: 'core', ranks: ['(root)', ...CORE_ROOMS], doors: false },
+];
+
+/** `lib/<layer>/<room>/...` → room; a root file → its name; the layer's index → undefined. */
+function placeIn(plan: FloorPlan, path: string): { name: string; rank: number } | undefined {
+  const parts = path.split('/');
+  if (parts[0] !== 'lib' || parts[1] !== plan.layer || parts.length < 3) return undefined;
+  if (parts.length === 3 && parts[2] === 'index.ts') return undefined;
+  const name = parts.length === 3 ? (parts[2] as string) : `${parts[2]}/`;
+  const rankOf = (n: string) =>
+    plan.ranks.findIndex((r) => (typeof r === 'string' ? r === n : r.includes(n)));
+  const room = name.endsWith('/') ? name.slice(0, -1) : name;
+  let rank = rankOf(room);
+  if (rank < 0 && parts.length === 3) rank = rankOf('(root)');
+  return { name: parts.length === 3 ? room : `${plan.layer}/${room}`, rank };
+}
+
+function rankLabel(r: string | readonly string[]): string {
+  return typeof r === 'string' ? r : `{${r.join(', ')}}`;
+}
+
 /**
- * Imports inside lib/core against the room order: a room file importing a later room, or a root file
- * (other than the barrel) importing any room, is one violation each.
+ * Imports inside each planned layer against its floor plan: a file importing a room or root file of
+ * a higher rank (or a side-by-side room of its own rank), a file in a room or root file with no rank,
+ * and (with `doors`) a room reached other than through its `index.ts` — one violation each.
  */
-export function checkCoreRooms(files: readonly SourceFile[]): Violation[] {
-  const roomOf = (path: string): number | 'root' | undefined => {
-    const parts = path.split('/');
-    if (parts[0] !== 'lib' || parts[1] !== 'core') return undefined;
-    if (parts.length === 3) return 'root';
-    const i = (CORE_ROOMS as readonly string[]).indexOf(parts[2] as string);
-    return i < 0 ? undefined : i;
-  };
+export function checkRooms(files: readonly SourceFile[], plans = FLOOR_PLANS): Violation[] {
   const out: Violation[] = [];
-  for (const { path, text } of files) {
-    const from = roomOf(path);
-    if (from === undefined) continue;
-    if (path === 'lib/core/index.ts') continue;
-    for (const specifier of importsOf(text)) {
-      if (!specifier.startsWith('.')) continue;
-      const to = roomOf(resolveRelative(path, specifier));
-      if (to === undefined || to === 'root' || to === from) continue;
-      if (from === 'root' || to > from)
+  for (const plan of plans) {
+    const order = plan.ranks.map(rankLabel).join(' < ');
+    for (const { path, text } of files) {
+      const from = placeIn(plan, path);
+      if (from === undefined) continue;
+      if (from.rank < 0) {
         out.push({
           file: path,
-          specifier,
-          rule:
-            from === 'root'
-              ? `a root file of lib/core imports no room (core/${CORE_ROOMS[to]})`
-              : `core/${CORE_ROOMS[from]} imports core/${CORE_ROOMS[to]}, a room after it (order: ${CORE_ROOMS.join(' < ')})`,
+          rule: `${from.name} has no place in lib/${plan.layer}'s floor plan (${order})`,
         });
+        continue;
+      }
+      for (const specifier of importsOf(text)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = resolveRelative(path, specifier);
+        const to = placeIn(plan, target);
+        if (to === undefined || to.rank < 0 || to.name === from.name) continue;
+        const isRoom = to.name.includes('/');
+        if (to.rank > from.rank || (to.rank === from.rank && isRoom)) {
+          out.push({
+            file: path,
+            specifier,
+            rule: `${from.name} imports ${to.name}, ${to.rank > from.rank ? 'a room after it' : 'a room beside it'} (order: ${order})`,
+          });
+        } else if (plan.doors && isRoom && !target.endsWith(`/${to.name.split('/')[1]}/index.ts`)) {
+          out.push({
+            file: path,
+            specifier,
+            rule: `rooms of lib/${plan.layer} meet through their index: import ../${to.name.split('/')[1]}/index.js, not ${specifier}`,
+          });
+        }
+      }
     }
   }
   return out;

@@ -4,8 +4,9 @@ import {
   MAX_LINES,
   type SourceFile,
   CORE_ROOMS,
+  FLOOR_PLANS,
   checkArchitecture,
-  checkCoreRooms,
+  checkRooms,
   folderCycles,
   formatViolations,
   importCycles,
@@ -45,8 +46,13 @@ describe('architecture of lib/', () => {
     expect(folderCycles(files)).toEqual([]);
   });
 
-  it('lib/core keeps its room order, and every room is a folder with its own index', () => {
-    expect(formatViolations(checkCoreRooms(files))).toBe('');
+  it('each planned layer keeps its floor plan (room order, doors), and every room has its own index', () => {
+    expect(formatViolations(checkRooms(files))).toBe('');
+    for (const plan of FLOOR_PLANS)
+      for (const rank of plan.ranks)
+        for (const room of typeof rank === 'string' ? [rank] : rank)
+          if (!room.includes('.') && room !== '(root)')
+            expect(files.map((f) => f.path)).toContain(`lib/${plan.layer}/${room}/index.ts`);
     const paths = files.map((f) => f.path);
     for (const room of CORE_ROOMS) expect(paths).toContain(`lib/core/${room}/index.ts`);
     // The core barrel re-exports rooms and root files, not the rooms' files one by one.
@@ -91,17 +97,43 @@ describe('folder cycles and core rooms (on synthetic input)', () => {
   });
 
   it('a core room importing a later room, or a root file importing a room, is a violation', () => {
-    const rules = (f: SourceFile) => checkCoreRooms([f]).map((v) => v.rule);
+    const rules = (f: SourceFile) => checkRooms([f]).map((v) => v.rule);
     expect(
       rules(file('lib/core/ports/lease.ts', '../observe/events.js', '../errors.js', './ports.js')),
     ).toEqual([]);
     expect(rules(file('lib/core/wire/codec.ts', '../options/options.js'))).toEqual([
-      'core/wire imports core/options, a room after it (order: wire < observe < calls < ports < options < objects)',
+      'core/wire imports core/options, a room after it (order: (root) < wire < observe < calls < ports < options < objects)',
     ]);
     expect(rules(file('lib/core/errors.ts', './wire/codec.js'))).toEqual([
-      'a root file of lib/core imports no room (core/wire)',
+      'errors.ts imports core/wire, a room after it (order: (root) < wire < observe < calls < ports < options < objects)',
     ]);
     expect(rules(file('lib/core/index.ts', './wire/index.js', './objects/index.js'))).toEqual([]);
+  });
+
+  it('a plan with doors: rooms meet through their index, side-by-side rooms not at all, an unplanned room is named', () => {
+    const plan = { layer: 'toy', ranks: ['low.ts', 'a', ['b', 'c'], '(root)'], doors: true };
+    const rules = (...fs: SourceFile[]) => checkRooms(fs, [plan]).map((v) => `${v.file}: ${v.rule}`);
+    const order = 'low.ts < a < {b, c} < (root)';
+    expect(
+      rules(
+        file('lib/toy/a/x.ts', '../low.js', './y.js'),
+        file('lib/toy/b/x.ts', '../a/index.js'),
+        file('lib/toy/top.ts', './b/index.js', './low.js'),
+        file('lib/toy/index.ts', './top.js', './a/x.js'),
+      ),
+    ).toEqual([]);
+    expect(
+      rules(
+        file('lib/toy/b/x.ts', '../a/x.js', '../c/index.js'),
+        file('lib/toy/a/x.ts', '../top.js'),
+        file('lib/toy/d/x.ts'),
+      ),
+    ).toEqual([
+      'lib/toy/b/x.ts: rooms of lib/toy meet through their index: import ../a/index.js, not ../a/x.js',
+      `lib/toy/b/x.ts: toy/b imports toy/c, a room beside it (order: ${order})`,
+      `lib/toy/a/x.ts: toy/a imports top.ts, a room after it (order: ${order})`,
+      `lib/toy/d/x.ts: toy/d has no place in lib/toy's floor plan (${order})`,
+    ]);
   });
 });
 
