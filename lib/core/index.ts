@@ -1,11 +1,9 @@
 /**
  * The core layer, room by room (each room's own index says what it holds). Rooms import only rooms
- * before them in this order, and the root files: errors, kinds, timers, option checks, CURVE keys.
+ * before them in this order, and the root files: errors, kinds, option checks, CURVE keys.
  */
 export * from './errors.js';
 export * from './kinds.js';
-export * from './timers.js';
-export * from './thenable.js';
 export * from './curve-keys.js';
 export * from './wire/index.js';
 export * from './observe/index.js';

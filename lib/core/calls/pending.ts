@@ -1,5 +1,5 @@
 import { ZLinkError, cancelledError } from '../errors.js';
-import { timerDelay } from '../timers.js';
+import { timerDelay } from './timers.js';
 import { decodePayload } from '../wire/payload.js';
 import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from '../observe/metrics.js';
 

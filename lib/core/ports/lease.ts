@@ -1,6 +1,6 @@
 import { configurationError } from '../errors.js';
 import type { ZLinkEvents } from '../observe/events.js';
-import { answerWithin } from '../timers.js';
+import { answerWithin } from '../calls/timers.js';
 import { isRecord, positiveInt } from '../option-checks.js';
 import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
 import type { StoreHealth } from './store-health.js';

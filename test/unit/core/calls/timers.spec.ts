@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { answerWithin } from '../../../lib/core/index.js';
-import { closeRedisClient } from '../../../lib/store/redis/client.js';
-import { RedisServer } from '../../helpers/redis-server.js';
+import { answerWithin } from '../../../../lib/core/index.js';
+import { closeRedisClient } from '../../../../lib/store/redis/client.js';
+import { RedisServer } from '../../../helpers/redis-server.js';
 
 /** Holds the loop for `ms`: no timer, no I/O callback runs meanwhile. */
 function busy(ms: number): void {
