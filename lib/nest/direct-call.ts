@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common/constants.js';
 import type { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { type HandlerFn, isThenable } from '../core/index.js';
+import { type HandlerFn, isThenable } from '../core/calls/index.js';
 import { toHandlerFailure } from './handler-failure.js';
 import { ZLinkParamtype } from './decorators/zlink.constants.js';
 

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { EmptyError, isObservable, lastValueFrom } from 'rxjs';
-import { ZLinkError } from '../core/index.js';
+import { ZLinkError } from '../core/errors.js';
 
 /**
  * Runs a handler wrapped by Nest (its pipeline included) to the one result a ZLink handler gives: a

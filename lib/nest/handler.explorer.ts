@@ -6,13 +6,13 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { configurationError } from '../core/errors.js';
+import type { HandlerFn } from '../core/calls/index.js';
 import {
-  type HandlerFn,
   type ObjectClassRegistry,
   type SessionHookRegistration,
   checkObjectClasses,
-  configurationError,
-} from '../core/index.js';
+} from '../core/objects/index.js';
 import { ZLinkRuntime } from '../runtime/index.js';
 import { nestHandler } from './nest-handler.js';
 import { discoverObjectClasses } from './object-discovery.js';

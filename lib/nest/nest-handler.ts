@@ -1,6 +1,6 @@
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import type { ExternalContextCreator } from '@nestjs/core';
-import type { HandlerFn } from '../core/index.js';
+import type { HandlerFn } from '../core/calls/index.js';
 import { directCall } from './direct-call.js';
 import { oneResult } from './handler-failure.js';
 import { ZLinkParamsFactory } from './zlink-params.factory.js';

@@ -1,14 +1,14 @@
 import type { MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { configurationError } from '../core/errors.js';
 import {
   type ObjectClassDescription,
   ObjectClassRegistry,
   type ObjectHandlerDescription,
   type ObjectSubscriptionDescription,
-  configurationError,
   lifecycleHooksOf,
   objectDecoratorName,
-} from '../core/index.js';
+} from '../core/objects/index.js';
 import type { ObjectClassMetadata } from './decorators/object.decorator.js';
 import type { ObjectHandlerMetadata, SpotSubscribeMetadata } from './decorators/object-handler.decorator.js';
 import {

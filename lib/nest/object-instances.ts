@@ -1,5 +1,6 @@
 import type { ExternalContextCreator, ModuleRef } from '@nestjs/core';
-import type { HandlerFn, ObjectClassDescription, ObjectInstances } from '../core/index.js';
+import type { HandlerFn } from '../core/calls/index.js';
+import type { ObjectClassDescription, ObjectInstances } from '../core/objects/index.js';
 import { nestHandler } from './nest-handler.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { ZLinkOptions } from '../core/index.js';
+import type { ZLinkOptions } from '../core/options/index.js';
 
 /** @internal */
 export const {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import type { ZLinkOptions } from '../core/index.js';
+import type { ZLinkOptions } from '../core/options/index.js';
 import {
   ZLinkFanoutClient,
   ZLinkObjects,

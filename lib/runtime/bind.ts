@@ -1,4 +1,4 @@
-import { ZLinkError, errorMessage } from '../core/index.js';
+import { ZLinkError, errorMessage } from '../core/errors.js';
 
 /**
  * Binds one listener during start: a bind failure is a `Configuration` error naming the listen

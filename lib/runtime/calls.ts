@@ -1,4 +1,7 @@
-import { MetadataBuilder, type ObjectKind, invalidArgument, packetProblem } from '../core/index.js';
+import { invalidArgument } from '../core/errors.js';
+import type { ObjectKind } from '../core/kinds.js';
+import { MetadataBuilder } from '../core/wire/index.js';
+import { packetProblem } from '../core/objects/index.js';
 
 /** Per-call options of `.async()`. */
 export interface CallOptions {

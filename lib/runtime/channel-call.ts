@@ -1,4 +1,6 @@
-import { type NormalizedOptions, type TracePropagation, ZLinkError } from '../core/index.js';
+import { ZLinkError } from '../core/errors.js';
+import type { TracePropagation } from '../core/wire/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import type { CallSubmission } from './calls.js';
 import type { RuntimeClientServer } from './client-server.js';
 import type { RuntimeMeshes } from './meshes.js';

@@ -1,4 +1,5 @@
-import type { NormalizedEndpoint, NormalizedOptions, ZLinkEvents } from '../core/index.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import type { NormalizedEndpoint, NormalizedOptions } from '../core/options/index.js';
 import { CurveKeyring } from '../transport/index.js';
 
 /**

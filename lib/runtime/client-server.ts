@@ -1,14 +1,9 @@
 import process from 'node:process';
 import { hostname } from 'node:os';
-import type {
-  ChannelHandlerRegistry,
-  JobQueue,
-  LocationDescriptor,
-  NormalizedOptions,
-  PendingRequests,
-  ServerDescriptor,
-  ZLinkEvents,
-} from '../core/index.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import type { ChannelHandlerRegistry, JobQueue, PendingRequests } from '../core/calls/index.js';
+import type { LocationDescriptor, ServerDescriptor } from '../core/ports/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import { ClientChannel, type CurveKeyring, ServerListener } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { RuntimeLocation } from './location.js';

@@ -1,6 +1,7 @@
 import process from 'node:process';
 import { readFileSync } from 'node:fs';
-import { type ZLinkKeyPair, configurationError, curveKeyBytes, zlinkKeyPair } from '../core/index.js';
+import { configurationError } from '../core/errors.js';
+import { type ZLinkKeyPair, curveKeyBytes, zlinkKeyPair } from '../core/curve-keys.js';
 
 /** The variables a key pair travels in: what `npx nestjs-zlink keygen` prints, one per line. */
 export const CURVE_ENV = {

@@ -1,5 +1,6 @@
-import type { DescriptorKind, LocationDescriptor, LocationStore, ZLinkEvents } from '../core/index.js';
-import { errorMessage } from '../core/index.js';
+import { errorMessage } from '../core/errors.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import type { DescriptorKind, LocationDescriptor, LocationStore } from '../core/ports/index.js';
 
 export interface DiscoveryConfig {
   readonly store: LocationStore;

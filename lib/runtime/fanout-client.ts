@@ -1,4 +1,4 @@
-import { invalidArgument } from '../core/index.js';
+import { invalidArgument } from '../core/errors.js';
 
 /** Options of a publish's `.async()`. */
 export interface PublishOptions {

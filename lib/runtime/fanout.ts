@@ -1,20 +1,12 @@
 import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { hostname } from 'node:os';
-import {
-  type FanoutHandlerRegistry,
-  type JobQueue,
-  type LocationDescriptor,
-  type NormalizedOptions,
-  type PublisherDescriptor,
-  type ZLinkEvents,
-  ZLinkError,
-  configurationError,
-  encodePayload,
-  invalidArgument,
-  topicBytes,
-  RESOLVED,
-} from '../core/index.js';
+import { ZLinkError, configurationError, invalidArgument } from '../core/errors.js';
+import { encodePayload } from '../core/wire/index.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import { type FanoutHandlerRegistry, type JobQueue, RESOLVED } from '../core/calls/index.js';
+import type { LocationDescriptor, PublisherDescriptor } from '../core/ports/index.js';
+import { type NormalizedOptions, topicBytes } from '../core/options/index.js';
 import { type CurveKeyring, FanoutPublisher, FanoutSubscriber, admitThen } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { PublishCall } from './fanout-client.js';

@@ -1,10 +1,10 @@
-import {
-  type ChannelHandlerRegistry,
-  type FanoutHandlerRegistry,
-  type NodeHandlerRegistry,
-  type NormalizedOptions,
-  configurationError,
-} from '../core/index.js';
+import { configurationError } from '../core/errors.js';
+import type {
+  ChannelHandlerRegistry,
+  FanoutHandlerRegistry,
+  NodeHandlerRegistry,
+} from '../core/calls/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 
 export interface RegisteredHandlers {
   readonly channels: ChannelHandlerRegistry;

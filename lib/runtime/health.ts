@@ -1,4 +1,4 @@
-import type { NormalizedOptions } from '../core/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import type { StoreCheck } from './location.js';
 import type { ChannelRole, ZLinkSnapshot } from './snapshot.js';
 import type { RuntimeState, ZLinkRuntime } from './zlink-runtime.js';

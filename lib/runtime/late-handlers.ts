@@ -3,8 +3,8 @@ import {
   ChannelHandlerRegistry,
   FanoutHandlerRegistry,
   NodeHandlerRegistry,
-  type NormalizedOptions,
-} from '../core/index.js';
+} from '../core/calls/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import { checkHandlers } from './handler-checks.js';
 
 /**

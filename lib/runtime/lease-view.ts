@@ -1,4 +1,4 @@
-import type { LeaseTiming, LocationDescriptor, NodeRun } from '../core/index.js';
+import type { LeaseTiming, LocationDescriptor, NodeRun } from '../core/ports/index.js';
 import type { Clock, OwnerLeaseView } from '../spot/index.js';
 
 /**

@@ -1,15 +1,15 @@
+import { ZLinkError } from '../core/errors.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import { answerWithin } from '../core/calls/index.js';
 import {
   type DescriptorKind,
   type LocationDescriptor,
   type LocationStore,
-  type NormalizedLocationStore,
-  type ZLinkEvents,
   OwnerLease,
   StoreHealth,
-  ZLinkError,
-  answerWithin,
   watchedLocationStore,
-} from '../core/index.js';
+} from '../core/ports/index.js';
+import type { NormalizedLocationStore } from '../core/options/index.js';
 import { createLocationStore } from '../store/index.js';
 import { DescriptorDiscovery } from './discovery.js';
 

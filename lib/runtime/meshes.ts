@@ -1,17 +1,15 @@
 import process from 'node:process';
 import { hostname } from 'node:os';
-import {
-  type ChannelHandlerRegistry,
-  type JobQueue,
-  type LocationDescriptor,
-  type MeshNodeDescriptor,
-  type MeshSnapshot,
-  type NodeHandlerRegistry,
-  type NormalizedOptions,
-  type PendingRequests,
-  type ZLinkEvents,
-  ZLinkError,
-} from '../core/index.js';
+import { ZLinkError } from '../core/errors.js';
+import type { MeshSnapshot, ZLinkEvents } from '../core/observe/index.js';
+import type {
+  ChannelHandlerRegistry,
+  JobQueue,
+  NodeHandlerRegistry,
+  PendingRequests,
+} from '../core/calls/index.js';
+import type { LocationDescriptor, MeshNodeDescriptor } from '../core/ports/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import { MeshNode, type Submission } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { RuntimeLocation } from './location.js';

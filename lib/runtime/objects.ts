@@ -1,22 +1,21 @@
+import { ZLinkError, invalidArgument } from '../core/errors.js';
+import type { TracePropagation } from '../core/wire/index.js';
+import type { ZLinkEvents } from '../core/observe/index.js';
+import type { JobQueue, PendingRequests } from '../core/calls/index.js';
 import {
   type AuthorityStore,
-  type JobQueue,
   type LocationDescriptor,
-  type NormalizedMesh,
-  type NormalizedOptions,
+  type RelocationStore,
+  watchedAuthorityStore,
+} from '../core/ports/index.js';
+import type { NormalizedMesh, NormalizedOptions } from '../core/options/index.js';
+import {
   type ObjectClassRegistry,
   type ObjectInstances,
-  type PendingRequests,
-  type RelocationStore,
-  type TracePropagation,
-  type ZLinkEvents,
   ObjectClassRegistry as Registry,
-  ZLinkError,
   checkObjectClasses,
-  invalidArgument,
   plainObjectInstances,
-  watchedAuthorityStore,
-} from '../core/index.js';
+} from '../core/objects/index.js';
 import { ObjectLayer, SYSTEM_CLOCK, type SessionHost, advertisedType } from '../spot/index.js';
 import { createAuthorityStore, createRelocationStore } from '../store/index.js';
 import type { MeshNode } from '../transport/index.js';

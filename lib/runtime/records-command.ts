@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isZLinkError } from '../core/index.js';
+import { isZLinkError } from '../core/errors.js';
 import { type AuditedRecord, openRecordsAudit } from '../store/index.js';
 
 /**

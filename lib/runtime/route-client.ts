@@ -1,4 +1,4 @@
-import type { ObjectKind } from '../core/index.js';
+import type { ObjectKind } from '../core/kinds.js';
 import { type CallSubmitter, type CallTarget, ZLinkRequestCall, ZLinkSendCall } from './calls.js';
 
 /**

@@ -1,16 +1,15 @@
+import { configurationError } from '../core/errors.js';
+import type { SessionListenerSnapshot, ZLinkEvents } from '../core/observe/index.js';
+import type { JobQueue } from '../core/calls/index.js';
+import type { LocationDescriptor } from '../core/ports/index.js';
+import type { NormalizedOptions } from '../core/options/index.js';
 import {
-  type JobQueue,
-  type LocationDescriptor,
-  type NormalizedOptions,
   type SessionHandlerRegistration,
   SessionHandlerRegistry,
   type SessionHookRegistration,
   SessionHooks,
-  type SessionListenerSnapshot,
-  type ZLinkEvents,
   type ZLinkSession,
-  configurationError,
-} from '../core/index.js';
+} from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
 import { SessionListener } from '../transport/index.js';
 import { bindListener } from './bind.js';

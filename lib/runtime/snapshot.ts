@@ -4,7 +4,7 @@ import type {
   MeshSnapshot,
   ObjectActivationSnapshot,
   SessionListenerSnapshot,
-} from '../core/index.js';
+} from '../core/observe/index.js';
 import type { LocationSnapshot } from './location.js';
 
 /*

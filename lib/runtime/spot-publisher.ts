@@ -1,4 +1,4 @@
-import { type SpotPublishOptions, type ZLinkSpotPublishCall, publishTopic } from '../core/index.js';
+import { type SpotPublishOptions, type ZLinkSpotPublishCall, publishTopic } from '../core/objects/index.js';
 import type { ObjectsHost } from './zlink-objects.js';
 
 /**

@@ -1,4 +1,5 @@
-import { type TracePropagation, encodePayload, invalidArgument } from '../core/index.js';
+import { invalidArgument } from '../core/errors.js';
+import { type TracePropagation, encodePayload } from '../core/wire/index.js';
 import type { Submission } from '../transport/index.js';
 import type { ObjectSubmission } from '../spot/index.js';
 import { type CallSubmission, type CallTarget, targetName } from './calls.js';

@@ -1,4 +1,5 @@
-import type { LocationDescriptor, TracePropagation } from '../core/index.js';
+import type { TracePropagation } from '../core/wire/index.js';
+import type { LocationDescriptor } from '../core/ports/index.js';
 import type { RuntimeLocation } from './location.js';
 
 /** What a topology's `bind` may use: whether the start still runs, the store, trace propagation. */

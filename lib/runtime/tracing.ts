@@ -1,5 +1,5 @@
 import type { Context, TextMapGetter, TextMapSetter } from '@opentelemetry/api';
-import { type TraceFields, type TracePropagation, encodeFrameworkFields } from '../core/index.js';
+import { type TraceFields, type TracePropagation, encodeFrameworkFields } from '../core/wire/index.js';
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');
 

@@ -1,10 +1,6 @@
-import {
-  type ActorRef,
-  type ObjectKind,
-  type ObjectRef,
-  type SpotRef,
-  invalidArgument,
-} from '../core/index.js';
+import { invalidArgument } from '../core/errors.js';
+import type { ObjectKind } from '../core/kinds.js';
+import type { ActorRef, ObjectRef, SpotRef } from '../core/objects/index.js';
 import type { MemberTarget, ObjectLayer, RelocationResult, ResolveResult } from '../spot/index.js';
 
 /** Per-call options of creation and destroy. */

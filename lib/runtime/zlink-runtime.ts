@@ -1,30 +1,27 @@
 import { randomBytes } from 'node:crypto';
+import { ZLinkError, configurationError, invalidArgument } from '../core/errors.js';
+import type { TracePropagation } from '../core/wire/index.js';
+import { type MetricsSnapshot, ZLinkEvents, toPrometheusText } from '../core/observe/index.js';
 import {
   type ChannelHandlerRegistration,
   type FanoutHandlerRegistration,
   FanoutHandlerRegistry,
-  type MetricsSnapshot,
   type NodeHandlerRegistration,
   NodeHandlerRegistry,
-  type NormalizedOptions,
-  type ObjectClassRegistry,
-  type ObjectInstances,
-  type ZLinkOptions,
-  CANDIDATE_WAIT_CAP_MS,
   ChannelHandlerRegistry,
   JobQueue,
   PendingRequests,
-  ZLinkError,
-  ZLinkEvents,
-  type TracePropagation,
-  configurationError,
-  invalidArgument,
+} from '../core/calls/index.js';
+import {
+  type NormalizedOptions,
+  type ZLinkOptions,
+  CANDIDATE_WAIT_CAP_MS,
   isValidWeight,
   normalizeOptions,
-  toPrometheusText,
   WEIGHT_MAX,
   WEIGHT_MIN,
-} from '../core/index.js';
+} from '../core/options/index.js';
+import type { ObjectClassRegistry, ObjectInstances } from '../core/objects/index.js';
 import type { ObjectLayer } from '../spot/index.js';
 import { type CallSubmission, type CallSubmitter, targetName } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';

@@ -7,4 +7,5 @@ export {
   type SessionWelcome,
 } from './session-client.js';
 export type { SessionAddress } from './session-address.js';
-export { ZLinkError, type SessionCloseReason } from '../core/index.js';
+export { ZLinkError } from '../core/errors.js';
+export type { SessionCloseReason } from '../core/wire/index.js';

@@ -1,4 +1,4 @@
-import { configurationError } from '../core/index.js';
+import { configurationError } from '../core/errors.js';
 
 /** Where the client connects: the listener's endpoint as the server gives it, or its host and port. */
 export type SessionAddress =

@@ -1,17 +1,17 @@
 import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { type Socket, connect as tcpConnect } from 'node:net';
+import { ZLinkError } from '../core/errors.js';
 import {
   FrameSplitter,
   SESSION_PROTOCOL_VERSION,
   SessionCloseCode,
   type SessionCloseReason,
   SessionFrameKind,
-  ZLinkError,
   closeReasonOf,
   frame,
   packr,
-} from '../core/index.js';
+} from '../core/wire/index.js';
 import { type SessionAddress, sessionAddress } from './session-address.js';
 
 /**

@@ -1,10 +1,6 @@
-import {
-  type AuthorityStore,
-  type NormalizedLocationStore,
-  type NormalizedRelocationStore,
-  type RelocationStore,
-  configurationError,
-} from '../core/index.js';
+import { configurationError } from '../core/errors.js';
+import type { AuthorityStore, RelocationStore } from '../core/ports/index.js';
+import type { NormalizedLocationStore, NormalizedRelocationStore } from '../core/options/index.js';
 import type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
 import { redisConnection } from './create-store.js';
 

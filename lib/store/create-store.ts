@@ -1,4 +1,5 @@
-import type { LocationStore, NormalizedLocationStore, NormalizedStoreSource } from '../core/index.js';
+import type { LocationStore } from '../core/ports/index.js';
+import type { NormalizedLocationStore, NormalizedStoreSource } from '../core/options/index.js';
 import type { RedisConnectionOptions } from './redis/client.js';
 
 /**

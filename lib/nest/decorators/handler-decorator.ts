@@ -1,4 +1,5 @@
-import { configurationError, type MessageKind } from '../../core/index.js';
+import { configurationError } from '../../core/errors.js';
+import type { MessageKind } from '../../core/calls/index.js';
 
 /**
  * What the method decorators share (`@ChannelHandler`, `@NodeHandler`, `@FanoutHandler`,

@@ -1,4 +1,4 @@
-import type { MessageKind } from '../../core/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
 import { ZLINK_NODE_HANDLER } from './zlink.constants.js';
 import type { ChannelHandlerOptions } from './channel-handler.decorator.js';
 import { handlerDecorator } from './handler-decorator.js';

@@ -1,4 +1,4 @@
-import type { MessageKind } from '../../core/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
 import { ZLINK_ACTOR_HANDLER, ZLINK_SPOT_HANDLER, ZLINK_SPOT_SUBSCRIBE } from './zlink.constants.js';
 import type { ChannelHandlerOptions } from './channel-handler.decorator.js';
 import { checkName, handlerDecorator, methodDecorator } from './handler-decorator.js';

@@ -1,10 +1,7 @@
 import { Injectable, Scope } from '@nestjs/common';
-import {
-  type ObjectClassOptions,
-  type ObjectKind,
-  configurationError,
-  normalizeObjectClassOptions,
-} from '../../core/index.js';
+import { configurationError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { type ObjectClassOptions, normalizeObjectClassOptions } from '../../core/objects/index.js';
 import { ZLINK_OBJECT_CLASS } from './zlink.constants.js';
 import { checkName } from './handler-decorator.js';
 

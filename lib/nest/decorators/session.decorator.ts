@@ -1,4 +1,5 @@
-import type { MessageKind, ZLinkSession as Session } from '../../core/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
+import type { ZLinkSession as Session } from '../../core/objects/index.js';
 import { handlerDecorator, methodDecorator, checkName } from './handler-decorator.js';
 import { ZLINK_SESSION_HANDLER, ZLINK_SESSION_HOOK, ZLinkParamtype } from './zlink.constants.js';
 import { paramDecorator } from './params.decorator.js';

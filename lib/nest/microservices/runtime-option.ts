@@ -1,4 +1,5 @@
-import { type ZLinkOptions, configurationError } from '../../core/index.js';
+import { configurationError } from '../../core/errors.js';
+import type { ZLinkOptions } from '../../core/options/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
 
 /**

@@ -1,12 +1,8 @@
 import { BaseRpcContext } from '@nestjs/microservices';
-import {
-  type MessageKind,
-  type ZLinkEvent,
-  type ZLinkEventType,
-  type ZLinkMessageContext,
-  type ZLinkMetadata,
-  invalidArgument,
-} from '../../core/index.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { ZLinkMetadata } from '../../core/wire/index.js';
+import type { ZLinkEvent, ZLinkEventType } from '../../core/observe/index.js';
+import type { MessageKind, ZLinkMessageContext } from '../../core/calls/index.js';
 import type { ZLinkRuntime } from '../../runtime/index.js';
 
 /**

@@ -1,13 +1,9 @@
 import { runtimeFrom } from './runtime-option.js';
 import type { InjectionToken } from '@nestjs/common';
 import { type CustomStrategy, type MessageHandler, type MsPattern, Server } from '@nestjs/microservices';
-import {
-  type ChannelHandlerFn,
-  type MessageKind,
-  type ZLinkMessageContext,
-  type ZLinkOptions,
-  configurationError,
-} from '../../core/index.js';
+import { configurationError } from '../../core/errors.js';
+import type { ChannelHandlerFn, MessageKind, ZLinkMessageContext } from '../../core/calls/index.js';
+import type { ZLinkOptions } from '../../core/options/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
 import { oneResult } from '../handler-failure.js';
 import { type ZLinkPattern, describePattern, readPattern } from './patterns.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import type { SubscribeOptions, ZLinkEvent, ZLinkEventType, ZLinkEvents } from '../../core/index.js';
+import type { SubscribeOptions, ZLinkEvent, ZLinkEventType, ZLinkEvents } from '../../core/observe/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
 
 /** The event variant(s) whose `type` is `K`. */

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { ZLinkEvent } from '../../core/index.js';
+import type { ZLinkEvent } from '../../core/observe/index.js';
 import { ZLinkRuntime } from '../../runtime/index.js';
 
 type Level = 'log' | 'warn' | 'error' | 'debug';

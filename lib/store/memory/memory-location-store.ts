@@ -5,7 +5,7 @@ import {
   type LocationStore,
   type PutResult,
   descriptorScope,
-} from '../../core/index.js';
+} from '../../core/ports/index.js';
 import { MemoryAuthorityStore } from './memory-object-stores.js';
 
 interface Entry {

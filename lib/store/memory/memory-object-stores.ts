@@ -1,4 +1,4 @@
-import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
+import type { NodeRun, ObjectKey, StoreVersion } from '../../core/ports/index.js';
 import {
   AuthorityRecords,
   type RawCasResult,

@@ -1,3 +1,4 @@
+import { ZLinkError } from '../../core/errors.js';
 import {
   type AuthorityRecord,
   type AuthorityStore,
@@ -11,11 +12,10 @@ import {
   type StoreVersion,
   type Versioned,
   type VersionedStore,
-  ZLinkError,
   parseAuthorityRecord,
   parseObjectKey,
   parseRelocationRecord,
-} from '../../core/index.js';
+} from '../../core/ports/index.js';
 
 /** A record as a store keeps it, before it is read: the body is the record's JSON. */
 export interface RawRecord {

@@ -1,5 +1,4 @@
-import type { DescriptorKind, LocationDescriptor } from '../../core/index.js';
-import { descriptorScope } from '../../core/index.js';
+import { type DescriptorKind, type LocationDescriptor, descriptorScope } from '../../core/ports/index.js';
 
 /** Names are URI-encoded inside keys: a `{`, `}` or `:` in a ChannelName must not change the layout. */
 const enc = encodeURIComponent;

@@ -1,4 +1,4 @@
-import type { ObjectKey } from '../../core/index.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 
 /** Names are URI-encoded inside keys: a `{`, `}` or `:` in a MeshName or id must not change the layout. */
 const enc = encodeURIComponent;

@@ -1,4 +1,4 @@
-import type { ObjectKey } from '../../core/index.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 import type { RawCasResult, RawRecord } from '../records/object-records.js';
 
 /** A Lua script's reply, as ioredis hands it over. */

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type DescriptorKind, type ObjectKey, type StoreVersion, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { DescriptorKind, ObjectKey, StoreVersion } from '../../core/ports/index.js';
 import type { RedisConnectionOptions } from './client.js';
 import { StoreKeys } from './keys.js';
 import { ObjectStoreKeys } from './object-keys.js';

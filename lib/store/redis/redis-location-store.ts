@@ -1,12 +1,12 @@
 import { Cluster, type Redis } from 'ioredis';
+import { answerWithin } from '../../core/calls/index.js';
 import {
   type DescriptorKind,
   type LocationDescriptor,
   type LocationStore,
   type PutResult,
-  answerWithin,
   parseDescriptor,
-} from '../../core/index.js';
+} from '../../core/ports/index.js';
 import { type RedisConnectionOptions, closeRedisClient } from './client.js';
 import { StoreKeys } from './keys.js';
 import { LIST, PUT, REFRESH, REMOVE } from './scripts.js';

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { NodeRun, ObjectKey, StoreVersion } from '../../core/index.js';
+import type { NodeRun, ObjectKey, StoreVersion } from '../../core/ports/index.js';
 import type { RawCasResult, RawObjectRecords, RawRecord } from '../records/object-records.js';
 import { type Reply, casReply, getReply, listReply } from './object-replies.js';
 import type { RedisConnectionOptions } from './client.js';
