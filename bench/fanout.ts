@@ -1,5 +1,5 @@
 /**
- * Fanout rates (issue 6 §6): ZLink classic fanout next to raw zeromq.js PUB→SUB, each as a publisher
+ * Fanout rates (issue 6, item 6): ZLink classic fanout next to raw zeromq.js PUB→SUB, each as a publisher
  * process and a subscriber process. A round publishes for `ms` as fast as the publisher can (bursts
  * of 1000, yielding between them); the publish rate is what the publisher admitted per second, the
  * delivered rate what the subscriber handled per second of the round (counted after a short settle).

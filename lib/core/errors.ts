@@ -51,7 +51,7 @@ export const REMOTE_CODES = {
  * "never ran".
  */
 export const DRAINING_CODE = 'ServerDraining';
-/** The wire code of a refusal by a server whose owner lease is fenced (guide §6.2): it never ran either. */
+/** The wire code of a refusal by a server whose owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): it never ran either. */
 export const FENCED_CODE = 'ServerFenced';
 
 export interface ZLinkErrorOptions {
@@ -156,7 +156,7 @@ function rpcExceptionPayload(error: unknown): unknown {
 
 /**
  * Rebuilds a remote failure on the caller's side. A draining or fenced server's refusal
- * (`ServerDraining`, `ServerFenced`) becomes `Rejected` (03 §6: a finite rejected result; the request never ran); everything else is
+ * (`ServerDraining`, `ServerFenced`) becomes `Rejected` (docs/protocol.md#drain: the request never ran); everything else is
  * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself. `cause`: the
  * error itself, when it was thrown in this process (see `userCodeError`).
  */

@@ -72,7 +72,7 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
   }
 
   /**
-   * Drains (03 §6: local servers leave selection, accepted handlers finish up to `drainTimeoutMs`,
+   * Drains (docs/protocol.md#drain: local servers leave selection, accepted handlers finish up to `drainTimeoutMs`,
    * descriptors are released), then ends pending calls with `Shutdown` and closes every socket, in
    * the first shutdown phase: Nest runs a global module's hooks after the other modules' in each
    * phase, so this is the earliest ZLink can stop on its own — before anyone's

@@ -32,7 +32,7 @@ export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
  * unless the application is created with `abortOnError: false`). `@ChannelHandler` methods are
  * registered on module init; listeners bind and clients connect on application bootstrap (a handler
  * on a channel this process does not serve, or a duplicate handler, rejects the bootstrap with
- * `Configuration`). `app.close()` drains local servers (03 §6, up to `drainTimeoutMs`; descriptors
+ * `Configuration`). `app.close()` drains local servers (docs/protocol.md#drain; up to `drainTimeoutMs`, descriptors
  * are released), then ends pending calls with `Shutdown` and closes every socket.
  */
 @Module({

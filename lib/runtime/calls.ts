@@ -12,9 +12,9 @@ export interface CallOptions {
 }
 
 /**
- * Where a call goes: one Server of a ChannelName, chosen by weight (02 §3), exactly the MeshNode
- * `rid` of mesh `mesh` (Node direct, 02 §2), or the one Spot or Actor a global id names, wherever it
- * lives (spot-actor-routing §2.1; `instance`: Instance intent, a Missing Spot may be created).
+ * Where a call goes: one Server of a ChannelName, chosen by weight (docs/protocol.md#select-one), exactly the MeshNode
+ * `rid` of mesh `mesh` (docs/protocol.md#node-direct), or the one Spot or Actor a global id names, wherever it
+ * lives (docs/protocol.md#resolving-a-global-id; `instance`: Instance intent, a Missing Spot may be created).
  */
 export type CallTarget =
   | { readonly kind: 'channel'; readonly channel: string }

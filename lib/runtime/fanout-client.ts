@@ -23,7 +23,7 @@ export interface FanoutSubmitter {
 }
 
 /**
- * A classic fanout publish (02 §7): `.async()` only — there is no metadata on fanout, neither in
+ * A classic fanout publish (docs/protocol.md#classic-fanout): `.async()` only — there is no metadata on fanout, neither in
  * the types nor at run time. Nothing happens until `.async()`.
  */
 export class ZLinkFanoutPublishCall {
@@ -34,7 +34,7 @@ export class ZLinkFanoutPublishCall {
 
   /**
    * Resolves when the local publisher queue took the event — no subscriber count, no receipt
-   * (guide §7). Ends `NotFound` (no such fanout channel), `NotConfigured` (no publisher here),
+   * (docs/protocol.md#when-a-call-is-finished). Ends `NotFound` (no such fanout channel), `NotConfigured` (no publisher here),
    * `Unavailable` (the runtime has not started),
    * `InvalidArgument` (bad topic, the reserved one included, or an event that cannot be encoded),
    * `Timeout` (noDrop: the queue did not clear by the deadline), `Cancelled` or `Shutdown`.

@@ -129,7 +129,7 @@ export class RuntimeFanout implements Topology {
   }
 
   /**
-   * Publishes one event (guide §5.2, §7): done when the local queue took it. Drop mode never waits
+   * Publishes one event (docs/protocol.md#classic-fanout, docs/protocol.md#when-a-call-is-finished): done when the local queue took it. Drop mode never waits
    * on a subscriber; with `noDrop` a full queue waits for space until the deadline (`Timeout`).
    */
   publish(call: PublishSubmission): Promise<void> {
@@ -222,7 +222,7 @@ export class RuntimeFanout implements Topology {
     });
   }
 
-  /** A publisher has nothing to drain: publishing is done on local admission (guide §7). */
+  /** A publisher has nothing to drain: publishing is done on local admission (docs/protocol.md#when-a-call-is-finished). */
   drain(): Promise<void> {
     return RESOLVED;
   }

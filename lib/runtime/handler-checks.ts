@@ -39,7 +39,7 @@ export function checkHandlers(
     throw configurationError(
       `node handler ${sources(handlers.nodes.forScope(mesh))}`,
       objectRole === 'client'
-        ? `the MeshNode of '${mesh}' is an Object Client, which takes no Node direct handlers (02 §2)`
+        ? `the MeshNode of '${mesh}' is an Object Client, which takes no Node direct handlers`
         : `MeshName '${mesh}' is not registered in this process`,
     );
   }

@@ -43,7 +43,7 @@ export interface StoreCheck {
 }
 
 /**
- * The runtime's one Location Store (guide §6.1): the store it builds from `locationStore`, the owner
+ * The runtime's one Location Store (docs/protocol.md#location-store): the store it builds from `locationStore`, the owner
  * lease over every descriptor this process publishes, and the discovery readers. Whatever needs to
  * follow the lease (admission) registers with `onFence`.
  */
@@ -117,7 +117,7 @@ export class RuntimeLocation {
 
   /**
    * Writes this process's descriptors and starts the lease. A store that is down now does not stop
-   * the start: the lease writes them once it answers (guide §6.3: found after recovery).
+   * the start: the lease writes them once it answers (docs/protocol.md#location-store-outage: found after recovery).
    */
   async publish(descriptors: readonly LocationDescriptor[]): Promise<void> {
     await this.lease.start(descriptors);

@@ -148,7 +148,7 @@ export class RuntimeMeshes implements Topology {
   }
 }
 
-/** What a MeshNode publishes in the Location Store (guide §6.1). */
+/** What a MeshNode publishes in the Location Store (docs/protocol.md#location-store). */
 function meshNodeDescriptor(node: MeshNode, publicKey: string | undefined): MeshNodeDescriptor {
   const s = node.state;
   return {

@@ -38,7 +38,7 @@ export interface ObjectsConfig {
 }
 
 /**
- * The object layer in the runtime (DESIGN §7): on the one mesh whose `objectRole` is `client` or
+ * The object layer in the runtime (docs/architecture.md#the-object-layer): on the one mesh whose `objectRole` is `client` or
  * `server`, with the Authority Store beside the Location Store and the owner leases read from that
  * mesh's node descriptors. Bound after the meshes (it rides on their MeshNode); publishes nothing
  * of its own (the node's descriptor and state carry its role and hosted types).

@@ -3,7 +3,7 @@ import { type CallSubmitter, type CallTarget, ZLinkRequestCall, ZLinkSendCall } 
 
 /**
  * Starts sends and requests. ChannelName calls pick one Server by weight over the send path the
- * name is registered on — RouteMesh or ClientServer, the calling code is the same (02 §3); Node
+ * name is registered on — RouteMesh or ClientServer, the calling code is the same (docs/protocol.md#arrangements); Node
  * direct calls name one MeshNode.
  */
 export class ZLinkRouteClient {
@@ -18,7 +18,7 @@ export class ZLinkRouteClient {
   }
 
   /**
-   * Node direct: reaches exactly the MeshNode `rid` of mesh `mesh`, never another (02 §2). Ends
+   * Node direct: reaches exactly the MeshNode `rid` of mesh `mesh`, never another (docs/protocol.md#node-direct). Ends
    * `NotFound` when `rid` is not a member (or is an Object Client, or this node), `Timeout` when it
    * is known but not ready by the deadline, `RouteError` when its link is lost.
    */
@@ -31,7 +31,7 @@ export class ZLinkRouteClient {
   }
 
   /**
-   * A Spot by its global id, wherever it lives now (spot-actor-routing §2.1): `.send()` / `.request()`
+   * A Spot by its global id, wherever it lives now (docs/protocol.md#resolving-a-global-id): `.send()` / `.request()`
    * reach its current owner through the route cache or one store read; `.instance(type, init)` lets a
    * Missing Spot be created first. Never a ref, a NodeRid or a mesh: only the id.
    */

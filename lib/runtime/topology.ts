@@ -34,7 +34,7 @@ export interface Topology {
   connect(): void;
   /** Starts automatic discovery where asked for; each promise settles after its first read. */
   discover(location: RuntimeLocation): Promise<unknown>[];
-  /** Drains the local Server roles (03 §6) up to `deadlineMs`; Client roles keep working. */
+  /** Drains the local Server roles (docs/protocol.md#drain) up to `deadlineMs`; Client roles keep working. */
   drain(deadlineMs: number): Promise<void>;
   /** Closes every socket; also right for a topology whose start failed half-way (or never bound). */
   close(): Promise<void>;

@@ -70,7 +70,7 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly objects: ZLinkObjects;
   /** The end-user session listeners (`sessions`): their handlers, hooks, endpoints and sessions. */
   readonly sessions: RuntimeSessions;
-  /** Random per process start: a restarted server is a new generation (03 §7). */
+  /** Random per process start: a restarted server is a new generation (docs/protocol.md#lifecycle-generations). */
   readonly generation = randomBytes(8).toString('hex');
   private readonly pending = new PendingRequests();
   private readonly jobs: JobQueue;
@@ -183,7 +183,7 @@ export class ZLinkRuntime implements CallSubmitter {
 
   /**
    * Checks handlers against the topology, binds every Server listener and connects every Client.
-   * Resolves once listeners are bound; it does not wait for clients to become ready (02 §3).
+   * Resolves once listeners are bound; it does not wait for clients to become ready (docs/protocol.md#when-there-is-no-candidate).
    */
   start(): Promise<void> {
     this.started ??= this.doStart();
@@ -246,7 +246,7 @@ export class ZLinkRuntime implements CallSubmitter {
     return submitToChannel(call, target.channel, this.channelPaths, this.options, this.tracing);
   }
 
-  /** `FanoutSubmitter`: publishes land here (guide §7: done on local admission). */
+  /** `FanoutSubmitter`: publishes land here (done on local admission: docs/protocol.md#when-a-call-is-finished). */
   publish(call: PublishCall): Promise<void> {
     if (this.state !== 'started')
       return this.untilStarted(`publish ${call.channel}/${call.packet}`).then(() => this.publish(call));
@@ -291,7 +291,7 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   /**
-   * Drains every local Server (03 §6): clients stop selecting them, accepted work finishes up to
+   * Drains every local Server (docs/protocol.md#drain): clients stop selecting them, accepted work finishes up to
    * `drainTimeoutMs`, then the listeners close. Client roles keep working.
    */
   async drain(): Promise<void> {

@@ -7,7 +7,7 @@ import { redisConnection } from './create-store.js';
 /*
  * The Redis object stores, loaded on first use like the Location Store (ioredis is not loaded when
  * the framework is imported). Not wired into options or the runtime yet: the object layer will
- * register them (`relocationStore` with its own prefix, DESIGN §7).
+ * register them (`relocationStore` with its own prefix, docs/protocol.md#relocation-store).
  */
 
 /** The Authority Store on Redis; `keyPrefix` defaults to the Location Store's, `'zlink'`. */

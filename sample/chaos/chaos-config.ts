@@ -27,7 +27,7 @@ export const REQUEST_TIMEOUT_MS = 2000;
 /**
  * Owner-lease timing. With the defaults (ttl 10 s) an owner is fenced 6–9 s into a Redis outage and
  * refuses new work (`Rejected`, ServerFenced). The issue expects ready connections to keep working
- * through a 10 s outage (guide §6.3), so the lease outlives it: the fence falls due
+ * through a 10 s outage (docs/protocol.md#location-store-outage), so the lease outlives it: the fence falls due
  * `ttlMs − marginMs` = 29 s after the start of the last good refresh, i.e. no earlier than ~27 s into
  * an outage. Startup rule: refreshMs + refreshTimeoutMs + marginMs (2000 + 1000 + 1000) < ttlMs.
  * The cost: a SIGKILLed server stays listed up to 30 s, so clients keep dialling dead endpoints.

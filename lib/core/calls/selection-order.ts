@@ -1,11 +1,12 @@
 /**
- * The precomputed selection order of 02 §3 ("후보 목록과 선택 순서는 변경 시점에 미리 준비한다").
+ * The precomputed selection order: prepared when the candidates change, read by every call
+ * (docs/protocol.md#the-order-prepared-when-candidates-change).
  *
  * The weighted round-robin step is deterministic, so from a given accumulator state the picks are
  * eventually periodic. On a candidate change we run the procedure ahead from the *current* state and
  * find where a state repeats (Brent's cycle detection: O(1) saved states, no table of states); the
  * picks before the repetition are a one-time prefix, the rest a cycle. Calls then read one array and
- * advance a cursor. Internal conditions of the spec this follows:
+ * advance a cursor. The conditions it keeps:
  * - the cycle is never assumed to be (sum of weights ÷ gcd) long from the all-zero state: survivors keep
  *   their accumulators, so the start is arbitrary and is found by detection, not formula;
  * - we never wait for the start state to recur (after a prefix it may never come back);

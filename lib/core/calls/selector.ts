@@ -7,7 +7,7 @@ import {
 } from './selection-order.js';
 
 /**
- * ChannelName select-one: the smooth weighted round-robin of 02 §3.
+ * ChannelName select-one: the smooth weighted round-robin of docs/protocol.md#the-weighted-round-robin.
  *
  * The procedure: add every candidate's weight to its accumulator, pick the largest accumulator
  * (ties go to the candidate whose identifier bytes sort first, unsigned, a proper prefix first),
@@ -81,7 +81,7 @@ export class TargetSelector<T> {
     this.keys = sorted.map((c) => idKey(c.id));
     this.weights = Float64Array.from(sorted, (c) => c.weight);
     this.acc = Float64Array.from(this.keys, (k) => previous.get(k) ?? 0);
-    // Sum of at most N × 10000 stays far inside 2^53, so a double is exact here (02 §3: ≥ 64-bit).
+    // Sum of at most N × 10000 stays far inside 2^53, so a double is exact here.
     this.total = this.weights.reduce((s, w) => s + w, 0);
     const prepared = computeSelectionOrder(this.acc, this.weights, this.bounds);
     this.order = prepared?.order;

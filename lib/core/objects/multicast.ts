@@ -3,7 +3,7 @@ import type { ObjectKind } from '../kinds.js';
 import { topicProblem } from './object-classes.js';
 
 /**
- * Logical Multicast as object code sees it (DESIGN §7): a Spot subscribes to a (channel, topic) with
+ * Logical Multicast as object code sees it (docs/protocol.md#logical-multicast): a Spot subscribes to a (channel, topic) with
  * `@SpotSubscribe`; anyone on the object mesh publishes with `ctx.publish` or `ZLinkSpotPublisher`.
  * The shape of a publish call and of what a subscribed handler learns about the event; which topics
  * are the runtime's own is `topicProblem` (object-classes.ts), one rule for declaring and publishing.

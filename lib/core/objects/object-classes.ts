@@ -7,7 +7,7 @@ import { BEACON_TOPIC } from '../wire/fanout-records.js';
 /**
  * The object classes of a process (`@Spot` / `@Actor` in Nest), described as plain data at bootstrap
  * so the object runtime can build an instance per activation and find its handlers without knowing
- * where they were declared (DESIGN §7).
+ * where they were declared (docs/architecture.md#public-surface).
  */
 
 /** One `@SpotHandler` / `@ActorHandler` method. */
@@ -30,7 +30,7 @@ export interface ObjectSubscriptionDescription {
   readonly source: string;
 }
 
-/** Which lifecycle methods the class has (DESIGN §7): the runtime calls only those present. */
+/** Which lifecycle methods the class has: the runtime calls only those present. */
 export interface ObjectLifecycleHooks {
   readonly onActivate: boolean;
   readonly onDeactivate: boolean;
@@ -44,7 +44,7 @@ export interface ObjectLifecycleHooks {
   readonly onSessionClosed: boolean;
 }
 
-/** The lifecycle methods the runtime calls when a class has them (DESIGN §7). */
+/** The lifecycle methods the runtime calls when a class has them (docs/architecture.md#public-surface). */
 export type ObjectLifecycleHook = keyof ObjectLifecycleHooks;
 
 const LIFECYCLE_HOOKS: readonly ObjectLifecycleHook[] = [
@@ -247,7 +247,7 @@ function label(kind: ObjectKind): string {
 
 /**
  * Declared object classes need a mesh that hosts objects and a Location Store for their authority
- * records (issue 16 item 10), and a relocatable one the Relocation Store (guide §6.1): without them
+ * records (issue 16 item 10), and a relocatable one the Relocation Store (docs/protocol.md#relocation-store): without them
  * they would never activate or move, so startup fails with `Configuration` naming the class and the
  * missing option, before any socket opens.
  */

@@ -5,7 +5,7 @@ import type { ObjectKind } from '../kinds.js';
 import type { ZLinkMulticastEvent, ZLinkSpotPublishCall } from './multicast.js';
 
 /**
- * What object code sees (DESIGN §7 "Public surface"): refs, the handler and lifecycle contexts, the
+ * What object code sees (docs/architecture.md#public-surface): refs, the handler and lifecycle contexts, the
  * timers, and the adapter port through which the object runtime builds instances (Nest's DI in the
  * Nest module, `new` without it). Plain types: `lib/spot` implements them, `lib/nest` adapts them.
  */

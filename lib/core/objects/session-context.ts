@@ -4,7 +4,7 @@ import type { SessionCloseReason } from '../wire/session-frames.js';
 import type { ActorRef } from './object-context.js';
 
 /**
- * What session code sees (DESIGN §7 "Sessions"): one end-user connection on a session listener,
+ * What session code sees (docs/architecture.md#sessions): one end-user connection on a session listener,
  * owned by the node that accepted it, and the context of the handlers that node runs for it.
  */
 

@@ -27,7 +27,7 @@ export type ZLinkEvent =
   | {
       /**
        * Per message: which target a call went to and whether the source-local queue took it
-       * (02 §9 keeps selection and admission apart). `immediate`: queued in the caller's turn;
+       * (docs/protocol.md#what-observability-separates keeps selection and admission apart). `immediate`: queued in the caller's turn;
        * `after_wait`: queued once space freed; `refused`: ended with `code` before queuing.
        */
       readonly type: 'selection';
@@ -160,7 +160,7 @@ export type ZLinkEvent =
   | {
       /**
        * A fanout subscriber's view of one publisher: `alive` when frames arrive (again), `silent`
-       * when none came for the silence timeout (guide §5.2, 02 §7 liveness).
+       * when none came for the silence timeout (docs/protocol.md#liveness).
        */
       readonly type: 'fanout_publisher';
       readonly state: 'alive' | 'silent';

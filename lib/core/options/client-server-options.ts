@@ -121,7 +121,7 @@ export function normalizeClientServer(
       const discovery = entry.client.discovery ?? 'manual';
       if (discovery !== 'manual' && discovery !== 'auto')
         throw configurationError(`${f}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
-      // 03 §3.3: automatic discovery without a store fails before any listener binds.
+      // Automatic discovery without a store fails before any listener binds (docs/protocol.md#location-store).
       if (discovery === 'auto' && !hasStore)
         throw configurationError(`${f}.discovery`, "'auto' needs a locationStore");
       slot.client = {

@@ -47,7 +47,7 @@ export interface FanoutSubscriberOptions {
   /**
    * Publisher endpoints, or `{ endpoint, rid?, publicKey? }`: `rid` is the publisher RID expected there
    * (another run's events are not delivered); with `security.curve`, `publicKey` is the publisher's key
-   * (required then). Not together with `discovery: 'auto'` (guide §6.4).
+   * (required then). Not together with `discovery: 'auto'` (docs/protocol.md#discovery).
    */
   connect?: EndpointOptions[];
   /** `auto`: the publishers the Location Store lists (needs `locationStore`). @default 'manual' */
@@ -172,7 +172,7 @@ function subscriber(
   curve: boolean,
 ): NonNullable<NormalizedFanoutChannel['subscriber']> {
   if (!isRecord(s)) throw configurationError(field, 'must be an object { connect?, discovery?, topics? }');
-  // NoDrop belongs to the publisher (guide §5.2): say so rather than "unknown key".
+  // NoDrop belongs to the publisher (docs/protocol.md#classic-fanout): say so rather than "unknown key".
   if (s.noDrop !== undefined)
     throw configurationError(
       `${field}.noDrop`,

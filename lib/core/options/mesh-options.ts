@@ -83,7 +83,7 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean, curve: b
       `must be 'none', 'client' or 'server', got ${String(objectRole)}`,
     );
   }
-  // guide §6.1: an object role needs a Location Store; the framework never substitutes one.
+  // An object role needs a Location Store; the framework never substitutes one (docs/protocol.md#location-store).
   if (objectRole !== 'none' && !hasStore) {
     throw configurationError(
       `${field}.objectRole`,
@@ -152,7 +152,7 @@ export function normalizeMeshes(
   let objectMesh: string | undefined;
   for (const [mesh, m] of Object.entries(value)) {
     const normalized = normalizeMesh(mesh, m, hasStore, curve);
-    // DESIGN §7: objects ride on the one RouteMesh of a runtime with an object role, so an id
+    // Objects ride on the one RouteMesh of a runtime with an object role, so an id
     // resolves to one authority mesh and one object queue, never a choice between two.
     if (normalized.objectRole !== 'none') {
       if (objectMesh !== undefined)
@@ -176,4 +176,4 @@ export function normalizeMeshes(
   return out;
 }
 
-/** Every ChannelName must name exactly one send path (02 §4, 03 §2). Returns where each was declared. */
+/** Every ChannelName must name exactly one send path (docs/protocol.md#one-send-path-per-channelname). Returns where each was declared. */

@@ -102,10 +102,10 @@ export interface ZLinkOptions {
    * wire (docs/sessions-wire.md), each riding on the object mesh to bind its sessions to Actors.
    */
   sessions?: Record<string, SessionListenerOptions>;
-  /** Where automatic discovery finds others and where this process publishes itself (guide §6). */
+  /** Where automatic discovery finds others and where this process publishes itself (docs/protocol.md#discovery). */
   locationStore?: LocationStoreOptions;
   /**
-   * Where a move of a Spot or Actor leaves its records (guide §6.1): registered apart from the
+   * Where a move of a Spot or Actor leaves its records (docs/protocol.md#relocation-store): registered apart from the
    * Location Store, which it needs; it may share its Redis but needs its own `keyPrefix`. Nothing
    * uses it yet. @default none
    */
@@ -149,7 +149,7 @@ export interface NormalizedOptions {
   readonly security: NormalizedSecurity;
 }
 
-/** Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s) (02 §3). */
+/** Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s) (docs/protocol.md#when-there-is-no-candidate). */
 export const CANDIDATE_WAIT_CAP_MS = 5000;
 
 const TOP_KEYS = [
@@ -215,7 +215,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   if (tracing !== 'auto' && tracing !== 'off')
     throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);
   // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
-  // which needs a Location Store (03 §3.3): fail now rather than let every call wait for nothing.
+  // which needs a Location Store (docs/protocol.md#location-store): fail now rather than let every call wait for nothing.
   for (const cs of clientServer.values()) {
     if (cs.client && cs.client.discovery === 'manual' && cs.client.connect.length === 0 && !cs.server) {
       throw configurationError(

@@ -11,7 +11,7 @@ import {
 import type { NormalizedMesh } from './mesh-options.js';
 
 /**
- * The `sessions` option: one end-user listener per name (DESIGN §7 "Sessions"). A listener accepts
+ * The `sessions` option: one end-user listener per name (docs/architecture.md#sessions). A listener accepts
  * plain TCP connections speaking the session wire (docs/sessions-wire.md) and rides on the one mesh
  * of the runtime that carries Spots and Actors, which it binds its sessions' Actors over.
  */

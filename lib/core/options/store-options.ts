@@ -5,7 +5,7 @@ import type { RelocationStore } from '../ports/object-stores.js';
 import type { LocationStore } from '../ports/ports.js';
 
 /**
- * The `locationStore` and `relocationStore` options: exactly one store each (guide §6.1), where it
+ * The `locationStore` and `relocationStore` options: exactly one store each (docs/protocol.md#location-store), where it
  * lives and its key prefix; the Location Store also the owner-lease timing and how often readers do a
  * full read. Only shapes are checked here; `lib/runtime` and `lib/store` build the stores.
  */
@@ -21,12 +21,12 @@ export interface StoreConnectionOptions {
 export interface LocationStoreOptions extends StoreConnectionOptions {
   /**
    * A store object of your own making, e.g. `new MemoryLocationStore()` shared by runtimes of one
-   * process. The framework never builds one for you (guide §6.1); you opt in here.
+   * process. The framework never builds one for you (docs/protocol.md#location-store); you opt in here.
    */
   instance?: LocationStore;
   /** Keeps two stores on one Redis apart. @default 'zlink' */
   keyPrefix?: string;
-  /** Owner-lease timing (DESIGN §4). @default { ttlMs: 10000, refreshMs: 3000, refreshTimeoutMs: 2000, marginMs: 1000 } */
+  /** Owner-lease timing (docs/protocol.md#owner-lease-and-fencing). @default { ttlMs: 10000, refreshMs: 3000, refreshTimeoutMs: 2000, marginMs: 1000 } */
   lease?: Partial<LeaseTiming>;
   /** How often discovery reads every descriptor again, the safety net for lost notifications. @default 5000 */
   fullReadIntervalMs?: number;
@@ -39,7 +39,7 @@ export interface LocationStoreOptions extends StoreConnectionOptions {
 }
 
 /**
- * The Relocation Store: what a move of a Spot or Actor leaves behind (guide §6.1). Registered apart
+ * The Relocation Store: what a move of a Spot or Actor leaves behind (docs/protocol.md#relocation-store). Registered apart
  * from the Location Store, which it needs; it may share its Redis, never its key prefix.
  */
 export interface RelocationStoreOptions extends StoreConnectionOptions {
@@ -114,7 +114,7 @@ export function normalizeLocationStore(value: unknown): NormalizedLocationStore 
 
 /**
  * The `relocationStore` option, checked against the normalized `locationStore`: it needs one (objects
- * need a Location Store first) and may share its Redis but not its key prefix (guide §6.1).
+ * need a Location Store first) and may share its Redis but not its key prefix (docs/protocol.md#relocation-store).
  */
 export function normalizeRelocationStore(
   value: unknown,

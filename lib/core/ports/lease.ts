@@ -5,7 +5,7 @@ import { isRecord, positiveInt } from '../option-checks.js';
 import { type LocationDescriptor, type LocationStore, descriptorScope } from './ports.js';
 import type { StoreHealth } from './store-health.js';
 
-/** Lease timing (DESIGN §4); all in ms. */
+/** Lease timing (docs/protocol.md#owner-lease-and-fencing); all in ms. */
 export interface LeaseTiming {
   /** How long a descriptor lives in the store without a refresh. @default 10000 */
   readonly ttlMs: number;
@@ -27,7 +27,7 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = {
 /**
  * Validates lease timing: positive integers with `refresh + refreshTimeout + margin < ttl`, or a
  * `Configuration` error naming the field. Otherwise one slow refresh could let the lease lapse in the
- * store while the owner still believes it holds it (guide §6.2: look at all four when changing one).
+ * store while the owner still believes it holds it (docs/protocol.md#owner-lease-and-fencing: look at all four when changing one).
  */
 export function normalizeLeaseTiming(field: string, value: unknown): LeaseTiming {
   if (value === undefined) return DEFAULT_LEASE_TIMING;
@@ -51,7 +51,7 @@ export function normalizeLeaseTiming(field: string, value: unknown): LeaseTiming
 }
 
 /**
- * An owner lease over a set of descriptors (03 §3.2, guide §6.2): writes them, refreshes them on an
+ * An owner lease over a set of descriptors (docs/protocol.md#owner-lease-and-fencing): writes them, refreshes them on an
  * interval, and tells when the owner is fenced — no refresh has succeeded for `ttl - margin` since
  * the last good one started, so the store may let them lapse any moment and the owner must stop
  * admitting new business messages. A later successful refresh (or a re-put of descriptors the store

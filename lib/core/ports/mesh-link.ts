@@ -2,7 +2,7 @@ import type { ObjectRole } from '../kinds.js';
 import type { MulticastTopic } from '../wire/mesh-records.js';
 
 /**
- * The MeshLink port (DESIGN §7): how the object layer (`lib/spot`) reaches the one RouteMesh its
+ * The MeshLink port (docs/architecture.md#layer-rules): how the object layer (`lib/spot`) reaches the one RouteMesh its
  * objects ride on without importing the transport. One link per MeshNode; `runtime` wires it.
  *
  * Every shape here is one a MeshNode already holds: a ready peer is a NodeRid with the lifecycle

@@ -1,14 +1,14 @@
 import type { ObjectKind } from '../kinds.js';
 
 /**
- * The object-layer store ports (DESIGN §7 "Decisions", guide §6.1): the Authority Store, which says
+ * The object-layer store ports (docs/architecture.md#stores-and-authority): the Authority Store, which says
  * who owns each Spot and Actor, and the Relocation Store, which keeps what a move leaves behind.
  * Implementations live in `lib/store` (Redis, memory); `lib/spot` sees only these interfaces.
  *
  * Both hold one record per object, (mesh, kind, id), and change it only by compare-and-swap on its
  * StoreVersion: two nodes racing to create, take over or release the same object cannot both win.
  * A record has no lease of its own and never expires: an owner's liveness is its node's owner lease
- * (guide §6.2), judged by whoever reads the record, never by the store deleting it.
+ * (docs/protocol.md#owner-lease-and-fencing), judged by whoever reads the record, never by the store deleting it.
  */
 
 /** The address of one object's record: unique per (mesh, kind, id); ids are the application's. */
@@ -21,7 +21,7 @@ export interface ObjectKey {
 /**
  * Assigned by the store on every write: larger for every later write to a record, and never given
  * again within one mesh of one store — not even after a delete, so a reader holding the version of
- * an old record never takes a re-created one for it (spot-actor-routing §2.2: a larger StoreVersion
+ * an old record never takes a re-created one for it (docs/protocol.md#the-route-cache: a larger StoreVersion
  * invalidates a cached route). Compare versions of one key only.
  */
 export type StoreVersion = number;
@@ -78,7 +78,7 @@ export interface NodeRun {
   readonly nodeGeneration: string;
 }
 
-/** Who owns one object (spot-actor-routing §2.1: "authority"). */
+/** Who owns one object, its authority (docs/protocol.md#fences-and-owner-generations). */
 export interface AuthorityRecord {
   /** The Spot or Actor type: which factory builds it. */
   readonly type: string;
@@ -137,7 +137,7 @@ export interface RelocationEnd extends NodeRun {
 }
 
 /**
- * The record of an object's latest move (spot-actor-routing §2.5; guide §6.1: what remains after a
+ * The record of an object's latest move (docs/protocol.md#relocation-store: what remains after a
  * move). The moving state, queue and timers never pass through it: they go over the mesh.
  */
 export interface RelocationRecord {
@@ -145,7 +145,7 @@ export interface RelocationRecord {
   readonly relocationId: string;
   readonly type: string;
   readonly state: RelocationState;
-  /** The incarnation being moved: a move of an older one never applies to a newer one (§2.6). */
+  /** The incarnation being moved: a move of an older one never applies to a newer one (docs/protocol.md#where-objectgeneration-counts). */
   readonly objectGeneration: number;
   readonly source: RelocationEnd;
   readonly target: RelocationEnd;

@@ -5,14 +5,14 @@ import { curveKeyBytes } from '../curve-keys.js';
 import { isEndpoint, isValidWeight } from '../option-checks.js';
 
 /**
- * The Location Store port (guide §6, 03 §3.2): where automatic discovery finds MeshNodes,
+ * The Location Store port (docs/protocol.md#location-store): where automatic discovery finds MeshNodes,
  * ClientServer Servers and fanout publishers. Implementations live in `lib/store` (Redis, memory);
  * the rest of the framework sees only this.
  *
  * A descriptor is identified by (kind, scope, NodeRid or Server RID, lifecycle generation): a
  * restarted server is a new descriptor beside the old one, which its lease lets expire, and a client
  * opens one connection intent per descriptor and confirms identity and generation on the real
- * connection (03 §3.1, §7). Within one descriptor, a write applies only with a larger revision.
+ * connection (docs/protocol.md#lifecycle-generations). Within one descriptor, a write applies only with a larger revision.
  */
 export type DescriptorKind = 'mesh-node' | 'server' | 'publisher';
 

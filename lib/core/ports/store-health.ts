@@ -5,7 +5,7 @@ import type { LocationStore } from './ports.js';
 
 /**
  * Whether the store answers, as every operation on it finds — the one rule behind a store recovery
- * (spot-actor-routing: a cached route is dropped "on a Store recovery event"). Failing from the first
+ * (a cached route is dropped when the store recovers: docs/protocol.md#the-route-cache). Failing from the first
  * failure: an operation that rejected, or one whose caller gave up waiting for it (`failed`).
  * Recovered at the first answer after that, whatever path it came by (a call's read, a creation's
  * write, the lease's refresh, discovery's full read) and whether or not its own caller still waits

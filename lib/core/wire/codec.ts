@@ -28,8 +28,8 @@ export const RecordKind = {
   MeshRoutedRequest: 27,
   FanoutEvent: 30,
   FanoutBeacon: 31,
-  // Reserved for the object layer (DESIGN §7 "Wire"; docs/decisions.md): numbered after the spec's
-  // commands where it numbers them. A MeshNode reads them only for its object layer: see RESERVED_KINDS.
+  // Reserved for the object layer (docs/protocol.md#record-kinds; docs/decisions.md). A MeshNode reads
+  // them only for its object layer: see RESERVED_KINDS.
   SessionRelocationSeal: 42,
   SessionRelocationSealReply: 43,
   SessionRelocationRoute: 44,

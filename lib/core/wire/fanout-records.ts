@@ -15,12 +15,12 @@ import { MAX_FRAME_RECORDS, MAX_FRAME_VALUES } from './wire.js';
 import * as write from './msgpack-write.js';
 
 /**
- * Classic fanout records (guide §5.2, 02 §7). A PUB message is two frames: the topic (zeromq
+ * Classic fanout records (docs/protocol.md#fanout-records). A PUB message is two frames: the topic (zeromq
  * filters on it) and one record. An event carries a sequence number per (publisher run, topic) so
  * a subscriber can count what HWM dropped on the way; the liveness beacon goes on the reserved topic.
  */
 
-/** The reserved liveness topic: exactly these five bytes (02 §7). */
+/** The reserved liveness topic: exactly these five bytes (docs/protocol.md#the-liveness-beacon). */
 export const BEACON_TOPIC: Buffer = Buffer.from([0x01, 0x5a, 0x4c, 0x46, 0x31]);
 
 export function isBeaconTopic(topic: Uint8Array): boolean {

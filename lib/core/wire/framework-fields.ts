@@ -3,7 +3,7 @@ import { isStr, packr } from './codec.js';
 
 /**
  * Framework fields: what the framework itself carries with a send or request, apart from the
- * application's metadata (02 §9: metadata is never copied onward; trace correlation the framework
+ * application's metadata (docs/protocol.md#metadata: metadata is never copied onward; trace correlation the framework
  * propagates is a framework field). On the wire they are one optional trailing element of Send,
  * Request, MeshSend and MeshRequest: a msgpack map with short keys, today `tp` (W3C `traceparent`)
  * and `ts` (`tracestate`). A record without them is byte for byte what it was before they

@@ -35,7 +35,7 @@ export {
  * ROUTERs; replies reuse the ClientServer `Reply` / `ErrorReply` records.
  */
 
-/** One Server membership a MeshNode publishes: the candidates of ChannelName select-one (02 §3). */
+/** One Server membership a MeshNode publishes: the candidates of ChannelName select-one (docs/protocol.md#select-one). */
 export interface MeshMembership {
   readonly channel: string;
   readonly weight: number;

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { type ZLinkError, invalidArgument } from '../errors.js';
 
 /**
- * Application metadata (02 §9): small UTF-8 key/value pairs travelling beside the payload.
+ * Application metadata (docs/protocol.md#metadata): small UTF-8 key/value pairs travelling beside the payload.
  *
  * Wire form (ours; the spec leaves it open): for each entry, `uvarint(keyBytes) key uvarint(valueBytes)
  * value`. "Encoded size including structure" is the length of that byte string, at most 1024.

@@ -54,15 +54,15 @@ export interface HelloRecord {
   readonly clientId: string;
 }
 
-/** Server → client: the identity a connection must confirm before it is ready (03 §3.2, §3.3). */
+/** Server → client: the identity a connection must confirm before it is ready (docs/protocol.md#clientserver-handshake). */
 export interface ServerState {
   readonly channel: string;
   readonly serverRid: string;
-  /** Random per process start; compared for equality only (03 §7). */
+  /** Random per process start; compared for equality only (docs/protocol.md#lifecycle-generations). */
   readonly generation: string;
   readonly weight: number;
   readonly draining: boolean;
-  /** Increases with every weight or drain change within one generation (03 §4.2). */
+  /** Increases with every weight or drain change within one generation (docs/protocol.md#weights-and-drain-state). */
   readonly revision: number;
 }
 
@@ -70,7 +70,7 @@ export interface WelcomeRecord extends ServerState {
   readonly kind: typeof RecordKind.Welcome;
 }
 
-/** Server → client control record: a weight or drain change (03 §6, manual clients learn it here). */
+/** Server → client control record: a weight or drain change (docs/protocol.md#drain: manual clients learn it here). */
 export interface StateRecord extends ServerState {
   readonly kind: typeof RecordKind.State;
 }

@@ -16,7 +16,7 @@ export interface ObjectClassMetadata {
 
 /**
  * Declares a Spot class of type `type`: a stateful object found by global id, one instance per
- * activation, processing one message at a time (DESIGN §7). Its `@SpotHandler` methods receive the
+ * activation, processing one message at a time (docs/architecture.md#execution). Its `@SpotHandler` methods receive the
  * calls; `onActivate(ctx)`, `onDeactivate(ctx, reason)`, `capture()` and `restore(state)` are called
  * when present. List the class in a module's `providers`.
  *

@@ -56,7 +56,7 @@ return 1`;
 
 /**
  * KEYS: index. ARGV: the descriptor key prefix of that slot. Drops index entries whose lease has
- * passed, then returns the bodies of the rest: one point in time (guide §6.3).
+ * passed, then returns the bodies of the rest: one point in time (docs/protocol.md#discovery).
  */
 export const LIST = `
 ${NOW}
