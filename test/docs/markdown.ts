@@ -59,3 +59,35 @@ export function runIn(block: string, file: string): { start: number; end: number
 export function isRunOf(block: string, file: string): boolean {
   return runIn(block, file) !== undefined;
 }
+
+/**
+ * A heading's anchor as GitHub makes it: the rendered text (code spans, emphasis, escapes and links
+ * reduced to their text), lower-cased, every character but letters, digits, `_`, `-` and spaces
+ * dropped, spaces turned into `-`.
+ */
+export function slug(heading: string): string {
+  const text = heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\\(.)/g, '$1')
+    .replace(/[`*]/g, '')
+    .replace(/(^|\s)_+|_+(\s|$)/g, '$1$2');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** Every anchor a Markdown page has: its headings' slugs (a repeated one gets `-1`, `-2`, ...) and its `<a id>`s. */
+export function anchorsOf(markdown: string): Set<string> {
+  const out = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6}\s+(.*?)\s*#*\s*$/gm)) {
+    const base = slug(heading as string);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  for (const [, id] of markdown.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(id as string);
+  return out;
+}

@@ -1,5 +1,5 @@
 /**
- * The README and the docs shipped in the package are for users and stand alone (issue 14 §4): every
+ * The README and the docs shipped in the package are for users and stand alone (issue 14 item 4): every
  * relative link resolves (anchors included), nothing points outside the repo, and no spec section
  * number appears (those belong in docs/decisions.md). The README's complete example is the file the
  * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot;

@@ -1,6 +1,6 @@
 /**
  * Separate processes that find each other through a real redis-server only: no endpoint is written
- * anywhere in their configuration (guide §6.4, 03 §3.2). Two servers (ClientServer `billing`
+ * anywhere in their configuration (docs/protocol.md#discovery, docs/protocol.md#clientserver-handshake). Two servers (ClientServer `billing`
  * weights 100/300, RouteMesh `match`, Node direct), one client; then a server is SIGKILLed and
  * started again, and the client reaches its new generation.
  */

@@ -1,6 +1,6 @@
 /**
  * README's third command (`npm run demo`) keeps working: the demo, compiled like the fixtures, runs
- * every process it starts, prints its summary and exits 0 having stopped them all (issue 8 §4).
+ * every process it starts, prints its summary and exits 0 having stopped them all (issue 8 item 4).
  * Selection is deterministic (smooth weighted round-robin), so the counts are exact.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -15,7 +15,7 @@ const DEMO = resolve(process.cwd(), '.fixtures-build/sample/billing/demo.js');
 
 describe('npm run demo', () => {
   it('shows ClientServer weights and drain, RouteMesh Node direct, select-one and a runtime weight change, fanout with a fast and a slow subscriber, the @MessagePattern + ClientProxy style, Spots in rooms by global id, players over TCP sessions in arenas that move, milestones in every lobby, then stops everything', async () => {
-    // The short mode CI runs (issue 8 §4).
+    // The short mode CI runs (issue 8 item 4).
     const { code, out } = await runNode(DEMO, ['--duration', '5'], {}, 90000);
     expect(code).toBe(0);
     // The counts a summary line prints after `label`, as an object (key order follows arrival).

@@ -1,6 +1,6 @@
 /**
  * Four OS processes on one RouteMesh: three `match` Servers and one caller, over real zeromq on
- * 127.0.0.1 (issue 4 §7). Node direct reaches exactly the named node; one Server is SIGKILLed in
+ * 127.0.0.1 (issue 4 item 7). Node direct reaches exactly the named node; one Server is SIGKILLed in
  * the middle of traffic: its in-flight requests end exactly once (RouteError or Timeout), nothing
  * is resent or run twice, and the rest of the traffic continues on the survivors.
  */

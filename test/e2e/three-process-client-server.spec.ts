@@ -1,7 +1,7 @@
 /**
  * Three OS processes: two Nest billing servers (weights 100 and 300) and one Nest client, over
- * real zeromq on 127.0.0.1. Proves the ClientServer contract between processes (03 §4, §5, §9;
- * 02 §3, §5, §8, §9).
+ * real zeromq on 127.0.0.1. Proves the ClientServer contract between processes (docs/protocol.md#weights-and-drain-state, docs/protocol.md#exactly-one-terminal;
+ * docs/protocol.md#select-one, docs/protocol.md#no-resend-after-selection, docs/errors.md#which-call-can-end-with-what, docs/protocol.md#metadata).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';

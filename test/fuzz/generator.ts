@@ -10,7 +10,7 @@
  * from what the real decoder reads in it and from the target's documented rules (docs/operations.md,
  * "Observability events"). `expect` 0 marks input the target may take without an event by design: a
  * hello for the right channel, a ping, a welcome or state of the right channel or mesh (a new
- * generation is a restart, a stale revision is ignored, 03 §4.2, §7), and the few well-formed calls
+ * generation is a restart, a stale revision is ignored, docs/protocol.md#weights-and-drain-state, docs/protocol.md#lifecycle-generations), and the few well-formed calls
  * mixed in as controls.
  */
 import {
@@ -198,7 +198,7 @@ function rawMetadata(entries: readonly (readonly [Buffer, Buffer])[]): Buffer {
   return Buffer.concat(entries.flatMap(([k, v]) => [uvarint(k.length), k, uvarint(v.length), v]));
 }
 
-/** Metadata bytes: good ones, or each way the receiver must refuse them (02 §9). */
+/** Metadata bytes: good ones, or each way the receiver must refuse them (docs/protocol.md#metadata). */
 function metadata(rng: Rng): Buffer | undefined {
   switch (rng.int(10)) {
     case 0:
@@ -551,7 +551,7 @@ export const clientTarget: TargetShape = {
       case RecordKind.Welcome:
         return r.channel === CS_CHANNEL ? 0 : 1;
       case RecordKind.State:
-        return 0; // applied with a larger revision of the same generation, else ignored (03 §4.2)
+        return 0; // applied with a larger revision of the same generation, else ignored (docs/protocol.md#weights-and-drain-state)
       case RecordKind.Ping:
         return 0; // the server's liveness
       default:

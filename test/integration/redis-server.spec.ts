@@ -1,5 +1,5 @@
 /**
- * The test's own Redis (DESIGN §5): a private `redis-server` on a free port that a test can kill
+ * The test's own Redis (docs/architecture.md#how-we-test): a private `redis-server` on a free port that a test can kill
  * and start again — the groundwork the Location Store tests (issue 5) stand on.
  */
 import { closeRedisClient } from '../../lib/store/redis/client.js';

@@ -3,7 +3,7 @@ import { join, posix, relative } from 'node:path';
 import ts from 'typescript';
 
 /**
- * The layering rules of DESIGN §2, as a pure function over (path, text) pairs so the rules
+ * The layering rules of docs/architecture.md#layer-rules, as a pure function over (path, text) pairs so the rules
  * themselves can be tested on synthetic input.
  *
  *   lib/nest        @nestjs/*, rxjs

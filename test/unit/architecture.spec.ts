@@ -15,7 +15,7 @@ import {
   readLibFiles,
 } from './architecture-rules.js';
 
-/** DESIGN §2: dependencies point downward only, and cross-layer imports go through a layer's index. */
+/** docs/architecture.md#layer-rules: dependencies point downward only, and cross-layer imports go through a layer's index. */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -37,7 +37,7 @@ class Concurrency {
   }
 }
 
-describe('02 §3 admission: a send completes when the source-local queue accepts the record; a full queue ends sends Timeout at their deadline', () => {
+describe('admission: a send completes when the source-local queue accepts the record; a full queue ends sends Timeout at their deadline', () => {
   it('with a tiny sendQueueLimit and a stalled server, sends end Timeout at their deadline instead of buffering without bound; stalled past the 3 s heartbeat limit, the connection stays and every accepted send is delivered once the server moves again', async () => {
     const gate = cleanup.gate();
     const seen = new Concurrency();
@@ -152,7 +152,7 @@ describe('job queue: the receiving side runs at most handlerConcurrency handlers
   });
 });
 
-describe('03 §9: a reply acquires no Application Job Queue permit', () => {
+describe('a reply acquires no Application Job Queue permit', () => {
   it('a handler holding the only permit (handlerConcurrency 1) awaits a downstream request; its reply still completes it', async () => {
     const back = await startRuntime(cleanup, { clientServer: { ledger: { server: { listen } } } }, [
       ['request', 'balance', (p) => `balance of ${String(p)}`],

@@ -1,5 +1,5 @@
 /**
- * 03 §6 drain over real sockets: clients learn the draining state on the connection, new calls go
+ * Drain (docs/protocol.md#drain) over real sockets: clients learn the draining state on the connection, new calls go
  * elsewhere, racing requests end finitely, and accepted work finishes before the listener closes.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -30,7 +30,7 @@ function work(client: ZLinkRuntime, p: unknown, timeoutMs = 10000) {
   return client.routeClient.requestToChannel('billing', 'work', p).async<string>({ timeoutMs });
 }
 
-describe('03 §6 drain: clients see draining, new calls go to the other server, in-flight handlers finish before the listener closes', () => {
+describe('drain: clients see draining, new calls go to the other server, in-flight handlers finish before the listener closes', () => {
   it('runtime.drain() on a server → server_state draining at the client, new calls to the other server, the in-flight request completes, then the listener closes', async () => {
     const gate = cleanup.gate();
     let inFlightFinished = false;

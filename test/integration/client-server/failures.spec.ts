@@ -1,5 +1,5 @@
 /**
- * 03 §5, §5.1, 02 §3 and §8: send/request with reply correlation, error replies and their one-way
+ * docs/protocol.md#exactly-one-terminal, docs/protocol.md#select-one, docs/errors.md#which-call-can-end-with-what: send/request with reply correlation, error replies and their one-way
  * counterparts, server messages that match nothing, and the call outcomes without a candidate.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -59,7 +59,7 @@ async function receiveRecord(dealer: zmq.Dealer) {
   return records[0];
 }
 
-describe('03 §5: send and request with reply correlation', () => {
+describe('send and request with reply correlation', () => {
   it('every reply completes the request it answers, whatever order replies come back in', async () => {
     const notes: unknown[] = [];
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
@@ -90,7 +90,7 @@ describe('03 §5: send and request with reply correlation', () => {
   });
 });
 
-describe('03 §5.1: a request that finds no handler, cannot be decoded, or whose handler throws gets an error reply; the caller sees RemoteError with the remote code', () => {
+describe('a request that finds no handler, cannot be decoded, or whose handler throws gets an error reply; the caller sees RemoteError with the remote code', () => {
   it('no handler → RemoteError with remote code NoHandler', async () => {
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
       ['request', 'echo', (p) => p],
@@ -256,7 +256,7 @@ describe('03 §5.1: a request that finds no handler, cannot be decoded, or whose
   });
 });
 
-describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and reported as events', () => {
+describe('the same failures on a one-way send are dropped and reported as events', () => {
   it('no_handler, decode_error and handler_error on a send reach no handler, build no reply, and are counted', async () => {
     const ran: unknown[] = [];
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
@@ -312,7 +312,7 @@ describe('03 §5.1 / 02 §8: the same failures on a one-way send are dropped and
   });
 });
 
-describe('03 §2 / 02 §8: a server message matching no pending request is dropped (a reply) or a protocol_error (a call) and reaches no handler', () => {
+describe('a server message matching no pending request is dropped (a reply) or a protocol_error (a call) and reaches no handler', () => {
   it('a Reply or ErrorReply with an unknown correlation from a (fake) server is a drop delivery and completes nothing', async () => {
     const fake = cleanup.add(await new FakeServer(fakeState('billing')).bind());
     const ran: unknown[] = [];
@@ -355,7 +355,7 @@ describe('03 §2 / 02 §8: a server message matching no pending request is dropp
 
     await fake.send(id, encodeReply(999_999_001, encodePayload('forged')));
     await fake.send(id, encodeErrorReply(999_999_002, { code: 'HandlerError', message: 'forged' }));
-    // A server never starts a business call toward a client (03 §1): a Request/Send record from it reaches no handler.
+    // A server never starts a business call toward a client (docs/protocol.md#clientserver-roles): a Request/Send record from it reaches no handler.
     await fake.send(id, encodeRequest(999_999_003, 'echo', undefined, encodePayload('pushed')));
     await fake.send(id, encodeSend('echo', undefined, encodePayload('pushed')));
     await waitFor(() => events.of('protocol_error').length >= 2, 5000, 'two protocol errors');
@@ -373,7 +373,7 @@ describe('03 §2 / 02 §8: a server message matching no pending request is dropp
   });
 });
 
-describe('02 §3 / DESIGN §4: with no ready candidate a call waits at most min(request timeout, 5 s), then ends NotFound', () => {
+describe('with no ready candidate a call waits at most min(request timeout, 5 s), then ends NotFound', () => {
   it('a client connecting to a free port where nothing listens: timeoutMs 300 → NotFound after ≈300 ms, not 5 s', async () => {
     const port = await freePort();
     const client = await startRuntime(cleanup, {

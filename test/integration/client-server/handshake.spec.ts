@@ -1,5 +1,5 @@
 /**
- * 03 §3: listeners, endpoints and the handshake that makes a server a ready candidate.
+ * docs/protocol.md#clientserver-handshake: listeners, endpoints and the handshake that makes a server a ready candidate.
  * Real zeromq sockets on 127.0.0.1, port 0.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -23,7 +23,7 @@ afterEach(() => cleanup.closeAll());
 
 const echo = ['request', 'echo', (p: unknown) => p] as const;
 
-describe('03 §3: one ROUTER listener per Server channel; port 0 binds a free port and the bound endpoint is advertised', () => {
+describe('one ROUTER listener per Server channel; port 0 binds a free port and the bound endpoint is advertised', () => {
   it('port 0 binds a free port per Server channel; runtime.endpoint(channel) is the bound endpoint with advertiseHost honoured', async () => {
     const runtime = cleanup.add(
       new ZLinkRuntime({
@@ -88,7 +88,7 @@ describe('03 §3: one ROUTER listener per Server channel; port 0 binds a free po
   });
 });
 
-describe('03 §3.2: a handshake on the real connection confirms ChannelName, Server RID, lifecycle generation, weight and drain state before a server becomes a ready candidate', () => {
+describe('a handshake on the real connection confirms ChannelName, Server RID, lifecycle generation, weight and drain state before a server becomes a ready candidate', () => {
   it('server_ready carries what the server confirmed; the lifecycle generation is random per process start', async () => {
     const s1 = await startRuntime(
       cleanup,
@@ -223,7 +223,7 @@ describe('03 §3.2: a handshake on the real connection confirms ChannelName, Ser
     await fake.state(id, fakeState('billing', { draining: false, revision: 6 }));
     await events.next('server_state', (e) => !e.draining);
     await waitForCandidates(client, 'billing', 1);
-    // A late, smaller revision of the same generation does not make it draining again (03 §4.2).
+    // A late, smaller revision of the same generation does not make it draining again (docs/protocol.md#weights-and-drain-state).
     await fake.state(id, fakeState('billing', { draining: true, revision: 4 }));
     // A later state of another generation on this connection is not applied either.
     await fake.state(id, fakeState('billing', { draining: true, revision: 99, generation: 'other' }));

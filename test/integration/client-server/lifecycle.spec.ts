@@ -64,7 +64,7 @@ describe('runtime lifecycle', () => {
     expect((o as { error: Error }).error.message).toContain('clientServer.billing.server.listen');
   });
 
-  it('a Client with no endpoint and no local Server fails at construction (03 §3.3: discovery needs a store)', () => {
+  it('a Client with no endpoint and no local Server fails at construction (discovery needs a store)', () => {
     expect(() => new ZLinkRuntime({ clientServer: { billing: { client: {} } } })).toThrow(
       expect.objectContaining({
         code: 'Configuration',

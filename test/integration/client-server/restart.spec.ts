@@ -1,5 +1,5 @@
 /**
- * 03 §7 server restart at the same endpoint: only the new lifecycle generation becomes a ready
+ * Server restart at the same endpoint (docs/protocol.md#lifecycle-generations): only the new lifecycle generation becomes a ready
  * target, and nothing submitted to the old one reaches the new one.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -9,7 +9,7 @@ import { LOCAL, candidates, startRuntime, waitForCandidates } from './harness.js
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
-describe('03 §7: when the same server restarts, only the new lifecycle generation becomes a ready target and nothing submitted before reaches it', () => {
+describe('when the same server restarts, only the new lifecycle generation becomes a ready target and nothing submitted before reaches it', () => {
   it('requests submitted around the restart end once and never run on the new generation', async () => {
     const seenOld: unknown[] = [];
     const never = cleanup.gate();

@@ -1,5 +1,5 @@
 /**
- * 03 §4 / 02 §3: target selection over real connections — weights, rotation, and the local
+ * docs/protocol.md#weights-and-drain-state, docs/protocol.md#select-one: target selection over real connections — weights, rotation, and the local
  * Server as an ordinary candidate reached over the real DEALER→ROUTER path.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -44,7 +44,7 @@ async function sequential(client: ZLinkRuntime, n: number): Promise<Who[]> {
   return out;
 }
 
-describe('03 §4.1: a local Server is a candidate on the same terms as a remote one and is reached through the real DEALER→ROUTER path', () => {
+describe('a local Server is a candidate on the same terms as a remote one and is reached through the real DEALER→ROUTER path', () => {
   it('equal weights alternate between the local and the remote server; weight 0 on the local server hands everything to the remote; 100 restores it', async () => {
     const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
       whoAmI('B'),
@@ -107,7 +107,7 @@ describe('03 §4.1: a local Server is a candidate on the same terms as a remote 
   });
 });
 
-describe('03 §9: server weight allows 0, default 100, cap 10000; -1 and 10001 are rejected at a runtime change', () => {
+describe('server weight allows 0, default 100, cap 10000; -1 and 10001 are rejected at a runtime change', () => {
   it('setChannelWeight refuses -1, 10001 and 1.5 with InvalidArgument and changes nothing; a channel this process does not serve is NotFound', async () => {
     const b = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
       whoAmI('B'),
@@ -134,7 +134,7 @@ describe('03 §9: server weight allows 0, default 100, cap 10000; -1 and 10001 a
   });
 });
 
-describe('02 §3: weighted round-robin across remote servers', () => {
+describe('weighted round-robin across remote servers', () => {
   async function twoServers(weightA: number, weightB: number): Promise<ZLinkRuntime> {
     // A's rid sorts first (unsigned byte-wise).
     const a = await startRuntime(
@@ -178,7 +178,7 @@ describe('02 §3: weighted round-robin across remote servers', () => {
   });
 });
 
-describe('02 §3 prepared candidates: peer state unchanged → no candidate rebuild on the call path', () => {
+describe('prepared candidates: peer state unchanged → no candidate rebuild on the call path', () => {
   it('1 000 requests and 1 000 sends leave the candidate rebuild count untouched', async () => {
     const server = await startRuntime(
       cleanup,

@@ -1,5 +1,5 @@
 /**
- * 02 §8 shutdown: runtime.close() ends pending requests and new calls with Shutdown, never hangs,
+ * Shutdown (docs/errors.md#which-call-can-end-with-what): runtime.close() ends pending requests and new calls with Shutdown, never hangs,
  * and leaves nothing running behind.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -22,7 +22,7 @@ async function stalledServerAndClient() {
   return { server, client };
 }
 
-describe('02 §8 shutdown: runtime.close() ends pending requests with Shutdown and new calls with Shutdown', () => {
+describe('shutdown: runtime.close() ends pending requests with Shutdown and new calls with Shutdown', () => {
   it('pending requests end Shutdown at close; sends and requests started afterwards end Shutdown', async () => {
     const { server, client } = await stalledServerAndClient();
 

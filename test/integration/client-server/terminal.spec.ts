@@ -1,5 +1,5 @@
 /**
- * 02 §5, 03 §4.1, §5, §7: every request ends exactly once, and nothing is resent after submit.
+ * docs/protocol.md#no-resend-after-selection, docs/protocol.md#the-local-server, docs/protocol.md#exactly-one-terminal, docs/protocol.md#lifecycle-generations: every request ends exactly once, and nothing is resent after submit.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Cleanup, EventCollector, freePort, outcome, waitFor, within } from '../../helpers/index.js';
@@ -8,7 +8,7 @@ import { LOCAL, listen, startRuntime, waitForCandidates } from './harness.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
-describe('02 §5 / 03 §4.1: nothing is ever resent to another server after submit', () => {
+describe('nothing is ever resent to another server after submit', () => {
   it('a server whose handler never answers is stopped with requests in flight: each ends exactly once (RouteError or Timeout) and the other server never sees them', async () => {
     const never = cleanup.gate();
     const seenBy = { s1: new Map<number, number>(), s2: new Map<number, number>() };

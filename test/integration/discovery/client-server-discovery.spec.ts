@@ -1,5 +1,5 @@
 /**
- * ClientServer automatic discovery over a real redis-server (03 §3.2, §4.2, §6, §7; guide §6):
+ * ClientServer automatic discovery over a real redis-server (docs/protocol.md#clientserver-handshake, docs/protocol.md#weights-and-drain-state, docs/protocol.md#drain, docs/protocol.md#lifecycle-generations, docs/protocol.md#discovery):
  * servers found without an endpoint in the client's configuration, weight and drain by revision,
  * restart with a new generation, and how fast a new server is found.
  */
@@ -17,7 +17,7 @@ afterEach(() => cleanup.closeAll());
 
 const named = (name: string) => () => name;
 
-describe('03 §3.2: a client with discovery: auto finds servers through the store alone', () => {
+describe('a client with discovery: auto finds servers through the store alone', () => {
   it('two servers started after the client are discovered within 1 s each (notification path) and used 1:3 by weight', async () => {
     // A full read only every minute: within the test, only a change notification can find them.
     const store = { redis: redis.current, keyPrefix: freshPrefix(), fullReadIntervalMs: 60000 };
@@ -124,7 +124,7 @@ describe('manual and automatic sources of one server merge', () => {
   });
 });
 
-describe('03 §4.2, §6: weight and drain reach discovering clients by revision', () => {
+describe('weight and drain reach discovering clients by revision', () => {
   it('a weight change and a drain are published with larger revisions; the drained server is released and its connection retired', async () => {
     const store = { redis: redis.current, keyPrefix: freshPrefix() };
     const a = await startServer(cleanup, store, 'billing', { rid: 'a' }, named('a'));
@@ -162,7 +162,7 @@ describe('03 §4.2, §6: weight and drain reach discovering clients by revision'
   });
 });
 
-describe('03 §7: a restart with a new generation replaces the old one', () => {
+describe('a restart with a new generation replaces the old one', () => {
   it('the new generation becomes ready, the old connection goes after it, and a late reply from the old generation completes only its own request', async () => {
     const store = { redis: redis.current, keyPrefix: freshPrefix() };
     const release = cleanup.gate();
@@ -187,7 +187,7 @@ describe('03 §7: a restart with a new generation replaces the old one', () => {
       5000,
       'the new generation ready',
     );
-    // 03 §7 steps 3-4: with both runs alive and not draining, only the new one is selected and the
+    // docs/protocol.md#lifecycle-generations: with both runs alive and not draining, only the new one is selected and the
     // old connection leaves while its request is still running.
     expect((await countReplies(client, 'billing', 10)).get('new')).toBe(10);
     await waitFor(

@@ -1,5 +1,5 @@
 /**
- * RouteMesh automatic discovery over a real redis-server (guide §6.1, §6.4, §6.5): MeshNodes that
+ * RouteMesh automatic discovery over a real redis-server (docs/protocol.md#location-store, docs/protocol.md#discovery, docs/protocol.md#mesh-join): MeshNodes that
  * list no peer find each other through their MeshNode descriptors, one link per pair; a restarted
  * node is reached at its new endpoint and generation; memberships reach the store by revision; a
  * fenced node refuses new business messages.
@@ -31,7 +31,7 @@ function autoNode(store: StoreOptions, rid: string, spec: Partial<MeshNodeSpec> 
   });
 }
 
-describe("guide §6.4: MeshNodes with discovery: 'auto' find each other through the store", () => {
+describe("MeshNodes with discovery: 'auto' find each other through the store", () => {
   it('three nodes with no peers listed connect once per pair and serve select-one and Node direct', async () => {
     const store = { redis: redis.current.url, keyPrefix: freshPrefix() };
     const nodes: ZLinkRuntime[] = [];
@@ -96,7 +96,7 @@ describe("guide §6.4: MeshNodes with discovery: 'auto' find each other through 
   });
 });
 
-describe('guide §6.2: a fenced MeshNode refuses new business messages', () => {
+describe('a fenced MeshNode refuses new business messages', () => {
   it('with its lease refresh blocked it leaves selection and refuses Node direct (Rejected) until a refresh succeeds', async () => {
     const lease = { ttlMs: 3000, refreshMs: 500, refreshTimeoutMs: 500, marginMs: 1000 };
     const fenced = await autoNode({ redis: redis.current.url, keyPrefix: freshPrefix(), lease }, 'node-f');

@@ -1,5 +1,5 @@
 /**
- * The store under faults (guide §6.2, §6.3; 03 §8): a Redis outage spares ready connections and
+ * The store under faults (docs/protocol.md#owner-lease-and-fencing, docs/protocol.md#location-store-outage): a Redis outage spares ready connections and
  * accepted requests and opens nothing new until one full read after recovery; a server whose lease
  * refresh is blocked is fenced by its deadline and admits again after a good refresh.
  */
@@ -66,9 +66,9 @@ function steadyTraffic(call: (i: number) => Promise<unknown>, workers: number) {
   };
 }
 
-describe('guide §6.3, 03 §8: while the store is down', () => {
+describe('while the store is down', () => {
   it('Redis killed for 10 s under steady traffic: no request fails, nothing new is connected, and a server started meanwhile is found after recovery', async () => {
-    // A lease long enough to outlive the outage (guide §6.3: an outage does not extend it).
+    // A lease long enough to outlive the outage (docs/protocol.md#location-store-outage: an outage does not extend it).
     const store = {
       redis: redis.current,
       keyPrefix: freshPrefix(),
@@ -125,7 +125,7 @@ describe('guide §6.3, 03 §8: while the store is down', () => {
   });
 });
 
-describe('guide §6.2: a server whose lease refresh is blocked is fenced by its deadline', () => {
+describe('a server whose lease refresh is blocked is fenced by its deadline', () => {
   it('CLIENT PAUSE blocks the refresh: from the deadline on it leaves selection and refuses new records (Rejected), accepted work finishes, and it admits again after a good refresh', async () => {
     const lease = { ttlMs: 3000, refreshMs: 500, refreshTimeoutMs: 500, marginMs: 1000 };
     const store = { redis: redis.current, keyPrefix: freshPrefix(), lease };

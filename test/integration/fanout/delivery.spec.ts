@@ -1,5 +1,5 @@
 /**
- * Classic fanout delivery (guide §5.2–§5.4, 02 §7): events reach every connected subscriber by
+ * Classic fanout delivery (docs/protocol.md#classic-fanout): events reach every connected subscriber by
  * exact topic, handlers are found by packet name, the reserved liveness topic is refused on publish
  * and beacons never reach a handler, and the publish call has no metadata.
  */
@@ -12,7 +12,7 @@ import { links, publishMany, startPublisher, startSubscriber, subscribed } from 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
-describe('guide §5.2: every connected subscriber gets the events of its topics', () => {
+describe('every connected subscriber gets the events of its topics', () => {
   it('two subscribers each receive all 20 000 events; the handler sees the packet and the topic', async () => {
     const pub = await startPublisher(cleanup, 'news');
     const seen: { a: number; b: number; context?: ZLinkFanoutContext } = { a: 0, b: 0 };
@@ -44,7 +44,7 @@ describe('guide §5.2: every connected subscriber gets the events of its topics'
   });
 });
 
-describe('02 §7: the reserved liveness topic', () => {
+describe('the reserved liveness topic', () => {
   const reserved = Buffer.from([0x01, 0x5a, 0x4c, 0x46, 0x31]);
   const allowed: [string, Buffer][] = [
     ['4 bytes (shorter)', Buffer.from([0x01, 0x5a, 0x4c, 0x46])],
@@ -101,7 +101,7 @@ describe('02 §7: the reserved liveness topic', () => {
   });
 });
 
-describe('guide §5.3: topics select receivers exactly; handlers are found by packet name', () => {
+describe('topics select receivers exactly; handlers are found by packet name', () => {
   it("a subscriber of 'a' gets neither 'ab' (a prefix match in zeromq) nor 'b'; an event without a handler is discarded and reported", async () => {
     const pub = await startPublisher(cleanup, 'news');
     const topics: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Fanout liveness and publisher restarts (02 §7, guide §5.2, §6): a silent publisher is reported, and
+ * Fanout liveness and publisher restarts (docs/protocol.md#liveness, docs/protocol.md#discovery): a silent publisher is reported, and
  * the subscription comes back when it returns — at the same endpoint by hand, or with a new
  * generation at a new endpoint found through the Location Store.
  */
@@ -13,7 +13,7 @@ const redis = useRedis();
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
-describe('02 §7: a publisher silent past the timeout is reported, and taken up again when it returns', () => {
+describe('a publisher silent past the timeout is reported, and taken up again when it returns', () => {
   it('by hand: the publisher stops, is reported silent, restarts on the same endpoint with a new generation, and events flow again', async () => {
     const port = await freePort();
     const publisher = { listen: { ...local, port }, beaconIntervalMs: 100 };

@@ -1,5 +1,5 @@
 /**
- * Loss by design (guide §5.2, 02 §7): a slow subscriber loses its share at the HWM while the fast one
+ * Loss by design (docs/protocol.md#classic-fanout): a slow subscriber loses its share at the HWM while the fast one
  * and the publisher are unaffected; with noDrop the publisher waits instead and a publish ends
  * `Timeout` at its deadline, losing nothing before it.
  */
@@ -14,7 +14,7 @@ const N = 100000;
 /** ~120-byte events: 100 000 of them are far more than the kernel's socket buffers hold. */
 const event = (i: number) => ({ i, body: 'x'.repeat(100) });
 
-describe('guide §5.2: a slow subscriber loses its share; nobody else notices', () => {
+describe('a slow subscriber loses its share; nobody else notices', () => {
   it('next to a stalled subscriber (HWM 100) the fast one gets 100% of 300 000 events and no publish waits: the publisher does not stall', async () => {
     const pub = await startPublisher(cleanup, 'ticks', { sendHighWaterMark: 100 });
     const endpoint = pub.endpoint('ticks') as string;
@@ -74,7 +74,7 @@ describe('guide §5.2: a slow subscriber loses its share; nobody else notices', 
   });
 });
 
-describe('guide §5.2: noDrop waits instead of dropping', () => {
+describe('noDrop waits instead of dropping', () => {
   it('with a stalled subscriber the publisher fills up and a publish ends Timeout at its deadline; everything admitted before it arrives', async () => {
     const pub = await startPublisher(
       cleanup,

@@ -1,5 +1,5 @@
 /**
- * Classic fanout through Nest (issue 6 §1, §3): `@FanoutHandler` found by packet name with the topic
+ * Classic fanout through Nest (issue 6 items 1, 3): `@FanoutHandler` found by packet name with the topic
  * in its context, `ZLinkFanoutClient` injectable — across two Nest application contexts.
  */
 import 'reflect-metadata';

@@ -1,5 +1,5 @@
 /**
- * RouteMesh through Nest (issue 4 §3, §4): `@NodeHandler` in a namespace per MeshName with
+ * RouteMesh through Nest (issue 4 items 3, 4): `@NodeHandler` in a namespace per MeshName with
  * `meshName`/`sourceRid` in its context, `@ChannelHandler` on a mesh Server channel, the same
  * `ZLinkRouteClient` calls, guards applied — across two Nest application contexts.
  */
@@ -47,7 +47,7 @@ class GameNode {
     return 'ok';
   }
 
-  // The same packet name in the channel namespace reaches a different handler (02 §6).
+  // The same packet name in the channel namespace reaches a different handler (docs/protocol.md#handler-scopes-and-context).
   @ChannelHandler('match', 'status')
   matchStatus(_payload: unknown, ctx: ZLinkMessageContext) {
     return `channel ${ctx.channelName}`;

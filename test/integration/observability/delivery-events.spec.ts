@@ -1,5 +1,5 @@
 /**
- * Issue 7 / 02 §9: every handler delivery result is produced by a real failure over real sockets
+ * Issue 7, docs/protocol.md#what-observability-separates: every handler delivery result is produced by a real failure over real sockets
  * and reaches `runtime.events` and `runtime.metrics()`; selection events name the source and the
  * chosen target and whether the source-local queue took the call.
  */
@@ -38,7 +38,7 @@ function deliveries(events: EventCollector, result: DeliveryResult) {
   return events.of('delivery').filter((e) => e.result === result);
 }
 
-describe('02 §9 handler delivery results: each kind comes from a real failure', () => {
+describe('handler delivery results: each kind comes from a real failure', () => {
   it('ok, no_handler, handler_error, reply_error, decode_error, protocol_error, rejected (draining) and drop (a late reply)', async () => {
     const release = cleanup.gate();
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
@@ -122,7 +122,7 @@ describe('02 §9 handler delivery results: each kind comes from a real failure',
   });
 });
 
-describe('02 §9 selection: source, target and admission are observed per call', () => {
+describe('selection: source, target and admission are observed per call', () => {
   it('ClientServer: the chosen Server RID, the client id and immediate admission', async () => {
     const server = await startRuntime(cleanup, { clientServer: { billing: { server: { listen } } } }, [
       ['request', 'echo', (p) => p],

@@ -1,5 +1,5 @@
 /**
- * Admission over RouteMesh (02 §3): a send completes when the MeshNode's source-local queue accepts
+ * Admission over RouteMesh (docs/protocol.md#when-a-call-is-finished): a send completes when the MeshNode's source-local queue accepts
  * it; a queue that stays full ends sends `Timeout` at their deadline; every accepted send is
  * delivered once, however long the receiving node stopped reading, and a node whose handlers are all
  * busy still reads the replies its own handlers wait for.

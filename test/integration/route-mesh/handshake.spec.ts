@@ -1,5 +1,5 @@
 /**
- * RouteMesh peers (issue 4 §2, 02 §2): a handshake on the real connection before ready, one
+ * RouteMesh peers (issue 4 item 2, docs/protocol.md#mesh-join): a handshake on the real connection before ready, one
  * logical link per pair, refusals that close a link for good, and what a node does with a peer's
  * bad input.
  */
@@ -81,7 +81,7 @@ describe('peer handshake', () => {
     expect(b.snapshot().meshes[0]?.peers).toEqual([]);
   });
 
-  it('an Object Client peer is no Node direct target (NotFound), but its Server memberships still serve select-one (02 §2)', async () => {
+  it('an Object Client peer is no Node direct target (NotFound), but its Server memberships still serve select-one', async () => {
     const a = await startNode(cleanup, { rid: 'node-a', channels: { match: { role: 'client' } } });
     const fake = cleanup.add(
       new FakePeer(

@@ -1,4 +1,4 @@
-/** 02 §4, §6, §10: two MeshNames in one process stay apart — channels, Node direct handlers and targets. */
+/** docs/protocol.md#one-send-path-per-channelname, docs/protocol.md#handler-scopes-and-context: two MeshNames in one process stay apart — channels, Node direct handlers and targets. */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import { Cleanup, outcome } from '../../helpers/index.js';

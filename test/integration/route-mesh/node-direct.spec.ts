@@ -1,5 +1,5 @@
 /**
- * 02 §2, §6, §8 over real sockets: Node direct reaches exactly the named NodeRid, its handlers live
+ * docs/protocol.md#node-direct, docs/protocol.md#handler-scopes-and-context, docs/errors.md#which-call-can-end-with-what over real sockets: Node direct reaches exactly the named NodeRid, its handlers live
  * in a namespace per MeshName, and its context names the mesh and the source node.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';

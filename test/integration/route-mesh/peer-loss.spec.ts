@@ -1,5 +1,5 @@
 /**
- * Issue 4 §6, 02 §5, §8: a peer that leaves (closes, restarts, goes silent) leaves the candidates;
+ * Issue 4 item 6, docs/protocol.md#no-resend-after-selection, docs/errors.md#which-call-can-end-with-what: a peer that leaves (closes, restarts, goes silent) leaves the candidates;
  * requests in flight to it end exactly once and are never resent; a new generation is admitted only
  * after a fresh handshake. Drain stops new channel calls while accepted work finishes.
  */

@@ -1,5 +1,5 @@
 /**
- * Record kinds reserved for the object layer (issue 15; DESIGN §7 "Wire"): a node of this version
+ * Record kinds reserved for the object layer (issue 15; docs/protocol.md#object-records): a node of this version
  * reads none of them, so a newer peer's object message is dropped and counted on the real socket,
  * never handed to a channel or Node direct handler, and the node keeps serving.
  */

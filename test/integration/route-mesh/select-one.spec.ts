@@ -1,5 +1,5 @@
 /**
- * 02 §3, §4, guide §2.1, §4 over real sockets: ChannelName select-one across a mesh — weights,
+ * docs/protocol.md#select-one, docs/protocol.md#one-send-path-per-channelname, docs/protocol.md#arrangements over real sockets: ChannelName select-one across a mesh — weights,
  * self-exclusion, no-candidate results, runtime weight, and channels sharing one ROUTER.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';

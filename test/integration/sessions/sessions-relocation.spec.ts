@@ -15,7 +15,7 @@ import { portOf } from './harness.js';
 
 /**
  * A bound Actor moving between two object servers while its session's client keeps sending
- * (spot-actor-routing §3.3): the Session owner holds what it would relay while the binding is sealed,
+ * (docs/protocol.md#bound-actors-that-move): the Session owner holds what it would relay while the binding is sealed,
  * the target gives it the new route once the Actor runs there, and every message is handled once, in
  * session order, with pushes arriving once and in order — the connection never moves. Real sockets,
  * in-memory stores, one process.

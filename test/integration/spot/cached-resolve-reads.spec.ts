@@ -1,6 +1,6 @@
 /**
  * The positive route cache against a real Authority Store on a private `redis-server` (issue 16
- * item 4; spot-actor-routing §5 "On a cache hit, the Location Store isn't read"): N cached resolves
+ * item 4; docs/protocol.md#the-route-cache: a cache hit reads no store): N cached resolves
  * of one object cost exactly one store read, and a Missing object is read on every call (never
  * negative-cached). Reads are counted by Redis itself (`INFO commandstats`: the authority store's
  * reads are Lua scripts, EVALSHA — or EVAL when the script was not loaded yet), not by a spy.

@@ -1,5 +1,5 @@
 /**
- * The Location Store contract (issue 5 §1–§2), once per implementation: the Redis store against a
+ * The Location Store contract (issue 5 items 1–2), once per implementation: the Redis store against a
  * private `redis-server`, and the memory store. Descriptors round-trip, a stale revision never
  * overwrites a newer one, generations of one RID live side by side, leases expire unless refreshed,
  * removal and change hints, and key prefixes keep stores apart.

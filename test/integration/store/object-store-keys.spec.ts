@@ -1,5 +1,5 @@
 /**
- * What the Redis object stores leave in Redis (issue 15 §1), read back with `SCAN` from a real
+ * What the Redis object stores leave in Redis (issue 15 item 1), read back with `SCAN` from a real
  * `redis-server`: every key under the store's prefix; the Authority Store's without a TTL (a record
  * is the object's existence), the Relocation Store's expiring a day after its last write (issue 51),
  * the Relocation Store's own prefix apart from the Location Store's, and a record someone else

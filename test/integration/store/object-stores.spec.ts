@@ -1,5 +1,5 @@
 /**
- * The object-store contract (issue 15 §1; DESIGN §7 "Decisions"), once per store and backend: the
+ * The object-store contract (issue 15 item 1; docs/architecture.md#stores-and-authority), once per store and backend: the
  * Authority and Relocation Stores on a private `redis-server` and in memory. One record per (mesh,
  * kind, id); every change a compare-and-swap on the store-assigned StoreVersion; a stale version is
  * refused with the current record; versions never come back after a delete; listing by NodeRid;

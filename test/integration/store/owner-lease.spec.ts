@@ -1,5 +1,5 @@
 /**
- * The owner lease (issue 5 §3, guide §6.2): descriptors are written and kept alive; when no refresh
+ * The owner lease (issue 5 item 3, docs/protocol.md#owner-lease-and-fencing): descriptors are written and kept alive; when no refresh
  * succeeds by the fencing deadline the owner is fenced, and a later refresh lifts it — with a store
  * that stops answering, and with a real Redis paused by `CLIENT PAUSE`.
  */

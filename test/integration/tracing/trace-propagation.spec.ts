@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 5, 02 §9 over real sockets: with OpenTelemetry registered and a span context active,
+ * Issue 7 item 5, docs/protocol.md#metadata over real sockets: with OpenTelemetry registered and a span context active,
  * the caller's W3C trace context travels as a framework field (never application metadata) and the
  * handler runs inside it — ClientServer, RouteMesh select-one and Node direct, and onward from a
  * handler to the next hop. With no active context (or `tracing: 'off'`) nothing travels.

@@ -17,7 +17,7 @@ import {
   toWireError,
 } from '../../../lib/core/index.js';
 
-/** DESIGN §3: every failure a caller sees is a ZLinkError with one of the fixed codes. */
+/** docs/errors.md#the-codes: every failure a caller sees is a ZLinkError with one of the fixed codes. */
 
 /** Something shaped like Nest's RpcException: an Error with getError(). */
 class FakeRpcException extends Error {
@@ -51,7 +51,7 @@ describe('ZLinkError codes', () => {
     expect(e.details).toBeUndefined();
   });
 
-  it('the code list is the one DESIGN §3 fixes', () => {
+  it('the code list is the one docs/errors.md fixes', () => {
     expect([...ZLINK_ERROR_CODES].sort()).toEqual(
       [
         'NotFound',
@@ -108,7 +108,7 @@ describe('toWireError / fromWireError', () => {
     },
   );
 
-  it("a draining server's refusal (ServerDraining) becomes ZLinkError code Rejected (03 §6)", () => {
+  it("a draining server's refusal (ServerDraining) becomes ZLinkError code Rejected", () => {
     const e = fromWireError({ code: DRAINING_CODE, message: 'server is draining' }, 'request billing/charge');
     expect(e.code).toBe('Rejected');
     expect(e.remote?.code).toBe(DRAINING_CODE);

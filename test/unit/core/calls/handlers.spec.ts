@@ -6,7 +6,7 @@ import {
   ZLinkError,
 } from '../../../../lib/core/index.js';
 
-/** 02 §6: one handler per (ChannelName, kind, packet); a second declaration is a startup error naming both. */
+/** docs/protocol.md#handler-scopes-and-context: one handler per (ChannelName, kind, packet); a second declaration is a startup error naming both. */
 
 function reg(channel: string, kind: MessageKind, packet: string, source: string): ChannelHandlerRegistration {
   return { channel, kind, packet, source, handler: () => source };

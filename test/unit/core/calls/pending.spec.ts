@@ -5,8 +5,8 @@ import { PendingRequests, ZLinkError, newCorrelation } from '../../../../lib/cor
 
 /**
  * Contract: every request ends with exactly one terminal among reply, error reply, timeout, cancel,
- * route loss and shutdown; anything after it is discarded and counted (02 §5 / 02 §10 "Reply completes
- * the original request once").
+ * route loss and shutdown; anything after it is discarded and counted, and nothing is resent
+ * (docs/protocol.md#exactly-one-terminal, docs/protocol.md#no-resend-after-selection).
  */
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: ZLinkError };

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type SelectorCandidate, TargetSelector, compareIds } from '../../../../lib/core/index.js';
 import { DEFAULT_ORDER_BOUNDS } from '../../../../lib/core/calls/selection-order.js';
 
-/** Contract: 02 §3 (smooth weighted round-robin select-one) and its 02 §10 verification items. */
+/** Contract: select-one's smooth weighted round-robin and the orders it promises (docs/protocol.md#the-weighted-round-robin). */
 
 const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const hex = (id: Uint8Array): string => Buffer.from(id).toString('hex');
@@ -22,7 +22,7 @@ function accumulators(selector: TargetSelector<string>): Record<string, number> 
   return Object.fromEntries(selector.state().map((s) => [stateHex(s.id), s.accumulator]));
 }
 
-describe('TargetSelector (02 §3 weighted round-robin)', () => {
+describe('TargetSelector (weighted round-robin)', () => {
   it('equal weights alternate: two candidates take turns', () => {
     const s = new TargetSelector<string>();
     s.update([cand('A', bytes(1), 100), cand('B', bytes(2), 100)]);
@@ -162,9 +162,9 @@ describe('TargetSelector (02 §3 weighted round-robin)', () => {
   });
 });
 
-// --- property: TargetSelector ≡ the literal 02 §3 procedure -------------------------------------
+// --- property: TargetSelector ≡ the literal weighted round-robin procedure -------------------------------------
 
-/** The 02 §3 procedure written out naively: a map of accumulators, full scan per pick. */
+/** The procedure of docs/protocol.md#the-weighted-round-robin written out naively: a map of accumulators, full scan per pick. */
 class NaiveSelector {
   private entries = new Map<string, { weight: number; target: string; acc: number }>();
 
@@ -234,7 +234,7 @@ const regimes = [
 ];
 
 describe.each(regimes)('TargetSelector property: $name', ({ weight, bounds, maxMembers, runs }) => {
-  it('matches the naive 02 §3 procedure under random joins, leaves, weight changes and picks', () => {
+  it('matches the naive procedure under random joins, leaves, weight changes and picks', () => {
     // Bytes chosen so that prefixes and signed/unsigned disagreements are common.
     const idArb = fc
       .uint8Array({ minLength: 1, maxLength: 3 })
@@ -294,7 +294,7 @@ describe.each(regimes)('TargetSelector property: $name', ({ weight, bounds, maxM
   });
 });
 
-describe('TargetSelector preparation (02 §3 "prepared at change time, calls only read")', () => {
+describe('TargetSelector preparation (prepared at change time, calls only read)', () => {
   const ids = (n: number): SelectorCandidate<number>[] =>
     Array.from({ length: n }, (_, i) => ({
       id: Uint8Array.of(i >> 8, i & 0xff),

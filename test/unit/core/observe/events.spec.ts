@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type ZLinkEvent, ZLinkEvents } from '../../../../lib/core/index.js';
 
-/** Observability events (02 §9): one stream, counted per type and per delivery result. */
+/** Observability events (docs/protocol.md#what-observability-separates): one stream, counted per type and per delivery result. */
 
 const delivery = (result: 'ok' | 'no_handler'): ZLinkEvent => ({
   type: 'delivery',

@@ -66,7 +66,7 @@ describe('meshes', () => {
     expect(e.message).toContain('meshes.a');
   });
 
-  it('one ChannelName on two meshes fails: one name, one send path (02 §4)', () => {
+  it('one ChannelName on two meshes fails: one name, one send path', () => {
     const e = configError({
       meshes: {
         a: { channels: { match: { role: 'server' } } },

@@ -9,7 +9,7 @@ import {
 } from '../../../../lib/core/index.js';
 
 /**
- * The `meshes.<mesh>.objects` option (issue 16 item 4, issue 17 item 2; spot-actor-routing §2.2, §2.5):
+ * The `meshes.<mesh>.objects` option (issue 16 item 4, issue 17 item 2; docs/protocol.md#the-route-cache, docs/protocol.md#message-follow):
  * the route cache, Message Follow and the object queue, checked before any socket opens.
  */
 

@@ -7,11 +7,11 @@ import {
   validateWeight,
 } from '../../../../lib/core/index.js';
 
-/** Options validation: DESIGN §3/§4 — bad topology fails at startup with `Configuration` naming the field. */
+/** Options validation (docs/configuration.md#how-options-are-checked): bad topology fails at startup with `Configuration` naming the field. */
 
 const server = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ server: { ...extra } });
 
-describe('weights (DESIGN §4: integers 0..10000, default 100)', () => {
+describe('weights (integers 0..10000, default 100)', () => {
   it.each([
     ['-1', -1],
     ['10001', 10001],

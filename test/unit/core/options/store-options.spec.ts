@@ -4,7 +4,7 @@ import { normalizeOptions } from '../../../../lib/core/index.js';
 import { MemoryLocationStore, MemoryRelocationStore } from '../../../../lib/store/index.js';
 
 /**
- * The `locationStore` option and what needs it (guide §6.1, 03 §3.3): exactly one store, registered
+ * The `locationStore` option and what needs it (docs/protocol.md#location-store): exactly one store, registered
  * by the user; automatic discovery or an object role without one fails before any socket opens.
  */
 describe('locationStore', () => {
@@ -57,7 +57,7 @@ describe('locationStore', () => {
 });
 
 /**
- * The `relocationStore` option (issue 17 item 5, guide §6.1): registered apart from the Location
+ * The `relocationStore` option (issue 17 item 5, docs/protocol.md#relocation-store): registered apart from the Location
  * Store, which it needs, with a key prefix of its own; only validated so far.
  */
 describe('relocationStore', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_LEASE_TIMING, ZLinkError, normalizeLeaseTiming } from '../../../../lib/core/index.js';
 
-/** DESIGN §4: lease timing defaults and the relation checked at startup. */
+/** Lease timing defaults and the relation checked at startup (docs/protocol.md#owner-lease-and-fencing). */
 describe('lease timing', () => {
   it('defaults to ttl 10 s, refresh 3 s, one refresh at most 2 s, margin 1 s', () => {
     expect(normalizeLeaseTiming('lease', undefined)).toEqual({

@@ -8,7 +8,7 @@ import {
   parseRelocationRecord,
 } from '../../../../lib/core/index.js';
 
-/** Object-store records read back from a shared store are checked field by field (issue 15 §1). */
+/** Object-store records read back from a shared store are checked field by field (issue 15 item 1). */
 const authority = {
   type: 'room',
   state: 'ready',

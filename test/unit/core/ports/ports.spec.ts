@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseDescriptor } from '../../../../lib/core/index.js';
 
-/** Descriptors read back from a shared store are checked field by field (issue 5 §2). */
+/** Descriptors read back from a shared store are checked field by field (issue 5 item 2). */
 describe('parseDescriptor', () => {
   const base = { rid: 'r', generation: 'g', endpoint: 'tcp://h:1', revision: 1 };
 

@@ -13,7 +13,7 @@ import {
 } from '../../../../lib/core/index.js';
 import { configError } from '../config-error.js';
 
-/** Classic fanout records and options (issue 6, 02 §7, guide §5.2–§5.4). */
+/** Classic fanout records and options (issue 6, docs/protocol.md#classic-fanout). */
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
 
@@ -148,7 +148,7 @@ describe('fanout options', () => {
     expect(configError({ fanout: { news } }).message).toContain(field);
   });
 
-  it('a subscriber takes endpoints by hand or from the store, not both (guide §6.4)', () => {
+  it('a subscriber takes endpoints by hand or from the store, not both', () => {
     const e = configError({
       locationStore: store,
       fanout: { news: { subscriber: { discovery: 'auto', connect: ['tcp://h:1'] } } },

@@ -19,7 +19,7 @@ import {
 } from '../../../../lib/core/index.js';
 
 /**
- * The framework field (02 §9: trace correlation travels apart from application metadata): one
+ * The framework field (docs/protocol.md#metadata: trace correlation travels apart from application metadata): one
  * optional trailing map on Send, Request, MeshSend and MeshRequest. Absent, the bytes are exactly
  * what they were; present, exactly what msgpackr writes for the longer array.
  */

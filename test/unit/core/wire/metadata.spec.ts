@@ -11,7 +11,7 @@ import {
   metadataFromRecord,
 } from '../../../../lib/core/index.js';
 
-/** Contract: 02 §9 metadata table and DESIGN §4 (UTF-8 without NUL, ≤ 1024 encoded bytes, last value wins, frozen). */
+/** Contract: docs/protocol.md#metadata (UTF-8 without NUL, ≤ 1024 encoded bytes, last value wins, frozen). */
 
 /** Entries `{ k: 'x' * n }` whose encoded size is exactly `target`. */
 function entriesOfSize(target: number): Map<string, string> {
@@ -50,7 +50,7 @@ function raw(...parts: (string | number[])[]): Uint8Array {
   return Uint8Array.from(out);
 }
 
-describe('metadata size (02 §9: at most 1024 encoded bytes including structure)', () => {
+describe('metadata size (at most 1024 encoded bytes including structure)', () => {
   it('metadata of exactly 1024 encoded bytes is accepted and round-trips', () => {
     const entries = entriesOfSize(METADATA_MAX_BYTES);
     const bytes = encodeMetadata(entries);
@@ -88,7 +88,7 @@ describe('metadata size (02 §9: at most 1024 encoded bytes including structure)
   });
 });
 
-describe('metadata text (02 §9: UTF-8 without NUL)', () => {
+describe('metadata text (UTF-8 without NUL)', () => {
   it.each([
     ['NUL in a key', 'ten\0ant', 'v'],
     ['NUL in a value', 'tenant', 'a\0b'],

@@ -23,7 +23,7 @@ import {
   metadataFromRecord,
 } from '../../../../lib/core/index.js';
 
-/** Wire records: one msgpack array per record, several per frame (DESIGN §6); the decoder never throws. */
+/** Wire records: one msgpack array per record, several per frame (docs/architecture.md#performance-shape); the decoder never throws. */
 
 const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
 /** Decoded `bin` fields come back as Buffers; compare records with plain byte arrays. */

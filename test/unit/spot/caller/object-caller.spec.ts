@@ -17,7 +17,7 @@ import { MemoryLocationStore } from '../../../../lib/store/memory/memory-locatio
 import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, authority } from '../fixtures.js';
 
 /**
- * Spot-actor-routing §2.1 on the caller: a route whose owner is not a ready peer yet waits for its
+ * Resolving a global id on the caller (docs/protocol.md#resolving-a-global-id): a route whose owner is not a ready peer yet waits for its
  * link (bounded); a caller that gives up meanwhile ends `Cancelled` and keeps the route, only a wait
  * that ran out drops it. Each call counts once in the per-type counters, however it got there.
  */

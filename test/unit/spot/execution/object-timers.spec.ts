@@ -3,7 +3,7 @@ import { JobQueue } from '../../../../lib/core/index.js';
 import { ObjectTurns, type TimerSnapshot } from '../../../../lib/spot/index.js';
 import { gate, spot } from './turn-helpers.js';
 
-/** DESIGN §7: `ctx.timers` callbacks run as turns of the object; guide §6.2: no timer starts while fenced. */
+/** docs/architecture.md#execution: `ctx.timers` callbacks run as turns of the object; docs/protocol.md#owner-lease-and-fencing: no timer starts while fenced. */
 
 beforeEach(() => {
   jest.useFakeTimers();

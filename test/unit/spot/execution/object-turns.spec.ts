@@ -3,7 +3,7 @@ import { JobQueue, ZLinkError } from '../../../../lib/core/index.js';
 import { ObjectTurns, isHandedOff } from '../../../../lib/spot/index.js';
 import { flush, gate, spot, track } from './turn-helpers.js';
 
-/** DESIGN §7 "Execution": one turn at a time per object, admitted through the runtime's one job queue. */
+/** docs/architecture.md#execution: one turn at a time per object, admitted through the runtime's one job queue. */
 
 function turnsOf(id: string, jobs = new JobQueue(64), queueLimit = 1024): ObjectTurns<string> {
   return new ObjectTurns<string>({ key: spot(id), jobs, queueLimit });
@@ -266,7 +266,7 @@ describe('ObjectTurns: seal (the relocation seam)', () => {
   });
 });
 
-describe('ObjectTurns: owner fencing (guide §6.2)', () => {
+describe('ObjectTurns: owner fencing', () => {
   it('while fenced new turns are refused Rejected and queued ones wait; they run in order once unfenced', async () => {
     let fenced = false;
     const jobs = new JobQueue(4);

@@ -3,7 +3,7 @@ import { JobQueue, ZLinkError } from '../../../../lib/core/index.js';
 import { ObjectTurns, currentTurn, selfRequestRefusal } from '../../../../lib/spot/index.js';
 import { flush, gate, spot } from './turn-helpers.js';
 
-/** DESIGN §7: no reentrancy — a request from an object to itself ends InvalidOperation at once, not in a deadlock. */
+/** docs/architecture.md#execution: no reentrancy — a request from an object to itself ends InvalidOperation at once, not in a deadlock. */
 
 const jobs = new JobQueue(16);
 const turnsOf = (id: string): ObjectTurns => new ObjectTurns({ key: spot(id), jobs, queueLimit: 16 });

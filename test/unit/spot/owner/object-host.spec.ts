@@ -6,7 +6,7 @@ import { MemoryLocationStore } from '../../../../lib/store/memory/memory-locatio
 import { objectClass, registry } from '../../../integration/objects/harness.js';
 import { FakeLeases, MESH, inboundRequest, objectHost } from '../fixtures.js';
 
-/** Guide §6.2 on the owner: after a fence, admission opens only once the latest re-check has read every object. */
+/** Fencing on the owner (docs/protocol.md#owner-lease-and-fencing): after a fence, admission opens only once the latest re-check has read every object. */
 
 const SELF: NodeRun = { rid: 'node-a', nodeGeneration: 'ga1' };
 

@@ -5,7 +5,7 @@ import { FollowRoutes } from '../../../../lib/spot/index.js';
 import { FakeClock, MESH, RUN_A, RUN_B } from '../fixtures.js';
 
 /**
- * The Message Follow table of a move's source (spot-actor-routing §2.5): only a committed route
+ * The Message Follow table of a move's source (docs/protocol.md#message-follow): only a committed route
  * relays, for the duration in force when it was installed, at most eight hops, the owner generation
  * growing each hop; a message for another incarnation is `InvalidOperation`, anything else that finds
  * no route in force `Unavailable`.

@@ -5,7 +5,7 @@ import type { ObjectLayer } from '../../../../lib/spot/index.js';
 import { FakeLink, RUN_A, RUN_B, objectLayer, route } from '../fixtures.js';
 
 /**
- * The messageFollow notice on the sending runtime (spot-actor-routing §2.5): it drops the cached
+ * The messageFollow notice on the sending runtime (docs/protocol.md#message-follow): it drops the cached
  * route the relayed message came on — only that one, never a newer entry — and says so in an
  * `object_route` event (`moved`); the next call reads the store.
  */

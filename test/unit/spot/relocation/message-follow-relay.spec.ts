@@ -12,7 +12,7 @@ import { hostileExtSend } from '../wire/hostile-call.js';
 import { NOTICE_DELAY_MS } from '../../../../lib/spot/timing.js';
 
 /**
- * Message Follow on the source of a move (spot-actor-routing §2.5): a call on the route this node held
+ * Message Follow on the source of a move (docs/protocol.md#message-follow): a call on the route this node held
  * goes on to the new owner with the same operation id, incarnation, payload and reply route, one hop
  * more, and the sender is told once (record 50); another incarnation is `InvalidOperation`, an expired
  * route or a ninth hop `Unavailable` with the route for the caller to drop. Nothing runs here.

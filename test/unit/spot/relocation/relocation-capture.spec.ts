@@ -16,7 +16,7 @@ import { objectClass, registry } from '../../../integration/objects/harness.js';
 import { objectHost } from '../fixtures.js';
 
 /**
- * The seal and capture of a move's source (spot-actor-routing §2.5): after the running turn, the
+ * The seal and capture of a move's source (docs/protocol.md#relocation-steps): after the running turn, the
  * object's state, the calls waiting (with their reply routes) and its timers are read into one image;
  * nothing is taken away, so unsealing (an aborted move) runs the waiting calls as if nothing happened.
  */

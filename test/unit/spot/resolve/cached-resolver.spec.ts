@@ -5,9 +5,9 @@ import { MemoryAuthorityStore } from '../../../../lib/store/index.js';
 import { FakeClock, FakeLeases, MESH, RUN_A, authority } from '../fixtures.js';
 
 /**
- * Direct resolution (spot-actor-routing §2.1): a hit reads no store; a miss reads it once and caches
+ * Direct resolution (docs/protocol.md#resolving-a-global-id): a hit reads no store; a miss reads it once and caches
  * a Ready result; concurrent misses of one object share one read; Missing, Unavailable and
- * StoreFailure are read again on every call (§2.4). Reads are counted here by wrapping the memory
+ * StoreFailure are read again on every call (docs/protocol.md#the-route-cache). Reads are counted here by wrapping the memory
  * store; the Redis integration test counts them in Redis itself.
  */
 
@@ -67,7 +67,7 @@ describe('CachedResolver', () => {
     expect((await resolver.resolve('spot', 'flaky')).tag).toBe('StoreFailure');
     fail(undefined);
     await write('flaky');
-    // A failure alone never ends the next call (§2.2): it reads again and finds the object.
+    // A failure alone never ends the next call (docs/protocol.md#the-route-cache): it reads again and finds the object.
     expect((await resolver.resolve('spot', 'flaky')).tag).toBe('ReadyRoute');
     expect(reads).toEqual(['gone', 'gone', 'making', 'making', 'lost', 'lost', 'flaky', 'flaky']);
   });

@@ -5,7 +5,7 @@ import { MemoryAuthorityStore } from '../../../../lib/store/index.js';
 import { FakeClock, FakeLeases, MESH, RUN_A, RUN_B, authority } from '../fixtures.js';
 
 /**
- * The resolver's four closed results (spot-actor-routing §2.2), each from a record in a memory
+ * The resolver's four closed results (docs/protocol.md#resolver-results), each from a record in a memory
  * Authority Store: Ready with a live owner lease → ReadyRoute with every fence; no record (never
  * created, or released) → Missing; a record whose owner run holds no lease, or that is creating or
  * releasing → Unavailable; a failed read → StoreFailure with the error.

@@ -10,7 +10,7 @@ import {
 import { FakeClock, FakeLeases, MESH, RUN_A, RUN_B, authority, route } from '../fixtures.js';
 
 /**
- * The positive route cache (spot-actor-routing §2.2): only Ready routes; an entry lives until the
+ * The positive route cache (docs/protocol.md#the-route-cache): only Ready routes; an entry lives until the
  * earlier of its max age and the owner lease's admission deadline; 0 = off; a max-age change applies
  * to new entries only; an entry goes at once on a larger StoreVersion, a stale-route answer naming
  * its fences (never a newer entry), a store recovery, or its owner run ending — each with a reason.

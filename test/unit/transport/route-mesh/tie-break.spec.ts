@@ -1,6 +1,6 @@
 /**
- * Which of two simultaneous ROUTER↔ROUTER links between the same pair survives (DESIGN §4:
- * unsigned byte-wise compare of the NodeRids, a proper prefix sorts first), seen from both ends.
+ * Which of two simultaneous ROUTER↔ROUTER links between the same pair survives (docs/protocol.md#mesh-join:
+ * the one the smaller NodeRid initiated, by unsigned byte-wise compare of the NodeRids, a proper prefix sorts first), seen from both ends.
  */
 import { describe, expect, it } from '@jest/globals';
 import { initiatorWins } from '../../../../lib/transport/route-mesh/tie-break.js';
