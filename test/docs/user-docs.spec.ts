@@ -16,10 +16,13 @@ import { isRunOf, read, sectionOf, tsBlocks, withoutCode } from './markdown.js';
 const SHIPPED = [
   'README.md',
   'LICENSE',
+  'docs/arrangements.md',
+  'docs/coming-from-nest.md',
   'docs/configuration.md',
   'docs/errors.md',
   'docs/objects.md',
   'docs/operations.md',
+  'docs/performance.md',
   'docs/sessions.md',
   'docs/sessions-wire.md',
 ];
