@@ -2,7 +2,7 @@
  * CPU per request in one process: a ZLinkRuntime client and server (ClientServer and RouteMesh)
  * exchanging N pipelined requests over real sockets; the figure is the minimum over rounds of
  * `process.cpuUsage()` (user + system) divided by N. Meant for before/after comparisons of small
- * hot-path changes (e.g. trace propagation), not for the README table (`npm run bench` is).
+ * hot-path changes (e.g. trace propagation), not for the table in docs/performance.md (`npm run bench` is).
  *
  * `--route objects`: a Spot on a cached route and ChannelName select-one on one object mesh (a
  * Memory Location Store, 256 Spots called in turn, as the objects bench does), their rounds interleaved;
