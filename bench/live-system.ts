@@ -3,8 +3,9 @@ import { zlinkKeyPair } from '../lib/index.js';
 import { BenchChild } from './children.js';
 import { type BenchOptions, PROFILE_EXTENSION, type SystemName } from './options.js';
 import type { BenchMessage, CallCost, PerCall, WorkloadName, WorkloadResult } from './protocol.js';
+import { log } from './log.js';
 import type { ProcessCost } from './systems/call-cost.js';
-import { type SystemRuns, systemKey, systemLabel } from './report.js';
+import { type SystemRuns, systemKey, systemLabel } from './system-runs.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
@@ -52,8 +53,6 @@ const SPECS: Record<SystemName, { server: Role; client: Role }> = {
     client: { script: 'nest-tcp-client', args: [] },
   },
 };
-
-export const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** Key pairs of the CURVE bench nodes, made once per bench run. */
 const BENCH_CURVE = JSON.stringify({ server: zlinkKeyPair(), client: zlinkKeyPair() });

@@ -1,5 +1,7 @@
 import type { SystemName } from './options.js';
-import { type BenchReport, type Cell, METRICS, SYSTEM_LABELS, systemKey } from './report.js';
+import { type Cell, METRICS } from './metrics.js';
+import type { BenchReport } from './report.js';
+import { SYSTEM_LABELS, systemKey } from './system-runs.js';
 import {
   OBJECT_METRICS,
   OBJECT_TARGET_LABELS,

@@ -1,6 +1,6 @@
 /** The objects bench's runs (bench/objects.ts) as the report shows them: medians, store reads, the target. */
 import type { WorkloadName, WorkloadResult } from './protocol.js';
-import { type Cell, METRICS, type Metric, type Target, cell, target } from './report.js';
+import { type Cell, METRICS, type Metric, type Target, cell, target } from './metrics.js';
 
 export const OBJECT_TARGETS = ['channel', 'spot', 'miss'] as const;
 export type ObjectTarget = (typeof OBJECT_TARGETS)[number];

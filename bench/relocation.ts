@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
-import { log } from './live-system.js';
+import { log } from './log.js';
 import { type MovePhases, movePhases, movePhasesMarkdown } from './relocation-phases.js';
 import {
   BENCH_MOVER_SERVERS,

@@ -5,162 +5,12 @@ import type { MulticastSection } from './multicast.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
-import type { CallCost, OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
+import type { OneWayResult } from './protocol.js';
 import type { SelectorRow } from './selector.js';
 import type { FanoutRow } from './fanout.js';
 import type { ObjectsSection } from './objects-report.js';
-import { median } from './stats.js';
-
-export const SYSTEM_LABELS: Record<SystemName, string> = {
-  zlink: 'ZLink (Nest)',
-  mesh: 'ZLink RouteMesh select-one',
-  'mesh-node': 'ZLink RouteMesh Node direct',
-  'mesh-node-curve': 'ZLink RouteMesh Node direct, CURVE',
-  'zlink-curve': 'ZLink ClientServer, CURVE',
-  raw: 'raw zmq, 1 record/send',
-  'raw-batched': 'raw zmq, batched/turn',
-  'raw-framed': 'raw zmq, batched/turn, payload framed',
-  'nest-tcp': 'Nest TCP',
-};
-
-/** The key of a system in the report: its name, and `@<short rev>` for a `--baseline` build of it. */
-export function systemKey(runs: Pick<SystemRuns, 'name' | 'baseline'>): string {
-  return runs.baseline === undefined ? runs.name : `${runs.name}@${runs.baseline}`;
-}
-
-export function systemLabel(runs: Pick<SystemRuns, 'name' | 'baseline'>): string {
-  const label = SYSTEM_LABELS[runs.name];
-  return runs.baseline === undefined ? label : `${label} @${runs.baseline}`;
-}
-
-/** A run that did not finish (its processes were replaced for the next run). */
-export interface RunFailure {
-  readonly rep: number;
-  readonly workload: WorkloadName;
-  readonly error: string;
-}
-
-/** What one system produced: every repetition of every workload, failed runs, or why it could not start. */
-export interface SystemRuns {
-  readonly name: SystemName;
-  /** The short revision of a `--baseline` build; absent for the current build. */
-  readonly baseline?: string;
-  readonly runs: Partial<Record<WorkloadName, WorkloadResult[]>>;
-  readonly failures: RunFailure[];
-  error?: string;
-}
-
-export interface Metric {
-  readonly key: string;
-  readonly label: string;
-  readonly workload: WorkloadName;
-  readonly pick: (r: WorkloadResult) => number;
-  readonly better: 'higher' | 'lower';
-  readonly digits: number;
-}
-
-const seq = (r: WorkloadResult): SequentialResult => r as SequentialResult;
-
-export const METRICS: readonly Metric[] = [
-  {
-    key: 'sequential.reqPerSec',
-    label: 'sequential req/s',
-    workload: 'sequential',
-    pick: (r) => seq(r).reqPerSec,
-    better: 'higher',
-    digits: 0,
-  },
-  {
-    key: 'sequential.p50Us',
-    label: 'sequential p50 µs',
-    workload: 'sequential',
-    pick: (r) => seq(r).p50Us,
-    better: 'lower',
-    digits: 1,
-  },
-  {
-    key: 'sequential.p99Us',
-    label: 'sequential p99 µs',
-    workload: 'sequential',
-    pick: (r) => seq(r).p99Us,
-    better: 'lower',
-    digits: 1,
-  },
-  {
-    key: 'pipelined.reqPerSec',
-    label: 'pipelined req/s',
-    workload: 'pipelined',
-    pick: (r) => (r.workload === 'pipelined' ? r.reqPerSec : Number.NaN),
-    better: 'higher',
-    digits: 0,
-  },
-  {
-    key: 'oneway.msgsPerSec',
-    label: 'one-way msgs/s',
-    workload: 'oneway',
-    pick: (r) => (r as OneWayResult).msgsPerSec,
-    better: 'higher',
-    digits: 0,
-  },
-  ...costMetrics('pipelined'),
-  ...costMetrics('oneway'),
-  {
-    key: 'oneway.admittedPerSec',
-    label: 'one-way sends admitted/s, client side (info)',
-    workload: 'oneway',
-    pick: (r) => (r as OneWayResult).sent / ((r as OneWayResult).sendPhaseMs / 1000),
-    better: 'higher',
-    digits: 0,
-  },
-];
-
-/** Bytes allocated per call on each side and CPU µs per call of both, from the runs' `cost`. */
-function costMetrics(workload: 'pipelined' | 'oneway'): Metric[] {
-  const name = workload === 'oneway' ? 'one-way' : workload;
-  const cost = (r: WorkloadResult): CallCost | undefined => r.cost;
-  return [
-    {
-      key: `${workload}.clientAllocBytes`,
-      label: `${name} client heap bytes allocated/call`,
-      workload,
-      pick: (r) => cost(r)?.client.allocBytes ?? Number.NaN,
-      better: 'lower',
-      digits: 0,
-    },
-    {
-      key: `${workload}.serverAllocBytes`,
-      label: `${name} server heap bytes allocated/call`,
-      workload,
-      pick: (r) => cost(r)?.server.allocBytes ?? Number.NaN,
-      better: 'lower',
-      digits: 0,
-    },
-    {
-      key: `${workload}.cpuUs`,
-      label: `${name} CPU µs/call, client + server`,
-      workload,
-      pick: (r) => {
-        const c = cost(r);
-        return c ? c.client.cpuUs + c.server.cpuUs : Number.NaN;
-      },
-      better: 'lower',
-      digits: 2,
-    },
-  ];
-}
-
-export interface Cell {
-  readonly median: number;
-  readonly reps: number[];
-}
-
-export interface Target {
-  readonly name: string;
-  readonly value: number;
-  readonly threshold: string;
-  readonly result: 'PASS' | 'FAIL' | 'n/a';
-  readonly note?: string;
-}
+import { type Cell, METRICS, type Target, cell, target } from './metrics.js';
+import { type RunFailure, type SystemRuns, systemKey, systemLabel } from './system-runs.js';
 
 /** `--baseline`: the revision the `@short` systems were built from, and how the current build compares. */
 export interface BaselineSummary {
@@ -207,14 +57,6 @@ export interface BenchReport {
   cpuLoad?: CpuLoad;
   /** Only with `--baseline`. */
   readonly baseline?: BaselineSummary;
-}
-
-/** The median of `metric` over a system's repetitions; `undefined` when its workload did not run. */
-export function cell(runs: SystemRuns['runs'], metric: Metric): Cell | undefined {
-  const results = runs[metric.workload];
-  if (!results || results.length === 0) return undefined;
-  const reps = results.map(metric.pick);
-  return { median: median(reps), reps };
 }
 
 export function buildReport(
@@ -301,20 +143,6 @@ function baselineRatios(
     }
   }
   return ratios;
-}
-
-export function target(
-  name: string,
-  value: number | undefined,
-  op: '≥' | '≤',
-  limit: number,
-  note?: string,
-): Target {
-  const threshold = `${op} ${limit}×`;
-  if (value === undefined || !Number.isFinite(value))
-    return { name, value: Number.NaN, threshold, result: 'n/a', note };
-  const pass = op === '≥' ? value >= limit : value <= limit;
-  return { name, value, threshold, result: pass ? 'PASS' : 'FAIL', note };
 }
 
 function fanoutTarget(fanout: BenchReport['fanout']): Target {

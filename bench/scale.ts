@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
-import { log } from './live-system.js';
+import { log } from './log.js';
 import { type RedisCounters, commandsPerOp, redisCounters, redisDelta } from './redis-info.js';
 import { median } from './stats.js';
 import type { CreateCommand, CreateResult, MemoryReading, RelocateResult } from './systems/zlink-scale.js';

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
-import { log } from './live-system.js';
+import { log } from './log.js';
 import type { ThroughputResult } from './systems/zlink-sessions.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;

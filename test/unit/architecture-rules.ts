@@ -345,8 +345,8 @@ function stronglyConnected(edges: ReadonlyMap<string, readonly string[]>): strin
   return cycles.sort();
 }
 
-/** All `.ts` files under `<root>/lib`, as repository-relative paths. */
-export function readLibFiles(root: string): SourceFile[] {
+/** All `.ts` files under `<root>/<folder>` (`lib` unless told), as repository-relative paths. */
+export function readLibFiles(root: string, folder = 'lib'): SourceFile[] {
   const files: SourceFile[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -357,7 +357,7 @@ export function readLibFiles(root: string): SourceFile[] {
       }
     }
   };
-  walk(join(root, 'lib'));
+  walk(join(root, folder));
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import { type BenchOptions, parseOptions } from '../../../bench/options.js';
 import type { PipelinedResult } from '../../../bench/protocol.js';
-import { type BenchReport, type SystemRuns, buildReport } from '../../../bench/report.js';
+import { type BenchReport, buildReport } from '../../../bench/report.js';
+import type { SystemRuns } from '../../../bench/system-runs.js';
 import { MACHINE } from './fixtures.js';
 
 describe('bench --baseline: options', () => {
