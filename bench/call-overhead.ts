@@ -20,8 +20,8 @@ import type { ZLinkOptions } from '../lib/core/index.js';
 import { MemoryLocationStore, ObjectClassRegistry, lifecycleHooksOf } from '../lib/index.js';
 import { READY_MS, type RuntimePair, listen, registerEcho, startPair } from './in-process.js';
 import { mark } from './marks.js';
-import { minAndMedian } from './stats.js';
-import { PAYLOAD } from './payload.js';
+import { minAndMedian } from './workload/stats.js';
+import { PAYLOAD } from './workload/payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
 import { BENCH_SPOTS, BENCH_SPOT_TYPE, spotId } from './systems/zlink-objects.js';
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { BenchMessage } from './protocol.js';
+import type { BenchMessage } from './workload/protocol.js';
 
 /** Every child still running; `killAll` ends them (also on the runner's exit and signals). */
 const running = new Set<BenchChild>();

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { BenchChild } from './children.js';
-import { median } from './stats.js';
+import { median } from './workload/stats.js';
 
 export type FanoutSystem = 'zlink' | 'raw';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { zlinkKeyPair } from '../lib/index.js';
 import { BenchChild } from './children.js';
 import { type BenchOptions, PROFILE_EXTENSION, type SystemName } from './options.js';
-import type { BenchMessage, CallCost, PerCall, WorkloadName, WorkloadResult } from './protocol.js';
+import type { BenchMessage, CallCost, PerCall, WorkloadName, WorkloadResult } from './workload/protocol.js';
 import { log } from './log.js';
 import type { ProcessCost } from './systems/call-cost.js';
 import { type SystemRuns, systemKey, systemLabel } from './system-runs.js';

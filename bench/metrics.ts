@@ -1,5 +1,11 @@
-import type { CallCost, OneWayResult, SequentialResult, WorkloadName, WorkloadResult } from './protocol.js';
-import { median } from './stats.js';
+import type {
+  CallCost,
+  OneWayResult,
+  SequentialResult,
+  WorkloadName,
+  WorkloadResult,
+} from './workload/protocol.js';
+import { median } from './workload/stats.js';
 import type { SystemRuns } from './system-runs.js';
 
 /** The figures the report takes from each run, their medians over repetitions, and the targets they meet. */

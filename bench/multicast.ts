@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
-import { median } from './stats.js';
+import { median } from './workload/stats.js';
 
 const STANDARD_REDIS = 'redis://127.0.0.1:6379';
 const TIMEOUT_MS = 120_000;

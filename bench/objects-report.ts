@@ -1,5 +1,5 @@
 /** The objects bench's runs (bench/objects.ts) as the report shows them: medians, store reads, the target. */
-import type { WorkloadName, WorkloadResult } from './protocol.js';
+import type { WorkloadName, WorkloadResult } from './workload/protocol.js';
 import { type Cell, METRICS, type Metric, type Target, cell, target } from './metrics.js';
 
 export const OBJECT_TARGETS = ['channel', 'spot', 'miss'] as const;

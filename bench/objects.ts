@@ -13,7 +13,7 @@ import { BenchChild } from './children.js';
 import { perCall } from './live-system.js';
 import { log } from './log.js';
 import { type BenchOptions, PROFILE_EXTENSION } from './options.js';
-import type { BenchMessage, WorkloadName, WorkloadResult } from './protocol.js';
+import type { BenchMessage, WorkloadName, WorkloadResult } from './workload/protocol.js';
 import { BENCH_SPOTS } from './systems/zlink-objects.js';
 import {
   OBJECT_TARGETS,

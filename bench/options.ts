@@ -1,4 +1,4 @@
-import { WORKLOADS, type WorkloadName } from './protocol.js';
+import { WORKLOADS, type WorkloadName } from './workload/protocol.js';
 import type { ProfileKind } from './systems/profiler.js';
 
 /** The file a profile of `kind` is written to, as DevTools names them. */

@@ -4,7 +4,7 @@
  * answered in each step. Clocks: every process stamps `performance.timeOrigin + performance.now()`,
  * one clock on one machine.
  */
-import { median } from './stats.js';
+import { median } from './workload/stats.js';
 import type { MoveMark, MoveWindow } from './systems/zlink-relocation.js';
 
 /** The steps of one move, each from one mark to the next (the client's call and return at the ends). */

@@ -5,7 +5,7 @@ import type { MulticastSection } from './multicast.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
-import type { OneWayResult } from './protocol.js';
+import type { OneWayResult } from './workload/protocol.js';
 import type { SelectorRow } from './selector.js';
 import type { FanoutRow } from './fanout.js';
 import type { ObjectsSection } from './objects-report.js';

@@ -16,7 +16,7 @@ import { renderAllocTop, topAllocations } from './alloc-top.js';
 import { machineInfo } from './machine.js';
 import { BASELINE_SYSTEMS, type BenchOptions, parseOptions } from './options.js';
 import { type BaselineBuild, buildBaseline } from './baseline.js';
-import { payloadSize } from './payload.js';
+import { payloadSize } from './workload/payload.js';
 import { renderTop, topSelfTime } from './profile-top.js';
 import { renderMarkdown } from './markdown.js';
 import { type BenchReport, buildReport } from './report.js';

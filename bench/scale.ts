@@ -13,7 +13,7 @@ import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
 import { log } from './log.js';
 import { type RedisCounters, commandsPerOp, redisCounters, redisDelta } from './redis-info.js';
-import { median } from './stats.js';
+import { median } from './workload/stats.js';
 import type { CreateCommand, CreateResult, MemoryReading, RelocateResult } from './systems/zlink-scale.js';
 import { SCALE_SERVERS } from './systems/zlink-scale.js';
 import type { MeshScale, ObjectMemory, RateRow, ScaleSection } from './scale-report.js';

@@ -5,8 +5,8 @@
  * `{type:'result', rows}`. Usage: node selector.js [--quick]
  */
 import { type SelectorCandidate, TargetSelector } from '../lib/core/index.js';
-import { emit, fail } from './protocol.js';
-import { median } from './stats.js';
+import { emit, fail } from './workload/protocol.js';
+import { median } from './workload/stats.js';
 
 export interface SelectorRow {
   readonly n: number;

@@ -19,12 +19,12 @@
  */
 import { Dealer, Router } from 'zeromq';
 import { READY_MS, startPair } from './in-process.js';
-import { PAYLOAD, packr } from './payload.js';
-import { SendQueue } from './send-queue.js';
-import { minAndMedian } from './stats.js';
+import { PAYLOAD, packr } from './workload/payload.js';
+import { SendQueue } from './workload/send-queue.js';
+import { minAndMedian } from './workload/stats.js';
 import { mark } from './marks.js';
 import { type ProfileKind, startProfile, stopProfile } from './systems/profiler.js';
-import { sendBurst } from './workloads.js';
+import { sendBurst } from './workload/workloads.js';
 
 const SYSTEMS = ['cs', 'mesh', 'node', 'raw-framed', 'raw-batched'] as const;
 type System = (typeof SYSTEMS)[number];

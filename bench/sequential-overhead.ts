@@ -8,7 +8,7 @@
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/sequential-overhead.js [--round-ms 400] [--rounds 8] [--idle-ms 0]
- * Each round is the bench's sequential workload (bench/workloads.ts) for `--round-ms`; `--idle-ms` as
+ * Each round is the bench's sequential workload (bench/workload/workloads.ts) for `--round-ms`; `--idle-ms` as
  * `npm run bench -- --idle-ms`: a sleep before each request, so that each one finds the threads idle.
  *
  * `--target zlink|mesh|raw|raw-mesh [--n 20000] [--marks]`: only that pair (`mesh`: two MeshNodes,
@@ -19,10 +19,10 @@
  */
 import { Dealer, Router } from 'zeromq';
 import { registerEcho, startPair } from './in-process.js';
-import { PAYLOAD, packr } from './payload.js';
+import { PAYLOAD, packr } from './workload/payload.js';
 import { mark } from './marks.js';
-import { median } from './stats.js';
-import { sequential } from './workloads.js';
+import { median } from './workload/stats.js';
+import { sequential } from './workload/workloads.js';
 
 /** One request at a time to an echo server; resolves with the reply. */
 type Call = () => Promise<unknown>;

@@ -1,5 +1,5 @@
 import type { SystemName } from './options.js';
-import type { WorkloadName, WorkloadResult } from './protocol.js';
+import type { WorkloadName, WorkloadResult } from './workload/protocol.js';
 
 /** The systems the bench compares, the runs each produced, and the names the report gives them. */
 

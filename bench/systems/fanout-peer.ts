@@ -7,8 +7,8 @@
  */
 import { Publisher, Subscriber } from 'zeromq';
 import { ZLinkRuntime } from '../../lib/runtime/index.js';
-import { PAYLOAD, packr } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
+import { PAYLOAD, packr } from '../workload/payload.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
 
 const CHANNEL = 'ticks';
 const PACKET = 'tick';

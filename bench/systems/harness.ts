@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { PAYLOAD } from '../payload.js';
-import { type BenchMessage, type RunCommand, emit, fail, onCommands } from '../protocol.js';
-import { type BenchTarget, type Workable, runWorkload } from '../workloads.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { type BenchMessage, type RunCommand, emit, fail, onCommands } from '../workload/protocol.js';
+import { type BenchTarget, type Workable, runWorkload } from '../workload/workloads.js';
 import { startCost, stopCost } from './call-cost.js';
 import { startProfile, stopProfile } from './profiler.js';
 

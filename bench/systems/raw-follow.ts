@@ -12,9 +12,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Dealer, Router } from 'zeromq';
-import { PAYLOAD, packr } from '../payload.js';
-import { emit, onCommands } from '../protocol.js';
-import { median } from '../stats.js';
+import { PAYLOAD, packr } from '../workload/payload.js';
+import { emit, onCommands } from '../workload/protocol.js';
+import { median } from '../workload/stats.js';
 
 /** Runner → caller: sample the hop `samples` times through relay `relay` to server `server`. */
 export interface RawFollowCommand {

@@ -11,7 +11,7 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { Dealer, Router, Stream } from 'zeromq';
-import { emit, onCommands } from '../protocol.js';
+import { emit, onCommands } from '../workload/protocol.js';
 
 interface HopCommand {
   readonly type: 'hop';

@@ -3,9 +3,9 @@
  * Usage: BENCH_ENDPOINT=tcp://... node raw-zmq-client.js single|batched [framed]
  */
 import { Dealer } from 'zeromq';
-import { packr } from '../payload.js';
-import { RAW_ONE_WAY } from '../protocol.js';
-import { SendQueue } from '../send-queue.js';
+import { packr } from '../workload/payload.js';
+import { RAW_ONE_WAY } from '../workload/protocol.js';
+import { SendQueue } from '../workload/send-queue.js';
 import { clientProcess } from './harness.js';
 import { rawFramed, rawMode, unpackFrame } from './raw-zmq-mode.js';
 

@@ -1,5 +1,5 @@
-import { packr } from '../payload.js';
-import type { SendMode } from '../send-queue.js';
+import { packr } from '../workload/payload.js';
+import type { SendMode } from '../workload/send-queue.js';
 
 /** The raw system's mode, from the first command-line argument (`single` or `batched`). */
 export function rawMode(): SendMode {

@@ -3,9 +3,9 @@
  * Usage: node raw-zmq-server.js single|batched [framed]
  */
 import { Router } from 'zeromq';
-import { packr } from '../payload.js';
-import { RAW_ONE_WAY } from '../protocol.js';
-import { SendQueue } from '../send-queue.js';
+import { packr } from '../workload/payload.js';
+import { RAW_ONE_WAY } from '../workload/protocol.js';
+import { SendQueue } from '../workload/send-queue.js';
 import { serverProcess } from './harness.js';
 import { rawFramed, rawMode, unpackFrame } from './raw-zmq-mode.js';
 

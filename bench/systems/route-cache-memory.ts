@@ -7,7 +7,7 @@
 import type { NodeRun } from '../../lib/core/index.js';
 import { type ReadyRoute, RouteCache, SYSTEM_CLOCK } from '../../lib/spot/resolve/index.js';
 import { wireAddress } from '../../lib/spot/wire/index.js';
-import { emit, fail } from '../protocol.js';
+import { emit, fail } from '../workload/protocol.js';
 import { SCALE_MESH, settledMemory } from './zlink-scale.js';
 
 const OWNERS = 16;

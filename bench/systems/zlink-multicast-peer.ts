@@ -19,8 +19,8 @@ import {
   ZLinkRuntime,
   ZLinkSpotPublisher,
 } from '../../lib/index.js';
-import { PAYLOAD } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
 import { objectsLocationStore } from './zlink-objects.js';
 
 export const MULTICAST_MESH = 'bench-multicast';

@@ -25,7 +25,7 @@ import {
   objectsLocationStore,
   spotId,
 } from './zlink-objects.js';
-import type { Workable } from '../workloads.js';
+import type { Workable } from '../workload/workloads.js';
 
 /** Generous: a count waits behind every send still queued. */
 const COUNT_TIMEOUT_MS = 60_000;

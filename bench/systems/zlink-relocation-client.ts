@@ -6,9 +6,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZLinkRuntime, isZLinkError } from '../../lib/index.js';
-import { PAYLOAD } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
-import { quantile } from '../stats.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
+import { quantile } from '../workload/stats.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
 import {
   BENCH_LOAD_SPOT,

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Spot, SpotHandler, ZLinkModule, ZLinkPayload, ZLinkRuntime } from '../../lib/index.js';
-import { emit } from '../protocol.js';
+import { emit } from '../workload/protocol.js';
 import { serverProcess } from './harness.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
 import { BENCH_LOAD_SPOT, BENCH_MOVER_TYPE, type MoveMark, epochMs } from './zlink-relocation.js';

@@ -6,7 +6,7 @@
  * Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX.
  */
 import { ZLinkRuntime, isZLinkError } from '../../lib/index.js';
-import { emit, fail, onCommands } from '../protocol.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
 import {
   type CreateCommand,
   type CreateResult,

@@ -9,9 +9,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZLinkRuntime } from '../../lib/index.js';
-import { PAYLOAD } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
-import { quantile } from '../stats.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
+import { quantile } from '../workload/stats.js';
 import { objectsLocationStore } from './zlink-objects.js';
 import { SCALE_MESH } from './zlink-scale.js';
 

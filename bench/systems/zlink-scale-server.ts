@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Actor, ActorHandler, Spot, SpotHandler, ZLinkModule, ZLinkRuntime } from '../../lib/index.js';
-import { emit } from '../protocol.js';
+import { emit } from '../workload/protocol.js';
 import { serverProcess } from './harness.js';
 import { SCALE_ACTOR_TYPE, SCALE_MESH, SCALE_SPOT_TYPE, scaleStores, settledMemory } from './zlink-scale.js';
 

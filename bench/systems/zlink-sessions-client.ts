@@ -5,8 +5,8 @@
  * `count` idle sessions held open. Env: BENCH_PORT.
  */
 import { ZLinkSessionClient } from '../../lib/session-client/index.js';
-import { PAYLOAD } from '../payload.js';
-import { emit, onCommands } from '../protocol.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { emit, onCommands } from '../workload/protocol.js';
 import type { IdleCommand, RelayCommand } from './zlink-sessions.js';
 
 const port = Number(process.env.BENCH_PORT);

@@ -5,8 +5,8 @@
  * and reports its own memory (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX.
  */
 import { ZLinkRuntime, type ZLinkSessionContext } from '../../lib/index.js';
-import { PAYLOAD } from '../payload.js';
-import { emit, fail, onCommands } from '../protocol.js';
+import { PAYLOAD } from '../workload/payload.js';
+import { emit, fail, onCommands } from '../workload/protocol.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
 import { BENCH_PLAYER_TYPE, BENCH_SESSIONS_LISTENER, type DirectCommand } from './zlink-sessions.js';
 

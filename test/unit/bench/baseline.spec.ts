@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import { type BenchOptions, parseOptions } from '../../../bench/options.js';
-import type { PipelinedResult } from '../../../bench/protocol.js';
+import type { PipelinedResult } from '../../../bench/workload/protocol.js';
 import { type BenchReport, buildReport } from '../../../bench/report.js';
 import type { SystemRuns } from '../../../bench/system-runs.js';
 import { MACHINE } from './fixtures.js';

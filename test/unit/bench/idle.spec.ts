@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import { parseOptions } from '../../../bench/options.js';
 import { buildReport } from '../../../bench/report.js';
-import { sequential } from '../../../bench/workloads.js';
+import { sequential } from '../../../bench/workload/workloads.js';
 import { MACHINE } from './fixtures.js';
 
 /** A target whose request answers at once: what a run does is then its own pacing. */
