@@ -12,15 +12,9 @@ import { ZLinkHealthIndicator } from '../../../lib/nest/health/index.js';
 import { HEALTH_STORE_TIMEOUT_MS, healthReport } from '../../../lib/runtime/health.js';
 import type { ZLinkRuntime } from '../../../lib/runtime/index.js';
 import type { ZLinkSnapshot } from '../../../lib/runtime/snapshot.js';
+import { snapshot } from '../runtime/snapshots.js';
 
-const EMPTY: ZLinkSnapshot = {
-  channels: [],
-  meshes: [],
-  fanout: [],
-  pendingRequests: 0,
-  lateReplies: 0,
-  activeHandlers: 0,
-};
+const EMPTY = snapshot();
 
 /** A ClientServer server that drains: one reason each. */
 const draining = (channel: string) =>
@@ -39,16 +33,16 @@ const draining = (channel: string) =>
     },
   }) as const;
 
-const DRAINING: ZLinkSnapshot = { ...EMPTY, channels: [draining('billing'), draining('orders')] };
+const DRAINING = snapshot({ channels: [draining('billing'), draining('orders')] });
 const SERVERS = normalizeOptions({ clientServer: { billing: { server: {} }, orders: { server: {} } } });
 
 /** What `checkZLinkHealth` reads of a runtime, and the store timeouts it was asked for. */
-function runtime(status: string, snapshot: ZLinkSnapshot, options = normalizeOptions({})) {
+function runtime(status: string, snap: ZLinkSnapshot, options = normalizeOptions({})) {
   const storeTimeouts: number[] = [];
   const fake = {
     status,
     options,
-    snapshot: () => snapshot,
+    snapshot: () => snap,
     checkStore: async (timeoutMs: number) => {
       storeTimeouts.push(timeoutMs);
       return undefined;

@@ -6,21 +6,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { normalizeOptions } from '../../../lib/core/index.js';
 import { healthReport } from '../../../lib/runtime/health.js';
-import type { ClientServerChannelSnapshot, ZLinkSnapshot } from '../../../lib/runtime/snapshot.js';
+import type { ClientServerChannelSnapshot } from '../../../lib/runtime/snapshot.js';
+import { snapshot } from './snapshots.js';
 
 const STORE = { redis: 'redis://127.0.0.1:1' };
-
-function snapshot(parts: Partial<ZLinkSnapshot> = {}): ZLinkSnapshot {
-  return {
-    channels: [],
-    meshes: [],
-    fanout: [],
-    pendingRequests: 0,
-    lateReplies: 0,
-    activeHandlers: 0,
-    ...parts,
-  };
-}
 
 function billing(candidates: number, server?: { draining: boolean }): ClientServerChannelSnapshot {
   return {
