@@ -14,17 +14,20 @@ import {
 /** Reads what the ZLink decorators recorded. @internal */
 @Injectable()
 export class ZLinkMetadataAccessor {
-  /** The `@ChannelHandler`s of one method, in declaration order; empty when it has none. */
+  /**
+   * The `@ChannelHandler`s of one method, in the order the decorators ran (bottom-up: the one
+   * nearest the method first); empty when it has none.
+   */
   channelHandlers(method: unknown): readonly ChannelHandlerMetadata[] {
     return read<ChannelHandlerMetadata>(ZLINK_CHANNEL_HANDLER, method);
   }
 
-  /** The `@NodeHandler`s of one method, in declaration order; empty when it has none. */
+  /** The `@NodeHandler`s of one method, bottom-up as `channelHandlers`; empty when it has none. */
   nodeHandlers(method: unknown): readonly NodeHandlerMetadata[] {
     return read<NodeHandlerMetadata>(ZLINK_NODE_HANDLER, method);
   }
 
-  /** The `@FanoutHandler`s of one method, in declaration order; empty when it has none. */
+  /** The `@FanoutHandler`s of one method, bottom-up as `channelHandlers`; empty when it has none. */
   fanoutHandlers(method: unknown): readonly FanoutHandlerMetadata[] {
     return read<FanoutHandlerMetadata>(ZLINK_FANOUT_HANDLER, method);
   }
