@@ -25,8 +25,7 @@ import type { ObjectClassRegistry, ObjectInstances } from '../core/objects/index
 import type { ObjectLayer } from '../spot/index.js';
 import { type CallSubmission, type CallSubmitter, targetName } from './calls.js';
 import { RuntimeClientServer } from './client-server.js';
-import { checkHandlers } from './handler-checks.js';
-import { checkLateChannelHandler } from './late-handlers.js';
+import { checkHandlers, checkLateChannelHandler } from './handler-checks.js';
 import { RuntimeLocation, type StoreCheck } from './location.js';
 import { RuntimeMeshes } from './meshes.js';
 import { RuntimeObjects } from './objects.js';
@@ -156,7 +155,7 @@ export class ZLinkRuntime implements CallSubmitter {
     return this.objectLayer.started(what);
   }
 
-  /** Before `start()`, or after it on a channel served here (late-handlers.ts); else `Configuration`. */
+  /** Before `start()`, or after it on a channel served here (handler-checks.ts); else `Configuration`. */
   registerChannelHandler(registration: ChannelHandlerRegistration): void {
     if (this.state === 'starting' || this.state === 'started')
       checkLateChannelHandler(this.options, registration, (channel) => this.meshes.channelRole(channel));
