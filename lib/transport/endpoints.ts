@@ -33,3 +33,47 @@ export function loopbackEndpoint(bindHost: string, port: number): string {
   if (bindHost === '::' || bindHost === '[::]') return `tcp://[::1]:${port}`;
   return `tcp://${WILDCARDS.has(bindHost) ? '127.0.0.1' : hostPart(bindHost)}:${port}`;
 }
+
+/** The part of a zeromq socket that binds. */
+export interface BindableSocket {
+  bind(address: string): Promise<void>;
+  readonly lastEndpoint: string | null;
+}
+
+/**
+ * The addresses of one listening socket: where it binds, and once bound, where other machines and
+ * this process reach it. Every listener (server, mesh node, publisher, session listener) keeps one.
+ */
+export class ListenAddress {
+  /** The port zeromq bound; 0 until `bind` resolved. */
+  private port = 0;
+
+  constructor(
+    private readonly listen: {
+      readonly bindHost: string;
+      readonly advertiseHost: string | undefined;
+      readonly port: number;
+    },
+  ) {}
+
+  /** Binds `socket` to the configured host and port (port 0 picks a free one); rejects when it cannot. */
+  async bind(socket: BindableSocket): Promise<void> {
+    await socket.bind(bindAddress(this.listen.bindHost, this.listen.port));
+    this.port = boundPort(socket.lastEndpoint);
+  }
+
+  /** Whether `bind` has resolved: before, both endpoints name port 0. */
+  get bound(): boolean {
+    return this.port !== 0;
+  }
+
+  /** Where other machines connect (see `advertisedEndpoint`). */
+  get endpoint(): string {
+    return advertisedEndpoint(this.listen.bindHost, this.listen.advertiseHost, this.port);
+  }
+
+  /** Where this process connects to its own socket over the real transport (see `loopbackEndpoint`). */
+  get local(): string {
+    return loopbackEndpoint(this.listen.bindHost, this.port);
+  }
+}

@@ -17,7 +17,7 @@ import {
 } from '../../core/index.js';
 import { type InboundScope, channelScope, failInbound } from '../inbound.js';
 import { InboundGate } from '../inbound-gate.js';
-import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { ListenAddress } from '../endpoints.js';
 import { hasFrames } from '../receive.js';
 import { SilenceClock, heardBy } from '../silence.js';
 import { SocketPump } from '../socket-pump.js';
@@ -62,6 +62,7 @@ interface KnownClient {
  */
 export class ServerListener {
   private readonly router: Router;
+  private readonly address: ListenAddress;
   private readonly pump: SocketPump;
   private readonly clients = new Map<string, KnownClient>();
   /** Pings every known client each second (see `ServerConnection`: a client judges its server by them). */
@@ -70,7 +71,6 @@ export class ServerListener {
   private state: ServerState;
   private drainRequested = false;
   private loop: Promise<void> | undefined;
-  private port = 0;
   private closed = false;
   /** Aborts on `close()`, so a receive loop waiting for a job permit lets go. */
   private readonly closing = new AbortController();
@@ -91,6 +91,7 @@ export class ServerListener {
       revision: 1,
     };
     this.router = listenerRouter(config.listen.bindHost.includes(':'), config.curve?.socket);
+    this.address = new ListenAddress(config.listen);
     this.pump = new SocketPump(this.router, Number.MAX_SAFE_INTEGER, `server ${config.channel}`);
     const { channel, handlers, events } = config;
     this.scope = {
@@ -111,7 +112,6 @@ export class ServerListener {
 
   /** Binds (port 0 picks a free port), starts reading, and admits business messages. */
   async bind(): Promise<void> {
-    const { bindHost, port } = this.config.listen;
     const { curve } = this.config;
     if (curve !== undefined) {
       // Before the bind: libzmq refuses every connection while no ZAP handler answers for the domain.
@@ -122,8 +122,7 @@ export class ServerListener {
         () => this.closed,
       );
     }
-    await this.router.bind(bindAddress(bindHost, port));
-    this.port = boundPort(this.router.lastEndpoint);
+    await this.address.bind(this.router);
     this.loop = this.receiveLoop();
     this.silence.reset(Date.now());
     this.pingTimer = setInterval(this.pingClients, PING_INTERVAL_MS);
@@ -132,12 +131,12 @@ export class ServerListener {
 
   /** The endpoint clients elsewhere use. */
   get endpoint(): string {
-    return advertisedEndpoint(this.config.listen.bindHost, this.config.listen.advertiseHost, this.port);
+    return this.address.endpoint;
   }
 
   /** The endpoint a client in this process uses to reach this server over the real transport. */
   get localEndpoint(): string {
-    return loopbackEndpoint(this.config.listen.bindHost, this.port);
+    return this.address.local;
   }
 
   get serverState(): ServerState {

@@ -7,7 +7,7 @@ import {
   encodeFanoutBeacon,
   encodeFanoutEvent,
 } from '../../core/index.js';
-import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { ListenAddress } from '../endpoints.js';
 import { nextMessage } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
 import { publisherSocket } from '../sockets.js';
@@ -44,6 +44,7 @@ const MAX_TOPICS = 65536;
  */
 export class FanoutPublisher {
   private readonly socket: XPublisher;
+  private readonly address: ListenAddress;
   private loop: Promise<void> | undefined;
   readonly pump: SocketPump;
   private readonly seqs = new Map<string, number>();
@@ -52,7 +53,6 @@ export class FanoutPublisher {
   /** With CURVE: stops answering ZAP for this publisher, and its connection-event watch. */
   private unzap: (() => Promise<void>) | undefined;
   private watching: Promise<void> | undefined;
-  private port = 0;
   /** Events admitted (the publisher's own count; what subscribers received they count themselves). */
   published = 0;
   /**
@@ -70,6 +70,7 @@ export class FanoutPublisher {
       ipv6: config.listen.bindHost.includes(':'),
       curve: config.curve?.socket,
     });
+    this.address = new ListenAddress(config.listen);
     // zeromq refuses an XPUB write at a full subscriber queue under noDrop (EAGAIN) and has no
     // writable signal for it (an XPUB always polls writable): the write is retried until it goes.
     const socket = config.noDrop ? { send: (m: Buffer[]) => this.sendWhenRoom(m) } : this.socket;
@@ -90,23 +91,21 @@ export class FanoutPublisher {
   }
 
   get endpoint(): string {
-    return advertisedEndpoint(this.config.listen.bindHost, this.config.listen.advertiseHost, this.port);
+    return this.address.endpoint;
   }
 
   get localEndpoint(): string {
-    return loopbackEndpoint(this.config.listen.bindHost, this.port);
+    return this.address.local;
   }
 
   async bind(): Promise<void> {
-    const { bindHost, port } = this.config.listen;
     const { curve } = this.config;
     if (curve !== undefined) {
       // Before the bind: libzmq refuses every connection while no ZAP handler answers for the domain.
       this.unzap = await curve.serve();
       this.watching = watchHandshakes(this.socket, acceptedRefusals(curve, 'this publisher', 'a subscriber'));
     }
-    await this.socket.bind(bindAddress(bindHost, port));
-    this.port = boundPort(this.socket.lastEndpoint);
+    await this.address.bind(this.socket);
     this.loop = this.subscriptions();
     this.beaconTimer = setInterval(this.sendBeacon, this.config.beaconIntervalMs);
     this.config.events.emit({ type: 'listening', channel: this.config.channel, endpoint: this.endpoint });

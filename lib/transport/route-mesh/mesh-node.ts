@@ -11,7 +11,7 @@ import {
   ZLinkError,
   decodeFrame,
 } from '../../core/index.js';
-import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { ListenAddress } from '../endpoints.js';
 import { dropUnmatchedReply, settleReply } from '../replies.js';
 import { ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
 import { SocketPump } from '../socket-pump.js';
@@ -46,6 +46,7 @@ export class MeshNode {
   /** @internal the peers and links; read through `snapshot()` and `waitFor()` (a test drops a peer here). */
   readonly table: PeerTable;
   private readonly router: Router;
+  private readonly address: ListenAddress;
   private readonly pump: SocketPump;
   private readonly candidates: MeshCandidates;
   private readonly liveness: MeshLiveness;
@@ -59,7 +60,6 @@ export class MeshNode {
   private readonly records: MeshStateRecords;
   private unzap: (() => Promise<void>) | undefined;
   private own: MeshNodeState;
-  private port = 0;
   private closed = false;
   private drained = false;
   /** The ROUTER's connection events: links up and down, accepted ones counted, refusals reported. */
@@ -75,6 +75,7 @@ export class MeshNode {
     this.records = meshStateRecords(() => this.own, this.identity);
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
+    this.address = new ListenAddress(mesh.listen);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, {
       onUnreachable: (dest) => this.table.unreachable(dest),
     });
@@ -130,12 +131,11 @@ export class MeshNode {
   }
 
   get endpoint(): string {
-    const { bindHost, advertiseHost } = this.config.mesh.listen;
-    return advertisedEndpoint(bindHost, advertiseHost, this.port);
+    return this.address.endpoint;
   }
 
   get localEndpoint(): string {
-    return loopbackEndpoint(this.config.mesh.listen.bindHost, this.port);
+    return this.address.local;
   }
 
   /** Its identity, links, peers and channels' select-one state, at this moment. */
@@ -175,11 +175,9 @@ export class MeshNode {
 
   /** Binds the ROUTER (port 0 picks a free port) and starts reading. */
   async bind(): Promise<void> {
-    const { bindHost, port } = this.config.mesh.listen;
     // Before the first connection can come: libzmq asks the ZAP handler about every one.
     this.unzap = await this.curve?.checkConnections();
-    await this.router.bind(bindAddress(bindHost, port));
-    this.port = boundPort(this.router.lastEndpoint);
+    await this.address.bind(this.router);
     const watching = this.connections.watch(this.router, () => this.closed);
     this.loops.push(this.receiveLoop(), watching);
     this.liveness.start();

@@ -7,7 +7,7 @@ import {
   type SessionListenerSnapshot,
   type ZLinkEvents,
 } from '../../core/index.js';
-import { advertisedEndpoint, bindAddress, boundPort, loopbackEndpoint } from '../endpoints.js';
+import { ListenAddress } from '../endpoints.js';
 import { STREAM_SEND_HWM_MESSAGES, streamListener } from '../sockets.js';
 import { HandedBytes, takeChunk } from './handed-bytes.js';
 import { type ConnectionHost, StreamConnection } from './stream-connection.js';
@@ -38,6 +38,7 @@ const EMPTY = Buffer.alloc(0);
  */
 export class SessionListener implements ConnectionHost {
   private readonly socket: Stream;
+  private readonly address: ListenAddress;
   private readonly connections = new Map<string, StreamConnection>();
   private dirty: StreamConnection[] = [];
   private flushQueued = false;
@@ -48,7 +49,6 @@ export class SessionListener implements ConnectionHost {
   private retryTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
-  private port = 0;
   private accepting = true;
   private closed = false;
   private open = 0;
@@ -66,6 +66,7 @@ export class SessionListener implements ConnectionHost {
   constructor(private readonly config: SessionListenerConfig) {
     const { listen, heartbeatMs, maxPendingBytes } = config.options;
     this.socket = streamListener(listen.bindHost.includes(':'), heartbeatMs);
+    this.address = new ListenAddress(listen);
     this.chunkBytes = Math.floor(maxPendingBytes / 4 / (STREAM_SEND_HWM_MESSAGES + 1));
   }
 
@@ -79,20 +80,18 @@ export class SessionListener implements ConnectionHost {
 
   /** Where clients connect (advertise host and bound port), once bound. */
   get endpoint(): string | undefined {
-    const { bindHost, advertiseHost } = this.config.options.listen;
-    return this.port === 0 ? undefined : advertisedEndpoint(bindHost, advertiseHost, this.port);
+    return this.address.bound ? this.address.endpoint : undefined;
   }
 
   /** Where this machine reaches the listener (loopback for a wildcard bind), once bound. */
   get localEndpoint(): string | undefined {
-    return this.port === 0 ? undefined : loopbackEndpoint(this.config.options.listen.bindHost, this.port);
+    return this.address.bound ? this.address.local : undefined;
   }
 
   /** Binds and starts reading; rejects when the address cannot be bound. */
   async bind(): Promise<void> {
-    const { listen, listener, helloTimeoutMs, idleTimeoutMs } = this.config.options;
-    await this.socket.bind(bindAddress(listen.bindHost, listen.port));
-    this.port = boundPort(this.socket.lastEndpoint);
+    const { listener, helloTimeoutMs, idleTimeoutMs } = this.config.options;
+    await this.address.bind(this.socket);
     this.loop = this.receiveLoop();
     const sweepMs = Math.max(50, Math.min(1000, helloTimeoutMs / 4, idleTimeoutMs / 4));
     this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepMs);
