@@ -1,6 +1,5 @@
 import { Buffer } from 'node:buffer';
 import {
-  type CallMetrics,
   type NormalizedEndpoint,
   type ClientConnectionSnapshot,
   type PendingRequests,
@@ -8,20 +7,13 @@ import {
   type ServerDescriptor,
   type ServerState,
   type ZLinkEvents,
-  CANDIDATE_WAIT_CAP_MS,
-  TargetSelector,
-  ZLinkError,
-  encodeRequest,
-  encodeSend,
   errorMessage,
-  RESOLVED,
 } from '../../core/index.js';
 import type { ChannelCurve } from '../security/curve-keyring.js';
 import { EndpointTrust } from '../security/endpoint-trust.js';
-import { type Submission, admitThen } from '../admission.js';
-import { type SelectionSource, reportSelection } from '../selection.js';
-import { WakeList } from '../wake-list.js';
+import type { Submission } from '../admission.js';
 import { connectionSnapshot } from './connection-snapshot.js';
+import { ClientCalls } from './client-calls.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
 import { descriptorState, sameIdentity } from './server-descriptors.js';
@@ -65,21 +57,16 @@ export class ClientChannel {
   private readonly retiring = new Set<Promise<void>>();
   /** Which run of each Server RID is current, and which were superseded (03 §7). */
   private readonly runs = new ServerRuns();
-  private readonly selector = new TargetSelector<ServerConnection>();
-  private excludedReady = 0;
-  private readonly waiters = new WakeList();
+  /** Select-one over the ready servers, and the calls' way to the chosen one. */
+  private readonly calls: ClientCalls;
   private closed = false;
   /** How many times the candidate list was rebuilt (a test proves calls never trigger one). */
   rebuilds = 0;
 
-  private readonly metrics: CallMetrics;
-  private readonly selection: SelectionSource;
-
   constructor(private readonly config: ClientChannelConfig) {
     this.vanishing = new VanishGrace(config.vanishGraceMs);
-    const { events, channel, clientId } = config;
-    this.metrics = events.metrics.scope('client-server', channel, undefined).calls;
-    this.selection = { events, route: 'client-server', channel, mesh: undefined, sourceRid: clientId };
+    const { events, channel } = config;
+    this.calls = new ClientCalls({ ...config, anyConnecting: () => this.anyConnecting() });
     this.trust = new EndpointTrust(config.curve, 'server', (detail, endpoint) =>
       events.emit({ type: 'protocol_error', route: 'client-server', channel, endpoint, reason: detail }),
     );
@@ -187,7 +174,7 @@ export class ClientChannel {
   }
 
   get candidateCount(): number {
-    return this.selector.size;
+    return this.calls.candidateCount;
   }
 
   snapshot(): ClientConnectionSnapshot[] {
@@ -196,156 +183,24 @@ export class ClientChannel {
     );
   }
 
-  /** One-way send: resolves when the chosen connection's queue accepted the record. */
+  /** One-way send: resolves when the chosen connection's queue accepted the record (see `ClientCalls`). */
   send(call: ChannelSubmit): Promise<void> {
-    const connection = this.selector.pick();
-    // Fast path: a candidate with queue space takes the record in this very turn.
-    if (connection !== undefined && this.canQueueNow(connection, call)) {
-      connection.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace));
-      this.metrics.sends++;
-      if (this.config.events.perMessage) this.selected('send', connection, 'immediate');
-      return RESOLVED;
-    }
-    return this.sendSlow(call, connection);
+    return this.calls.send(call);
   }
 
   /** Request: resolves with the reply; every path ends once (see `PendingRequests`). */
   request(call: ChannelSubmit, describe: string): Promise<unknown> {
-    const connection = this.selector.pick();
-    if (connection !== undefined && this.canQueueNow(connection, call)) {
-      if (this.config.events.perMessage) this.selected('request', connection, 'immediate');
-      return this.submitRequest(connection, call, describe, call.timeoutMs);
-    }
-    return this.requestSlow(call, describe, connection);
-  }
-
-  private async sendSlow(call: ChannelSubmit, picked: ServerConnection | undefined): Promise<void> {
-    const deadline = Date.now() + call.timeoutMs;
-    let connection = picked;
-    try {
-      const chosen = (connection ??= await this.choose(call, deadline));
-      await this.admission(chosen, call, deadline, () =>
-        chosen.pump.offer(encodeSend(call.packet, call.metadata, call.payload, call.trace)),
-      );
-    } catch (error) {
-      this.metrics.refuse(error);
-      if (this.config.events.perMessage) this.selected('send', connection, 'refused', error);
-      throw error;
-    }
-    this.metrics.sends++;
-    if (this.config.events.perMessage) this.selected('send', connection, 'after_wait');
-  }
-
-  private async requestSlow(
-    call: ChannelSubmit,
-    describe: string,
-    picked: ServerConnection | undefined,
-  ): Promise<unknown> {
-    const deadline = Date.now() + call.timeoutMs;
-    let connection = picked;
-    let result: Promise<unknown>;
-    try {
-      const chosen = (connection ??= await this.choose(call, deadline));
-      // Wrapped so that admission resolves once the request is queued, not when its reply comes.
-      const queued = await this.admission(chosen, call, deadline, () => ({
-        reply: this.submitRequest(chosen, call, describe, Math.max(1, deadline - Date.now())),
-      }));
-      result = queued.reply;
-    } catch (error) {
-      this.metrics.refuse(error);
-      if (this.config.events.perMessage) this.selected('request', connection, 'refused', error);
-      throw error;
-    }
-    if (this.config.events.perMessage) this.selected('request', connection, 'after_wait');
-    return result;
-  }
-
-  private selected(
-    kind: 'send' | 'request',
-    connection: ServerConnection | undefined,
-    admission: 'immediate' | 'after_wait' | 'refused',
-    error?: unknown,
-  ): void {
-    const target = connection?.state?.serverRid;
-    reportSelection(this.selection, kind, this.config.channel, target, admission, error);
-  }
-
-  /** Opens the pending entry and queues the record, in the turn admission allowed it. */
-  private submitRequest(
-    connection: ServerConnection,
-    call: ChannelSubmit,
-    describe: string,
-    timeoutMs: number,
-  ): Promise<unknown> {
-    const { correlation, result } = this.config.pending.open({
-      timeoutMs,
-      signal: call.signal,
-      route: connection,
-      describe,
-      metrics: this.metrics,
-    });
-    this.metrics.requests++;
-    connection.pump.offer(encodeRequest(correlation, call.packet, call.metadata, call.payload, call.trace));
-    return result;
-  }
-
-  /** The fast path: the chosen connection takes the record in the caller's own turn. */
-  private canQueueNow(connection: ServerConnection, call: ChannelSubmit): boolean {
-    return !this.closed && !call.signal?.aborted && connection.ready && connection.pump.hasSpace;
-  }
-
-  /** Send admission on `connection` (see `admitThen`): `submit` runs in the turn that may queue. */
-  private admission<T>(
-    connection: ServerConnection,
-    call: ChannelSubmit,
-    deadline: number,
-    submit: () => T,
-  ): Promise<T> {
-    const { channel } = this.config;
-    const blocked = (): ZLinkError | undefined => {
-      if (this.closed) return new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
-      if (connection.ready) return undefined;
-      const lost = `connection to ${connection.endpoint} for '${channel}' was lost before submit`;
-      return new ZLinkError('RouteError', lost);
-    };
-    return admitThen(connection.pump, call, deadline, `call on '${channel}'`, blocked, submit);
+    return this.calls.request(call, describe);
   }
 
   async close(): Promise<void> {
-    // Calls waiting for a candidate wake up and end `Shutdown` (see `choose`).
+    // Calls waiting for a candidate wake up and end `Shutdown`.
     this.closed = true;
-    this.waiters.wakeAll();
+    this.calls.close();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     await Promise.all([...this.retiring]);
     this.connections.clear();
-    this.selector.update([]);
-  }
-
-  private async choose(call: ChannelSubmit, deadline: number): Promise<ServerConnection> {
-    let connection = this.selector.pick();
-    if (connection) return connection;
-    // Slow path only (no candidate): the hot path above never scans connections.
-    const { channel } = this.config;
-    const unavailable = () =>
-      new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
-    // Every known server is ready and excluded: nothing is under way that could change that soon.
-    if (this.excludedReady > 0 && !this.anyConnecting()) throw unavailable();
-    // ClientServer waits briefly for a server whose admission is under way (02 §3): at most
-    // min(request timeout, 5 s); the wait itself starts nothing. A ready but weight-0 or draining
-    // member does not cut the wait short while another server is still connecting.
-    const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);
-    while (!connection) {
-      const left = waitUntil - Date.now();
-      if (left <= 0)
-        throw this.excludedReady > 0
-          ? unavailable()
-          : new ZLinkError('NotFound', `no ready server for '${channel}'`);
-      await this.waitForCandidate(left, call.signal);
-      if (this.closed) throw new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
-      if (this.excludedReady > 0 && this.selector.size === 0 && !this.anyConnecting()) throw unavailable();
-      connection = this.selector.pick();
-    }
-    return connection;
+    this.calls.update([], 0);
   }
 
   /** Whether some server endpoint has not completed its handshake (yet). */
@@ -355,22 +210,8 @@ export class ClientChannel {
   }
 
   /** Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by rebuilds, no polling. */
-  async waitForCandidates(count: number, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.selector.size < count) {
-      const left = deadline - Date.now();
-      if (left <= 0 || this.closed) {
-        throw new ZLinkError(
-          'Timeout',
-          `'${this.config.channel}' did not reach ${count} candidate(s) in ${timeoutMs} ms`,
-        );
-      }
-      await this.waitForCandidate(left, undefined);
-    }
-  }
-
-  private waitForCandidate(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    return this.waiters.wait(ms, signal, `call on '${this.config.channel}'`);
+  waitForCandidates(count: number, timeoutMs: number): Promise<void> {
+    return this.calls.waitForCandidates(count, timeoutMs);
   }
 
   /** Runs on connection state changes only; swaps in a new candidate list. */
@@ -384,9 +225,7 @@ export class ClientChannel {
       if (state.weight === 0 || state.draining) excluded++;
       else candidates.push({ id: Buffer.from(rid, 'utf8'), weight: state.weight, target: connection });
     }
-    this.excludedReady = excluded;
-    this.selector.update(candidates);
-    if (this.selector.size > 0 || excluded > 0) this.waiters.wakeAll();
+    this.calls.update(candidates, excluded);
     // 03 §7 step 4: the previous generation's connection goes once the new one is a ready target
     // (a manual endpoint stays: it is configuration, and simply is not selected).
     for (const old of losers) {
