@@ -24,7 +24,7 @@ import type { MeshNodeConfig } from './mesh-node-config.js';
 import { MeshObjectLink, sameTopics } from './mesh-object-link.js';
 import { meshSnapshot } from './mesh-snapshot.js';
 import { type MeshStateRecords, initialMeshState, meshStateRecords } from './mesh-state.js';
-import { connectLink, disconnectLink } from './mesh-socket.js';
+import { LinkSockets } from './mesh-socket.js';
 import { MeshCurve } from './mesh-curve.js';
 import { MeshIdentity } from './mesh-identity.js';
 import { MeshConnections } from './mesh-watch.js';
@@ -47,6 +47,7 @@ export class MeshNode {
   readonly table: PeerTable;
   private readonly router: Router;
   private readonly address: ListenAddress;
+  private readonly sockets: LinkSockets;
   private readonly pump: SocketPump;
   private readonly candidates: MeshCandidates;
   private readonly liveness: MeshLiveness;
@@ -76,24 +77,25 @@ export class MeshNode {
     const curve = this.curve && { ...this.curve.keys, zapDomain: this.curve.domain };
     this.router = meshRouter(mesh.listen.bindHost.includes(':'), curve);
     this.address = new ListenAddress(mesh.listen);
+    const serverKey = (endpoint: string) => this.curve?.connectKey(endpoint);
+    this.sockets = new LinkSockets(this.router, serverKey, () => this.closed);
     this.pump = new SocketPump(this.router, config.sendQueueLimit, `mesh ${mesh.mesh}`, {
       onUnreachable: (dest) => this.table.unreachable(dest),
     });
     this.own = initialMeshState(mesh, rid, generation, config.objectTypes);
     this.table = new PeerTable(this.peerHost());
     this.liveness = new MeshLiveness(this.table, this.pump);
-    const { table, liveness } = this;
-    const restart = (link: OutboundLink) => this.restartLink(link);
+    const { table, liveness, sockets } = this;
     this.connections = new MeshConnections({
       mesh: mesh.mesh,
       table,
       liveness,
       events,
       curve: this.curve,
-      disconnect: (link) => disconnectLink(this.router, link),
-      restart,
+      disconnect: (link) => sockets.disconnect(link),
+      restart: (link) => sockets.restart(link),
     });
-    const connect = (link: OutboundLink) => this.connectLink(link);
+    const connect = (link: OutboundLink) => sockets.connect(link);
     const timing = config.discovery ?? { vanishGraceMs: 0, connectAnywayAfterMs: 0 };
     const report = (reason: string) => this.protocolError(reason);
     const own = () => this.own;
@@ -188,7 +190,7 @@ export class MeshNode {
   connectPeers(): void {
     for (const peer of this.config.mesh.peers) {
       const link = this.table.addLink(peer.endpoint, peer.rid);
-      this.connectLink(link);
+      this.sockets.connect(link);
     }
   }
 
@@ -255,10 +257,6 @@ export class MeshNode {
     this.config.onStateChange?.(this.own);
   }
 
-  private connectLink(link: OutboundLink): void {
-    connectLink(this.router, link, this.curve?.connectKey(link.endpoint));
-  }
-
   private peerHost(): PeerHost {
     return {
       mesh: this.config.mesh.mesh,
@@ -277,8 +275,8 @@ export class MeshNode {
           ),
         );
       },
-      reconnect: (link) => this.restartLink(link),
-      disconnect: (link) => disconnectLink(this.router, link),
+      reconnect: (link) => this.sockets.restart(link),
+      disconnect: (link) => this.sockets.disconnect(link),
       changed: () => {
         this.candidates.rebuild(this.table.peers.values());
         this.calls.wake();
@@ -301,13 +299,6 @@ export class MeshNode {
     const candidates = (channel: string) => this.candidates.get(channel);
     const isClosed = () => this.closed;
     return { mesh, rid, pump, isClosed, peers: table.peers, links: table.links, candidates };
-  }
-
-  /** A fresh connection for `link` (with CURVE, to the key known for its endpoint now). */
-  private restartLink(link: OutboundLink): void {
-    if (this.closed) return;
-    disconnectLink(this.router, link);
-    this.connectLink(link);
   }
 
   private sayHello(link: OutboundLink): void {

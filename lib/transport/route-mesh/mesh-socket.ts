@@ -41,3 +41,31 @@ export function disconnectLink(router: Router, link: OutboundLink): void {
     // Not connected (already disconnected, or the socket is closing).
   }
 }
+
+/**
+ * The node's outbound links on its one ROUTER: connect, disconnect, and a fresh connection in place
+ * of one that failed. A connect presents the key known for the endpoint at that moment (with CURVE),
+ * so a restart after a refused handshake tries the peer's next key.
+ */
+export class LinkSockets {
+  constructor(
+    private readonly router: Router,
+    private readonly serverKey: (endpoint: string) => string | undefined,
+    private readonly isClosed: () => boolean,
+  ) {}
+
+  connect(link: OutboundLink): void {
+    connectLink(this.router, link, this.serverKey(link.endpoint));
+  }
+
+  disconnect(link: OutboundLink): void {
+    disconnectLink(this.router, link);
+  }
+
+  /** A fresh connection for `link`; nothing once the node has closed. */
+  restart(link: OutboundLink): void {
+    if (this.isClosed()) return;
+    disconnectLink(this.router, link);
+    this.connect(link);
+  }
+}
