@@ -1,7 +1,7 @@
 export * from './client-server/index.js';
-export { SocketPump, type SendableSocket } from './socket-pump.js';
+export { SocketPump, type SendableSocket } from './io/index.js';
 export * from './route-mesh/index.js';
 export * from './fanout/index.js';
-export { admitThen, type Submission } from './admission.js';
-export { CurveKeyring } from './security/curve-keyring.js';
+export { admitThen, type Submission } from './outbound/index.js';
+export { CurveKeyring } from './security/index.js';
 export * from './stream/index.js';

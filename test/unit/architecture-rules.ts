@@ -247,6 +247,16 @@ export const CORE_ROOMS = ['wire', 'observe', 'calls', 'ports', 'options', 'obje
 /** Every layer whose rooms have a checked order (see `checkRooms`). */
 export const FLOOR_PLANS: readonly FloorPlan[] = [
   { layer: 'core', ranks: ['(root)', ...CORE_ROOMS], doors: false },
+  {
+    layer: 'transport',
+    ranks: [
+      '(root)',
+      'io',
+      ['inbound', 'liveness', 'outbound', 'security'],
+      ['client-server', 'fanout', 'route-mesh', 'stream'],
+    ],
+    doors: true,
+  },
 ];
 
 /** `lib/<layer>/<room>/...` → room; a root file → its name; the layer's index → undefined. */

@@ -10,9 +10,13 @@ import {
   encodeSend,
   RESOLVED,
 } from '../../core/index.js';
-import { type Submission, admitThen } from '../admission.js';
-import { type SelectionSource, reportSelection } from '../selection.js';
-import { WakeList } from '../wake-list.js';
+import {
+  type SelectionSource,
+  type Submission,
+  WakeList,
+  admitThen,
+  reportSelection,
+} from '../outbound/index.js';
 import type { ServerConnection } from './server-connection.js';
 
 /** What the calls of one channel need from the channel that keeps its connections. */

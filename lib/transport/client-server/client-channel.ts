@@ -9,15 +9,14 @@ import {
   type ZLinkEvents,
   errorMessage,
 } from '../../core/index.js';
-import type { ChannelCurve } from '../security/curve-keyring.js';
-import { EndpointTrust } from '../security/endpoint-trust.js';
-import type { Submission } from '../admission.js';
+import { type ChannelCurve, EndpointTrust } from '../security/index.js';
+import type { Submission } from '../outbound/index.js';
 import { connectionSnapshot } from './connection-snapshot.js';
 import { ClientCalls } from './client-calls.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
 import { descriptorState, sameIdentity } from './server-descriptors.js';
-import { VanishGrace, byEndpoint } from '../vanish-grace.js';
+import { VanishGrace, byEndpoint } from '../liveness/index.js';
 
 export interface ClientChannelConfig {
   readonly channel: string;

@@ -9,12 +9,17 @@ import {
   encodeHello,
   encodePing,
 } from '../../core/index.js';
-import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
-import { type SendableSocket, SocketPump } from '../socket-pump.js';
-import { clientDealer, connectTo } from '../sockets.js';
-import { type ChannelCurve, reportConnectRefused } from '../security/curve-keyring.js';
-import { watchHandshakes } from '../security/handshake-watch.js';
+import { dropUnmatchedReply, settleReply } from '../inbound/index.js';
+import {
+  ReadProgress,
+  type SendableSocket,
+  SocketPump,
+  afterQueuedReads,
+  clientDealer,
+  connectTo,
+  hasFrames,
+} from '../io/index.js';
+import { type ChannelCurve, reportConnectRefused, watchHandshakes } from '../security/index.js';
 import {
   CONNECTING,
   type ConnectionEvent,

@@ -15,15 +15,10 @@ import {
   encodePing,
   encodeServerState,
 } from '../../core/index.js';
-import { type InboundScope, channelScope, failInbound } from '../inbound.js';
-import { InboundGate } from '../inbound-gate.js';
-import { ListenAddress } from '../endpoints.js';
-import { hasFrames } from '../receive.js';
-import { SilenceClock, heardBy } from '../silence.js';
-import { SocketPump } from '../socket-pump.js';
-import { listenerRouter } from '../sockets.js';
-import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
-import { watchHandshakes } from '../security/handshake-watch.js';
+import { InboundGate, type InboundScope, channelScope, failInbound } from '../inbound/index.js';
+import { ListenAddress, SocketPump, hasFrames, listenerRouter } from '../io/index.js';
+import { SilenceClock, heardBy } from '../liveness/index.js';
+import { type ChannelCurve, acceptedRefusals, watchHandshakes } from '../security/index.js';
 import { CLIENT_GONE_MS, PING_INTERVAL_MS } from '../timing.js';
 
 export interface ServerListenerConfig {

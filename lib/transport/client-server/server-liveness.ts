@@ -1,5 +1,5 @@
 import { PING_INTERVAL_MS, SILENCE_MS } from '../timing.js';
-import { SilenceClock, heardBy } from '../silence.js';
+import { SilenceClock, heardBy } from '../liveness/index.js';
 
 /**
  * A client connection's side of ClientServer liveness: while connected it pings its server every

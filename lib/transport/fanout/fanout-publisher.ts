@@ -7,12 +7,8 @@ import {
   encodeFanoutBeacon,
   encodeFanoutEvent,
 } from '../../core/index.js';
-import { ListenAddress } from '../endpoints.js';
-import { nextMessage } from '../receive.js';
-import { SocketPump } from '../socket-pump.js';
-import { publisherSocket } from '../sockets.js';
-import { type ChannelCurve, acceptedRefusals } from '../security/curve-keyring.js';
-import { watchHandshakes } from '../security/handshake-watch.js';
+import { ListenAddress, SocketPump, nextMessage, publisherSocket } from '../io/index.js';
+import { type ChannelCurve, acceptedRefusals, watchHandshakes } from '../security/index.js';
 import { NODROP_RETRY_MAX_MS } from '../timing.js';
 
 export interface FanoutPublisherConfig {

@@ -6,9 +6,8 @@ import type {
   SubscribedTopic,
   ZLinkEvents,
 } from '../../core/index.js';
-import { VanishGrace, byEndpoint } from '../vanish-grace.js';
-import type { ChannelCurve } from '../security/curve-keyring.js';
-import { EndpointTrust } from '../security/endpoint-trust.js';
+import { VanishGrace, byEndpoint } from '../liveness/index.js';
+import { type ChannelCurve, EndpointTrust } from '../security/index.js';
 import { PublisherLink } from './publisher-link.js';
 import { REFUSED_HANDSHAKE_RETRY_MS } from '../timing.js';
 

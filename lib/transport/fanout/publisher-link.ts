@@ -12,12 +12,14 @@ import {
   isBeaconTopic,
   readFanoutEvents,
 } from '../../core/index.js';
-import type { InboundMessage, InboundScope } from '../inbound.js';
-import { InboundGate } from '../inbound-gate.js';
-import { connectTo, subscriberSocket } from '../sockets.js';
-import { type ChannelCurve, reportConnectRefused } from '../security/curve-keyring.js';
-import { type HandshakeRefusal, watchHandshakes } from '../security/handshake-watch.js';
-import { hasFrames } from '../receive.js';
+import { InboundGate, type InboundMessage, type InboundScope } from '../inbound/index.js';
+import { connectTo, hasFrames, subscriberSocket } from '../io/index.js';
+import {
+  type ChannelCurve,
+  type HandshakeRefusal,
+  reportConnectRefused,
+  watchHandshakes,
+} from '../security/index.js';
 
 export interface PublisherLinkConfig {
   readonly channel: string;

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
-import { VanishGrace, byEndpoint } from '../vanish-grace.js';
+import { VanishGrace, byEndpoint } from '../liveness/index.js';
 import { clientPair } from './object-client-rule.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
 

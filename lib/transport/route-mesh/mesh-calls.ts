@@ -7,10 +7,14 @@ import {
   encodeMeshSend,
   RESOLVED,
 } from '../../core/index.js';
-import { type Submission, admitThen } from '../admission.js';
-import { type SelectionSource, reportSelection } from '../selection.js';
-import type { SocketPump } from '../socket-pump.js';
-import { WakeList } from '../wake-list.js';
+import {
+  type SelectionSource,
+  type Submission,
+  WakeList,
+  admitThen,
+  reportSelection,
+} from '../outbound/index.js';
+import type { SocketPump } from '../io/index.js';
 import type { MeshChannelCandidates } from './mesh-candidates.js';
 import type { OutboundLink, Peer } from './peer-table.js';
 

@@ -10,8 +10,7 @@ import {
   curveProof,
   curveProofHolds,
 } from '../../core/index.js';
-import { pickKey } from '../security/endpoint-trust.js';
-import { registerZap } from '../security/zap-handler.js';
+import { pickKey, registerZap } from '../security/index.js';
 
 type HandshakeKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome;
 

@@ -11,8 +11,7 @@ import {
   REMOTE_CODES,
   RecordKind,
 } from '../../core/index.js';
-import { type InboundScope, channelScope, failInbound, nodeScope } from '../inbound.js';
-import { InboundGate } from '../inbound-gate.js';
+import { InboundGate, type InboundScope, channelScope, failInbound, nodeScope } from '../inbound/index.js';
 
 /**
  * Received business records waiting for a job permit before the receive loop stops reading. The

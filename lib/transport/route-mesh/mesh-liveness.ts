@@ -1,7 +1,7 @@
 import { PING_INTERVAL_MS, SILENCE_MS } from '../timing.js';
 import { encodeMeshPing } from '../../core/index.js';
-import { SilenceClock, heardBy } from '../silence.js';
-import type { SocketPump } from '../socket-pump.js';
+import { SilenceClock, heardBy } from '../liveness/index.js';
+import type { SocketPump } from '../io/index.js';
 import type { PeerTable } from './peer-table.js';
 
 /** The ping timer of one MeshNode, and the silence rule that drops a peer which stopped answering. */

@@ -11,10 +11,15 @@ import {
   ZLinkError,
   decodeFrame,
 } from '../../core/index.js';
-import { ListenAddress } from '../endpoints.js';
-import { dropUnmatchedReply, settleReply } from '../replies.js';
-import { ReadProgress, afterQueuedReads, hasFrames } from '../receive.js';
-import { SocketPump } from '../socket-pump.js';
+import {
+  ListenAddress,
+  ReadProgress,
+  SocketPump,
+  afterQueuedReads,
+  hasFrames,
+  meshRouter,
+} from '../io/index.js';
+import { dropUnmatchedReply, settleReply } from '../inbound/index.js';
 import { type MeshCallHost, MeshCalls, type MeshWait } from './mesh-calls.js';
 import { MeshCandidates } from './mesh-candidates.js';
 import { DiscoveredPeers } from './discovered-peers.js';
@@ -28,7 +33,6 @@ import { LinkSockets } from './mesh-socket.js';
 import { MeshCurve } from './mesh-curve.js';
 import { MeshIdentity } from './mesh-identity.js';
 import { MeshConnections } from './mesh-watch.js';
-import { meshRouter } from '../sockets.js';
 import { type OutboundLink, type PeerHost, type PeerRoute, PeerTable } from './peer-table.js';
 import { HELLO_RETRY_MS, LOSS_READ_GRACE_MS } from '../timing.js';
 

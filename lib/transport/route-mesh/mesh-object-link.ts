@@ -10,7 +10,7 @@ import {
   RESERVED_KINDS,
   ZLinkError,
 } from '../../core/index.js';
-import type { SocketPump } from '../socket-pump.js';
+import type { SocketPump } from '../io/index.js';
 import type { Peer, PeerRoute } from './peer-table.js';
 
 /** What the link needs from its MeshNode. */

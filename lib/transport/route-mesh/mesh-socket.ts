@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'zeromq';
-import { connectTo, connectionId } from '../sockets.js';
+import { connectTo, connectionId } from '../io/index.js';
 import type { OutboundLink } from './peer-table.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Router } from 'zeromq';
-import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/handshake-watch.js';
+import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/index.js';
 import type { ZLinkEvents } from '../../core/index.js';
 import type { MeshCurve } from './mesh-curve.js';
 import type { MeshLiveness } from './mesh-liveness.js';

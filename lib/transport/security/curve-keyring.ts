@@ -1,5 +1,5 @@
 import type { ListenerKeys, LocationDescriptor, NormalizedCurve, ZLinkEvents } from '../../core/index.js';
-import type { SocketCurve } from '../sockets.js';
+import type { SocketCurve } from '../io/index.js';
 import { type HandshakeRefusal, type HandshakeWatch, refusalDetail } from './handshake-watch.js';
 import { registerZap } from './zap-handler.js';
 

@@ -1,6 +1,6 @@
 import type { Router } from 'zeromq';
 import { z85Encode } from '../../core/index.js';
-import { zapRouter } from '../sockets.js';
+import { zapRouter } from '../io/index.js';
 import { BIND_RETRY_MS } from '../timing.js';
 
 /**

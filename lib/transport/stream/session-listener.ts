@@ -7,8 +7,7 @@ import {
   type SessionListenerSnapshot,
   type ZLinkEvents,
 } from '../../core/index.js';
-import { ListenAddress } from '../endpoints.js';
-import { STREAM_SEND_HWM_MESSAGES, streamListener } from '../sockets.js';
+import { ListenAddress, STREAM_SEND_HWM_MESSAGES, streamListener } from '../io/index.js';
 import { HandedBytes, takeChunk } from './handed-bytes.js';
 import { type ConnectionHost, StreamConnection } from './stream-connection.js';
 import { SESSION_CLOSE_LINGER_MS, SESSION_RETRY_WRITE_MS, SESSION_TOMBSTONE_MS } from '../timing.js';

@@ -1,4 +1,4 @@
-import { type RouteKind, type ZLinkEvents, isZLinkError } from '../core/index.js';
+import { type RouteKind, type ZLinkEvents, isZLinkError } from '../../core/index.js';
 
 /** The fixed labels of one send path's `selection` events, built once per channel (or mesh). */
 export interface SelectionSource {

@@ -1,9 +1,9 @@
-import { SEND_RECHECK_MS } from '../../../lib/transport/timing.js';
+import { SEND_RECHECK_MS } from '../../../../lib/transport/timing.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Socket } from 'zeromq';
-import { MAX_MESSAGE_BYTES } from '../../../lib/transport/socket-limits.js';
+import { MAX_MESSAGE_BYTES } from '../../../../lib/transport/io/socket-limits.js';
 import {
   clientDealer,
   listenerRouter,
@@ -11,7 +11,7 @@ import {
   observed,
   publisherSocket,
   subscriberSocket,
-} from '../../../lib/transport/sockets.js';
+} from '../../../../lib/transport/io/sockets.js';
 
 /** The one socket factory: every role's options, and no zeromq socket made anywhere else in lib/. */
 
@@ -92,7 +92,7 @@ describe('socket factory', () => {
     expect(other.asked()).toBe(1);
   });
 
-  it('no file in lib/ but transport/sockets.ts constructs a zeromq socket', () => {
+  it('no file in lib/ but transport/io/sockets.ts constructs a zeromq socket', () => {
     const root = join(process.cwd(), 'lib');
     const files: string[] = [];
     const walk = (dir: string): void => {
@@ -110,6 +110,6 @@ describe('socket factory', () => {
         ),
       )
       .map((f) => relative(root, f));
-    expect(constructing).toEqual(['transport/sockets.ts']);
+    expect(constructing).toEqual(['transport/io/sockets.ts']);
   });
 });

@@ -1,6 +1,6 @@
-import { DRAINING_CODE, FENCED_CODE, type JobQueue } from '../core/index.js';
+import { DRAINING_CODE, FENCED_CODE, type JobQueue } from '../../core/index.js';
 import { type InboundMessage, type InboundScope, failInbound, runInbound } from './inbound.js';
-import { INBOUND_DRAIN_QUIET_MS } from './timing.js';
+import { INBOUND_DRAIN_QUIET_MS } from '../timing.js';
 
 /** Why a received business record is not run: the receiver drains, or its owner lease is fenced (guide §6.2). */
 export type Refusal = 'draining' | 'fenced';

@@ -1,4 +1,4 @@
-import { cancelledError, timerDelay } from '../core/index.js';
+import { cancelledError, timerDelay } from '../../core/index.js';
 
 /**
  * Callers waiting for a state change (a candidate appears, a peer becomes ready): each wakes at the

@@ -1,5 +1,5 @@
-import { type EncodedCall, type ZLinkError, cancelledError } from '../core/index.js';
-import type { SocketPump } from './socket-pump.js';
+import { type EncodedCall, type ZLinkError, cancelledError } from '../../core/index.js';
+import type { SocketPump } from '../io/index.js';
 
 /** A business record on its way to a chosen target, its payload encoded once. */
 export type Submission = EncodedCall;

@@ -1,7 +1,7 @@
-import { PING_INTERVAL_MS } from '../../../lib/transport/timing.js';
+import { PING_INTERVAL_MS } from '../../../../lib/transport/timing.js';
 /** The one silence rule (`SilenceClock`): time a process did not read is not held against its peer. */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { SilenceClock, heardBy } from '../../../lib/transport/silence.js';
+import { SilenceClock, heardBy } from '../../../../lib/transport/liveness/silence.js';
 
 afterEach(() => {
   jest.useRealTimers();

@@ -1,5 +1,5 @@
-import { UnreadTime } from './receive.js';
-import { PING_INTERVAL_MS, STALL_MS } from './timing.js';
+import { UnreadTime } from '../io/index.js';
+import { PING_INTERVAL_MS, STALL_MS } from '../timing.js';
 
 /**
  * The one rule for judging silence fairly: what a peer sent while this process did not read is

@@ -1,4 +1,4 @@
-import { RESOLVED, ZLinkError, cancelledError, joinRecords, timerDelay } from '../core/index.js';
+import { RESOLVED, ZLinkError, cancelledError, joinRecords, timerDelay } from '../../core/index.js';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 
 /** The part of a zeromq socket the pump writes to. */

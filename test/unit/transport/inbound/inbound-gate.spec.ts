@@ -7,10 +7,10 @@ import {
   type ZLinkMessageContext,
   ZLinkEvents,
   decodeFrame,
-} from '../../../lib/core/index.js';
-import { type InboundScope, channelScope } from '../../../lib/transport/inbound.js';
-import { InboundGate, type InboundGateConfig } from '../../../lib/transport/inbound-gate.js';
-import { ChannelHandlerRegistry } from '../../../lib/core/index.js';
+} from '../../../../lib/core/index.js';
+import { type InboundScope, channelScope } from '../../../../lib/transport/inbound/inbound.js';
+import { InboundGate, type InboundGateConfig } from '../../../../lib/transport/inbound/inbound-gate.js';
+import { ChannelHandlerRegistry } from '../../../../lib/core/index.js';
 
 /** The one inbound gate: its refusals and its permit rule, against a real JobQueue and handler scope. */
 

@@ -6,7 +6,7 @@ import {
   bindAddress,
   boundPort,
   loopbackEndpoint,
-} from '../../../lib/transport/endpoints.js';
+} from '../../../../lib/transport/io/endpoints.js';
 
 describe('listener addresses', () => {
   it('binds a wildcard as 0.0.0.0, brackets IPv6, and asks zeromq to pick for port 0', () => {

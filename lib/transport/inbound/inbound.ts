@@ -22,7 +22,7 @@ import {
   errorMessage,
   toWireError,
   isThenable,
-} from '../core/index.js';
+} from '../../core/index.js';
 
 /** The fields of a received send or request that running its handler needs. */
 export interface InboundMessage {

@@ -6,7 +6,7 @@ import {
   type ZLinkEvents,
   RecordKind,
   fromWireError,
-} from '../core/index.js';
+} from '../../core/index.js';
 
 /**
  * Settles the pending request a reply or error reply answers. A reply whose payload cannot be

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Dealer, Router, type Socket, Stream, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
-import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from './timing.js';
+import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from '../timing.js';
 
 /**
  * Every zeromq socket ZLink opens is made here, one function per role, so an option that concerns

@@ -5,8 +5,8 @@
  * does not allow it (a replaced DEALER, a ROUTER) keeps the old rule: the write is given up.
  */
 import { describe, expect, it } from '@jest/globals';
-import { FIRST_BATCH, type SendableSocket, SocketPump } from '../../../lib/transport/socket-pump.js';
-import { waitFor } from '../../helpers/index.js';
+import { FIRST_BATCH, type SendableSocket, SocketPump } from '../../../../lib/transport/io/socket-pump.js';
+import { waitFor } from '../../../helpers/index.js';
 
 const eagain = (): Error => Object.assign(new Error('Socket temporarily unavailable'), { code: 'EAGAIN' });
 
