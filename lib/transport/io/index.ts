@@ -3,7 +3,7 @@
  * endpoint strings. Every other room reaches a socket only through here.
  */
 export { ListenAddress } from './endpoints.js';
-export { ReadProgress, UnreadTime, afterQueuedReads, hasFrames, nextMessage } from './receive.js';
+export { ReadProgress, afterQueuedReads, hasFrames, nextMessage } from './receive.js';
 export { type SendableSocket, SocketPump } from './socket-pump.js';
 export {
   STREAM_SEND_HWM_MESSAGES,

@@ -1,5 +1,36 @@
-import { UnreadTime } from '../io/index.js';
 import { PING_INTERVAL_MS, STALL_MS } from '../timing.js';
+
+/**
+ * The time a receive loop read nothing while its process ran: it waited for a job permit (every
+ * handler busy and the waiting list full — backpressure). What the peers sent meanwhile is still
+ * unread, their pings included, so a liveness check must not hold that time against them.
+ */
+export class UnreadTime {
+  private since: number | undefined;
+  private total = 0;
+
+  /** Waits for `permit`; the time counts as unread. */
+  async during(permit: Promise<void>): Promise<void> {
+    this.since = Date.now();
+    try {
+      await permit;
+    } finally {
+      this.total += Date.now() - (this.since ?? Date.now());
+      this.since = undefined;
+    }
+  }
+
+  /** The unread time since the last `take` (a wait still going on counts up to `now`). */
+  take(now: number): number {
+    let total = this.total;
+    this.total = 0;
+    if (this.since !== undefined) {
+      total += now - this.since;
+      this.since = now;
+    }
+    return total;
+  }
+}
 
 /**
  * The one rule for judging silence fairly: what a peer sent while this process did not read is
