@@ -10,6 +10,7 @@ import {
 import { ListenAddress, SocketPump, nextMessage, publisherSocket } from '../io/index.js';
 import { type ChannelCurve, acceptedRefusals, watchHandshakes } from '../security/index.js';
 import { NODROP_RETRY_MAX_MS } from '../timing.js';
+import { TopicSequences } from './topic-tables.js';
 
 export interface FanoutPublisherConfig {
   readonly channel: string;
@@ -24,9 +25,6 @@ export interface FanoutPublisherConfig {
   /** CURVE: the XPUB is a CURVE server and admits the keys its ZAP check knows. @default plain ZMTP */
   readonly curve?: ChannelCurve;
 }
-
-/** Topics remembered with their sequence counters; past this, counting starts over for all. */
-const MAX_TOPICS = 65536;
 
 /**
  * The publisher of one classic fanout channel (guide §5.2): one PUB listener. A publish is done
@@ -43,7 +41,7 @@ export class FanoutPublisher {
   private readonly address: ListenAddress;
   private loop: Promise<void> | undefined;
   readonly pump: SocketPump;
-  private readonly seqs = new Map<string, number>();
+  private readonly seqs = new TopicSequences();
   private readonly beacon: Uint8Array;
   private beaconTimer: NodeJS.Timeout | undefined;
   /** With CURVE: stops answering ZAP for this publisher, and its connection-event watch. */
@@ -113,12 +111,8 @@ export class FanoutPublisher {
    */
   offer(topic: Buffer, key: string, packet: string, payload: Uint8Array): boolean {
     if (!this.pump.hasSpace) return false;
-    let seq = this.seqs.get(key);
-    if (seq === undefined && this.seqs.size >= MAX_TOPICS) this.seqs.clear();
-    seq = (seq ?? 0) + 1;
-    this.seqs.set(key, seq);
     this.published++;
-    return this.pump.offer(encodeFanoutEvent(seq, packet, payload), topic);
+    return this.pump.offer(encodeFanoutEvent(this.seqs.next(key), packet, payload), topic);
   }
 
   async close(): Promise<void> {

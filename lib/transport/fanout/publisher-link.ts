@@ -20,6 +20,7 @@ import {
   reportConnectRefused,
   watchHandshakes,
 } from '../security/index.js';
+import { SubscribedTopics } from './topic-tables.js';
 
 export interface PublisherLinkConfig {
   readonly channel: string;
@@ -73,16 +74,13 @@ interface FanoutEvent extends InboundMessage {
  */
 export class PublisherLink {
   private readonly socket: Subscriber;
-  private readonly forms = new Map<string, TopicForm>();
-  private readonly seqs = new Map<string, number>();
+  private readonly topics: SubscribedTopics<TopicForm>;
   private readonly scope: InboundScope<ZLinkFanoutContext, FanoutEvent>;
   /** Runs events under job permits; a fanout link never refuses (no drain, no fence, no replies). */
   private readonly gate: InboundGate;
   private loop: Promise<void> | undefined;
   private frameTopic: Buffer = Buffer.alloc(0);
   private frameForm: TopicForm = '';
-  private lastTopic: Buffer = Buffer.alloc(0);
-  private lastKey = '';
   readonly counters: PublisherLinkCounters = { received: 0, dropped: 0, filtered: 0, unconfirmed: 0 };
   /** The run the last beacon named. */
   beacon: FanoutBeaconRecord | undefined;
@@ -98,7 +96,7 @@ export class PublisherLink {
   constructor(private readonly config: PublisherLinkConfig) {
     this.confirmed = !config.needsConfirmation;
     this.socket = subscriberSocket(config.endpoint, config.receiveHighWaterMark, config.curve?.socket);
-    for (const t of config.topics) this.forms.set(t.bytes.toString('latin1'), t.form);
+    this.topics = new SubscribedTopics(config.topics);
     const { channel, handlers, events } = config;
     this.scope = {
       route: 'fanout',
@@ -212,7 +210,7 @@ export class PublisherLink {
   }
 
   private onEvents(topic: Buffer, body: Buffer): void {
-    const form = this.formOf(topic);
+    const form = this.topics.formOf(topic);
     if (form === undefined) {
       this.counters.filtered++;
       return;
@@ -227,7 +225,7 @@ export class PublisherLink {
   }
 
   private readonly onEvent = (seq: number, packet: string, payload: Uint8Array): void => {
-    this.count(this.lastKey, seq);
+    this.count(this.topics.key, seq);
     const event: FanoutEvent = { packet, metadata: undefined, payload, form: this.frameForm };
     this.gate.deliver(this.scope, this.frameTopic, undefined, event, false);
   };
@@ -236,21 +234,11 @@ export class PublisherLink {
     this.counters.unconfirmed++;
   };
 
-  /** The form of a subscribed topic matched exactly; the last one is remembered (topics repeat). */
-  private formOf(topic: Buffer): TopicForm | undefined {
-    if (!topic.equals(this.lastTopic)) {
-      this.lastTopic = Buffer.from(topic);
-      this.lastKey = topic.toString('latin1');
-    }
-    return this.forms.get(this.lastKey);
-  }
-
   /** A gap in a topic's sequence is what HWM dropped on the way; a step back is a new publisher run. */
   private count(key: string, seq: number): void {
     this.counters.received++;
-    const last = this.seqs.get(key);
-    if (last !== undefined && seq > last + 1) this.dropped(seq - last - 1);
-    this.seqs.set(key, seq);
+    const lost = this.topics.gap(key, seq);
+    if (lost > 0) this.dropped(lost);
   }
 
   private dropped(count: number): void {
@@ -280,7 +268,7 @@ export class PublisherLink {
     }
     const newRun = this.beacon?.generation !== beacon.generation;
     // Another run: its sequence numbers start over.
-    if (newRun) this.seqs.clear();
+    if (newRun) this.topics.newRun();
     this.beacon = beacon;
     this.confirmed = this.config.accepts(beacon);
     return newRun;
