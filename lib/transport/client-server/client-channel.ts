@@ -15,7 +15,7 @@ import { connectionSnapshot } from './connection-snapshot.js';
 import { ClientCalls } from './client-calls.js';
 import { ServerConnection } from './server-connection.js';
 import { ServerRuns } from './server-runs.js';
-import { descriptorState, sameIdentity } from './server-descriptors.js';
+import { descriptorState, sameIdentity } from './server-state.js';
 import { VanishGrace, byEndpoint } from '../liveness/index.js';
 
 export interface ClientChannelConfig {
