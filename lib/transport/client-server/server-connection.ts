@@ -29,6 +29,7 @@ import {
   transition,
 } from './server-connection-state.js';
 import { ServerLiveness } from './server-liveness.js';
+import { replacesState, stateFields, welcomedState } from './server-state.js';
 import { HELLO_RETRY_MS, LOSS_READ_GRACE_MS, RETIRE_POLL_MS } from '../timing.js';
 
 export interface ServerConnectionConfig {
@@ -238,7 +239,7 @@ export class ServerConnection {
         }
         return;
       case 'ready':
-        events.emit({ type: 'server_ready', channel, endpoint, ...pickState(this.server as ServerState) });
+        events.emit({ type: 'server_ready', channel, endpoint, ...stateFields(this.server as ServerState) });
         break;
       case 'unconfirmed':
         if (from.status !== 'ready') return;
@@ -256,7 +257,7 @@ export class ServerConnection {
         return; // mismatched (the welcome reports it), closed (`close` runs its effects)
     }
     if (from.status === 'ready' && to.status !== 'unconfirmed' && this.server) {
-      events.emit({ type: 'server_lost', channel, endpoint, ...pickState(this.server) });
+      events.emit({ type: 'server_lost', channel, endpoint, ...stateFields(this.server) });
     }
     this.config.onChange();
   }
@@ -308,12 +309,7 @@ export class ServerConnection {
     const { channel, endpoint } = this.config;
     const channelMatches = state.channel === channel;
     const previous = this.server;
-    if (channelMatches) {
-      // A welcome from the same generation never rolls state back (03 §4.2).
-      if (previous && previous.generation === state.generation && state.revision < previous.revision)
-        state = previous;
-      this.server = state;
-    }
+    if (channelMatches) this.server = state = welcomedState(previous, state);
     // Found in the store is not yet ready: the identity on this very connection must be a listed one.
     const accepted = channelMatches && this.config.accepts(state, previous, this.key);
     this.apply({ type: 'welcome', channelMatches, accepted });
@@ -322,15 +318,13 @@ export class ServerConnection {
   }
 
   private applyState(state: ServerState): void {
-    const current = this.server;
-    // Only a larger revision within the same lifecycle generation applies (03 §4.2).
-    if (!current || state.generation !== current.generation || state.revision <= current.revision) return;
+    if (!replacesState(this.server, state)) return;
     this.server = state;
     this.config.events.emit({
       type: 'server_state',
       channel: this.config.channel,
       endpoint: this.config.endpoint,
-      ...pickState(state),
+      ...stateFields(state),
     });
     this.config.onChange();
   }
@@ -392,8 +386,4 @@ export class ServerConnection {
     const { events, channel } = this.config;
     dropUnmatchedReply(events, 'client-server', { channel, sourceRid: this.server?.serverRid }, correlation);
   }
-}
-
-function pickState(s: ServerState) {
-  return { serverRid: s.serverRid, generation: s.generation, weight: s.weight, draining: s.draining };
 }
