@@ -21,7 +21,7 @@ export const HELLO_RETRY_MS = 250;
 /**
  * After its accepted work is done, a draining receiver keeps answering `Rejected` until no business
  * record has arrived for this long (within the drain deadline). Requests a caller submitted before
- * it learned of the drain are already on the wire; they end `Rejected` (not executed, 03 §6) instead
+ * it learned of the drain are already on the wire; they end `Rejected` (not executed, docs/protocol.md#drain) instead
  * of `RouteError` from a receiver that closed under them.
  */
 export const INBOUND_DRAIN_QUIET_MS = 200;

@@ -1,15 +1,13 @@
+import { ZLinkError } from '../../core/errors.js';
+import { encodeRequest, encodeSend } from '../../core/wire/index.js';
+import type { CallMetrics, ZLinkEvents } from '../../core/observe/index.js';
 import {
-  type CallMetrics,
   type PendingRequests,
   type SelectorCandidate,
-  type ZLinkEvents,
-  CANDIDATE_WAIT_CAP_MS,
   TargetSelector,
-  ZLinkError,
-  encodeRequest,
-  encodeSend,
   RESOLVED,
-} from '../../core/index.js';
+} from '../../core/calls/index.js';
+import { CANDIDATE_WAIT_CAP_MS } from '../../core/options/index.js';
 import {
   type SelectionSource,
   type Submission,
@@ -208,7 +206,7 @@ export class ClientCalls {
       new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
     // Every known server is ready and excluded: nothing is under way that could change that soon.
     if (this.excludedReady > 0 && !this.host.anyConnecting()) throw unavailable();
-    // ClientServer waits briefly for a server whose admission is under way (02 §3): at most
+    // ClientServer waits briefly for a server whose admission is under way (docs/protocol.md#when-there-is-no-candidate): at most
     // min(request timeout, 5 s); the wait itself starts nothing. A ready but weight-0 or draining
     // member does not cut the wait short while another server is still connecting.
     const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);

@@ -1,14 +1,10 @@
 import { Buffer } from 'node:buffer';
-import {
-  type NormalizedEndpoint,
-  type ClientConnectionSnapshot,
-  type PendingRequests,
-  type SelectorCandidate,
-  type ServerDescriptor,
-  type ServerState,
-  type ZLinkEvents,
-  errorMessage,
-} from '../../core/index.js';
+import { errorMessage } from '../../core/errors.js';
+import type { ServerState } from '../../core/wire/index.js';
+import type { ClientConnectionSnapshot, ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests, SelectorCandidate } from '../../core/calls/index.js';
+import type { ServerDescriptor } from '../../core/ports/index.js';
+import type { NormalizedEndpoint } from '../../core/options/index.js';
 import { type ChannelCurve, EndpointTrust } from '../security/index.js';
 import type { Submission } from '../outbound/index.js';
 import { connectionSnapshot } from './connection-snapshot.js';
@@ -43,18 +39,18 @@ export type ChannelSubmit = Submission;
 /**
  * The Client role of one ClientServer channel: a DEALER per server endpoint and the selector over
  * the ready ones. Candidates (ready, weight > 0, not draining, one per Server RID) are rebuilt only
- * when a connection's state changes; a call only picks (02 §3). Selection and submit are one
+ * when a connection's state changes; a call only picks (docs/protocol.md#select-one). Selection and submit are one
  * step: the chosen server is never reported back, and a submitted call is never resent.
  */
 export class ClientChannel {
   /** One connection intent per endpoint; manual and discovered sources of one endpoint share it. */
   private readonly connections = new Map<string, ServerConnection>();
-  /** Manual endpoints (and the local server's) and the discovered runs by endpoint, with their keys (03 §3.2). */
+  /** Manual endpoints (and the local server's) and the discovered runs by endpoint, with their keys (docs/protocol.md#clientserver-handshake). */
   private readonly trust: EndpointTrust<ServerDescriptor>;
   /** Ready connections kept through the grace after their descriptor vanished. */
   private readonly vanishing: VanishGrace<ServerConnection>;
   private readonly retiring = new Set<Promise<void>>();
-  /** Which run of each Server RID is current, and which were superseded (03 §7). */
+  /** Which run of each Server RID is current, and which were superseded (docs/protocol.md#lifecycle-generations). */
   private readonly runs = new ServerRuns();
   /** Select-one over the ready servers, and the calls' way to the chosen one. */
   private readonly calls: ClientCalls;
@@ -82,7 +78,7 @@ export class ClientChannel {
   }
 
   /**
-   * The discovered Servers of this channel, from one full read (03 §3.2, §7, §8): a new endpoint
+   * The discovered Servers of this channel, from one full read (docs/protocol.md#clientserver-handshake, docs/protocol.md#lifecycle-generations, docs/protocol.md#location-store-outage): a new endpoint
    * gets a connection, which is ready only once the server confirms a listed (RID, generation); a
    * larger descriptor revision applies like a State record; a connection whose descriptor is gone
    * retires — at once when it is not ready or a newer generation of its RID is ready, otherwise after
@@ -225,7 +221,7 @@ export class ClientChannel {
       else candidates.push({ id: Buffer.from(rid, 'utf8'), weight: state.weight, target: connection });
     }
     this.calls.update(candidates, excluded);
-    // 03 §7 step 4: the previous generation's connection goes once the new one is a ready target
+    // docs/protocol.md#lifecycle-generations: the previous generation's connection goes once the new one is a ready target
     // (a manual endpoint stays: it is configuration, and simply is not selected).
     for (const old of losers) {
       if (this.trust.manual.has(old.endpoint)) old.recheck(undefined);

@@ -1,14 +1,8 @@
 import type { Dealer } from 'zeromq';
-import {
-  type PendingRequests,
-  type ServerState,
-  type ZLinkEvents,
-  RecordKind,
-  ZLinkError,
-  decodeFrame,
-  encodeHello,
-  encodePing,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import { type ServerState, RecordKind, decodeFrame, encodeHello, encodePing } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
 import { dropUnmatchedReply, settleReply } from '../inbound/index.js';
 import {
   ReadProgress,
@@ -42,7 +36,7 @@ export interface ServerConnectionConfig {
   /** Called whenever readiness, weight or drain state changes, so candidates are rebuilt. */
   readonly onChange: () => void;
   /**
-   * Whether the identity a server confirmed may become ready here (03 §3.2): any for a manual
+   * Whether the identity a server confirmed may become ready here (docs/protocol.md#clientserver-handshake): any for a manual
    * endpoint, only a discovered (RID, generation) for a discovered one. `previous` is what this
    * connection confirmed before. Asked again on `recheck()` when the discovered list changes.
    */
@@ -63,9 +57,9 @@ export interface ServerConnectionConfig {
 }
 
 /**
- * One Client DEALER to one Server endpoint. Only the client starts the connection (03 §3.1).
+ * One Client DEALER to one Server endpoint. Only the client starts the connection (docs/protocol.md#clientserver-handshake).
  * It becomes ready only after the server confirmed ChannelName, Server RID, lifecycle generation,
- * weight and drain state on this very connection (03 §3.2); it leaves readiness when the
+ * weight and drain state on this very connection (docs/protocol.md#clientserver-handshake); it leaves readiness when the
  * connection drops, and every request it carried ends `RouteError` then — none is resent.
  * Its states and their order are `server-connection-state.ts`; this class runs their effects.
  */
@@ -139,7 +133,7 @@ export class ServerConnection {
   }
 
   /**
-   * Leaves for good (03 §7 step 4, or a descriptor that lapsed): no longer a candidate at once; the
+   * Leaves for good (docs/protocol.md#lifecycle-generations, or a descriptor that lapsed): no longer a candidate at once; the
    * requests it carries may still get their replies for up to `maxWaitMs`, then it closes and whatever
    * is left ends `RouteError`. Never resends anything.
    */
@@ -279,7 +273,7 @@ export class ServerConnection {
     this.pump.purge();
     // A write blocked on the lost connection would still go out to whoever answers on this endpoint
     // next (a restarted server, another generation) after its request already ended RouteError.
-    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (03 §4.1, §7);
+    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (docs/protocol.md#no-resend-after-selection, docs/protocol.md#lifecycle-generations);
     // until then the old one stops reconnecting. Replies that arrived before the loss are read first.
     const { endpoint } = this.config;
     const { dealer, reads } = this;
@@ -364,7 +358,7 @@ export class ServerConnection {
           case RecordKind.Ping:
             break;
           default:
-            // A server never starts a business call toward a client (03 §1): it reaches no handler.
+            // A server never starts a business call toward a client (docs/protocol.md#clientserver-roles): it reaches no handler.
             this.protocolError(`a client does not accept record kind ${record.kind}`);
         }
       }

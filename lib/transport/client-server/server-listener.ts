@@ -1,20 +1,22 @@
 import { Buffer } from 'node:buffer';
 import type { Router } from 'zeromq';
+import { REMOTE_CODES } from '../../core/errors.js';
 import {
-  type ChannelHandlerRegistry,
-  type JobQueue,
-  type NormalizedListen,
   type ServerState,
   type TracePropagation,
-  type ZLinkEvents,
-  type ZLinkMessageContext,
-  REMOTE_CODES,
-  RESOLVED,
   RecordKind,
   decodeFrame,
   encodePing,
   encodeServerState,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import {
+  type ChannelHandlerRegistry,
+  type JobQueue,
+  type ZLinkMessageContext,
+  RESOLVED,
+} from '../../core/calls/index.js';
+import type { NormalizedListen } from '../../core/options/index.js';
 import { InboundGate, type InboundScope, channelScope, failInbound } from '../inbound/index.js';
 import { ListenAddress, SocketPump, hasFrames, listenerRouter } from '../io/index.js';
 import { SilenceClock, heardBy } from '../liveness/index.js';
@@ -32,7 +34,7 @@ export interface ServerListenerConfig {
   readonly events: ZLinkEvents;
   /** Every change of the published state (weight, drain): the Location Store descriptor follows it. */
   readonly onStateChange?: (state: ServerState) => void;
-  /** Drain step 4 (03 §6): releases the descriptor and lease, before the listener closes. */
+  /** Drain step 4 (docs/protocol.md#drain): releases the descriptor and lease, before the listener closes. */
   readonly release?: () => Promise<void>;
   /** Trace propagation (OpenTelemetry loaded by the runtime): traced handlers run in their context. */
   readonly tracing?: TracePropagation;
@@ -53,7 +55,7 @@ interface KnownClient {
  * The Server role of one ClientServer channel: one ROUTER listener. It answers a client's hello
  * with its identity (ChannelName, Server RID, lifecycle generation, weight, drain state, revision),
  * runs handlers for sends and requests under the process job queue, and replies through the
- * reply correlation. It never starts a business call toward a client (03 §1).
+ * reply correlation. It never starts a business call toward a client (docs/protocol.md#clientserver-roles).
  */
 export class ServerListener {
   private readonly router: Router;
@@ -162,7 +164,7 @@ export class ServerListener {
   }
 
   /**
-   * 03 §6: stop admitting, publish draining with a larger revision, let accepted handlers finish
+   * docs/protocol.md#drain: stop admitting, publish draining with a larger revision, let accepted handlers finish
    * (up to the deadline), then close the listener. Requests arriving meanwhile end `Rejected`.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {

@@ -1,4 +1,4 @@
-import type { ServerState } from '../../core/index.js';
+import type { ServerState } from '../../core/wire/index.js';
 
 /** Runs remembered per channel (first-ready order, superseded runs); the oldest is forgotten first. */
 const MAX_RUNS = 1024;
@@ -12,7 +12,7 @@ export interface RunConnection {
 }
 
 /**
- * Which run (RID, lifecycle generation) of each Server RID a client uses (03 §7). Generations are
+ * Which run (RID, lifecycle generation) of each Server RID a client uses (docs/protocol.md#lifecycle-generations). Generations are
  * not ordered, so "previous" is judged by what this client saw: a run that is not draining beats
  * one that is, otherwise the run first confirmed later wins. The loser is superseded: not opened,
  * not admitted, while a run of its RID is current; once none is, it may come back.

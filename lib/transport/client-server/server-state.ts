@@ -1,4 +1,5 @@
-import type { ServerDescriptor, ServerState } from '../../core/index.js';
+import type { ServerState } from '../../core/wire/index.js';
+import type { ServerDescriptor } from '../../core/ports/index.js';
 
 /**
  * The rules for what a client believes of a server's state: what its descriptor, its welcome and its
@@ -22,7 +23,7 @@ export function descriptorState(d: ServerDescriptor): ServerState {
   };
 }
 
-/** The state a welcome leaves. A welcome from the same generation never rolls state back (03 §4.2). */
+/** The state a welcome leaves. A welcome from the same generation never rolls state back (docs/protocol.md#weights-and-drain-state). */
 export function welcomedState(previous: ServerState | undefined, welcome: ServerState): ServerState {
   const rollsBack = previous?.generation === welcome.generation && welcome.revision < previous.revision;
   return rollsBack ? previous : welcome;
@@ -30,7 +31,7 @@ export function welcomedState(previous: ServerState | undefined, welcome: Server
 
 /**
  * Whether `next` (a State record, or a descriptor) replaces `current`. Only a larger revision within
- * the same lifecycle generation applies (03 §4.2).
+ * the same lifecycle generation applies (docs/protocol.md#weights-and-drain-state).
  */
 export function replacesState(current: ServerState | undefined, next: ServerState): boolean {
   return current !== undefined && next.generation === current.generation && next.revision > current.revision;

@@ -1,12 +1,7 @@
 import type { XPublisher } from 'zeromq';
-import {
-  BEACON_TOPIC,
-  type NormalizedListen,
-  isBeaconTopic,
-  type ZLinkEvents,
-  encodeFanoutBeacon,
-  encodeFanoutEvent,
-} from '../../core/index.js';
+import { BEACON_TOPIC, isBeaconTopic, encodeFanoutBeacon, encodeFanoutEvent } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { NormalizedListen } from '../../core/options/index.js';
 import { ListenAddress, SocketPump, nextMessage, publisherSocket } from '../io/index.js';
 import { type ChannelCurve, acceptedRefusals, watchHandshakes } from '../security/index.js';
 import { NODROP_RETRY_MAX_MS } from '../timing.js';
@@ -27,8 +22,8 @@ export interface FanoutPublisherConfig {
 }
 
 /**
- * The publisher of one classic fanout channel (guide §5.2): one PUB listener. A publish is done
- * when the source-local queue took the event (guide §7); events queued together leave as one
+ * The publisher of one classic fanout channel (docs/protocol.md#classic-fanout): one PUB listener. A publish is done
+ * when the source-local queue took the event (docs/protocol.md#when-a-call-is-finished); events queued together leave as one
  * zeromq message per topic. In drop mode zeromq discards a subscriber's share once its queue holds
  * `sendHighWaterMark` messages and the publisher never waits; with `noDrop` the write waits instead,
  * the local queue fills, and publishes wait for space until their deadline.

@@ -1,11 +1,7 @@
-import type {
-  FanoutHandlerRegistry,
-  JobQueue,
-  NormalizedEndpoint,
-  PublisherDescriptor,
-  SubscribedTopic,
-  ZLinkEvents,
-} from '../../core/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { FanoutHandlerRegistry, JobQueue } from '../../core/calls/index.js';
+import type { PublisherDescriptor } from '../../core/ports/index.js';
+import type { NormalizedEndpoint, SubscribedTopic } from '../../core/options/index.js';
 import { VanishGrace, byEndpoint } from '../liveness/index.js';
 import { type ChannelCurve, EndpointTrust } from '../security/index.js';
 import { PublisherLink } from './publisher-link.js';
@@ -32,7 +28,7 @@ export interface FanoutSubscriberConfig {
 
 /**
  * The subscriber role of one fanout channel: one SUB per publisher endpoint, given by hand or by
- * the Location Store (never both, guide §6.4). A liveness sweep reports a publisher silent when
+ * the Location Store (never both, docs/protocol.md#discovery). A liveness sweep reports a publisher silent when
  * nothing (beacon or event) came for `silenceTimeoutMs`; zeromq reconnects and subscribes again by
  * itself when it returns to the same endpoint, and a run at a new endpoint arrives as a new
  * descriptor. A discovered link goes when its descriptor does (a live one after `vanishGraceMs`).

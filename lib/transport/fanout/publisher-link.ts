@@ -3,15 +3,13 @@ import type { Subscriber } from 'zeromq';
 import {
   BEACON_TOPIC,
   type FanoutBeaconRecord,
-  type FanoutHandlerRegistry,
-  type JobQueue,
-  type SubscribedTopic,
-  type ZLinkEvents,
-  type ZLinkFanoutContext,
   decodeFanoutBeacon,
   isBeaconTopic,
   readFanoutEvents,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { FanoutHandlerRegistry, JobQueue, ZLinkFanoutContext } from '../../core/calls/index.js';
+import type { SubscribedTopic } from '../../core/options/index.js';
 import { InboundGate, type InboundMessage, type InboundScope } from '../inbound/index.js';
 import { connectTo, hasFrames, subscriberSocket } from '../io/index.js';
 import {
@@ -32,7 +30,7 @@ export interface PublisherLinkConfig {
   readonly events: ZLinkEvents;
   /**
    * Whether events from the publisher run a beacon named may be delivered: any run of this channel
-   * for a manual endpoint, only a listed (RID, generation) for a discovered one (guide §6.5).
+   * for a manual endpoint, only a listed (RID, generation) for a discovered one (docs/protocol.md#discovery).
    */
   readonly accepts: (beacon: FanoutBeaconRecord) => boolean;
   /** Discovered links deliver nothing before a beacon confirmed the publisher. */
@@ -66,7 +64,7 @@ interface FanoutEvent extends InboundMessage {
 }
 
 /**
- * One SUB socket toward one publisher endpoint (guide §2.3). It subscribes the beacon topic and the
+ * One SUB socket toward one publisher endpoint (docs/protocol.md#arrangements). It subscribes the beacon topic and the
  * channel's topics, delivers events whose topic matches exactly to the handler found by packet name
  * (none: discarded, reported `no_handler`), each under a job permit — a full job queue stops the
  * reading, zeromq's queues fill, and the publisher drops this subscriber's share, nobody else's.

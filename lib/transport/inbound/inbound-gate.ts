@@ -1,8 +1,9 @@
-import { DRAINING_CODE, FENCED_CODE, type JobQueue } from '../../core/index.js';
+import { DRAINING_CODE, FENCED_CODE } from '../../core/errors.js';
+import type { JobQueue } from '../../core/calls/index.js';
 import { type InboundMessage, type InboundScope, failInbound, runInbound } from './inbound.js';
 import { INBOUND_DRAIN_QUIET_MS } from '../timing.js';
 
-/** Why a received business record is not run: the receiver drains, or its owner lease is fenced (guide §6.2). */
+/** Why a received business record is not run: the receiver drains, or its owner lease is fenced (docs/protocol.md#owner-lease-and-fencing). */
 export type Refusal = 'draining' | 'fenced';
 
 /** How a receiver that can refuse names itself and orders its refusals. */
@@ -48,7 +49,7 @@ export interface InboundGateConfig {
 export class InboundGate {
   /** Set when the receiver drains (or closes): records a drain applies to are refused. */
   draining = false;
-  /** The owner lease is fenced (guide §6.2): every new business record is refused until it is held. */
+  /** The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is refused until it is held. */
   fenced = false;
   private running = 0;
   private waiters = 0;
@@ -75,7 +76,7 @@ export class InboundGate {
 
   /**
    * Why a business record is refused now, or `undefined`: admitted. `drains` is false for a record
-   * a drain does not stop (Node direct: the caller named this node, 02 §8); a fence stops every one.
+   * a drain does not stop (Node direct: the caller named this node, docs/protocol.md#node-direct); a fence stops every one.
    */
   refusal(drains: boolean): Refusal | undefined {
     const rules = this.config.refusals;
@@ -131,7 +132,7 @@ export class InboundGate {
   }
 
   /**
-   * Drain (03 §6): refuses the records a drain applies to from now on, and resolves once accepted
+   * Drain (docs/protocol.md#drain): refuses the records a drain applies to from now on, and resolves once accepted
    * handlers are done (and `busy()` is not) and no refused record came for `INBOUND_DRAIN_QUIET_MS`, or at
    * the deadline (`'deadline'` while handlers still run), or as soon as `stopped()`.
    */

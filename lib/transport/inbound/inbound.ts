@@ -1,28 +1,29 @@
+import { type WireError, REMOTE_CODES, errorMessage, toWireError } from '../../core/errors.js';
 import {
-  type ChannelHandlerRegistry,
-  type DeliveryResult,
-  type HandlerMetrics,
-  LATENCY_SAMPLE_WEIGHT,
-  type MessageKind,
-  type NodeHandlerRegistry,
-  type RouteKind,
   type TraceFields,
   type TracePropagation,
-  type WireError,
-  type ZLinkEvents,
-  type ZLinkMessageContext,
   type ZLinkMetadata,
-  type ZLinkNodeMessageContext,
-  REMOTE_CODES,
   decodeMetadata,
   decodePayload,
   encodeErrorReply,
   encodePayload,
   encodeReply,
-  errorMessage,
-  toWireError,
+} from '../../core/wire/index.js';
+import {
+  type DeliveryResult,
+  type HandlerMetrics,
+  LATENCY_SAMPLE_WEIGHT,
+  type RouteKind,
+  type ZLinkEvents,
+} from '../../core/observe/index.js';
+import {
+  type ChannelHandlerRegistry,
+  type MessageKind,
+  type NodeHandlerRegistry,
+  type ZLinkMessageContext,
+  type ZLinkNodeMessageContext,
   isThenable,
-} from '../../core/index.js';
+} from '../../core/calls/index.js';
 
 /** The fields of a received send or request that running its handler needs. */
 export interface InboundMessage {

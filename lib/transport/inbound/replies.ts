@@ -1,12 +1,7 @@
-import {
-  type ErrorReplyRecord,
-  type PendingRequests,
-  type ReplyRecord,
-  type RouteKind,
-  type ZLinkEvents,
-  RecordKind,
-  fromWireError,
-} from '../../core/index.js';
+import { fromWireError } from '../../core/errors.js';
+import { type ErrorReplyRecord, type ReplyRecord, RecordKind } from '../../core/wire/index.js';
+import type { RouteKind, ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
 
 /**
  * Settles the pending request a reply or error reply answers. A reply whose payload cannot be

@@ -1,4 +1,6 @@
-import { RESOLVED, ZLinkError, cancelledError, joinRecords, timerDelay } from '../../core/index.js';
+import { ZLinkError, cancelledError } from '../../core/errors.js';
+import { joinRecords } from '../../core/wire/index.js';
+import { RESOLVED, timerDelay } from '../../core/calls/index.js';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 
 /** The part of a zeromq socket the pump writes to. */

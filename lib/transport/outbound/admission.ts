@@ -1,11 +1,12 @@
-import { type EncodedCall, type ZLinkError, cancelledError } from '../../core/index.js';
+import { type ZLinkError, cancelledError } from '../../core/errors.js';
+import type { EncodedCall } from '../../core/wire/index.js';
 import type { SocketPump } from '../io/index.js';
 
 /** A business record on its way to a chosen target, its payload encoded once. */
 export type Submission = EncodedCall;
 
 /**
- * Send admission (02 §3, 03 §4): waits until `pump` has space for one more record and `blocked()`
+ * Send admission (docs/protocol.md#when-a-call-is-finished): waits until `pump` has space for one more record and `blocked()`
  * finds nothing wrong, then runs `submit` in that same turn — a caller that queued after an `await`
  * could find the space taken by another waiter woken with it. Waits for space until `deadline`
  * (`Timeout`), and ends on `Cancelled` or whatever `blocked()` reports (the target was lost, the

@@ -1,4 +1,5 @@
-import { type RouteKind, type ZLinkEvents, isZLinkError } from '../../core/index.js';
+import { isZLinkError } from '../../core/errors.js';
+import type { RouteKind, ZLinkEvents } from '../../core/observe/index.js';
 
 /** The fixed labels of one send path's `selection` events, built once per channel (or mesh). */
 export interface SelectionSource {
@@ -10,7 +11,7 @@ export interface SelectionSource {
 }
 
 /**
- * Reports where a call went and whether it was queued (02 §9). Callers check
+ * Reports where a call went and whether it was queued (docs/protocol.md#what-observability-separates). Callers check
  * `events.perMessage` first, so the message path builds nothing while nobody listens.
  */
 export function reportSelection(

@@ -1,4 +1,5 @@
-import { cancelledError, timerDelay } from '../../core/index.js';
+import { cancelledError } from '../../core/errors.js';
+import { timerDelay } from '../../core/calls/index.js';
 
 /**
  * Callers waiting for a state change (a candidate appears, a peer becomes ready): each wakes at the

@@ -1,5 +1,8 @@
 import { Buffer } from 'node:buffer';
-import { type MeshNodeDescriptor, type MeshNodeState, compareIds, errorMessage } from '../../core/index.js';
+import { errorMessage } from '../../core/errors.js';
+import type { MeshNodeState } from '../../core/wire/index.js';
+import { compareIds } from '../../core/calls/index.js';
+import type { MeshNodeDescriptor } from '../../core/ports/index.js';
 import { VanishGrace, byEndpoint } from '../liveness/index.js';
 import { clientPair } from './object-client-rule.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';
@@ -21,7 +24,7 @@ export interface DiscoveredPeersConfig {
 }
 
 /**
- * The MeshNodes of one MeshName the Location Store lists (guide §6.4, §6.5): links to them are opened
+ * The MeshNodes of one MeshName the Location Store lists (docs/protocol.md#discovery, docs/protocol.md#mesh-join): links to them are opened
  * from the node's ROUTER like manual peers, but a link's peer is admitted only when the NodeRid and
  * generation that answered are listed, and the link goes when its descriptor does. Of two nodes that
  * list each other, the byte-wise smaller NodeRid connects, so they do not both start at once.

@@ -1,12 +1,7 @@
-import {
-  type CallMetrics,
-  type PendingRequests,
-  type ZLinkEvents,
-  ZLinkError,
-  encodeMeshRequest,
-  encodeMeshSend,
-  RESOLVED,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import { encodeMeshRequest, encodeMeshSend } from '../../core/wire/index.js';
+import type { CallMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import { type PendingRequests, RESOLVED } from '../../core/calls/index.js';
 import {
   type SelectionSource,
   type Submission,
@@ -38,8 +33,8 @@ export type MeshWait = { readonly peers: number } | { readonly channel: string; 
 
 /**
  * The calls of one MeshNode: Node direct (the caller names the NodeRid; the framework never picks
- * another, 02 §2) and ChannelName select-one over the peers' Server memberships (02 §3). Selection
- * and submit are one step; a submitted call is never resent (02 §5).
+ * another, docs/protocol.md#node-direct) and ChannelName select-one over the peers' Server memberships (docs/protocol.md#select-one). Selection
+ * and submit are one step; a submitted call is never resent (docs/protocol.md#no-resend-after-selection).
  */
 export class MeshCalls {
   /** Node direct calls waiting for a known peer to become ready. */
@@ -160,7 +155,7 @@ export class MeshCalls {
     this.wake();
   }
 
-  /** Throws `NotFound` (no member) or `Unavailable` (members, none selectable) at once: no waiting (02 §3). */
+  /** Throws `NotFound` (no member) or `Unavailable` (members, none selectable) at once: no waiting (docs/protocol.md#when-there-is-no-candidate). */
   private select(channel: string): Peer {
     const candidates = this.node.candidates(channel);
     const peer = candidates?.selector.pick();

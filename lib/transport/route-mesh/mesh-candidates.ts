@@ -1,4 +1,4 @@
-import { type SelectorCandidate, TargetSelector } from '../../core/index.js';
+import { type SelectorCandidate, TargetSelector } from '../../core/calls/index.js';
 import type { Peer } from './peer-table.js';
 
 /** Select-one state of one ChannelName on a MeshNode. */
@@ -9,7 +9,7 @@ export interface MeshChannelCandidates {
 }
 
 /**
- * ChannelName select-one over a mesh (02 §3): the candidates of a channel are the remote peers'
+ * ChannelName select-one over a mesh (docs/protocol.md#select-one): the candidates of a channel are the remote peers'
  * Server memberships for it — never this node, which is no peer of its own — minus weight 0 and
  * draining, chosen by the smooth weighted round-robin with the NodeRid as identifier. The lists are
  * rebuilt only when a peer comes, goes or changes its memberships; a call reads them.

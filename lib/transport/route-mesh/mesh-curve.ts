@@ -1,15 +1,9 @@
-import {
-  type MeshNodeDescriptor,
-  type MeshStateRecord,
-  type NormalizedCurve,
-  type NormalizedMesh,
-  RecordKind,
-  type ZLinkEvents,
-  ZLinkError,
-  curvePairSecret,
-  curveProof,
-  curveProofHolds,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import { curvePairSecret, curveProof, curveProofHolds } from '../../core/curve-keys.js';
+import { type MeshStateRecord, RecordKind } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { MeshNodeDescriptor } from '../../core/ports/index.js';
+import type { NormalizedCurve, NormalizedMesh } from '../../core/options/index.js';
 import { pickKey, registerZap } from '../security/index.js';
 
 type HandshakeKind = typeof RecordKind.MeshHello | typeof RecordKind.MeshWelcome;

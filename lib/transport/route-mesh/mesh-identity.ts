@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MeshStateRecord, ZLinkEvents } from '../../core/index.js';
+import type { MeshStateRecord } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
 import type { MeshCurve } from './mesh-curve.js';
 import type { Peer } from './peer-host.js';
 

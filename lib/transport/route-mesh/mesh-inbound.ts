@@ -1,16 +1,18 @@
+import { REMOTE_CODES } from '../../core/errors.js';
 import {
-  type ChannelHandlerRegistry,
-  type JobQueue,
   type MeshRequestRecord,
   type MeshSendRecord,
-  type NodeHandlerRegistry,
   type TracePropagation,
-  type ZLinkEvents,
-  type ZLinkMessageContext,
-  type ZLinkNodeMessageContext,
-  REMOTE_CODES,
   RecordKind,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type {
+  ChannelHandlerRegistry,
+  JobQueue,
+  NodeHandlerRegistry,
+  ZLinkMessageContext,
+  ZLinkNodeMessageContext,
+} from '../../core/calls/index.js';
 import { InboundGate, type InboundScope, channelScope, failInbound, nodeScope } from '../inbound/index.js';
 
 /**
@@ -41,7 +43,7 @@ export interface MeshInboundConfig {
  * namespace of the mesh (no ChannelName) or one of the node's Server memberships — and hands it to
  * the inbound gate, which runs it under a job permit, refuses every record while the owner lease is
  * fenced, and refuses channel records while the node drains (Node direct goes on: the caller named
- * this node, 02 §8).
+ * this node, docs/protocol.md#node-direct).
  */
 export class MeshInbound {
   private readonly channelScopes = new Map<string, InboundScope<ZLinkMessageContext>>();
@@ -66,7 +68,7 @@ export class MeshInbound {
     });
   }
 
-  /** The owner lease is fenced (guide §6.2): every new business record is refused until it is held. */
+  /** The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is refused until it is held. */
   get fenced(): boolean {
     return this.gate.fenced;
   }

@@ -1,5 +1,5 @@
 import { PING_INTERVAL_MS, SILENCE_MS } from '../timing.js';
-import { encodeMeshPing } from '../../core/index.js';
+import { encodeMeshPing } from '../../core/wire/index.js';
 import { SilenceClock, heardBy } from '../liveness/index.js';
 import type { SocketPump } from '../io/index.js';
 import type { PeerTable } from './peer-table.js';

@@ -1,14 +1,12 @@
+import type { MeshNodeState, TracePropagation } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
 import type {
   ChannelHandlerRegistry,
   JobQueue,
-  MeshNodeState,
   NodeHandlerRegistry,
-  NormalizedCurve,
-  NormalizedMesh,
   PendingRequests,
-  TracePropagation,
-  ZLinkEvents,
-} from '../../core/index.js';
+} from '../../core/calls/index.js';
+import type { NormalizedCurve, NormalizedMesh } from '../../core/options/index.js';
 
 /** What a MeshNode is made of (the runtime builds it from the validated options). */
 export interface MeshNodeConfig {

@@ -1,16 +1,15 @@
 import type { Router } from 'zeromq';
+import { ZLinkError } from '../../core/errors.js';
 import {
-  type MeshLink,
   type MeshMembership,
-  type MeshNodeDescriptor,
   type MeshNodeState,
-  type MeshSnapshot,
   type MulticastTopic,
-  RESOLVED,
   RecordKind,
-  ZLinkError,
   decodeFrame,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { MeshSnapshot } from '../../core/observe/index.js';
+import { RESOLVED } from '../../core/calls/index.js';
+import type { MeshLink, MeshNodeDescriptor } from '../../core/ports/index.js';
 import {
   ListenAddress,
   ReadProgress,
@@ -42,7 +41,7 @@ export type { MeshNodeConfig };
  * One MeshNode: one ROUTER, bound once, from which outbound peer links are also made
  * (ROUTER→ROUTER); a connection is known by a random routing id, and by a NodeRid only once its
  * hello was proven (see `PeerTable`). Every ChannelName of the mesh and Node direct share it:
- * registering a channel adds no socket and no connection (guide §2.1).
+ * registering a channel adds no socket and no connection (docs/protocol.md#arrangements).
  */
 export class MeshNode {
   /** Node direct and ChannelName calls from this node (the runtime submits them here). */

@@ -1,15 +1,17 @@
+import { ZLinkError } from '../../core/errors.js';
 import {
-  type InboundObjectRecord,
-  type MeshLink,
   type MeshNodeState,
-  type MeshPeerEvent,
   type MulticastTopic,
-  type ObjectPeer,
   type ObjectWireRecord,
-  type PeerAddress,
   RESERVED_KINDS,
-  ZLinkError,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type {
+  InboundObjectRecord,
+  MeshLink,
+  MeshPeerEvent,
+  ObjectPeer,
+  PeerAddress,
+} from '../../core/ports/index.js';
 import type { SocketPump } from '../io/index.js';
 import type { Peer, PeerRoute } from './peer-table.js';
 

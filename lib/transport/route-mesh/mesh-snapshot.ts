@@ -1,4 +1,5 @@
-import type { MeshNodeState, MeshSnapshot } from '../../core/index.js';
+import type { MeshNodeState } from '../../core/wire/index.js';
+import type { MeshSnapshot } from '../../core/observe/index.js';
 import type { MeshCandidates } from './mesh-candidates.js';
 import type { PeerTable } from './peer-table.js';
 

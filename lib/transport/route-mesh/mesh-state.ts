@@ -1,10 +1,10 @@
 import {
   type MeshMembership,
   type MeshNodeState,
-  type NormalizedMesh,
   RecordKind,
   encodeMeshState,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { NormalizedMesh } from '../../core/options/index.js';
 import type { MeshIdentity } from './mesh-identity.js';
 
 /**

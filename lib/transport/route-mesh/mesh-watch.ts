@@ -1,6 +1,6 @@
 import type { Router } from 'zeromq';
 import { type HandshakeRefusal, refusalDetail, watchHandshakes } from '../security/index.js';
-import type { ZLinkEvents } from '../../core/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
 import type { MeshCurve } from './mesh-curve.js';
 import type { MeshLiveness } from './mesh-liveness.js';
 import type { OutboundLink, PeerTable } from './peer-table.js';

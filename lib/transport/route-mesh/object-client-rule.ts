@@ -1,4 +1,4 @@
-import type { MeshNodeState } from '../../core/index.js';
+import type { MeshNodeState } from '../../core/wire/index.js';
 
 /**
  * Two Object Clients with no Server membership have nothing to say to each other: each only calls

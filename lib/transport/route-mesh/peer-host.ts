@@ -1,4 +1,5 @@
-import type { MeshNodeState, MeshStateRecord, ZLinkEvents } from '../../core/index.js';
+import type { MeshNodeState, MeshStateRecord } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
 import type { OutboundLink } from './outbound-link.js';
 
 /** One way to reach a peer: the pipe we send to. Pending requests are tied to the route they left on. */

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core/index.js';
+import { type MeshNodeState, type MeshStateRecord, RecordKind } from '../../core/wire/index.js';
 import { OutboundLink, awaitsWelcome } from './outbound-link.js';
 import type { Peer, PeerHost, PeerRoute } from './peer-host.js';
 import { PipeRoutes, pipeKey } from './pipe-routes.js';

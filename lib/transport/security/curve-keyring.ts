@@ -1,4 +1,6 @@
-import type { ListenerKeys, LocationDescriptor, NormalizedCurve, ZLinkEvents } from '../../core/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { LocationDescriptor } from '../../core/ports/index.js';
+import type { ListenerKeys, NormalizedCurve } from '../../core/options/index.js';
 import type { SocketCurve } from '../io/index.js';
 import { type HandshakeRefusal, type HandshakeWatch, refusalDetail } from './handshake-watch.js';
 import { registerZap } from './zap-handler.js';

@@ -1,4 +1,4 @@
-import type { NormalizedEndpoint } from '../../core/index.js';
+import type { NormalizedEndpoint } from '../../core/options/index.js';
 import type { ChannelCurve } from './curve-keyring.js';
 
 /** A run a descriptor lists at an endpoint: a Server's or a publisher's. */

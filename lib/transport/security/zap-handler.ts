@@ -1,5 +1,5 @@
 import type { Router } from 'zeromq';
-import { z85Encode } from '../../core/index.js';
+import { z85Encode } from '../../core/curve-keys.js';
 import { zapRouter } from '../io/index.js';
 import { BIND_RETRY_MS } from '../timing.js';
 

@@ -1,12 +1,9 @@
 import { Buffer } from 'node:buffer';
 import type { Stream } from 'zeromq';
-import {
-  type NormalizedSessionListener,
-  type SessionCloseReason,
-  type SessionLinkHandler,
-  type SessionListenerSnapshot,
-  type ZLinkEvents,
-} from '../../core/index.js';
+import type { SessionCloseReason } from '../../core/wire/index.js';
+import type { SessionListenerSnapshot, ZLinkEvents } from '../../core/observe/index.js';
+import type { SessionLinkHandler } from '../../core/ports/index.js';
+import type { NormalizedSessionListener } from '../../core/options/index.js';
 import { ListenAddress, STREAM_SEND_HWM_MESSAGES, streamListener } from '../io/index.js';
 import { HandedBytes, takeChunk } from './handed-bytes.js';
 import { type ConnectionHost, StreamConnection } from './stream-connection.js';

@@ -6,8 +6,6 @@ import {
   SESSION_PROTOCOL_VERSION,
   type SessionCloseReason,
   SessionFrameKind,
-  type SessionLink,
-  type SessionLinkHandler,
   closeFrame,
   closeReasonOf,
   controlFrame,
@@ -16,8 +14,9 @@ import {
   readClientFrame,
   replyFrame,
   SessionCloseCode,
-} from '../../core/index.js';
-import type { NormalizedSessionListener } from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
+import type { NormalizedSessionListener } from '../../core/options/index.js';
 import type { HandedBytes } from './handed-bytes.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
