@@ -1,11 +1,17 @@
 // The object layer (DESIGN §7): Spots and Actors by global id. Reaches the mesh and the store only
-// through core's ports; the runtime wires it.
-export * from './execution/index.js';
-export * from './resolve/index.js';
-export * from './relocation/index.js';
-export { ObjectLayer } from './layer/object-layer.js';
-export type { ObjectLayerConfig, CreateOptions } from './layer/object-layer-config.js';
-export { advertisedType } from './owner/placement.js';
-export type { ObjectSubmission } from './caller/object-submission.js';
-export type { MemberTarget } from './membership/memberships.js';
-export * from './session/index.js';
+// through core's ports; the runtime wires it. This is the layer's one door: what the runtime uses,
+// by name. The rooms behind it (wire < execution < resolve < owner < multicast < relocation < caller
+// < membership, session) meet only through their own index files.
+export { ObjectLayer } from './object-layer.js';
+export type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
+export type { ObjectSubmission } from './caller/index.js';
+export type { MemberTarget } from './membership/index.js';
+export type { MoveRequest, RelocationResult } from './relocation/index.js';
+export {
+  type Clock,
+  type OwnerLeaseView,
+  type ResolveResult,
+  SYSTEM_CLOCK,
+  advertisedType,
+} from './resolve/index.js';
+export { SessionHost, type SessionHostConfig, type SessionObjects } from './session/index.js';

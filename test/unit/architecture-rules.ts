@@ -257,6 +257,22 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
     ],
     doors: true,
   },
+  {
+    layer: 'spot',
+    ranks: [
+      'timing',
+      'wire',
+      'execution',
+      'resolve',
+      'owner',
+      'multicast',
+      'relocation',
+      'caller',
+      ['membership', 'session'],
+      '(root)',
+    ],
+    doors: true,
+  },
 ];
 
 /** `lib/<layer>/<room>/...` → room; a root file → its name; the layer's index → undefined. */

@@ -9,8 +9,7 @@ import {
   errorMessage,
   fromObjectWireError,
 } from '../../core/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import { reportSendFailure } from '../owner/remote-answer.js';
+import { type InboundObjectCall, type ObjectAnswer, reportSendFailure } from '../owner/index.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
 

@@ -21,7 +21,7 @@ import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
 import { untilDeadline } from './store-deadline.js';
 import { RouteChanges, flushSubmission } from './route-changes.js';
-import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing.js';
+import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing/index.js';
 
 export interface ObjectCallerConfig {
   readonly mesh: string;

@@ -1,7 +1,7 @@
 import { OBJECT_FLUSH_PACKET, type ObjectKind, encodePayload } from '../../core/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
-import { DEPARTED_MAX_AGE_MS, FLUSH_WAIT_MS } from '../timing.js';
+import { DEPARTED_MAX_AGE_MS, FLUSH_WAIT_MS } from '../timing/index.js';
 
 /** The most routes remembered for objects whose route went away and that were not called since. */
 const MAX_DEPARTED = 10000;

@@ -7,7 +7,7 @@ import {
   isCount,
   isName,
 } from '../../core/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ObjectSubmission } from '../caller/index.js';
 
 /**
  * The runtime's own membership packets (docs/decisions.md "Actors in Spots"): object calls by id like

@@ -1,8 +1,11 @@
 import { ZLinkError } from '../../core/index.js';
-import { type Activation, objectRef } from '../owner/activation.js';
-import { runtimeCallRunner } from '../owner/runtime-turns.js';
-import { userCode } from '../owner/host-helpers.js';
-import type { InboundObjectCall } from '../owner/object-call.js';
+import {
+  type Activation,
+  type InboundObjectCall,
+  objectRef,
+  runtimeCallRunner,
+  userCode,
+} from '../owner/index.js';
 import {
   JOIN_PACKET,
   LEAVE_PACKET,

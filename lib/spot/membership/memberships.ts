@@ -6,14 +6,13 @@ import {
   type SpotRef,
   ZLinkError,
 } from '../../core/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
-import { type Activation, objectRef } from '../owner/activation.js';
-import { staleRef } from '../owner/refusals.js';
+import type { ObjectSubmission } from '../caller/index.js';
+import { type Activation, objectRef, staleRef } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';
 import type { MoveRequest, RelocationResult } from '../relocation/index.js';
 import { JOIN_PACKET, LEAVE_PACKET, MEMBER_PACKET, memberSubmission } from './member-packets.js';
 import { alreadyMember } from './member-turns.js';
-import { NOTICE_TIMEOUT_MS } from '../timing.js';
+import { NOTICE_TIMEOUT_MS } from '../timing/index.js';
 
 /** An object named by id, or by a ref (whose incarnation is then checked). */
 export interface MemberTarget {

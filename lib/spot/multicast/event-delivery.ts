@@ -7,12 +7,16 @@ import {
   countCode,
 } from '../../core/index.js';
 import type { CarriedEvent, SpotEventRecord, SpotEventSource } from '../wire/index.js';
-import { type Activation, heldRoute } from '../owner/activation.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import { runObjectCall } from '../owner/object-dispatch.js';
-import { fencedRefusal } from '../owner/authority-claims.js';
-import { refusal } from '../owner/refusals.js';
+import {
+  type Activation,
+  fencedRefusal,
+  heldRoute,
+  type InboundObjectCall,
+  type ObjectAnswer,
+  type ObjectHost,
+  refusal,
+  runObjectCall,
+} from '../owner/index.js';
 import type { LocalTopics } from './local-topics.js';
 import type { LocalEvent } from './local-event.js';
 

@@ -1,5 +1,5 @@
 import type { MulticastTopicMetrics } from '../../core/index.js';
-import type { SpotEventStamp } from '../owner/object-call.js';
+import type { SpotEventStamp } from '../owner/index.js';
 
 /** One event as every subscribed Spot of this node takes it: decoded once per record, shared. */
 export interface LocalEvent {

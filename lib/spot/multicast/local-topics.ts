@@ -1,6 +1,5 @@
 import { type MeshLink, type MulticastTopic, RESOLVED } from '../../core/index.js';
-import type { Activation } from '../owner/activation.js';
-import type { ActivationWatch } from '../owner/activation-table.js';
+import type { Activation, ActivationWatch } from '../owner/index.js';
 import type { LocalEvent } from './local-event.js';
 
 /**

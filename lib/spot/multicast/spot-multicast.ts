@@ -13,7 +13,7 @@ import {
   invalidArgument,
   publishTopic,
 } from '../../core/index.js';
-import type { ObjectHost } from '../owner/object-host.js';
+import type { Activation, ObjectHost } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';
 import {
   type SpotEventRecord,
@@ -29,8 +29,7 @@ import {
   runHeldEvent,
 } from './event-delivery.js';
 import { TopicBarriers } from './topic-barriers.js';
-import { TOPIC_BARRIER_MS } from '../timing.js';
-import type { Activation } from '../owner/activation.js';
+import { TOPIC_BARRIER_MS } from '../timing/index.js';
 import type { LocalTopics } from './local-topics.js';
 import { PeerTopics } from './peer-topics.js';
 

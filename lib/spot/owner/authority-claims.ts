@@ -10,7 +10,7 @@ import {
 } from '../../core/index.js';
 import { type OwnerLiveness, confirmedLive } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
-import { CONTENDED_WAIT_MS, RELEASE_RETRY_MS } from '../timing.js';
+import { CONTENDED_WAIT_MS, RELEASE_RETRY_MS } from '../timing/index.js';
 
 export interface ClaimsConfig extends OwnerLiveness {
   readonly store: AuthorityStore;

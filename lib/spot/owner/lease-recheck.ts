@@ -1,7 +1,7 @@
 import type { AuthorityStore, DeactivationReason, NodeRun } from '../../core/index.js';
 import type { Activation } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
-import { RECHECK_RETRY_MS } from '../timing.js';
+import { RECHECK_RETRY_MS } from '../timing/index.js';
 
 export interface LeaseRecheckDeps {
   readonly store: AuthorityStore;

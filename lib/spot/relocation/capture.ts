@@ -15,9 +15,7 @@ import {
   packSessionStamp,
 } from '../wire/index.js';
 import type { TimerSnapshot } from '../execution/index.js';
-import { type Activation, heldRoute } from '../owner/activation.js';
-import type { InboundObjectCall } from '../owner/object-dispatch.js';
-import { userCode } from '../owner/host-helpers.js';
+import { type Activation, heldRoute, type InboundObjectCall, userCode } from '../owner/index.js';
 
 /**
  * The source's seal and capture of a move (spot-actor-routing §2.5; docs/decisions.md "Relocation
@@ -28,7 +26,7 @@ import { userCode } from '../owner/host-helpers.js';
  * hands the queue off (`turns.handOff()`), whose calls the new owner then answers.
  */
 
-export { heldRoute } from '../owner/activation.js';
+export { heldRoute } from '../owner/index.js';
 
 /**
  * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable` when the object is not open (closed, or

@@ -17,12 +17,17 @@ import {
   encodeRelocationCommit,
   encodeRelocationReady,
 } from '../wire/index.js';
-import type { Activation, HeldAuthority } from '../owner/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import { inboundCall, readCallRecord } from '../owner/inbound-call.js';
+import {
+  type Activation,
+  type HeldAuthority,
+  inboundCall,
+  type InboundObjectCall,
+  type ObjectAnswer,
+  readCallRecord,
+} from '../owner/index.js';
 import { type MoveContext, RELOCATION_MAX_IMAGE_BYTES, refusalOf } from './move-context.js';
-import { carriedEvent } from '../multicast/event-delivery.js';
-import { TARGET_WAIT_MS } from '../timing.js';
+import { carriedEvent } from '../multicast/index.js';
+import { TARGET_WAIT_MS } from '../timing/index.js';
 
 interface Carried {
   readonly call: InboundObjectCall;

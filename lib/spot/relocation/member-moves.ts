@@ -1,5 +1,5 @@
 import { type AuthorityStore, ZLinkError } from '../../core/index.js';
-import type { ObjectHost } from '../owner/object-host.js';
+import type { ObjectHost } from '../owner/index.js';
 import type { MoveRequest } from './move-context.js';
 
 /**

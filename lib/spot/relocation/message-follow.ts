@@ -1,9 +1,9 @@
 import { type MeshLink, type NodeRun, RESOLVED, type WireError, type ZLinkEvents } from '../../core/index.js';
 import { encodeMessageFollow, relayedCallBytes, writeObjectFences } from '../wire/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import type { InboundObjectCall, ObjectAnswer } from '../owner/index.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
 import { encodeCall } from './capture.js';
-import { NOTICE_DELAY_MS } from '../timing.js';
+import { NOTICE_DELAY_MS } from '../timing/index.js';
 
 /** What relaying needs: the mesh to the new owner and back to the sender, and the committed routes. */
 export interface MessageFollowConfig {

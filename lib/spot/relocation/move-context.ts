@@ -8,13 +8,11 @@ import type {
   ZLinkEvents,
 } from '../../core/index.js';
 import { type ObjectRouteFences, type RelocationRefusal, writeObjectFences } from '../wire/index.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import type { Activation, InboundObjectCall, ObjectAnswer, ObjectHost } from '../owner/index.js';
 import { ZLinkError } from '../../core/index.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import type { Activation } from '../owner/activation.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
-import type { MoveMulticast } from '../multicast/spot-multicast.js';
+import type { MoveMulticast } from '../multicast/index.js';
 
 /** What both ends of a move work with: this node's host, the mesh, the Authority Store. */
 export interface MoveContext {

@@ -15,10 +15,9 @@ import {
   encodeRelocationImage,
   encodeRelocationRelay,
 } from '../wire/index.js';
-import { type Activation, objectRef } from '../owner/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
+import { type Activation, type InboundObjectCall, type ObjectAnswer, objectRef } from '../owner/index.js';
 import { callRecord, captureActivation, heldRoute } from './capture.js';
-import { SESSION_SEAL_REPLY_MS } from '../timing.js';
+import { SESSION_SEAL_REPLY_MS } from '../timing/index.js';
 import {
   type MoveContext,
   RELOCATION_CHUNK_BYTES,

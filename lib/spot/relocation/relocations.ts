@@ -6,17 +6,20 @@ import {
   configurationError,
 } from '../../core/index.js';
 import { type RelocationChunkRecord, type RelocationStepRecord } from '../wire/index.js';
-import { within } from '../owner/host-helpers.js';
-import type { Activation } from '../owner/activation.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import { staleRef } from '../owner/refusals.js';
-import type { Placement } from '../owner/placement.js';
+import {
+  type Activation,
+  type InboundObjectCall,
+  type ObjectAnswer,
+  staleRef,
+  within,
+} from '../owner/index.js';
+import type { Placement } from '../resolve/index.js';
 import { IncomingMove } from './incoming-move.js';
 import { memberMove } from './member-moves.js';
 import { MoveRecord } from './move-records.js';
 import { type MoveContext, type MoveRequest, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
-import { INCOMING_LINGER_MS, RELAY_QUIET_MS } from '../timing.js';
+import { INCOMING_LINGER_MS, RELAY_QUIET_MS } from '../timing/index.js';
 
 /** What a move needs beyond the shared context: where objects may go. */
 export interface RelocationsConfig extends MoveContext {

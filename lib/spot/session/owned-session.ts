@@ -13,7 +13,7 @@ import {
   encodePayload,
   toWireError,
 } from '../../core/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ObjectSubmission } from '../caller/index.js';
 import { packSessionStamp } from '../wire/index.js';
 import { type BindingRoute, SessionBindings, bindingRouteOf, lostError } from './session-bindings.js';
 import type { SessionRunner } from './session-runner.js';

@@ -1,11 +1,14 @@
 import { type MeshLink, type NodeRun, ZLinkError, toObjectWireError } from '../../core/index.js';
 import { heldRoute } from '../relocation/index.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import type { InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import { remoteAnswer } from '../owner/remote-answer.js';
-import { staleRef } from '../owner/refusals.js';
+import {
+  type ActorBinding,
+  type InboundObjectCall,
+  type ObjectAnswer,
+  type ObjectHost,
+  remoteAnswer,
+  staleRef,
+} from '../owner/index.js';
 import type { SessionBindRecord, SessionUnbindRecord } from '../wire/index.js';
-import type { ActorBinding } from '../owner/activation-sessions.js';
 import { SESSION_BIND_PACKET, SESSION_UNBIND_PACKET, bindPayload, endPayload } from './session-turns.js';
 
 /**

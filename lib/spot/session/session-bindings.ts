@@ -1,6 +1,6 @@
 import { type NodeRun, ZLinkError, isCount, isName, isStr } from '../../core/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ObjectSubmission } from '../caller/index.js';
 import { wireAddress } from '../wire/index.js';
 
 /**

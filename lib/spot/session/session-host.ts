@@ -19,7 +19,7 @@ import {
 } from '../../core/index.js';
 import { OwnedSession } from './owned-session.js';
 import type { SessionRunner } from './session-runner.js';
-import type { BindingRoute } from './session-bindings.js';
+import { type BindingRoute, bindingRouteOf } from './session-bindings.js';
 import type { SessionObjects, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
 import type {
@@ -28,8 +28,7 @@ import type {
   SessionRouteRecord,
   SessionSealRecord,
 } from '../wire/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
-import { bindingRouteOf } from './session-bindings.js';
+import type { ObjectSubmission } from '../caller/index.js';
 
 export interface SessionHostConfig {
   readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;

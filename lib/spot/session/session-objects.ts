@@ -1,7 +1,7 @@
 import type { NodeRun, ObjectRef } from '../../core/index.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ObjectSubmission } from '../caller/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
-import type { ActorBinding } from '../owner/activation-sessions.js';
+import type { ActorBinding } from '../owner/index.js';
 import type {
   SessionBindingEndedRecord,
   SessionPushRecord,

@@ -6,7 +6,7 @@ import type {
   ZLinkSessionContext,
 } from '../../core/index.js';
 import type { BindingRoute } from './session-bindings.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
+import type { ObjectSubmission } from '../caller/index.js';
 import type { SessionObjects } from './session-objects.js';
 
 /** What a session needs of its host: handler tables, the job queue, the object layer, the counters. */

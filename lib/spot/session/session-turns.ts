@@ -10,14 +10,16 @@ import {
   isName,
   isStr,
 } from '../../core/index.js';
-import { askPeer } from '../caller/ask-peer.js';
-import type { Activation } from '../owner/activation.js';
-import type { ActorBinding } from '../owner/activation-sessions.js';
-import { userCode } from '../owner/host-helpers.js';
-import type { InboundObjectCall } from '../owner/object-call.js';
-import type { RuntimeTurnBuilder } from '../owner/runtime-turns.js';
+import { askPeer } from '../caller/index.js';
+import {
+  type Activation,
+  type ActorBinding,
+  type InboundObjectCall,
+  type RuntimeTurnBuilder,
+  userCode,
+} from '../owner/index.js';
 import { bindingItems, encodeSessionUnbind, readBindingItems } from '../wire/index.js';
-import { SESSION_UNBIND_TIMEOUT_MS } from '../timing.js';
+import { SESSION_UNBIND_TIMEOUT_MS } from '../timing/index.js';
 
 /**
  * The turns a bound Actor runs for its sessions (spot-actor-routing §3.1), each an object call of a

@@ -8,13 +8,8 @@
 import { closeRedisClient } from '../../../lib/store/redis/client.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { NodeRun } from '../../../lib/core/index.js';
-import {
-  AuthorityResolver,
-  CachedResolver,
-  type OwnerLeaseView,
-  RouteCache,
-  SYSTEM_CLOCK,
-} from '../../../lib/spot/index.js';
+import { AuthorityResolver, CachedResolver, RouteCache } from '../../../lib/spot/resolve/index.js';
+import { type OwnerLeaseView, SYSTEM_CLOCK } from '../../../lib/spot/index.js';
 import { createRedisAuthorityStore } from '../../../lib/store/index.js';
 import { Cleanup } from '../../helpers/index.js';
 import { useRedis } from '../store/fixtures.js';

@@ -19,13 +19,8 @@ import {
 } from '../../../lib/core/index.js';
 import { type ObjectRouteFences, wireAddress } from '../../../lib/spot/wire/index.js';
 import type { InboundObjectCall } from '../../../lib/spot/owner/object-dispatch.js';
-import {
-  type Clock,
-  ObjectLayer,
-  type OwnerLeaseView,
-  type ReadyRoute,
-  SYSTEM_CLOCK,
-} from '../../../lib/spot/index.js';
+import { type Clock, ObjectLayer, type OwnerLeaseView, SYSTEM_CLOCK } from '../../../lib/spot/index.js';
+import { type ReadyRoute } from '../../../lib/spot/resolve/index.js';
 import { ObjectHost } from '../../../lib/spot/owner/object-host.js';
 import { runRuntimeCall } from '../../../lib/spot/membership/member-turns.js';
 import { MemoryLocationStore } from '../../../lib/store/memory/memory-location-store.js';

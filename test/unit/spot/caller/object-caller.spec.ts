@@ -12,7 +12,8 @@ import {
 import { decodeObjectRecord } from '../../../../lib/spot/wire/index.js';
 import { ObjectCaller } from '../../../../lib/spot/caller/object-caller.js';
 import type { ObjectSubmission } from '../../../../lib/spot/caller/object-submission.js';
-import { AuthorityResolver, CachedResolver, RouteCache, SYSTEM_CLOCK } from '../../../../lib/spot/index.js';
+import { AuthorityResolver, CachedResolver, RouteCache } from '../../../../lib/spot/resolve/index.js';
+import { SYSTEM_CLOCK } from '../../../../lib/spot/index.js';
 import { MemoryLocationStore } from '../../../../lib/store/memory/memory-location-store.js';
 import { FakeLeases, FakeLink, MESH, RUN_A, RUN_B, authority } from '../fixtures.js';
 

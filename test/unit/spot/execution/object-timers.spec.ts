@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { JobQueue } from '../../../../lib/core/index.js';
-import { ObjectTurns, type TimerSnapshot } from '../../../../lib/spot/index.js';
+import { ObjectTurns, type TimerSnapshot } from '../../../../lib/spot/execution/index.js';
 import { gate, spot } from './turn-helpers.js';
 
 /** docs/architecture.md#execution: `ctx.timers` callbacks run as turns of the object; docs/protocol.md#owner-lease-and-fencing: no timer starts while fenced. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JobQueue, ZLinkError } from '../../../../lib/core/index.js';
-import { ObjectTurns, isHandedOff } from '../../../../lib/spot/index.js';
+import { isHandedOff, ObjectTurns } from '../../../../lib/spot/execution/index.js';
 import { flush, gate, spot, track } from './turn-helpers.js';
 
 /** docs/architecture.md#execution: one turn at a time per object, admitted through the runtime's one job queue. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JobQueue, ZLinkError } from '../../../../lib/core/index.js';
-import { ObjectTurns, currentTurn, selfRequestRefusal } from '../../../../lib/spot/index.js';
+import { currentTurn, ObjectTurns, selfRequestRefusal } from '../../../../lib/spot/execution/index.js';
 import { flush, gate, spot } from './turn-helpers.js';
 
 /** docs/architecture.md#execution: no reentrancy — a request from an object to itself ends InvalidOperation at once, not in a deadlock. */

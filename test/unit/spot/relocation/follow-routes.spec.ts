@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MAX_FOLLOW_HOPS, type NodeRun, ZLinkError } from '../../../../lib/core/index.js';
 import { type ObjectRouteFences } from '../../../../lib/spot/wire/index.js';
-import { FollowRoutes } from '../../../../lib/spot/index.js';
+import { FollowRoutes } from '../../../../lib/spot/relocation/index.js';
 import { FakeClock, MESH, RUN_A, RUN_B } from '../fixtures.js';
 
 /**

@@ -9,7 +9,7 @@ import {
 } from '../../../../lib/spot/wire/index.js';
 import { FakeLink, MESH, RUN_A, RUN_B, objectLayer } from '../fixtures.js';
 import { hostileExtSend } from '../wire/hostile-call.js';
-import { NOTICE_DELAY_MS } from '../../../../lib/spot/timing.js';
+import { NOTICE_DELAY_MS } from '../../../../lib/spot/timing/index.js';
 
 /**
  * Message Follow on the source of a move (docs/protocol.md#message-follow): a call on the route this node held

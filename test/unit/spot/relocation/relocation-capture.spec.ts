@@ -9,7 +9,7 @@ import {
 import { type RelocationImage, decodeObjectRecord } from '../../../../lib/spot/wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../../../../lib/spot/owner/object-dispatch.js';
 import { ObjectHost } from '../../../../lib/spot/owner/object-host.js';
-import { captureActivation } from '../../../../lib/spot/index.js';
+import { captureActivation } from '../../../../lib/spot/relocation/index.js';
 import { callRecord } from '../../../../lib/spot/relocation/capture.js';
 import { inboundCall } from '../../../../lib/spot/owner/inbound-call.js';
 import { objectClass, registry } from '../../../integration/objects/harness.js';

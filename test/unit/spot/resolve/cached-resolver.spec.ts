@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AuthorityRecord, AuthorityStore, ObjectKey } from '../../../../lib/core/index.js';
-import { AuthorityResolver, CachedResolver, RouteCache } from '../../../../lib/spot/index.js';
+import { AuthorityResolver, CachedResolver, RouteCache } from '../../../../lib/spot/resolve/index.js';
 import { MemoryAuthorityStore } from '../../../../lib/store/index.js';
 import { FakeClock, FakeLeases, MESH, RUN_A, authority } from '../fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { type AuthorityStore, ZLinkError } from '../../../../lib/core/index.js';
-import { AuthorityResolver } from '../../../../lib/spot/index.js';
+import { AuthorityResolver } from '../../../../lib/spot/resolve/index.js';
 import { MemoryAuthorityStore } from '../../../../lib/store/index.js';
 import { FakeClock, FakeLeases, MESH, RUN_A, RUN_B, authority } from '../fixtures.js';
 

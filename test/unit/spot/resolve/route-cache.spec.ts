@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import type { ObjectKind } from '../../../../lib/core/index.js';
 import {
   type ReadyRoute,
-  type ResolveResult,
   RouteCache,
   type RouteCacheOptions,
   type RouteDropReason,
-} from '../../../../lib/spot/index.js';
+} from '../../../../lib/spot/resolve/index.js';
+import { type ResolveResult } from '../../../../lib/spot/index.js';
 import { FakeClock, FakeLeases, MESH, RUN_A, RUN_B, authority, route } from '../fixtures.js';
 
 /**

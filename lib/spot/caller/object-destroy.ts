@@ -11,8 +11,7 @@ import {
 import { controlObject, type ObjectControlDeps } from './object-control.js';
 import { type OwnerLiveness, type RouteCache, confirmedLive } from '../resolve/index.js';
 
-import type { ObjectHost } from '../owner/object-host.js';
-import { staleRef } from '../owner/refusals.js';
+import { type ObjectHost, staleRef } from '../owner/index.js';
 
 /**
  * The authority record of `key`, read once and counted (`count`, under `type`, else the record's own

@@ -1,17 +1,17 @@
-import { type InboundObjectRecord, RecordKind } from '../../core/index.js';
-import { decodeObjectRecord, encodeOwnerLeave, readLoneObjectRecord } from '../wire/index.js';
-import { settleObjectReply } from '../caller/object-replies.js';
-import { inboundCall } from '../owner/inbound-call.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import { staleRoute } from '../owner/refusals.js';
-import type { RouteCache } from '../resolve/index.js';
-import type { LeaveBarrier, Relocations } from '../relocation/index.js';
-import { type ObjectControlDeps, answerControl } from './object-control.js';
-import type { MovedCalls } from './moved-calls.js';
+import { type InboundObjectRecord, RecordKind } from '../core/index.js';
+import { decodeObjectRecord, encodeOwnerLeave, readLoneObjectRecord } from './wire/index.js';
+import { answerControl, type ObjectControlDeps, settleObjectReply } from './caller/index.js';
+import { inboundCall, type ObjectHost, staleRoute } from './owner/index.js';
+import type { RouteCache } from './resolve/index.js';
+import type { LeaveBarrier, MovedCalls, Relocations } from './relocation/index.js';
 import type { ObjectLayerConfig } from './object-layer-config.js';
-import type { SpotMulticast } from '../multicast/index.js';
-import { answerSessionBind, answerSessionUnbind } from '../session/index.js';
-import { type SessionGlueDeps, answerSessionSeal } from './session-glue.js';
+import type { SpotMulticast } from './multicast/index.js';
+import {
+  answerSessionBind,
+  answerSessionSeal,
+  answerSessionUnbind,
+  type SessionGlueDeps,
+} from './session/index.js';
 
 /** What the receive switch hands records to: each side of the layer, built once by `ObjectLayer`. */
 export interface ReceiveParts {

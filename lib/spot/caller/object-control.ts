@@ -15,11 +15,10 @@ import {
   objectRefItems,
   parseObjectRef,
 } from '../wire/index.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import { askPeer } from '../caller/ask-peer.js';
-import { remoteAnswer } from '../owner/remote-answer.js';
+import { type ObjectHost, remoteAnswer } from '../owner/index.js';
+import { askPeer } from './ask-peer.js';
 import type { MemberPlacement, MoveRequest, Relocations, RelocationResult } from '../relocation/index.js';
-import { CONTROL_TIMEOUT_MS, MOVE_ANSWER_SLACK_MS } from '../timing.js';
+import { CONTROL_TIMEOUT_MS, MOVE_ANSWER_SLACK_MS } from '../timing/index.js';
 
 /** What asking a peer to create, destroy or move an object needs, and answering such a request. */
 export interface ObjectControlDeps {

@@ -1,7 +1,7 @@
 import type { NodeRun, PeerAddress } from '../../core/index.js';
-import type { CallsElsewhere, InboundObjectCall, ObjectAnswer } from '../owner/object-call.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import type { MessageFollow, Relocations } from '../relocation/index.js';
+import type { CallsElsewhere, InboundObjectCall, ObjectAnswer, ObjectHost } from '../owner/index.js';
+import type { MessageFollow } from './message-follow.js';
+import type { Relocations } from './relocations.js';
 
 /**
  * Where a call on a route this node no longer holds goes, for a local caller and a peer's alike: an

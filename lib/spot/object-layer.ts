@@ -7,38 +7,47 @@ import {
   cacheFollowProblem,
   encodePayload,
   errorMessage,
-} from '../../core/index.js';
-import { ObjectCaller } from '../caller/object-caller.js';
-import type { ObjectSubmission } from '../caller/object-submission.js';
-import { ObjectHost } from '../owner/object-host.js';
-import { failRequestsTo } from '../caller/object-replies.js';
-import { AuthorityResolver, CachedResolver, type ResolveResult, RouteCache } from '../resolve/index.js';
+} from '../core/index.js';
+import {
+  controlMove,
+  controlObject,
+  destroyObject,
+  failRequestsTo,
+  ObjectCaller,
+  type ObjectControlDeps,
+  type ObjectSubmission,
+  readAuthority,
+} from './caller/index.js';
+import { ObjectHost, runtimeCallRunner } from './owner/index.js';
+import {
+  AuthorityResolver,
+  CachedResolver,
+  Placement,
+  type ResolveResult,
+  RouteCache,
+} from './resolve/index.js';
 import {
   FollowRoutes,
   LeaveBarrier,
   MessageFollow,
+  MovedCalls,
   type MoveRequest,
   type RelocationResult,
   Relocations,
-} from '../relocation/index.js';
-import { type ObjectControlDeps, controlMove, controlObject } from './object-control.js';
-import { MovedCalls } from './moved-calls.js';
+} from './relocation/index.js';
 import { ObjectReceiver } from './object-receive.js';
-import { type MemberTarget, Memberships } from '../membership/memberships.js';
-import { memberTurn } from '../membership/member-turns.js';
-import { runtimeCallRunner } from '../owner/runtime-turns.js';
-import { sessionTurns, type SessionObjects } from '../session/index.js';
+import { Memberships, type MemberTarget, memberTurn } from './membership/index.js';
 import {
-  type SessionGlueDeps,
   bindingPusher,
   moveSessions,
   runEnded,
+  type SessionGlueDeps,
+  type SessionObjects,
   sessionObjects,
-} from './session-glue.js';
-import { Placement } from '../owner/placement.js';
-import { destroyObject, readAuthority } from './object-destroy.js';
+  sessionTurns,
+} from './session/index.js';
 import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
-import { LocalTopics, SpotMulticast } from '../multicast/index.js';
+import { LocalTopics, SpotMulticast } from './multicast/index.js';
 
 /**
  * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,

@@ -6,10 +6,8 @@ import {
   type ZLinkEvents,
   fromObjectWireError,
 } from '../../core/index.js';
-import { askPeer } from '../caller/ask-peer.js';
-import type { ObjectCaller } from '../caller/object-caller.js';
-import type { ObjectHost } from '../owner/object-host.js';
-import type { ActorBinding, BindingPusher } from '../owner/activation-sessions.js';
+import { askPeer, type ObjectCaller } from '../caller/index.js';
+import type { Activation, ActorBinding, BindingPusher, ObjectHost } from '../owner/index.js';
 import {
   type SessionSealRecord,
   encodeSessionBind,
@@ -19,17 +17,10 @@ import {
   encodeSessionSeal,
   encodeSessionSealReply,
 } from '../wire/index.js';
-import type { Activation } from '../owner/activation.js';
 import { type MoveSessions, heldRoute } from '../relocation/index.js';
-import {
-  SESSION_CLOSED_PACKET,
-  bindHere,
-  endPayload,
-  heldRouteValue,
-  runtimeCall,
-  type SessionObjects,
-  type SessionSink,
-} from '../session/index.js';
+import { bindHere, runtimeCall } from './owner-bindings.js';
+import type { SessionObjects, SessionSink } from './session-objects.js';
+import { SESSION_CLOSED_PACKET, endPayload, heldRouteValue } from './session-turns.js';
 
 /**
  * Where the object layer meets the Session owner's host (lib/spot/session): the bind request and

@@ -4,9 +4,9 @@ import type {
   PendingRequests,
   RelocationStore,
   StoreHealth,
-} from '../../core/index.js';
-import type { ObjectHostConfig } from '../owner/object-host.js';
-import type { SessionSink } from '../session/session-objects.js';
+} from '../core/index.js';
+import type { ObjectHostConfig } from './owner/index.js';
+import type { SessionSink } from './session/index.js';
 
 export interface ObjectLayerConfig extends Omit<
   ObjectHostConfig,
