@@ -110,6 +110,11 @@ export class ObjectLayer {
     });
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     const glue: SessionGlueDeps = { ...config, host: undefined, sessions: config.sessions };
+    this.multicast = new SpotMulticast({
+      ...config,
+      maxEventBytes: config.options.multicastMaxEventBytes,
+      queueLimit: config.options.objectQueueLimit,
+    });
     const local = config.role === 'server' ? new LocalTopics(link) : undefined;
     this.host =
       local &&
@@ -123,15 +128,10 @@ export class ObjectLayer {
           if (reason === 'destroyed') a.sessions?.endAll();
         },
         sessionPush: bindingPusher(glue),
-        publish: (from, channel, packet, event, o) => this.multicast.call(from, channel, packet, event, o),
+        publish: this.multicast,
         watch: local,
       });
-    this.multicast = new SpotMulticast({
-      ...config,
-      owner: local && this.host && { local, host: this.host },
-      maxEventBytes: config.options.multicastMaxEventBytes,
-      queueLimit: config.options.objectQueueLimit,
-    });
+    if (local && this.host) this.multicast.serve(local, this.host);
     const sessionDeps: SessionGlueDeps = { ...glue, host: this.host };
     const host = this.host;
     this.relocations =
@@ -176,9 +176,7 @@ export class ObjectLayer {
       resolver: this.resolver,
       cache: this.cache,
       // A local call is admitted as a peer's would be, Message Follow included.
-      host: host && {
-        dispatch: (call, answer) => host.dispatch(call, answer, moved),
-      },
+      host: host && { host, elsewhere: moved },
       pending: config.pending,
       events,
       clock,

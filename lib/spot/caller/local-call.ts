@@ -9,7 +9,7 @@ import {
   errorMessage,
   fromObjectWireError,
 } from '../../core/index.js';
-import { type InboundObjectCall, type ObjectAnswer, reportSendFailure } from '../owner/index.js';
+import { type CallsElsewhere, type ObjectHost, reportSendFailure } from '../owner/index.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
 
@@ -18,10 +18,11 @@ const LOCAL_ROUTE = Symbol('local object calls');
 
 /**
  * The owner side here, as a local call reaches it: the host's admission, and for an object that moved
- * away from this node, its Message Follow route (as for a peer's call).
+ * away from this node, where its calls go now (as for a peer's call: Message Follow, a move arriving).
  */
 export interface LocalOwner {
-  dispatch(call: InboundObjectCall, answer: ObjectAnswer): void;
+  readonly host: ObjectHost;
+  readonly elsewhere: CallsElsewhere | undefined;
 }
 
 /** What a local call needs of its caller (the caller's config has it). */
@@ -43,7 +44,7 @@ export interface LocalCaller {
  */
 export function localCall(
   caller: LocalCaller,
-  host: LocalOwner,
+  owner: LocalOwner,
   route: ReadyRoute,
   sub: ObjectSubmission,
   operationId: string,
@@ -72,16 +73,20 @@ export function localCall(
     let refused: WireError | undefined;
     let queued = false;
     const inbound = { ...call, correlation: undefined, origin: undefined };
-    host.dispatch(inbound, {
-      ok: () => undefined,
-      // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
-      accepted: () => (queued = true),
-      error: (error) => {
-        // After the send was queued nobody awaits it: reported, as a peer's send is on its owner.
-        if (queued) reportSendFailure(events, mesh, selfRid, inbound, error);
-        else refused = error;
+    owner.host.dispatch(
+      inbound,
+      {
+        ok: () => undefined,
+        // Its turn may run before `dispatch` returns: from its start, a failure is the handler's.
+        accepted: () => (queued = true),
+        error: (error) => {
+          // After the send was queued nobody awaits it: reported, as a peer's send is on its owner.
+          if (queued) reportSendFailure(events, mesh, selfRid, inbound, error);
+          else refused = error;
+        },
       },
-    });
+      owner.elsewhere,
+    );
     queued = true;
     return refused === undefined
       ? Promise.resolve()
@@ -100,7 +105,7 @@ export function localCall(
     return Promise.reject(error);
   }
   const { correlation } = opened;
-  host.dispatch(
+  owner.host.dispatch(
     { ...call, correlation, origin: caller.self },
     {
       ok: (value) => {
@@ -123,6 +128,7 @@ export function localCall(
         pending.reject(correlation, (d) => fromObjectWireError(error, d));
       },
     },
+    owner.elsewhere,
   );
   return opened.result;
 }

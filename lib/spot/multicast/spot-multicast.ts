@@ -13,7 +13,7 @@ import {
   invalidArgument,
   publishTopic,
 } from '../../core/index.js';
-import type { Activation, ObjectHost } from '../owner/index.js';
+import type { Activation, ObjectHost, ObjectPublisher } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';
 import {
   type SpotEventRecord,
@@ -61,8 +61,6 @@ export interface MulticastDeps {
   readonly self: NodeRun;
   readonly link: MeshLink;
   readonly events: ZLinkEvents;
-  /** On an object server: the Spots subscribed here, and the host they live on. */
-  readonly owner: { readonly local: LocalTopics; readonly host: ObjectHost } | undefined;
   /** The largest event a publish takes, encoded (`multicastMaxEventBytes`). */
   readonly maxEventBytes: number;
   /** How many events may wait for one Spot arriving by a move (`objectQueueLimit`). */
@@ -89,12 +87,12 @@ export interface SpotPublish {
  * subscribed Spot of this node; a node that receives the record puts it into its own subscribed
  * Spots' queues. No storage, no acknowledgement, and nothing is ever sent twice.
  */
-export class SpotMulticast implements MoveMulticast {
+export class SpotMulticast implements MoveMulticast, ObjectPublisher {
   /** This run's events, numbered in the order they were handed over: each receiver keeps that order. */
   private seq = 0;
   private readonly peers: PeerTopics;
   /** What delivering to this node's Spots needs; `undefined` on an object client (no Spots here). */
-  private readonly delivery: DeliveryDeps | undefined;
+  private delivery: DeliveryDeps | undefined;
   private readonly barriers: TopicBarriers;
   private readonly offPeer: () => void;
   private closed = false;
@@ -103,8 +101,15 @@ export class SpotMulticast implements MoveMulticast {
     this.peers = new PeerTopics(deps.link);
     this.barriers = new TopicBarriers(deps.link);
     this.offPeer = deps.link.onPeer((e) => e.type === 'down' && this.barriers.gone(e.peer.rid));
-    const { mesh, self, events, owner, queueLimit } = deps;
-    this.delivery = owner && { mesh, self, events, host: owner.host, local: owner.local, queueLimit };
+  }
+
+  /**
+   * On an object server, once its host is built (the host publishes through this multicast, so it
+   * comes second): events reach the Spots `local` lists, which live on `host`.
+   */
+  serve(local: LocalTopics, host: ObjectHost): void {
+    const { mesh, self, events, queueLimit } = this.deps;
+    this.delivery = { mesh, self, events, host, local, queueLimit };
   }
 
   /**

@@ -23,14 +23,20 @@ import { ObjectMembership } from './activation-membership.js';
 import { type BindingPusher, NO_SESSIONS, ObjectSessions } from './activation-sessions.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
-/** How an object's `ctx.publish` reaches Logical Multicast: the publish with the object as its source. */
-export type ObjectPublisher = (
-  from: SpotEventSource,
-  channel: string,
-  packet: string,
-  event: unknown,
-  options?: { topic?: string },
-) => ZLinkSpotPublishCall;
+/** How an object's `ctx.publish` reaches Logical Multicast (`SpotMulticast` is one). */
+export interface ObjectPublisher {
+  /**
+   * A publish of `event` as `packet` on (`channel`, `topic`, default `packet`) with object `from` as
+   * its source. Throws `InvalidArgument` at once for a bad channel or topic; the rest is `.async()`.
+   */
+  call(
+    from: SpotEventSource,
+    channel: string,
+    packet: string,
+    event: unknown,
+    options?: { topic?: string },
+  ): ZLinkSpotPublishCall;
+}
 
 /** `creating` until the Ready write lands, `ready` while it takes messages, `closing` from release on. */
 export type ActivationState = 'creating' | 'ready' | 'closing';
@@ -116,7 +122,7 @@ export class Activation {
       membership: this.membership,
       sessions: this.sessions ?? NO_SESSIONS,
       publish: (channel: string, packet: string, event: unknown, options?: { topic?: string }) =>
-        publisher(from, channel, packet, event, options),
+        publisher.call(from, channel, packet, event, options),
     });
   }
 

@@ -2,7 +2,13 @@
 // timers, the authority each holds, and the calls that reach them. Other rooms enter only here.
 export type { ActorBinding, BindingPusher } from './activation-sessions.js';
 export type { ActivationWatch } from './activation-table.js';
-export { type Activation, type HeldAuthority, heldRoute, objectRef } from './activation.js';
+export {
+  type Activation,
+  type HeldAuthority,
+  type ObjectPublisher,
+  heldRoute,
+  objectRef,
+} from './activation.js';
 export { fencedRefusal } from './authority-claims.js';
 export { userCode, within } from './host-helpers.js';
 export { inboundCall, readCallRecord } from './inbound-call.js';

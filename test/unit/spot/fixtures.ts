@@ -216,7 +216,9 @@ export function objectHost(
     // Every peer's link ready: whether an owner lives is then its lease's word (tests set it).
     link: { isReady: () => true },
     runtimeCall: runRuntimeCall,
-    publish: () => ({ async: () => Promise.reject(new Error('no Logical Multicast in this test')) }),
+    publish: {
+      call: () => ({ async: () => Promise.reject(new Error('no Logical Multicast in this test')) }),
+    },
     classes,
     instances: plainObjectInstances,
     jobs: new JobQueue(4),
