@@ -12,7 +12,6 @@ import {
   controlMove,
   controlObject,
   destroyObject,
-  failRequestsTo,
   ObjectCaller,
   type ObjectControlDeps,
   type ObjectSubmission,
@@ -40,7 +39,6 @@ import { Memberships, type MemberTarget, memberTurn } from './membership/index.j
 import {
   bindingPusher,
   moveSessions,
-  runEnded,
   type SessionGlueDeps,
   type SessionObjects,
   sessionObjects,
@@ -195,16 +193,7 @@ export class ObjectLayer {
     this.unsubscribe.push(
       // A route read before the outage may be older than what changed while nobody could read (§2.2).
       config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
-      link.onRecord((record) => receiver.receive(record)),
-      link.onPeer((event) => {
-        if (event.type !== 'down') return;
-        this.leaveBarrier.answered(event.peer.rid);
-        this.relocations?.peerDown(event.peer.rid);
-        const run = { rid: event.peer.rid, nodeGeneration: event.peer.generation };
-        this.cache.ownerRunEnded(run);
-        failRequestsTo(config.pending, event.peer.rid, event.reason);
-        runEnded(sessionDeps, run, event.reason);
-      }),
+      receiver.listen(),
     );
   }
 

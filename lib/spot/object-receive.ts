@@ -1,6 +1,6 @@
-import { type InboundObjectRecord, RecordKind } from '../core/index.js';
+import { type InboundObjectRecord, type PeerAddress, RecordKind } from '../core/index.js';
 import { decodeObjectRecord, encodeOwnerLeave, readLoneObjectRecord } from './wire/index.js';
-import { answerControl, type ObjectControlDeps, settleObjectReply } from './caller/index.js';
+import { answerControl, failRequestsTo, type ObjectControlDeps, settleObjectReply } from './caller/index.js';
 import { inboundCall, type ObjectHost, staleRoute } from './owner/index.js';
 import type { RouteCache } from './resolve/index.js';
 import type { LeaveBarrier, MovedCalls, Relocations } from './relocation/index.js';
@@ -10,6 +10,7 @@ import {
   answerSessionBind,
   answerSessionSeal,
   answerSessionUnbind,
+  runEnded,
   type SessionGlueDeps,
 } from './session/index.js';
 
@@ -27,9 +28,9 @@ export interface ReceiveParts {
 }
 
 /**
- * Every object record a peer sends this node, by kind: answers to the caller side, calls and moves to
- * the owner side, route news to the cache. A record that cannot be read is counted (`protocol_error`)
- * and dropped; nothing here throws.
+ * Where all object traffic enters this node: every object record a peer sends, by kind (answers to
+ * the caller side, calls and moves to the owner side, route news to the cache), and every peer run
+ * lost. A record that cannot be read is counted (`protocol_error`) and dropped; nothing here throws.
  */
 export class ObjectReceiver {
   private readonly onStale: Parameters<typeof settleObjectReply>[6];
@@ -39,6 +40,32 @@ export class ObjectReceiver {
     this.onStale = (objectKind, id, fences) => cache.invalidateStale(objectKind, id, fences);
   }
 
+  /** Listens on the object mesh's link (`receive`, `peerDown`); returns how to stop listening. */
+  listen(): () => void {
+    const { link } = this.parts.config;
+    const offRecord = link.onRecord((record) => this.receive(record));
+    const offPeer = link.onPeer((e) => e.type === 'down' && this.peerDown(e.peer, e.reason));
+    return () => {
+      offRecord();
+      offPeer();
+    };
+  }
+
+  /**
+   * Peer run `peer` left the mesh: it answered the leave barrier, moves with it end, routes to it and
+   * requests waiting on it go, and sessions bound through it hear it (`runEnded`).
+   */
+  peerDown(peer: PeerAddress, reason: string): void {
+    const { config, cache, leave, relocations, sessions } = this.parts;
+    leave.answered(peer.rid);
+    relocations?.peerDown(peer.rid);
+    const run = { rid: peer.rid, nodeGeneration: peer.generation };
+    cache.ownerRunEnded(run);
+    failRequestsTo(config.pending, peer.rid, reason);
+    runEnded(sessions, run, reason);
+  }
+
+  /** One record from a peer, by kind (see the class). */
   receive(record: InboundObjectRecord): void {
     const r = readLoneObjectRecord(record.bytes) ?? decodeObjectRecord(record.bytes);
     const { config, cache, host } = this.parts;
