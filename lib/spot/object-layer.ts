@@ -39,7 +39,7 @@ import { Memberships, type MemberTarget, memberTurn } from './membership/index.j
 import {
   bindingPusher,
   moveSessions,
-  type SessionGlueDeps,
+  type SessionDeps,
   type SessionObjects,
   sessionObjects,
   sessionTurns,
@@ -107,7 +107,8 @@ export class ObjectLayer {
       },
     });
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
-    const glue: SessionGlueDeps = { ...config, host: undefined, sessions: config.sessions };
+    // What Pushes and a move's seals need: the sessions' side, no host (they are built before it).
+    const toSessions: SessionDeps = { ...config, host: undefined, sessions: config.sessions };
     this.multicast = new SpotMulticast({
       ...config,
       maxEventBytes: config.options.multicastMaxEventBytes,
@@ -125,12 +126,12 @@ export class ObjectLayer {
           // A destroyed Actor's bindings end with it: their Session owners hear it now, not at a relay.
           if (reason === 'destroyed') a.sessions?.endAll();
         },
-        sessionPush: bindingPusher(glue),
+        sessionPush: bindingPusher(toSessions),
         publish: this.multicast,
         watch: local,
       });
     if (local && this.host) this.multicast.serve(local, this.host);
-    const sessionDeps: SessionGlueDeps = { ...glue, host: this.host };
+    const sessionDeps: SessionDeps = { ...toSessions, host: this.host };
     const host = this.host;
     this.relocations =
       host &&
@@ -149,7 +150,7 @@ export class ObjectLayer {
         // This node's own callers drop the route at once (a peer's learn it from the relay's notice).
         movedAway: (kind, id, source) => this.cache.invalidateStale(kind, id, source, 'moved'),
         relayed: () => this.follow.relayedNow(),
-        sessions: moveSessions(glue),
+        sessions: moveSessions(toSessions),
         multicast: this.multicast,
         moveAt: (owner, req, type) =>
           controlMove(this.controlDeps, owner, req, type, `relocate ${req.kind} '${req.id}'`),

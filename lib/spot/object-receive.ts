@@ -11,7 +11,7 @@ import {
   answerSessionSeal,
   answerSessionUnbind,
   runEnded,
-  type SessionGlueDeps,
+  type SessionDeps,
 } from './session/index.js';
 
 /** What the receive switch hands records to: each side of the layer, built once by `ObjectLayer`. */
@@ -23,7 +23,7 @@ export interface ReceiveParts {
   readonly relocations: Relocations | undefined;
   readonly host: ObjectHost | undefined;
   readonly moved: MovedCalls | undefined;
-  readonly sessions: SessionGlueDeps;
+  readonly sessions: SessionDeps;
   readonly multicast: SpotMulticast;
 }
 

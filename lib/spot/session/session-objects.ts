@@ -1,13 +1,22 @@
-import type { NodeRun, ObjectRef } from '../../core/index.js';
-import type { ObjectSubmission } from '../caller/index.js';
+import {
+  type MeshLink,
+  type NodeRun,
+  type ObjectRef,
+  type PendingRequests,
+  type ZLinkEvents,
+  fromObjectWireError,
+} from '../../core/index.js';
+import { askPeer, type ObjectCaller, type ObjectSubmission } from '../caller/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
-import type { ActorBinding } from '../owner/index.js';
-import type {
-  SessionBindingEndedRecord,
-  SessionPushRecord,
-  SessionRouteRecord,
-  SessionSealRecord,
+import type { ActorBinding, ObjectHost } from '../owner/index.js';
+import {
+  type SessionBindingEndedRecord,
+  type SessionPushRecord,
+  type SessionRouteRecord,
+  type SessionSealRecord,
+  encodeSessionBind,
 } from '../wire/index.js';
+import { bindHere } from './owner-bindings.js';
 
 /**
  * What the Session owner's host needs of the object layer on its mesh (`ObjectLayer.sessionObjects`):
@@ -45,4 +54,59 @@ export interface SessionSink {
   ): void;
   /** The move's end for a binding (44): the new route, or the old one kept; what was held goes. */
   routed(r: Omit<SessionRouteRecord, 'kind'>): void;
+}
+
+/**
+ * What both sides of a session binding work with on this node (the Session owner's host and the
+ * bound Actor's owner): who this node is, the mesh, its host when it holds objects, its session
+ * listeners' sink when it has any. Built once by `ObjectLayer`.
+ */
+export interface SessionDeps {
+  readonly mesh: string;
+  readonly self: NodeRun;
+  readonly link: MeshLink;
+  readonly pending: PendingRequests;
+  readonly events: ZLinkEvents;
+  readonly host: ObjectHost | undefined;
+  readonly sessions: SessionSink | undefined;
+}
+
+/**
+ * The object layer as the Session owner's host sees it (`SessionObjects`): a bind asked of the owner
+ * `ref` names (the host here, else one SessionBind to the peer), and relays on the caller.
+ */
+export function sessionObjects(deps: SessionDeps, caller: ObjectCaller): SessionObjects {
+  const { mesh, self } = deps;
+  return {
+    mesh,
+    self,
+    bind: (ref: ObjectRef, binding: ActorBinding, previous: NodeRun | undefined, timeoutMs: number) => {
+      const what = `bind session '${binding.sessionId}' to actor '${ref.id}'`;
+      if (ref.rid === self.rid)
+        return new Promise((resolve, reject) =>
+          bindHere(deps, ref.id, ref.objectGeneration, binding, previous, undefined, {
+            ok: resolve,
+            error: (wire) => reject(fromObjectWireError(wire, what)),
+          }),
+        );
+      return askPeer(
+        deps,
+        ref.rid,
+        (correlation) =>
+          encodeSessionBind({
+            correlation,
+            origin: self,
+            actorId: ref.id,
+            objectGeneration: ref.objectGeneration,
+            listener: binding.listener,
+            sessionId: binding.sessionId,
+            bindingGeneration: binding.bindingGeneration,
+            previous,
+          }),
+        timeoutMs,
+        what,
+      );
+    },
+    callOnRoute: (route, sub) => caller.callOnRoute(route, sub),
+  };
 }

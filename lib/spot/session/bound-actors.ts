@@ -1,16 +1,8 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  type ObjectRef,
-  type PendingRequests,
-  type ZLinkEvents,
-  fromObjectWireError,
-} from '../../core/index.js';
-import { askPeer, type ObjectCaller } from '../caller/index.js';
-import type { Activation, ActorBinding, BindingPusher, ObjectHost } from '../owner/index.js';
+import type { NodeRun } from '../../core/index.js';
+import { askPeer } from '../caller/index.js';
+import type { Activation, ActorBinding, BindingPusher } from '../owner/index.js';
 import {
   type SessionSealRecord,
-  encodeSessionBind,
   encodeSessionBindingEnded,
   encodeSessionPush,
   encodeSessionRoute,
@@ -18,66 +10,18 @@ import {
   encodeSessionSealReply,
 } from '../wire/index.js';
 import { type MoveSessions, heldRoute } from '../relocation/index.js';
-import { bindHere, runtimeCall } from './owner-bindings.js';
-import type { SessionObjects, SessionSink } from './session-objects.js';
+import { runtimeCall } from './owner-bindings.js';
+import type { SessionDeps, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload, heldRouteValue } from './session-turns.js';
 
-/**
- * Where the object layer meets the Session owner's host (lib/spot/session): the bind request and
- * calls on stored routes it offers the host, the Pushes of this node's Actors, and what a lost run
- * means on either side. Built once by `ObjectLayer`.
- */
-export interface SessionGlueDeps {
-  readonly mesh: string;
-  readonly self: NodeRun;
-  readonly link: MeshLink;
-  readonly pending: PendingRequests;
-  readonly events: ZLinkEvents;
-  readonly host: ObjectHost | undefined;
-  readonly sessions: SessionSink | undefined;
-}
-
-export function sessionObjects(deps: SessionGlueDeps, caller: ObjectCaller): SessionObjects {
-  const { mesh, self } = deps;
-  return {
-    mesh,
-    self,
-    bind: (ref: ObjectRef, binding: ActorBinding, previous: NodeRun | undefined, timeoutMs: number) => {
-      const what = `bind session '${binding.sessionId}' to actor '${ref.id}'`;
-      if (ref.rid === self.rid)
-        return new Promise((resolve, reject) =>
-          bindHere(deps, ref.id, ref.objectGeneration, binding, previous, undefined, {
-            ok: resolve,
-            error: (wire) => reject(fromObjectWireError(wire, what)),
-          }),
-        );
-      return askPeer(
-        deps,
-        ref.rid,
-        (correlation) =>
-          encodeSessionBind({
-            correlation,
-            origin: self,
-            actorId: ref.id,
-            objectGeneration: ref.objectGeneration,
-            listener: binding.listener,
-            sessionId: binding.sessionId,
-            bindingGeneration: binding.bindingGeneration,
-            previous,
-          }),
-        timeoutMs,
-        what,
-      );
-    },
-    callOnRoute: (route, sub) => caller.callOnRoute(route, sub),
-  };
-}
+// A bound Actor's owner and its Session owners after the bind: the Actor's Pushes and its end toward
+// each session, a lost run on either side, and the seal and route of a bound Actor's move.
 
 /**
  * An Actor's Push, or its incarnation's end, toward one binding: the local host for a session owned
  * here, else one record to its owner run (on the same link, so the end travels behind the Pushes).
  */
-export function bindingPusher(deps: SessionGlueDeps): BindingPusher {
+export function bindingPusher(deps: SessionDeps): BindingPusher {
   const { self, link } = deps;
   const toOwner = (
     binding: ActorBinding,
@@ -126,7 +70,7 @@ export function bindingPusher(deps: SessionGlueDeps): BindingPusher {
  * owner: every Actor here bound to a session of that run hears the end (`onSessionClosed`, reason
  * `ownerLost`) in a turn of its own, as if the session had said so.
  */
-export function runEnded(deps: SessionGlueDeps, run: NodeRun, reason: string): void {
+export function runEnded(deps: SessionDeps, run: NodeRun, reason: string): void {
   deps.sessions?.ownerDown(run, reason);
   const host = deps.host;
   if (host === undefined) return;
@@ -149,7 +93,7 @@ const isHere = (self: NodeRun, b: ActorBinding): boolean =>
   b.ownerRid === self.rid && b.ownerGeneration === self.nodeGeneration;
 
 /** A moving Actor's sessions (spot-actor-routing §3.3): 42 to seal each binding, 44 to end the seal. */
-export function moveSessions(deps: SessionGlueDeps): MoveSessions {
+export function moveSessions(deps: SessionDeps): MoveSessions {
   const { self, link } = deps;
   return {
     seal: async (a: Activation, relocationId: string, ms: number) => {
@@ -190,7 +134,7 @@ function identity(b: ActorBinding): { listener: string; sessionId: string; bindi
 }
 
 /** A seal from a moving Actor's source: held from now on, and answered behind what was relayed before. */
-export function answerSessionSeal(deps: SessionGlueDeps, r: SessionSealRecord): void {
+export function answerSessionSeal(deps: SessionDeps, r: SessionSealRecord): void {
   deps.sessions?.sealed(r);
   deps.link.answer(r.origin.rid, encodeSessionSealReply(r.correlation, r.origin.nodeGeneration));
 }
