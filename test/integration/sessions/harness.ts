@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { Packr } from 'msgpackr';
 import { MemoryLocationStore, type ZLinkOptions, ZLinkRuntime } from '../../../lib/index.js';
 import type { HandlerFn, SessionHookRegistration } from '../../../lib/core/index.js';
-import { objectMeshOptions } from '../objects/harness.js';
+import { objectMeshOptions } from '../spot/harness.js';
 
 /** One gateway runtime with a session listener `game` on its object mesh (in-process Location Store). */
 export function gatewayOptions(

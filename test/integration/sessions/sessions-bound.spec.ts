@@ -9,7 +9,7 @@ import {
 import type { ZLinkSessionContext } from '../../../lib/core/index.js';
 import { ZLinkSessionClient } from '../../../lib/session-client/index.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
-import { objectClass, objectMeshOptions, registry, startRuntime } from '../objects/harness.js';
+import { objectClass, objectMeshOptions, registry, startRuntime } from '../spot/harness.js';
 import { portOf } from './harness.js';
 
 /**

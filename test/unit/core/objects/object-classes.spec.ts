@@ -13,7 +13,7 @@ import {
   normalizeOptions,
 } from '../../../../lib/core/index.js';
 import { MemoryLocationStore } from '../../../../lib/store/memory/memory-location-store.js';
-import { objectClass, objectMeshOptions, registry } from '../../../integration/objects/harness.js';
+import { objectClass, objectMeshOptions, registry } from '../../../integration/spot/harness.js';
 
 class Room {
   ping(): string {

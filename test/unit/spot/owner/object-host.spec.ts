@@ -3,7 +3,7 @@ import { type AuthorityStore, type MeshNodeDescriptor, type NodeRun } from '../.
 import { type ObjectRouteFences } from '../../../../lib/spot/wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../../../../lib/spot/owner/object-call.js';
 import { MemoryLocationStore } from '../../../../lib/store/memory/memory-location-store.js';
-import { objectClass, registry } from '../../../integration/objects/harness.js';
+import { objectClass, registry } from '../../../integration/spot/harness.js';
 import { FakeLeases, MESH, inboundRequest, objectHost } from '../fixtures.js';
 
 /** Fencing on the owner (docs/protocol.md#owner-lease-and-fencing): after a fence, admission opens only once the latest re-check has read every object. */

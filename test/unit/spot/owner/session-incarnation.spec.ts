@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { NodeRun, WireError } from '../../../../lib/core/index.js';
 import type { ObjectRouteFences } from '../../../../lib/spot/wire/index.js';
 import type { InboundObjectCall } from '../../../../lib/spot/owner/object-call.js';
-import { objectClass, registry } from '../../../integration/objects/harness.js';
+import { objectClass, registry } from '../../../integration/spot/harness.js';
 import { inboundRequest, objectHost } from '../fixtures.js';
 
 /**

@@ -12,7 +12,7 @@ import { ObjectHost } from '../../../../lib/spot/owner/object-host.js';
 import { captureActivation } from '../../../../lib/spot/relocation/index.js';
 import { callRecord } from '../../../../lib/spot/relocation/capture.js';
 import { inboundCall } from '../../../../lib/spot/owner/inbound-call.js';
-import { objectClass, registry } from '../../../integration/objects/harness.js';
+import { objectClass, registry } from '../../../integration/spot/harness.js';
 import { objectHost } from '../fixtures.js';
 
 /**

@@ -5,7 +5,7 @@ import type { ObjectHost } from '../../../../lib/spot/owner/object-host.js';
 import { FollowRoutes } from '../../../../lib/spot/relocation/follow-routes.js';
 import { OutgoingMove } from '../../../../lib/spot/relocation/outgoing-move.js';
 import { MemoryLocationStore } from '../../../../lib/store/memory/memory-location-store.js';
-import { objectClass, registry } from '../../../integration/objects/harness.js';
+import { objectClass, registry } from '../../../integration/spot/harness.js';
 import { inboundRequest, objectHost } from '../fixtures.js';
 
 /**
