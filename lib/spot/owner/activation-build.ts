@@ -10,7 +10,7 @@ import type {
 import { ObjectTurns } from '../execution/index.js';
 import { Activation, type HeldAuthority, type ObjectPublisher } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
-import { userCode } from './host-helpers.js';
+import { userCode } from './user-code.js';
 
 /** What building an activation needs of its host. */
 export interface ActivationDeps {

@@ -13,6 +13,7 @@ import type {
   ObjectTypeMetrics,
   StoreVersion,
   SubscriptionTable,
+  ZLinkEvents,
   ZLinkObjectScope,
   ZLinkSpotPublishCall,
 } from '../../core/index.js';
@@ -183,4 +184,25 @@ export class Activation {
     const fn = (this.instance as Record<string, (...a: unknown[]) => unknown>)[name];
     return fn.apply(this.instance, args);
   }
+}
+
+/** The `object` event of one activation: it began taking messages, ended, or failed to be created. */
+export function emitObjectEvent(
+  events: ZLinkEvents,
+  key: ObjectKey,
+  objectType: string,
+  state: 'activated' | 'deactivated' | 'failed',
+  objectGeneration: number,
+  reason: string | undefined,
+): void {
+  events.emit({
+    type: 'object',
+    state,
+    mesh: key.mesh,
+    objectKind: key.kind,
+    objectType,
+    id: key.id,
+    objectGeneration,
+    ...(reason !== undefined && { reason }),
+  });
 }

@@ -11,9 +11,9 @@ import {
   decodePayload,
 } from '../../core/index.js';
 import { type RelocationImage, type TimerImage } from '../wire/index.js';
-import type { Activation, HeldAuthority } from './activation.js';
+import { type Activation, type HeldAuthority, emitObjectEvent } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
-import { emitObjectEvent, userCode } from './host-helpers.js';
+import { userCode } from './user-code.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 import { type DispatchDeps, runObjectCall } from './object-dispatch.js';
 

@@ -10,7 +10,7 @@ export {
   objectRef,
 } from './activation.js';
 export { fencedRefusal } from './authority-claims.js';
-export { userCode, within } from './host-helpers.js';
+export { userCode, within } from './user-code.js';
 export { inboundCall, readCallRecord } from './inbound-call.js';
 export type { CallsElsewhere, InboundObjectCall, ObjectAnswer, SpotEventStamp } from './object-call.js';
 export { runObjectCall } from './object-dispatch.js';

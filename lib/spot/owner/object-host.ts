@@ -18,14 +18,15 @@ import {
   errorMessage,
 } from '../../core/index.js';
 import type { OwnerLiveness } from '../resolve/index.js';
-import { Activation, type HeldAuthority, type ObjectPublisher, objectRef } from './activation.js';
+import { type Activation, type HeldAuthority, type ObjectPublisher, emitObjectEvent } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
 import { ActivationTable, type ActivationWatch } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
 import { HostMoves } from './host-moves.js';
 import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
-import { emitObjectEvent, userCode, within } from './host-helpers.js';
+import { Creations } from './creations.js';
+import { within } from './user-code.js';
 import {
   type CallsElsewhere,
   type DispatchDeps,
@@ -34,7 +35,7 @@ import {
   type RuntimeCallRunner,
   runObjectCall,
 } from './object-dispatch.js';
-import { creationLost, exists, refusal, staleRef, staleRoute } from './refusals.js';
+import { refusal, staleRef, staleRoute } from './refusals.js';
 
 export interface ObjectHostConfig extends OwnerLiveness {
   readonly mesh: string;
@@ -72,12 +73,8 @@ export interface ObjectHostConfig extends OwnerLiveness {
  */
 export class ObjectHost {
   private readonly active: ActivationTable;
-  /** Creations in flight here, so two local creators of one id share one claim. */
-  private readonly creating: Record<ObjectKind, Map<string, Promise<ObjectRef>>> = {
-    spot: new Map(),
-    actor: new Map(),
-  };
   private readonly claims: AuthorityClaims;
+  private readonly creations: Creations;
   /** The steps of a move on this node, either end (lib/spot/relocation drives them). */
   readonly moves: HostMoves;
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
@@ -95,6 +92,14 @@ export class ObjectHost {
       fenced: () => this.fenced,
       // Its own creation is the only one in flight for a key (local creators share it).
       holds: (key) => this.active.has(key.kind, key.id) || this.moves.isArriving(key.kind, key.id),
+    });
+    this.creations = new Creations({
+      ...config,
+      table: this.active,
+      claims: this.claims,
+      metricsOf: (cls) => this.metricsOf(cls),
+      build: (key, cls, held, what) => this.build(key, cls, held, what),
+      discard: (a, reason, detail) => this.discard(a, reason, detail),
     });
     this.moves = new HostMoves({
       mesh: config.mesh,
@@ -182,85 +187,7 @@ export class ObjectHost {
     init: unknown,
     timeoutMs: number,
   ): Promise<ObjectRef> {
-    const what = `${mode} ${kind} '${id}'`;
-    const cls = this.config.classes.get(kind, type);
-    if (cls === undefined)
-      return Promise.reject(
-        new ZLinkError('NotFound', `${what}: node '${this.config.self.rid}' hosts no ${kind} type '${type}'`),
-      );
-    const here = this.active.get(kind, id);
-    if (here?.state === 'ready') {
-      if (here.cls.type !== type || mode === 'create') return Promise.reject(exists(what, here.ref));
-      return Promise.resolve(here.ref);
-    }
-    const flight = this.creating[kind].get(id);
-    if (flight !== undefined)
-      return mode === 'create' ? flight.then((ref) => Promise.reject(exists(what, ref))) : flight;
-    const key: ObjectKey = { mesh: this.config.mesh, kind, id };
-    const started = this.create(key, cls, mode, init, this.config.clock.now() + timeoutMs, what).finally(
-      () => {
-        if (this.creating[kind].get(id) === started) this.creating[kind].delete(id);
-      },
-    );
-    this.creating[kind].set(id, started);
-    return started;
-  }
-
-  private async create(
-    key: ObjectKey,
-    cls: ObjectClassDescription,
-    mode: 'create' | 'getOrCreate',
-    init: unknown,
-    deadline: number,
-    what: string,
-  ): Promise<ObjectRef> {
-    const metrics = this.metricsOf(cls);
-    const claim = await this.claims.claim(key, cls.type, deadline, metrics, what);
-    if (claim.tag === 'ready') {
-      const { record } = claim.stored;
-      const ref = objectRef(key, record.type, record.objectGeneration, record.owner.rid);
-      if (mode === 'create') throw exists(what, ref);
-      return ref;
-    }
-    const held = {
-      objectGeneration: claim.version,
-      authorityOwnerGeneration: 1,
-      ownerLeaseGeneration: this.config.leaseGeneration(),
-      storeVersion: claim.version,
-    };
-    let activation: Activation | undefined;
-    let late = false;
-    try {
-      activation = await this.build(key, cls, held, what);
-      this.active.set(activation);
-      const a = activation;
-      const activated = a.turns.submit(() =>
-        userCode(what, () => a.hook('onActivate', { ...a.scope, init })),
-      );
-      if (!(await within(activated, deadline - this.config.clock.now()))) {
-        late = true;
-        throw new ZLinkError('Unavailable', `${what}: onActivate did not end by the deadline`, {
-          details: { reason: 'activationTimeout' },
-        });
-      }
-      const committed = await this.claims.commit(key, cls.type, claim.version, held, what);
-      if (committed === undefined) throw creationLost(what);
-      a.authority = { ...held, storeVersion: committed };
-      a.state = 'ready';
-    } catch (error) {
-      const undo = async (): Promise<void> => {
-        if (activation) await this.discard(activation, 'failed', errorMessage(error));
-        await this.claims.remove(key, claim.version);
-        this.emit(key, cls.type, 'failed', held.objectGeneration, errorMessage(error));
-      };
-      // A late onActivate is waited for (discard ends once it has returned), not its creator.
-      if (late) void undo();
-      else await undo();
-      throw error;
-    }
-    metrics.activations++;
-    this.emit(key, cls.type, 'activated', held.objectGeneration, claim.tookOver ? 'tookOver' : undefined);
-    return activation.ref;
+    return this.creations.activate(kind, type, id, mode, init, timeoutMs);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type ObjectKey, type ZLinkEvents, timerDelay, userCodeError } from '../../core/index.js';
+import { timerDelay, userCodeError } from '../../core/index.js';
 
 /** Runs user code (a class's construction, a lifecycle hook); what it throws ends as `userCodeError`. */
 export async function userCode<T>(what: string, run: () => T | PromiseLike<T>): Promise<T> {
@@ -26,26 +26,5 @@ export function within(work: Promise<unknown>, ms: number): Promise<boolean> {
         reject(error);
       },
     );
-  });
-}
-
-/** The `object` event of one activation: it began taking messages, ended, or failed to be created. */
-export function emitObjectEvent(
-  events: ZLinkEvents,
-  key: ObjectKey,
-  objectType: string,
-  state: 'activated' | 'deactivated' | 'failed',
-  objectGeneration: number,
-  reason: string | undefined,
-): void {
-  events.emit({
-    type: 'object',
-    state,
-    mesh: key.mesh,
-    objectKind: key.kind,
-    objectType,
-    id: key.id,
-    objectGeneration,
-    ...(reason !== undefined && { reason }),
   });
 }
