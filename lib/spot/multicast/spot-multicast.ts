@@ -5,7 +5,6 @@ import {
   RecordKind,
   type SpotPublishOptions,
   type ZLinkEvents,
-  type ZLinkSpotPublishCall,
   ZLinkError,
   cancelledError,
   encodePayload,
@@ -116,16 +115,10 @@ export class SpotMulticast implements MoveMulticast, ObjectPublisher {
    * `ctx.publish` of object `from`: a publish of `event` as `packet` on (`channel`, `topic`, default
    * `packet`). Throws `InvalidArgument` at once as `publishTopic` does; the rest is `.async()`.
    */
-  call(
-    from: SpotEventSource,
-    channel: string,
-    packet: string,
-    event: unknown,
-    options?: { topic?: string },
-  ): ZLinkSpotPublishCall {
+  readonly call: ObjectPublisher['call'] = (from, channel, packet, event, options) => {
     const topic = publishTopic(channel, packet, options);
     return { async: (o) => this.publish({ channel, topic, packet, event, from, options: o }) };
-  }
+  };
 
   /** Hands one event over (see `ZLinkSpotPublishCall.async`): one terminal, never a resend. */
   async publish(p: SpotPublish): Promise<void> {

@@ -179,15 +179,8 @@ export class ObjectHost {
    * `RemoteError` with what the class's construction or `onActivate` threw (`userCodeError`: as a
    * peer's answer carries it; the claim is undone first).
    */
-  activate(
-    kind: ObjectKind,
-    type: string,
-    id: string,
-    mode: 'create' | 'getOrCreate',
-    init: unknown,
-    timeoutMs: number,
-  ): Promise<ObjectRef> {
-    return this.creations.activate(kind, type, id, mode, init, timeoutMs);
+  activate(...args: Parameters<Creations['activate']>): Promise<ObjectRef> {
+    return this.creations.activate(...args);
   }
 
   /**
