@@ -1,4 +1,6 @@
-export * from './object-turns.js';
-export * from './object-timers.js';
-export { currentTurn, selfRequestRefusal, type TurnContext } from './turn-context.js';
+// An object's turns: one at a time, in order, each ended once; its timers run as turns too.
+export { ObjectTurns } from './object-turns.js';
+export type { TimerSnapshot } from './object-timers.js';
+export type { TurnJob } from './turn-options.js';
+export { currentTurn, selfRequestRefusal } from './turn-context.js';
 export { isHandedOff } from './turn-outcomes.js';

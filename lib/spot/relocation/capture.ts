@@ -26,8 +26,6 @@ import { type Activation, heldRoute, type InboundObjectCall, userCode } from '..
  * hands the queue off (`turns.handOff()`), whose calls the new owner then answers.
  */
 
-export { heldRoute } from '../owner/index.js';
-
 /**
  * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable` when the object is not open (closed, or
  * sealed by another move) and with `userCodeError` when `capture()` throws or returns what msgpack

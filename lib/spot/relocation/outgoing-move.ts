@@ -15,8 +15,14 @@ import {
   encodeRelocationImage,
   encodeRelocationRelay,
 } from '../wire/index.js';
-import { type Activation, type InboundObjectCall, type ObjectAnswer, objectRef } from '../owner/index.js';
-import { callRecord, captureActivation, heldRoute } from './capture.js';
+import {
+  type Activation,
+  type InboundObjectCall,
+  type ObjectAnswer,
+  heldRoute,
+  objectRef,
+} from '../owner/index.js';
+import { callRecord, captureActivation } from './capture.js';
 import { SESSION_SEAL_REPLY_MS } from '../timing/index.js';
 import {
   type MoveContext,

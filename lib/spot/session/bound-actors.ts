@@ -1,6 +1,6 @@
 import type { NodeRun } from '../../core/index.js';
 import { askPeer } from '../caller/index.js';
-import type { Activation, ActorBinding, BindingPusher } from '../owner/index.js';
+import { type Activation, type ActorBinding, type BindingPusher, heldRoute } from '../owner/index.js';
 import {
   type SessionSealRecord,
   encodeSessionBindingEnded,
@@ -9,7 +9,7 @@ import {
   encodeSessionSeal,
   encodeSessionSealReply,
 } from '../wire/index.js';
-import { type MoveSessions, heldRoute } from '../relocation/index.js';
+import type { MoveSessions } from '../relocation/index.js';
 import { runtimeCall } from './owner-bindings.js';
 import type { SessionDeps, SessionSink } from './session-objects.js';
 import { SESSION_CLOSED_PACKET, endPayload, heldRouteValue } from './session-turns.js';

@@ -1,10 +1,10 @@
 import { type MeshLink, type NodeRun, ZLinkError, toObjectWireError } from '../../core/index.js';
-import { heldRoute } from '../relocation/index.js';
 import {
   type ActorBinding,
   type InboundObjectCall,
   type ObjectAnswer,
   type ObjectHost,
+  heldRoute,
   remoteAnswer,
   staleRef,
 } from '../owner/index.js';
