@@ -22,8 +22,10 @@ import {
   AuthorityResolver,
   CachedResolver,
   Placement,
+  type ReadyRoute,
   type ResolveResult,
   RouteCache,
+  type RouteDropReason,
 } from './resolve/index.js';
 import {
   FollowRoutes,
@@ -91,20 +93,7 @@ export class ObjectLayer {
       maxAgeMs: config.options.routeCacheMaxAgeMs,
       clock,
       leases,
-      onDrop: (route, reason) => {
-        // Calls sent on it may still be travelling: the next call there keeps behind them (`RouteChanges`).
-        // A lost owner's run took what was in flight to it along: nothing to keep behind.
-        if (reason !== 'evicted' && reason !== 'ownerRunEnded') this.caller.routeChanges.left(route);
-        if (reason === 'expired' || reason === 'leaseEnded') return;
-        events.emit({
-          type: 'object_route',
-          result: 'invalidated',
-          mesh,
-          objectKind: route.key.kind,
-          id: route.key.id,
-          reason,
-        });
-      },
+      onDrop: (route, reason) => this.routeDropped(route, reason),
     });
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     // What Pushes and a move's seals need: the sessions' side, no host (they are built before it).
@@ -196,6 +185,22 @@ export class ObjectLayer {
       config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
       receiver.listen(),
     );
+  }
+
+  /** A cached route went (see `RouteCache`): the caller keeps behind it, and a peer's news is told. */
+  private routeDropped(route: ReadyRoute, reason: RouteDropReason): void {
+    // Calls sent on it may still be travelling: the next call there keeps behind them (`RouteChanges`).
+    // A lost owner's run took what was in flight to it along: nothing to keep behind.
+    if (reason !== 'evicted' && reason !== 'ownerRunEnded') this.caller.routeChanges.left(route);
+    if (reason === 'expired' || reason === 'leaseEnded') return;
+    this.config.events.emit({
+      type: 'object_route',
+      result: 'invalidated',
+      mesh: this.config.mesh,
+      objectKind: route.key.kind,
+      id: route.key.id,
+      reason,
+    });
   }
 
   /** A call by global id (see `ObjectCaller.call`). */
