@@ -1,4 +1,4 @@
-// The object layer (DESIGN §7): Spots and Actors by global id. Reaches the mesh and the store only
+// The object layer (docs/architecture.md#the-object-layer): Spots and Actors by global id. Reaches the mesh and the store only
 // through core's ports; the runtime wires it. This is the layer's one door: what the runtime uses,
 // by name. The rooms behind it (wire < execution < resolve < owner < multicast < relocation < caller
 // < membership, session) meet only through their own index files.

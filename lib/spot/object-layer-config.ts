@@ -1,10 +1,6 @@
-import type {
-  MeshLink,
-  NormalizedObjectOptions,
-  PendingRequests,
-  RelocationStore,
-  StoreHealth,
-} from '../core/index.js';
+import type { PendingRequests } from '../core/calls/index.js';
+import type { MeshLink, RelocationStore, StoreHealth } from '../core/ports/index.js';
+import type { NormalizedObjectOptions } from '../core/options/index.js';
 import type { ObjectHostConfig } from './owner/index.js';
 import type { SessionSink } from './session/index.js';
 

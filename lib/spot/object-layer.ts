@@ -1,13 +1,9 @@
-import {
-  type NodeRun,
-  type ObjectKey,
-  type ObjectKind,
-  type ObjectRef,
-  ZLinkError,
-  cacheFollowProblem,
-  encodePayload,
-  errorMessage,
-} from '../core/index.js';
+import { ZLinkError, errorMessage } from '../core/errors.js';
+import type { ObjectKind } from '../core/kinds.js';
+import { encodePayload } from '../core/wire/index.js';
+import type { NodeRun, ObjectKey } from '../core/ports/index.js';
+import { cacheFollowProblem } from '../core/options/index.js';
+import type { ObjectRef } from '../core/objects/index.js';
 import {
   controlMove,
   controlObject,
@@ -50,7 +46,7 @@ import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js'
 import { LocalTopics, SpotMulticast } from './multicast/index.js';
 
 /**
- * The object layer of one runtime (DESIGN §7): the caller side (resolver, positive route cache,
+ * The object layer of one runtime (docs/architecture.md#the-object-layer): the caller side (resolver, positive route cache,
  * calls), the owner side on an object server (activations), and the records between them on the
  * mesh. One per runtime, on its one object mesh.
  */
@@ -181,7 +177,7 @@ export class ObjectLayer {
       relocate: (req) => this.relocate(req),
     });
     this.unsubscribe.push(
-      // A route read before the outage may be older than what changed while nobody could read (§2.2).
+      // A route read before the outage may be older than what changed while nobody could read (docs/protocol.md#the-route-cache).
       config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
       receiver.listen(),
     );
@@ -210,7 +206,7 @@ export class ObjectLayer {
 
   /**
    * Changes `routeCacheMaxAgeMs` at run time: entries made from now on get it, existing ones keep the
-   * lifetime they were made with (§2.2). `InvalidArgument` for a value that is not an integer >= 0 or
+   * lifetime they were made with (docs/protocol.md#the-route-cache). `InvalidArgument` for a value that is not an integer >= 0 or
    * breaks the rule against Message Follow (at least 5000 ms shorter than `messageFollowDurationMs`).
    */
   setRouteCacheMaxAge(ms: number): void {
@@ -220,7 +216,7 @@ export class ObjectLayer {
 
   /**
    * Changes `messageFollowDurationMs` at run time: moves committed from now on relay for the new
-   * duration, routes installed before keep theirs (§2.5). `InvalidArgument` as `setRouteCacheMaxAge`.
+   * duration, routes installed before keep theirs (docs/protocol.md#message-follow). `InvalidArgument` as `setRouteCacheMaxAge`.
    */
   setMessageFollowDuration(ms: number): void {
     this.checkPair('messageFollowDurationMs', ms, this.cache.maxAgeMs, ms);

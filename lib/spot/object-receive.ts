@@ -1,4 +1,5 @@
-import { type InboundObjectRecord, type PeerAddress, RecordKind } from '../core/index.js';
+import { RecordKind } from '../core/wire/index.js';
+import type { InboundObjectRecord, PeerAddress } from '../core/ports/index.js';
 import { decodeObjectRecord, encodeOwnerLeave, readLoneObjectRecord } from './wire/index.js';
 import { answerControl, failRequestsTo, type ObjectControlDeps, settleObjectReply } from './caller/index.js';
 import { inboundCall, type ObjectHost, staleRoute } from './owner/index.js';
@@ -83,7 +84,7 @@ export class ObjectReceiver {
         cache.invalidateStale(r.objectKind, r.id, r.fences);
         return;
       case RecordKind.MessageFollow:
-        // Only the route the message came on goes, never a newer entry (§2.5); a lost notice costs
+        // Only the route the message came on goes, never a newer entry (docs/protocol.md#message-follow); a lost notice costs
         // latency only (the detour goes on until the entry expires).
         cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
         return;

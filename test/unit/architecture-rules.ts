@@ -86,39 +86,27 @@ function lineCount(text: string): number {
 }
 
 /**
- * Layers whose files still import lib/core/index.ts, the 350-name barrel, and are not yet held to
- * core's doors (see `coreDoorRule`). It empties once those layers are converted to import core's rooms.
- */
-export const CORE_BARREL_STILL_USED_BY: readonly string[] = ['spot'];
-
-/**
  * How a file outside lib/core may reach core, as a rule text, or undefined when `target` is allowed.
  * The package's public barrel (lib/index.ts) re-exports core through lib/core/index.ts alone. Every
  * other file imports the door that holds the name, a room's index (`lib/core/wire/index.ts`) or a
  * root file (`lib/core/errors.ts`), so an import line says what the file depends on; never core's
- * barrel (unless its layer is in `barrelUsers`) and never a file inside a room.
+ * barrel and never a file inside a room.
  */
-function coreDoorRule(layer: string, target: string, barrelUsers: readonly string[]): string | undefined {
+function coreDoorRule(layer: string, target: string): string | undefined {
   const shown = target.replace(/\.ts$/, '.js');
   if (layer === '(barrel)') {
     return target === 'lib/core/index.ts'
       ? undefined
       : `imports across layers go through lib/core/index.js, not ${shown}`;
   }
-  if (target === 'lib/core/index.ts') {
-    return barrelUsers.includes(layer)
-      ? undefined
-      : `lib/core/index.js is the package's re-export point: import the core room (lib/core/<room>/index.js) or root file that holds the name`;
-  }
+  if (target === 'lib/core/index.ts')
+    return `lib/core/index.js is the package's re-export point: import the core room (lib/core/<room>/index.js) or root file that holds the name`;
   const parts = target.split('/');
   if (parts.length === 3 || (parts.length === 4 && parts[3] === 'index.ts')) return undefined;
   return `imports of lib/core go through a room's index (lib/core/<room>/index.js) or a root file, not ${shown}`;
 }
 
-export function checkArchitecture(
-  files: readonly SourceFile[],
-  coreBarrelUsers: readonly string[] = CORE_BARREL_STILL_USED_BY,
-): Violation[] {
+export function checkArchitecture(files: readonly SourceFile[]): Violation[] {
   const out: Violation[] = [];
   for (const { path, text } of files) {
     const layer = layerOf(path);
@@ -175,7 +163,7 @@ export function checkArchitecture(
         });
       }
       if (targetLayer === 'core') {
-        const rule = coreDoorRule(layer, target, coreBarrelUsers);
+        const rule = coreDoorRule(layer, target);
         if (rule !== undefined) out.push({ file: path, specifier, rule });
       } else if (target !== `lib/${targetLayer}/index.ts`) {
         out.push({

@@ -3,7 +3,6 @@ import { describe, expect, it } from '@jest/globals';
 import {
   MAX_LINES,
   type SourceFile,
-  CORE_BARREL_STILL_USED_BY,
   CORE_ROOMS,
   FLOOR_PLANS,
   checkArchitecture,
@@ -59,14 +58,6 @@ describe('architecture of lib/', () => {
     // The core barrel re-exports rooms and root files, not the rooms' files one by one.
     const barrel = importsOf(files.find((f) => f.path === 'lib/core/index.ts')?.text ?? '');
     expect(barrel.filter((s) => s.split('/').length > 2 && !s.endsWith('/index.js'))).toEqual([]);
-  });
-
-  it('every layer let off core doors still uses the core barrel (remove it from the list once converted)', () => {
-    const usesBarrel = (layer: string) =>
-      files
-        .filter((f) => f.path.startsWith(`lib/${layer}/`))
-        .some((f) => checkArchitecture([f], []).some((v) => v.rule.includes("package's re-export point")));
-    expect(CORE_BARREL_STILL_USED_BY.filter((layer) => !usesBarrel(layer))).toEqual([]);
   });
 
   it('lib/runtime reaches lib/spot only through its index', () => {
@@ -146,12 +137,9 @@ describe('folder cycles and core rooms (on synthetic input)', () => {
   });
 });
 
-/**
- * One synthetic file; the checker is run on it alone, with no layer let off core's doors (the rule
- * as it stands once CORE_BARREL_STILL_USED_BY is empty).
- */
+/** One synthetic file; the checker is run on it alone. */
 function violations(path: string, text: string): string[] {
-  return checkArchitecture([{ path, text }], []).map((v) => `${v.specifier ?? '-'} | ${v.rule}`);
+  return checkArchitecture([{ path, text }]).map((v) => `${v.specifier ?? '-'} | ${v.rule}`);
 }
 
 describe('architecture checker (on synthetic input)', () => {
@@ -371,16 +359,12 @@ describe('architecture checker (on synthetic input)', () => {
       expect(violations(path, text)).toEqual([]);
     });
 
-    it('a layer still listed as a barrel user may import the barrel; the others may not', () => {
+    it('every layer but the package barrel is refused the core barrel', () => {
       const files: SourceFile[] = [
         { path: 'lib/spot/x.ts', text: `import { ZLinkError } from '../core/index.js';` },
         { path: 'lib/runtime/x.ts', text: `import { ZLinkError } from '../core/index.js';` },
       ];
-      expect(checkArchitecture(files, ['spot']).map((v) => v.file)).toEqual(['lib/runtime/x.ts']);
-      expect(checkArchitecture(files, []).map((v) => v.file)).toEqual(['lib/spot/x.ts', 'lib/runtime/x.ts']);
-      // Even a listed layer may not reach a file inside a room.
-      const deep = [{ path: 'lib/spot/x.ts', text: `import { packr } from '../core/wire/codec.js';` }];
-      expect(checkArchitecture(deep, ['spot'])).toHaveLength(1);
+      expect(checkArchitecture(files).map((v) => v.file)).toEqual(['lib/spot/x.ts', 'lib/runtime/x.ts']);
     });
   });
 

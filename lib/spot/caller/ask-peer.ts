@@ -1,4 +1,6 @@
-import { type MeshLink, type PendingRequests, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { MeshLink } from '../../core/ports/index.js';
 
 /**
  * One request of the runtime's own to peer `to` (a control request, a session bind, a tombstone),

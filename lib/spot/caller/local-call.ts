@@ -1,14 +1,8 @@
-import {
-  type NodeRun,
-  type ObjectTypeMetrics,
-  type PendingRequests,
-  type WireError,
-  type ZLinkEvents,
-  REMOTE_CODES,
-  encodePayload,
-  errorMessage,
-  fromObjectWireError,
-} from '../../core/index.js';
+import { type WireError, REMOTE_CODES, errorMessage, fromObjectWireError } from '../../core/errors.js';
+import { encodePayload } from '../../core/wire/index.js';
+import type { ObjectTypeMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import { type CallsElsewhere, type ObjectHost, reportSendFailure } from '../owner/index.js';
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
@@ -36,7 +30,7 @@ export interface LocalCaller {
 
 /**
  * A call whose owner is this node: handed to the host as a remote one would be (same admission,
- * handler, metadata and completion contract, spot-actor-routing §2.2), without the mesh. The reply
+ * handler, metadata and completion contract, docs/protocol.md#resolving-a-global-id), without the mesh. The reply
  * goes through the codec as it would over the wire, so a handler sees and returns the same values
  * wherever its caller is. A send ends once the object's queue took it (its refusal comes back in the
  * caller's turn, a later failure is reported as a peer's would be); a request through the pending

@@ -1,4 +1,5 @@
-import { type MeshLink, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { MeshLink } from '../../core/ports/index.js';
 import type { Clock } from '../resolve/index.js';
 import type { CallName } from './object-submission.js';
 

@@ -1,17 +1,9 @@
-import {
-  CANDIDATE_WAIT_CAP_MS,
-  type MeshLink,
-  type NodeRun,
-  type ObjectKey,
-  type ObjectKind,
-  type PendingRequests,
-  type StoreHealth,
-  type ZLinkEvents,
-  ObjectTypeMetrics,
-  RESOLVED,
-  ZLinkError,
-  cancelledError,
-} from '../../core/index.js';
+import { ZLinkError, cancelledError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { type ZLinkEvents, ObjectTypeMetrics } from '../../core/observe/index.js';
+import { type PendingRequests, RESOLVED } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun, ObjectKey, StoreHealth } from '../../core/ports/index.js';
+import { CANDIDATE_WAIT_CAP_MS } from '../../core/options/index.js';
 import { type OperationId, encodeObjectRequest, encodeObjectSend, operationIdString } from '../wire/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
@@ -49,7 +41,7 @@ export interface ObjectCallerConfig {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The caller side of calls by global id (spot-actor-routing §2.1): the positive route cache, the
+ * The caller side of calls by global id (docs/protocol.md#resolving-a-global-id): the positive route cache, the
  * store on a miss, then exactly one owner — this node's own host, or one peer over the mesh. A call
  * ends exactly once; none is ever resent to another owner, and a failure is never cached.
  */
@@ -97,7 +89,7 @@ export class ObjectCaller {
   }
 
   /**
-   * A call on a route held already (a session's binding route, spot-actor-routing §3.2): no cache, no
+   * A call on a route held already (a session's binding route, docs/protocol.md#session-bindings): no cache, no
    * store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. As `call`.
    */
   callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown> {

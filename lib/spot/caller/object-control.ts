@@ -1,13 +1,9 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  type ObjectKind,
-  type ObjectRef,
-  type PendingRequests,
-  ZLinkError,
-  decodePayload,
-  toObjectWireError,
-} from '../../core/index.js';
+import { ZLinkError, toObjectWireError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { decodePayload } from '../../core/wire/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import {
   type ObjectControlOp,
   type ObjectControlRecord,

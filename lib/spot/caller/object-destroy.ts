@@ -1,13 +1,13 @@
-import {
-  type AuthorityRecord,
-  type AuthorityStore,
-  type NodeRun,
-  type ObjectKey,
-  type ObjectKind,
-  type ObjectRef,
-  type Versioned,
-  ZLinkError,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type {
+  AuthorityRecord,
+  AuthorityStore,
+  NodeRun,
+  ObjectKey,
+  Versioned,
+} from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import { controlObject, type ObjectControlDeps } from './object-control.js';
 import { type OwnerLiveness, type RouteCache, confirmedLive } from '../resolve/index.js';
 

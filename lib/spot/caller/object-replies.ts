@@ -1,12 +1,9 @@
-import {
-  type NodeRun,
-  type ObjectKind,
-  type PendingRequests,
-  type ZLinkEvents,
-  RecordKind,
-  ZLinkError,
-  fromObjectWireError,
-} from '../../core/index.js';
+import { ZLinkError, fromObjectWireError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { RecordKind } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import {
   type ObjectRouteFences,
   type ObjectErrorReplyRecord,
@@ -17,7 +14,7 @@ import {
 /**
  * Settles the pending request an object reply answers. A reply for another run of this node (its
  * correlations start over) or for a request that already ended is dropped and reported, never handed
- * to another request (spot-actor-routing §4.2: a reply for an old incarnation is no message).
+ * to another request (docs/protocol.md#object-replies: a reply for an old incarnation is no message).
  */
 export function settleObjectReply(
   pending: PendingRequests,

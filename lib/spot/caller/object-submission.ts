@@ -1,4 +1,6 @@
-import type { EncodedCall, MessageKind, ObjectKind } from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { EncodedCall } from '../../core/wire/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
 import type { SessionStamp } from '../wire/index.js';
 
 /** One call by global id, as the runtime hands it over: payload and metadata encoded once, in the caller's turn. */

@@ -1,4 +1,4 @@
-import type { MeshLink, NodeRun } from '../../core/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 
 /** How many lost runs are remembered; past it the oldest is forgotten (a call to it then waits, bounded). */
 const MAX_LOST_RUNS = 1024;

@@ -1,4 +1,6 @@
-import { OBJECT_FLUSH_PACKET, type ObjectKind, encodePayload } from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { encodePayload } from '../../core/wire/index.js';
+import { OBJECT_FLUSH_PACKET } from '../../core/objects/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from './object-submission.js';
 import { DEPARTED_MAX_AGE_MS, FLUSH_WAIT_MS } from '../timing/index.js';

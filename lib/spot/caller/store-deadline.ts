@@ -1,4 +1,5 @@
-import { type ObjectKey, type StoreHealth, answerWithin } from '../../core/index.js';
+import { answerWithin } from '../../core/calls/index.js';
+import type { ObjectKey, StoreHealth } from '../../core/ports/index.js';
 import type { ResolveResult } from '../resolve/index.js';
 
 /**

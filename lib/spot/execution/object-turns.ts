@@ -1,4 +1,6 @@
-import { type JobQueue, type ObjectKey, ZLinkError, cancelledError, isThenable } from '../../core/index.js';
+import { ZLinkError, cancelledError } from '../../core/errors.js';
+import { type JobQueue, isThenable } from '../../core/calls/index.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 import { ObjectTimers } from './object-timers.js';
 import {
   type TurnContext,
@@ -48,7 +50,7 @@ class ThenJob<W> implements TurnJob<W> {
 }
 
 /**
- * The turn queue of one object activation (DESIGN §7 "Execution"): turns run strictly one at a time,
+ * The turn queue of one object activation (docs/architecture.md#execution): turns run strictly one at a time,
  * in the order they were accepted, each holding a permit of the runtime's job queue while it runs
  * (released on every path, a throw included). The queue is bounded: a submission that finds it full
  * is refused at once, never queued and never dropped later. Nothing here retries or resubmits.

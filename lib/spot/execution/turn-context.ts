@@ -1,10 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type ObjectKey, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 
 /**
  * Which object's turn the current code runs in, carried through every await and callback it starts
  * (`AsyncLocalStorage`). It is how a request from an object to itself is refused at once instead of
- * waiting for the very turn that waits for it (DESIGN §7 "Execution": no reentrancy).
+ * waiting for the very turn that waits for it (docs/architecture.md#execution: no reentrancy).
  */
 export interface TurnContext {
   readonly key: ObjectKey;

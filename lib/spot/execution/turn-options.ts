@@ -1,4 +1,5 @@
-import type { JobQueue, ObjectKey } from '../../core/index.js';
+import type { JobQueue } from '../../core/calls/index.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 import type { TimerSnapshot } from './object-timers.js';
 
 /** One unit of an object's work: a handler call, a lifecycle hook, a timer callback. */
@@ -42,7 +43,7 @@ export interface ObjectTurnsOptions {
    */
   readonly queueLimit: number;
   /**
-   * True while the owner lease is fenced (guide §6.2): no new turns, no timer firings, and no queued
+   * True while the owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): no new turns, no timer firings, and no queued
    * turn starts (the queue is held, as when sealed) until `fenceLifted()`.
    */
   readonly fenced?: () => boolean;

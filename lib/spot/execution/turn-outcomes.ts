@@ -1,4 +1,5 @@
-import { type ObjectKey, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 import { describeObject } from './turn-context.js';
 
 /** Whether `error` ended a turn that moved with its object (`handOff()`): the new owner answers it. */

@@ -1,12 +1,6 @@
-import {
-  type MemberLeaveReason,
-  type ObjectKind,
-  RUNTIME_PACKET_PREFIX,
-  decodePayload,
-  encodePayload,
-  isCount,
-  isName,
-} from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { decodePayload, encodePayload, isCount, isName } from '../../core/wire/index.js';
+import { type MemberLeaveReason, RUNTIME_PACKET_PREFIX } from '../../core/objects/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
 import {
   type Activation,
   type InboundObjectCall,
@@ -51,7 +51,7 @@ export function memberTurn(a: Activation, call: InboundObjectCall): (() => unkno
       if (a.key.kind !== 'spot') return notThisKind(what, 'only a Spot has members');
       return async () => {
         const gen = m.joined.get(leave.actorId);
-        // An older incarnation's leave never removes a newer member of the same id (§2.6).
+        // An older incarnation's leave never removes a newer member of the same id (docs/protocol.md#where-objectgeneration-counts).
         if (gen === undefined || (leave.actorGeneration !== 0 && gen !== leave.actorGeneration)) return false;
         m.joined.delete(leave.actorId);
         // It has left whatever the hook does; what the hook throws reaches the caller of `leave`.

@@ -1,11 +1,7 @@
-import {
-  type ActorRef,
-  type AuthorityRecord,
-  type DeactivationReason,
-  type ObjectKind,
-  type SpotRef,
-  ZLinkError,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { AuthorityRecord } from '../../core/ports/index.js';
+import type { ActorRef, DeactivationReason, SpotRef } from '../../core/objects/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import { type Activation, objectRef, staleRef } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';

@@ -1,11 +1,7 @@
-import {
-  type NodeRun,
-  OBJECT_REFUSALS,
-  type WireError,
-  type ZLinkEvents,
-  type ZLinkMulticastEvent,
-  countCode,
-} from '../../core/index.js';
+import { OBJECT_REFUSALS, type WireError } from '../../core/errors.js';
+import { type ZLinkEvents, countCode } from '../../core/observe/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
+import type { ZLinkMulticastEvent } from '../../core/objects/index.js';
 import type { CarriedEvent, SpotEventRecord, SpotEventSource } from '../wire/index.js';
 import {
   type Activation,

@@ -1,4 +1,4 @@
-import type { MulticastTopicMetrics } from '../../core/index.js';
+import type { MulticastTopicMetrics } from '../../core/observe/index.js';
 import type { SpotEventStamp } from '../owner/index.js';
 
 /** One event as every subscribed Spot of this node takes it: decoded once per record, shared. */

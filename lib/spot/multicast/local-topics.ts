@@ -1,4 +1,6 @@
-import { type MeshLink, type MulticastTopic, RESOLVED } from '../../core/index.js';
+import type { MulticastTopic } from '../../core/wire/index.js';
+import { RESOLVED } from '../../core/calls/index.js';
+import type { MeshLink } from '../../core/ports/index.js';
 import type { Activation, ActivationWatch } from '../owner/index.js';
 import type { LocalEvent } from './local-event.js';
 

@@ -1,4 +1,5 @@
-import type { MeshLink, MulticastTopic, ObjectPeer, PeerAddress } from '../../core/index.js';
+import type { MulticastTopic } from '../../core/wire/index.js';
+import type { MeshLink, ObjectPeer, PeerAddress } from '../../core/ports/index.js';
 
 const NONE: readonly PeerAddress[] = Object.freeze([]);
 

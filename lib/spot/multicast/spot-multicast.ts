@@ -1,17 +1,8 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  type PeerAddress,
-  RecordKind,
-  type SpotPublishOptions,
-  type ZLinkEvents,
-  ZLinkError,
-  cancelledError,
-  encodePayload,
-  errorMessage,
-  invalidArgument,
-  publishTopic,
-} from '../../core/index.js';
+import { ZLinkError, cancelledError, errorMessage, invalidArgument } from '../../core/errors.js';
+import { RecordKind, encodePayload } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { MeshLink, NodeRun, PeerAddress } from '../../core/ports/index.js';
+import { type SpotPublishOptions, publishTopic } from '../../core/objects/index.js';
 import type { Activation, ObjectHost, ObjectPublisher } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';
 import {
@@ -80,7 +71,7 @@ export interface SpotPublish {
 }
 
 /**
- * Logical Multicast on one object mesh (DESIGN §7, guide "Logical Multicast"): a publish sends one
+ * Logical Multicast on one object mesh (docs/protocol.md#logical-multicast): a publish sends one
  * record to each node whose Spots subscribe to its (channel, topic) — as the nodes advertise it in
  * their mesh state, read from `PeerTopics`, no store read — and puts the event into the queue of each
  * subscribed Spot of this node; a node that receives the record puts it into its own subscribed

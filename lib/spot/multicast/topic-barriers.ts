@@ -1,4 +1,6 @@
-import { type MeshLink, RecordKind, timerDelay } from '../../core/index.js';
+import { RecordKind } from '../../core/wire/index.js';
+import { timerDelay } from '../../core/calls/index.js';
+import type { MeshLink } from '../../core/ports/index.js';
 import { encodeTopicBarrier } from '../wire/index.js';
 
 interface Round {

@@ -1,12 +1,11 @@
+import type { ObjectTypeMetrics } from '../../core/observe/index.js';
+import type { JobQueue } from '../../core/calls/index.js';
+import type { NodeRun, ObjectKey } from '../../core/ports/index.js';
 import type {
-  JobQueue,
-  NodeRun,
   ObjectClassDescription,
   ObjectClassRegistry,
   ObjectInstances,
-  ObjectKey,
-  ObjectTypeMetrics,
-} from '../../core/index.js';
+} from '../../core/objects/index.js';
 import { ObjectTurns } from '../execution/index.js';
 import { Activation, type HeldAuthority, type ObjectPublisher } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';

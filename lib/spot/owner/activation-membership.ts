@@ -1,4 +1,4 @@
-import type { ZLinkMembership } from '../../core/index.js';
+import type { ZLinkMembership } from '../../core/objects/index.js';
 import type { MembershipImage } from '../wire/index.js';
 
 /**

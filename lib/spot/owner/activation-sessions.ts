@@ -1,10 +1,6 @@
-import {
-  type ZLinkBoundSessions,
-  type ZLinkSessionRef,
-  encodePayload,
-  invalidArgument,
-  packetProblem,
-} from '../../core/index.js';
+import { invalidArgument } from '../../core/errors.js';
+import { encodePayload } from '../../core/wire/index.js';
+import { type ZLinkBoundSessions, type ZLinkSessionRef, packetProblem } from '../../core/objects/index.js';
 import type { BindingImage } from '../wire/index.js';
 
 /**

@@ -1,4 +1,5 @@
-import type { ObjectActivationSnapshot, ObjectKind } from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { ObjectActivationSnapshot } from '../../core/observe/index.js';
 import type { Activation } from './activation.js';
 
 /** What learns of the table's changes as they happen. */

@@ -1,22 +1,17 @@
+import type { ObjectTypeMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import type { HandlerFn, ScopeTables } from '../../core/calls/index.js';
+import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion } from '../../core/ports/index.js';
 import type {
-  AuthorityRecord,
-  HandlerFn,
   ObjectClassRegistry,
   ObjectHandlerDescription,
-  ScopeTables,
-  NodeRun,
   ObjectClassDescription,
   ObjectInstances,
   ObjectLifecycleHook,
-  ObjectKey,
   ObjectRef,
-  ObjectTypeMetrics,
-  StoreVersion,
   SubscriptionTable,
-  ZLinkEvents,
   ZLinkObjectScope,
   ZLinkSpotPublishCall,
-} from '../../core/index.js';
+} from '../../core/objects/index.js';
 import type { ObjectRouteFences, SpotEventSource } from '../wire/index.js';
 import { EventOrder } from './event-order.js';
 import { ObjectTurns } from '../execution/index.js';
@@ -128,9 +123,9 @@ export class Activation {
   }
 
   /**
-   * Whether a call on route `fences` may be admitted here (spot-actor-routing §2.1 step 5): this run is
+   * Whether a call on route `fences` may be admitted here (docs/protocol.md#resolving-a-global-id, step 5): this run is
    * the owner, and the owner generations the route carries are the ones held. ObjectGeneration is not
-   * compared (§2.6): a re-created object under the same owner processes a message for its id.
+   * compared (docs/protocol.md#where-objectgeneration-counts): a re-created object under the same owner processes a message for its id.
    *
    * While `creating`, a route of this very incarnation is admitted too, and queues behind
    * `onActivate`: the store answers the Ready write and other processes' reads at once, so a caller

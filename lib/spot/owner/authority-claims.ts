@@ -1,13 +1,13 @@
-import {
-  type AuthorityRecord,
-  type AuthorityStore,
-  type NodeRun,
-  type ObjectKey,
-  type ObjectTypeMetrics,
-  type StoreVersion,
-  type Versioned,
-  ZLinkError,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectTypeMetrics } from '../../core/observe/index.js';
+import type {
+  AuthorityRecord,
+  AuthorityStore,
+  NodeRun,
+  ObjectKey,
+  StoreVersion,
+  Versioned,
+} from '../../core/ports/index.js';
 import { type OwnerLiveness, confirmedLive } from '../resolve/index.js';
 import type { HeldAuthority } from './activation.js';
 import { CONTENDED_WAIT_MS, RELEASE_RETRY_MS } from '../timing/index.js';
@@ -35,7 +35,7 @@ export function fencedRefusal(what: string): ZLinkError {
 }
 
 /**
- * The Authority Store side of creation (DESIGN §7 "Decisions"): every step one compare-and-swap, so
+ * The Authority Store side of creation (docs/architecture.md#stores-and-authority): every step one compare-and-swap, so
  * of any number of nodes creating one id at once exactly one claims it. The claim is the `creating`
  * record; its StoreVersion becomes the new incarnation's ObjectGeneration (versions grow per mesh and
  * are never reused, so a later incarnation always has a larger one). Nothing here retries a write
@@ -260,7 +260,7 @@ export class AuthorityClaims {
 }
 
 function creating(type: string, owner: NodeRun): AuthorityRecord {
-  // The incarnation's generations are set at commit; a creating record is never a route (§2.1).
+  // The incarnation's generations are set at commit; a creating record is never a route (docs/protocol.md#resolver-results).
   return {
     type,
     state: 'creating',

@@ -1,16 +1,13 @@
-import {
-  type DeactivationReason,
-  type NodeRun,
-  type ObjectClassDescription,
-  type ObjectClassRegistry,
-  type ObjectKey,
-  type ObjectKind,
-  type ObjectRef,
-  type ObjectTypeMetrics,
-  type ZLinkEvents,
-  ZLinkError,
-  errorMessage,
-} from '../../core/index.js';
+import { ZLinkError, errorMessage } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { ObjectTypeMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import type { NodeRun, ObjectKey } from '../../core/ports/index.js';
+import type {
+  DeactivationReason,
+  ObjectClassDescription,
+  ObjectClassRegistry,
+  ObjectRef,
+} from '../../core/objects/index.js';
 import type { Clock } from '../resolve/index.js';
 import { type Activation, type HeldAuthority, emitObjectEvent, objectRef } from './activation.js';
 import type { ActivationTable } from './activation-table.js';

@@ -1,15 +1,14 @@
-import {
-  type DeactivationReason,
-  type ObjectClassDescription,
-  type ObjectClassRegistry,
-  type ObjectKey,
-  type ObjectKind,
-  type RegisteredObjectClass,
-  type StoreVersion,
-  type ZLinkEvents,
-  ZLinkError,
-  decodePayload,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { decodePayload } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { ObjectKey, StoreVersion } from '../../core/ports/index.js';
+import type {
+  DeactivationReason,
+  ObjectClassDescription,
+  ObjectClassRegistry,
+  RegisteredObjectClass,
+} from '../../core/objects/index.js';
 import { type RelocationImage, type TimerImage } from '../wire/index.js';
 import { type Activation, type HeldAuthority, emitObjectEvent } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
@@ -30,7 +29,7 @@ export interface HostMovesDeps {
 }
 
 /**
- * The owner-side steps of a move (spot-actor-routing §2.5), on both ends: the target restores the
+ * The owner-side steps of a move (docs/protocol.md#relocation-steps), on both ends: the target restores the
  * object off the table (nothing reaches it), adopts it at cutover and runs the calls the move carried;
  * the source lets it go once the move committed. Each step touches only the activation it is given.
  */

@@ -1,4 +1,6 @@
-import { type MeshLink, RecordKind, type ZLinkEvents } from '../../core/index.js';
+import { RecordKind } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { MeshLink } from '../../core/ports/index.js';
 import {
   type CarriedEvent,
   type ObjectRequestRecord,

@@ -1,4 +1,5 @@
-import type { AuthorityStore, DeactivationReason, NodeRun } from '../../core/index.js';
+import type { AuthorityStore, NodeRun } from '../../core/ports/index.js';
+import type { DeactivationReason } from '../../core/objects/index.js';
 import type { Activation } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
 import { RECHECK_RETRY_MS } from '../timing/index.js';
@@ -13,7 +14,7 @@ export interface LeaseRecheckDeps {
   readonly discard: (a: Activation, reason: DeactivationReason, detail: string) => Promise<void>;
 }
 
-/** The owner's re-check of every activation after its lease came back from a fence (guide §6.2). */
+/** The owner's re-check of every activation after its lease came back from a fence (docs/protocol.md#owner-lease-and-fencing). */
 export class LeaseRecheck {
   /** Set from a lease regained until every activation is checked against the store again. */
   pending = false;

@@ -1,12 +1,9 @@
-import type {
-  MessageKind,
-  NodeRun,
-  ObjectKind,
-  PeerAddress,
-  TraceFields,
-  WireError,
-  ZLinkMulticastEvent,
-} from '../../core/index.js';
+import type { WireError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { TraceFields } from '../../core/wire/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
+import type { NodeRun, PeerAddress } from '../../core/ports/index.js';
+import type { ZLinkMulticastEvent } from '../../core/objects/index.js';
 import type { ObjectRouteFences, SessionStamp } from '../wire/index.js';
 
 /** One send or request as its owner admits it, from the wire or from a caller in this process. */

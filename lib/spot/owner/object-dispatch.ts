@@ -1,14 +1,6 @@
-import {
-  type TracePropagation,
-  type ZLinkObjectContext,
-  REMOTE_CODES,
-  ZLinkError,
-  decodeMetadata,
-  decodePayload,
-  isRuntimePacket,
-  toObjectWireError,
-  toWireError,
-} from '../../core/index.js';
+import { REMOTE_CODES, ZLinkError, toObjectWireError, toWireError } from '../../core/errors.js';
+import { type TracePropagation, decodeMetadata, decodePayload } from '../../core/wire/index.js';
+import { type ZLinkObjectContext, isRuntimePacket } from '../../core/objects/index.js';
 import { type TurnJob, isHandedOff } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';

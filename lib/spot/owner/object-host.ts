@@ -1,22 +1,16 @@
-import {
-  type AuthorityStore,
-  type DeactivationReason,
-  type JobQueue,
-  type NodeRun,
-  type ObjectClassDescription,
-  type ObjectClassRegistry,
-  type ObjectInstances,
-  type ObjectKey,
-  type ObjectActivationSnapshot,
-  type ObjectKind,
-  type ObjectRef,
-  type ObjectTypeMetrics,
-  type PeerAddress,
-  type TracePropagation,
-  type ZLinkEvents,
-  ZLinkError,
-  errorMessage,
-} from '../../core/index.js';
+import { ZLinkError, errorMessage } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { TracePropagation } from '../../core/wire/index.js';
+import type { ObjectActivationSnapshot, ObjectTypeMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import type { JobQueue } from '../../core/calls/index.js';
+import type { AuthorityStore, NodeRun, ObjectKey, PeerAddress } from '../../core/ports/index.js';
+import type {
+  DeactivationReason,
+  ObjectClassDescription,
+  ObjectClassRegistry,
+  ObjectInstances,
+  ObjectRef,
+} from '../../core/objects/index.js';
 import type { OwnerLiveness } from '../resolve/index.js';
 import { type Activation, type HeldAuthority, type ObjectPublisher, emitObjectEvent } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
@@ -66,7 +60,7 @@ export interface ObjectHostConfig extends OwnerLiveness {
 }
 
 /**
- * The owner side of the object layer on one node (DESIGN §7): the activations it holds, their
+ * The owner side of the object layer on one node (docs/architecture.md#the-object-layer): the activations it holds, their
  * creation and release through the Authority Store, and admission of the calls that reach them. An
  * activation is entered only through its turn queue; nothing here runs a handler twice or hands a
  * call to another owner.
@@ -130,7 +124,7 @@ export class ObjectHost {
     return this.config;
   }
 
-  /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (guide §6.2). */
+  /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (docs/protocol.md#owner-lease-and-fencing). */
   get fenced(): boolean {
     return this.closed || this.config.leaseFenced() || this.recheck.pending;
   }
@@ -207,8 +201,8 @@ export class ObjectHost {
 
   /**
    * Admits one call (from peer `from`, or a local caller) to an object of this node, or answers why
-   * not: `ObjectRefused` while fenced, `ObjectStale` when the route is not the held one (§2.1 step 5;
-   * ObjectGeneration is not compared, §2.6) and `elsewhere` did not take it; else it becomes a turn.
+   * not: `ObjectRefused` while fenced, `ObjectStale` when the route is not the held one (docs/protocol.md#resolving-a-global-id, step 5;
+   * ObjectGeneration is not compared, docs/protocol.md#where-objectgeneration-counts) and `elsewhere` did not take it; else it becomes a turn.
    * Never throws.
    */
   dispatch(

@@ -1,4 +1,5 @@
-import { type ObjectRef, type WireError, ZLinkError } from '../../core/index.js';
+import { type WireError, ZLinkError } from '../../core/errors.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import { writeObjectFences } from '../wire/index.js';
 import type { InboundObjectCall } from './object-dispatch.js';
 

@@ -1,12 +1,8 @@
-import {
-  type MeshLink,
-  type ObjectRef,
-  type WireError,
-  type ZLinkEvents,
-  REMOTE_CODES,
-  encodePayload,
-  errorMessage,
-} from '../../core/index.js';
+import { type WireError, REMOTE_CODES, errorMessage } from '../../core/errors.js';
+import { encodePayload } from '../../core/wire/index.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { MeshLink } from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import {
   encodeObjectErrorReply,
   encodeObjectRefPayload,
@@ -17,7 +13,7 @@ import type { InboundObjectCall, ObjectAnswer } from './object-dispatch.js';
 
 /**
  * The answer to a request from a peer: on the reply route the request carried (its origin NodeRid,
- * correlation and node generation), never by looking the requester up (spot-actor-routing §4.1), and
+ * correlation and node generation), never by looking the requester up (docs/protocol.md#object-replies), and
  * past the send queue's bound. An origin that is gone loses its answer; nothing else is tried.
  * `ref`: the result is an `ObjectRef` (a control answer), sent in its own form.
  */

@@ -1,4 +1,5 @@
-import { OBJECT_FLUSH_PACKET, ZLinkError, toObjectWireError } from '../../core/index.js';
+import { ZLinkError, toObjectWireError } from '../../core/errors.js';
+import { OBJECT_FLUSH_PACKET } from '../../core/objects/index.js';
 import { isHandedOff } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';

@@ -1,4 +1,5 @@
-import { timerDelay, userCodeError } from '../../core/index.js';
+import { userCodeError } from '../../core/errors.js';
+import { timerDelay } from '../../core/calls/index.js';
 
 /** Runs user code (a class's construction, a lifecycle hook); what it throws ends as `userCodeError`. */
 export async function userCode<T>(what: string, run: () => T | PromiseLike<T>): Promise<T> {

@@ -1,10 +1,6 @@
-import {
-  type NodeRun,
-  ZLinkError,
-  encodeFrameworkFields,
-  encodePayload,
-  userCodeError,
-} from '../../core/index.js';
+import { ZLinkError, userCodeError } from '../../core/errors.js';
+import { encodeFrameworkFields, encodePayload } from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import {
   type ObjectAddress,
   type RelocationImage,
@@ -18,7 +14,7 @@ import type { TimerSnapshot } from '../execution/index.js';
 import { type Activation, heldRoute, type InboundObjectCall, userCode } from '../owner/index.js';
 
 /**
- * The source's seal and capture of a move (spot-actor-routing §2.5; docs/decisions.md "Relocation
+ * The source's seal and capture of a move (docs/protocol.md#relocation-steps; docs/decisions.md "Relocation
  * flow"): the object's turns are sealed after the one running, then its state (`capture()`), the
  * calls waiting in its queue and its timers are read into one image. Nothing is taken away: while
  * sealed no turn starts and no timer fires, so the image stays true until the move ends. A move that

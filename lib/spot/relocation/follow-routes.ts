@@ -1,16 +1,12 @@
-import {
-  MAX_FOLLOW_HOPS,
-  type NodeRun,
-  type ObjectKey,
-  type ObjectKind,
-  invalidArgument,
-  runtimeMs,
-} from '../../core/index.js';
+import { invalidArgument, runtimeMs } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { NodeRun, ObjectKey } from '../../core/ports/index.js';
+import { MAX_FOLLOW_HOPS } from '../../core/options/index.js';
 import { type ObjectAddress, type ObjectRouteFences, wireAddress } from '../wire/index.js';
 import type { Clock } from '../resolve/index.js';
 
 /**
- * Message Follow on the source of a committed move (spot-actor-routing §2.5): for a while after an
+ * Message Follow on the source of a committed move (docs/protocol.md#message-follow): for a while after an
  * object left this node, a message that still reaches it on the old route is relayed to the new owner
  * instead of failing. This table holds the committed routes and decides, for one arriving message,
  * whether it is relayed and where — from memory only: it never reads a store and never runs a handler.
@@ -32,7 +28,7 @@ export interface FollowRoute {
 }
 
 /**
- * Where the messageFollow notice to one sender stands for one route (§2.5's duplicate-suppression
+ * Where the messageFollow notice to one sender stands for one route (docs/protocol.md#message-follow: the duplicate-suppression
  * registry): `inFlight` while a notice is being sent (no second one starts), `sent` once one went out
  * (none again while the route lasts), back to absent when a send failed (the next relay may try again).
  */
@@ -99,8 +95,8 @@ export class FollowRoutes {
   }
 
   /**
-   * Changes the duration of routes installed from now on; an installed route keeps its own (§2.5: "A
-   * Message Follow duration changed at runtime applies starting from new relocations"). Throws
+   * Changes the duration of routes installed from now on; an installed route keeps its own (docs/protocol.md#message-follow:
+   * a changed duration applies to later moves). Throws
    * `InvalidArgument` unless `ms` is an integer >= 0; the pairing with the route cache's max age
    * (`cacheFollowProblem`) is the caller's to check.
    */
@@ -124,7 +120,7 @@ export class FollowRoutes {
   /**
    * Installs the route of a move committed from `source` (this run's fences for the object) to `target`.
    * `undefined` when Message Follow is off (duration 0). Throws `InvalidArgument` unless the target's
-   * authority owner generation is larger than the source's (§2.5: the owner generation grows with every
+   * authority owner generation is larger than the source's (docs/protocol.md#message-follow: the owner generation grows with every
    * hop, so no chain of routes can lead back into itself) and both name the same incarnation.
    */
   install(key: ObjectKey, source: ObjectRouteFences, target: ObjectRouteFences): FollowRoute | undefined {

@@ -1,11 +1,6 @@
-import {
-  type AuthorityRecord,
-  type PeerAddress,
-  RecordKind,
-  type StoreVersion,
-  ZLinkError,
-  errorMessage,
-} from '../../core/index.js';
+import { ZLinkError, errorMessage } from '../../core/errors.js';
+import { RecordKind } from '../../core/wire/index.js';
+import type { AuthorityRecord, PeerAddress, StoreVersion } from '../../core/ports/index.js';
 import {
   ChunkAssembly,
   type ObjectRouteFences,
@@ -261,7 +256,7 @@ export class IncomingMove {
     // Behind everything the source carried: an event that came both ways runs once (`EventOrder`).
     ctx.multicast?.opened(a);
     ctx.link.answer(this.source.rid, encodeRelocationCommit(this.relocationId, { target: this.fences() }));
-    // Dispatch is open here: each bound session gets the new route (§3.3 step 7).
+    // Dispatch is open here: each bound session gets the new route (docs/protocol.md#bound-actors-that-move).
     ctx.sessions?.route(a, this.relocationId, 'commit');
     ctx.events.emit({
       type: 'object_relocation',

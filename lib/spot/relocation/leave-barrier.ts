@@ -1,4 +1,6 @@
-import { type MeshLink, type NodeRun, RecordKind, timerDelay } from '../../core/index.js';
+import { RecordKind } from '../../core/wire/index.js';
+import { timerDelay } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 import { encodeOwnerLeave } from '../wire/index.js';
 
 /**

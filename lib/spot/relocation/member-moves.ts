@@ -1,4 +1,5 @@
-import { type AuthorityStore, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { AuthorityStore } from '../../core/ports/index.js';
 import type { ObjectHost } from '../owner/index.js';
 import type { MoveRequest } from './move-context.js';
 

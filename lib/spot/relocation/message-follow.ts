@@ -1,4 +1,7 @@
-import { type MeshLink, type NodeRun, RESOLVED, type WireError, type ZLinkEvents } from '../../core/index.js';
+import type { WireError } from '../../core/errors.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import { RESOLVED } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 import { encodeMessageFollow, relayedCallBytes, writeObjectFences } from '../wire/index.js';
 import type { InboundObjectCall, ObjectAnswer } from '../owner/index.js';
 import type { FollowRefusal, FollowRoute, FollowRoutes } from './follow-routes.js';
@@ -25,7 +28,7 @@ export type RelayOutcome =
   | { readonly tag: 'none' };
 
 /**
- * Message Follow on the source of a committed move (spot-actor-routing §2.5). A call whose fences
+ * Message Follow on the source of a committed move (docs/protocol.md#message-follow). A call whose fences
  * name a route this node held is relayed to the new owner with the same operation id, incarnation,
  * payload, metadata, trace and reply route, one hop more; it reads no store and runs no handler, and
  * never answers for the new owner. On a message's first relay the runtime that sent it is told
@@ -66,7 +69,7 @@ export class MessageFollow {
     const bytes =
       (call.wire && relayedCallBytes(call.wire, call.messageKind, route.address, hops)) ??
       encodeCall(call, route.address, hops);
-    // The follow queue is unbounded (§2.5): past the send queue's bound, as answers are.
+    // The follow queue is unbounded (docs/protocol.md#message-follow): past the send queue's bound, as answers are.
     if (!link.answer(route.target.owner.rid, bytes))
       return { tag: 'refused', error: refusalOf(call, 'Unavailable', 'followTargetUnreachable') };
     if (hops === 1 && this.config.notices) this.notify(call, route, from);

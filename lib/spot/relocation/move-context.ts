@@ -1,15 +1,10 @@
-import type {
-  AuthorityStore,
-  MeshLink,
-  NodeRun,
-  ObjectKind,
-  ObjectRef,
-  RelocationStore,
-  ZLinkEvents,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { AuthorityStore, MeshLink, NodeRun, RelocationStore } from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import { type ObjectRouteFences, type RelocationRefusal, writeObjectFences } from '../wire/index.js';
 import type { Activation, InboundObjectCall, ObjectAnswer, ObjectHost } from '../owner/index.js';
-import { ZLinkError } from '../../core/index.js';
 import type { Clock } from '../resolve/index.js';
 import type { FollowRoutes } from './follow-routes.js';
 import type { MoveMulticast } from '../multicast/index.js';
@@ -32,7 +27,7 @@ export interface MoveContext {
   readonly movedAway: (kind: ObjectKind, id: string, source: ObjectRouteFences) => void;
   /** A call went on to a move's target (a drain waits until none did for a while before it closes). */
   readonly relayed: () => void;
-  /** The bound sessions of a moving Actor (spot-actor-routing §3.3); absent: bindings are not told. */
+  /** The bound sessions of a moving Actor (docs/protocol.md#bound-actors-that-move); absent: bindings are not told. */
   readonly sessions?: MoveSessions;
   /** A moving subscribed Spot's events (see `MoveMulticast`); absent: events are not told. */
   readonly multicast?: MoveMulticast;

@@ -1,16 +1,16 @@
+import type { ZLinkEvents } from '../../core/observe/index.js';
 import type {
   ObjectKey,
   RelocationEnd,
   RelocationRecord,
   RelocationStore,
   StoreVersion,
-  ZLinkEvents,
-} from '../../core/index.js';
+} from '../../core/ports/index.js';
 import type { RelocationResult } from './move-context.js';
 
 /**
- * A move's record in the Relocation Store (guide §6.1: what remains after a move; spot-actor-routing
- * §2.5), one per object, each change a compare-and-swap: `preparing` before the source seals, then
+ * A move's record in the Relocation Store (docs/protocol.md#relocation-store: what remains after a move;
+ * docs/protocol.md#relocation-steps), one per object, each change a compare-and-swap: `preparing` before the source seals, then
  * `committed` (with the target's fences and the follow duration) or `aborted`. The moving state never
  * passes through it. The record is a trace for operators and for a node that restarts with moves in
  * flight, never a source of routes: no call reads it.

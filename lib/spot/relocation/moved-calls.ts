@@ -1,4 +1,4 @@
-import type { NodeRun, PeerAddress } from '../../core/index.js';
+import type { NodeRun, PeerAddress } from '../../core/ports/index.js';
 import type { CallsElsewhere, InboundObjectCall, ObjectAnswer, ObjectHost } from '../owner/index.js';
 import type { MessageFollow } from './message-follow.js';
 import type { Relocations } from './relocations.js';

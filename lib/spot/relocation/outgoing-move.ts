@@ -1,10 +1,6 @@
-import {
-  CUTOVER_DEADLINE_MS,
-  type PeerAddress,
-  type RelocationEnd,
-  ZLinkError,
-  errorMessage,
-} from '../../core/index.js';
+import { ZLinkError, errorMessage } from '../../core/errors.js';
+import type { PeerAddress, RelocationEnd } from '../../core/ports/index.js';
+import { CUTOVER_DEADLINE_MS } from '../../core/options/index.js';
 import {
   type ObjectRouteFences,
   type RelocationCommitRecord,
@@ -40,7 +36,7 @@ interface Held {
 }
 
 /**
- * The source of one move (spot-actor-routing §2.5; docs/decisions.md "Relocation flow"), as phases:
+ * The source of one move (docs/protocol.md#relocation-steps; docs/decisions.md "Relocation flow"), as phases:
  *
  * - `capturing`: the object's ingress is this move's hold and its turns seal after the running one;
  *   `capture()`, the waiting calls and the timers become the image.
@@ -90,7 +86,7 @@ export class OutgoingMove {
   async start(): Promise<void> {
     const { a, ctx } = this;
     if (a.sessions !== undefined && a.sessions.size > 0 && ctx.sessions !== undefined) {
-      // Sessions first (§3.3 step 1): once each owner answered, everything it relayed before is here.
+      // Sessions first (docs/protocol.md#bound-actors-that-move): once each owner answered, everything it relayed before is here.
       this.sessionsSealed = true;
       try {
         await ctx.sessions.seal(a, this.relocationId, SESSION_SEAL_REPLY_MS);

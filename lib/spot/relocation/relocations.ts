@@ -1,10 +1,7 @@
-import {
-  type ObjectKind,
-  type PeerAddress,
-  RecordKind,
-  ZLinkError,
-  configurationError,
-} from '../../core/index.js';
+import { ZLinkError, configurationError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { RecordKind } from '../../core/wire/index.js';
+import type { PeerAddress } from '../../core/ports/index.js';
 import { type RelocationChunkRecord, type RelocationStepRecord } from '../wire/index.js';
 import {
   type Activation,
@@ -32,7 +29,7 @@ export interface RelocationsConfig extends MoveContext {
 const DRAIN_CONCURRENCY = 8;
 
 /**
- * The moves of one node, both ways (spot-actor-routing §2.5): `move` starts one of an object held
+ * The moves of one node, both ways (docs/protocol.md#relocation-steps): `move` starts one of an object held
  * here; the records of moves (66–70) reach the move they name, only from the peer at its other end.
  * One move at a time per object.
  */
@@ -63,7 +60,7 @@ export class Relocations {
   }
 
   /**
-   * A Spot with members moves with those held here (spot-actor-routing §2.5, PerActor User Spot): one
+   * A Spot with members moves with those held here (docs/protocol.md#message-follow, PerActor User Spot): one
    * target for all, each object its own move — its own hold and temporary queue, its own authority CAS
    * and cutover — so `toSpot` follows the Spot's authority and `toActor` each Actor's own. The members'
    * moves start only once the Spot's has (a refused Spot move moves nobody). A member left apart (its

@@ -1,4 +1,4 @@
-import type { ObjectKind } from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
 import type { ResolveResult } from './resolve-result.js';
 import type { AuthorityResolver } from './resolver.js';
 import type { MissTicket, RouteCache } from './route-cache.js';
@@ -9,7 +9,7 @@ interface Flight {
 }
 
 /**
- * Direct resolution (spot-actor-routing §2.1 steps 1–3): the positive route cache first, the
+ * Direct resolution (docs/protocol.md#resolving-a-global-id): the positive route cache first, the
  * Authority Store on a miss, and a Ready result cached for the next call. Concurrent misses of one
  * object share one store read, unless an invalidation of that object came after the read started
  * (then a new call reads again rather than wait for a route it would not cache).
@@ -24,7 +24,7 @@ export class CachedResolver {
 
   /**
    * As `AuthorityResolver.resolve`, but a usable cached route answers at once without reading the
-   * store (§5: "On a cache hit, the Location Store isn't read"), and a `ReadyRoute` read on a miss
+   * store (docs/protocol.md#the-route-cache: a cache hit reads no store), and a `ReadyRoute` read on a miss
    * is cached as `RouteCache.close` allows. Missing, Unavailable and StoreFailure are never cached:
    * the next call reads again. Rejects only with `InvalidArgument` (bad kind or id).
    */

@@ -1,4 +1,6 @@
-import { type MeshLink, type ObjectKind, type ObjectPeer, ZLinkError } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { MeshLink, ObjectPeer } from '../../core/ports/index.js';
 
 /** How a node advertises the object types it hosts in its mesh state: `spot:Room`, `actor:Player`. */
 export function advertisedType(kind: ObjectKind, type: string): string {
@@ -6,7 +8,7 @@ export function advertisedType(kind: ObjectKind, type: string): string {
 }
 
 /**
- * Where an object goes among the ready object servers hosting its type (DESIGN §7 placement): in
+ * Where an object goes among the ready object servers hosting its type (docs/decisions.md "The object layer wired"): in
  * turn, in NodeRid order, one rotation per node for creations and moves alike. A draining server
  * does not announce its types, so it is never among them.
  */

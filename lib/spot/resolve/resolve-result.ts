@@ -1,17 +1,17 @@
-import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion, Versioned } from '../../core/index.js';
+import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion, Versioned } from '../../core/ports/index.js';
 import type { ObjectAddress } from '../wire/index.js';
 
 /*
- * The resolver's four closed results (spot-actor-routing §2.2: "The resolver returns a lookup result
- * as one of four closed results. Collapsing it into null or one 'absent' value would make later
+ * The resolver's four closed results (docs/protocol.md#resolver-results: one closed result per state, so
+ * no later stage has to guess which state a lookup found). Each goes to exactly one receiver: `ReadyRoute` to the
  * stages guess which state it was in again"). Each goes to exactly one receiver: `ReadyRoute` to the
  * route cache and route admission, `Missing` to the creation coordinator, `Unavailable` to the
  * terminal completion mapper, `StoreFailure` to a retry until the call's deadline (issue 16 item 3).
  */
 
 /**
- * The fences a call to an object carries and its owner checks on admission (§2.1 step 3, §2.2 "the
- * owner route and the fence values needed for the acceptance judgment are kept together"). Also what
+ * The fences a call to an object carries and its owner checks on admission (docs/protocol.md#the-route-cache:
+ * the owner route and its fences are kept together). Also what
  * a stale-route answer names, so it drops only the entry it was about.
  */
 export interface RouteFences {
@@ -22,7 +22,7 @@ export interface RouteFences {
   readonly ownerLeaseGeneration: number;
   /**
    * The authority record's version the route was read at. Optional for a matcher (a relay notice
-   * names fences only, §2.5); when given it must match too.
+   * names fences only, docs/protocol.md#message-follow); when given it must match too.
    */
   readonly storeVersion?: StoreVersion;
 }
@@ -36,8 +36,8 @@ export interface ReadyRoute extends RouteFences {
   readonly storeVersion: StoreVersion;
   /**
    * The owner lease's local admission deadline when the route was made, by the resolver's clock:
-   * past it the owner admits nothing under this lease, so the route is not used (§2.2 "Usable
-   * duration"). The route cache may hand out a copy with a later deadline after the lease was
+   * past it the owner admits nothing under this lease, so the route is not used (docs/protocol.md#the-route-cache:
+   * how long an entry lives). The route cache may hand out a copy with a later deadline after the lease was
    * refreshed; a route object itself never changes.
    */
   readonly admissionDeadline: number;
@@ -45,21 +45,21 @@ export interface ReadyRoute extends RouteFences {
   readonly address: ObjectAddress;
 }
 
-/** No authority record: never created, or its release has completed (§2.2, §2.4). */
+/** No authority record: never created, or its release has completed (docs/protocol.md#resolver-results). */
 export interface Missing {
   readonly tag: 'Missing';
   readonly key: ObjectKey;
 }
 
 /**
- * Why a record that exists gives no route: its owner holds no live lease (DESIGN §7 "Authority whose
- * owner's lease is gone resolves Unavailable"), or it is not Ready — still being built or being
- * released (§2.1: "The framework only uses the current Ready authority as the route for an
- * application message"; §2.2: Missing only after the release has completed).
+ * Why a record that exists gives no route: its owner holds no live lease (docs/architecture.md#stores-and-authority:
+ * an authority whose owner's lease is gone resolves Unavailable), or it is not Ready — still being built or being
+ * released (docs/protocol.md#resolving-a-global-id: only a Ready record is a route for an
+ * application message; docs/protocol.md#resolver-results: Missing only after the release has completed).
  */
 export type UnavailableReason = 'ownerLeaseGone' | 'creating' | 'releasing';
 
-/** The authority remains but its owner cannot be used now (§2.2). */
+/** The authority remains but its owner cannot be used now (docs/protocol.md#resolver-results). */
 export interface Unavailable {
   readonly tag: 'Unavailable';
   readonly key: ObjectKey;
@@ -68,7 +68,7 @@ export interface Unavailable {
   readonly authority: Versioned<AuthorityRecord>;
 }
 
-/** The store could not tell whether an authority exists (§2.2): the read failed. */
+/** The store could not tell whether an authority exists (docs/protocol.md#resolver-results): the read failed. */
 export interface StoreFailure {
   readonly tag: 'StoreFailure';
   readonly key: ObjectKey;

@@ -1,11 +1,6 @@
-import {
-  type AuthorityRecord,
-  type AuthorityStore,
-  type ObjectKey,
-  type ObjectKind,
-  type Versioned,
-  invalidArgument,
-} from '../../core/index.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { AuthorityRecord, AuthorityStore, ObjectKey, Versioned } from '../../core/ports/index.js';
 import { wireAddress } from '../wire/index.js';
 import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import type { ResolveResult, UnavailableReason } from './resolve-result.js';
@@ -20,7 +15,7 @@ export interface ResolverOptions {
 
 /**
  * Reads one object's authority from the Authority Store and says what it is for a call by global id
- * (spot-actor-routing §2.1 steps 2–3, §2.2). No cache: each `resolve` is exactly one store `get`.
+ * (docs/protocol.md#resolving-a-global-id, docs/protocol.md#resolver-results). No cache: each `resolve` is exactly one store `get`.
  */
 export class AuthorityResolver {
   readonly mesh: string;
@@ -34,7 +29,7 @@ export class AuthorityResolver {
    * anything the store does (a failed read is `StoreFailure`, with its error). Rejects with
    * `InvalidArgument` before reading when `kind` is not `spot`/`actor` or `id` is not a non-empty
    * string. Never creates, takes over or changes a record, and never parses the id for an owner
-   * (§2.1: "The framework doesn't parse the ID to infer a node").
+   * (docs/protocol.md#resolving-a-global-id: the framework never parses an id to find a node).
    */
   async resolve(kind: ObjectKind, id: string): Promise<ResolveResult> {
     if (kind !== 'spot' && kind !== 'actor') throw invalidArgument('kind', "must be 'spot' or 'actor'");
@@ -44,12 +39,12 @@ export class AuthorityResolver {
     try {
       stored = await this.options.store.get(key);
     } catch (error) {
-      // §2.2: "StoreFailure — the fact that authority presence couldn't be determined". An
+      // docs/protocol.md#resolver-results: StoreFailure, the store could not say whether a record exists. An
       // unreadable record (ProtocolError) is one too: it is never taken for absent, which would
       // send the caller to creation over a live object.
       return { tag: 'StoreFailure', key, error };
     }
-    // §2.2: Missing only once the release has completed; a completed release deletes the record,
+    // docs/protocol.md#resolver-results: Missing only once the release has completed; a completed release deletes the record,
     // so a record still there (even `releasing`) is never Missing.
     if (stored === undefined) return { tag: 'Missing', key };
     return this.judge(key, stored);
@@ -57,17 +52,17 @@ export class AuthorityResolver {
 
   private judge(key: ObjectKey, stored: Versioned<AuthorityRecord>): ResolveResult {
     const { record } = stored;
-    // DESIGN §7: "Authority whose owner's lease is gone resolves Unavailable" — whatever its state,
+    // docs/architecture.md#stores-and-authority: "Authority whose owner's lease is gone resolves Unavailable" — whatever its state,
     // and checked first: a creation or release whose owner is gone will not finish by waiting; only
     // an explicit create / get-or-create may take it over. The lease belongs to the node *run*: a
-    // descriptor of the same NodeRid with another generation is another run (§2.3, §2.6).
+    // descriptor of the same NodeRid with another generation is another run (docs/protocol.md#lifecycle-generations).
     const deadline = this.options.leases.admissionDeadline(record.owner);
     if (deadline === undefined || deadline <= this.options.clock.now())
       return unavailable(key, 'ownerLeaseGone', stored);
-    // §2.1: "The framework only uses the current Ready authority as the route for an application
-    // message"; a record being built or released is there but not usable (and, §2.2, not Missing).
+    // docs/protocol.md#resolving-a-global-id: only the current Ready authority is a route for an application
+    // message; a record being built or released is there but not usable (and, docs/protocol.md#resolver-results, not Missing).
     if (record.state !== 'ready') return unavailable(key, record.state, stored);
-    // §2.1 step 3 / §2.2: the route and every fence the owner judges admission by, kept together.
+    // docs/protocol.md#the-route-cache: the route and every fence the owner judges admission by, kept together.
     const fences = {
       owner: record.owner,
       objectGeneration: record.objectGeneration,

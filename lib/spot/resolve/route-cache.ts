@@ -1,16 +1,12 @@
-import {
-  type NodeRun,
-  type ObjectKind,
-  type StoreVersion,
-  invalidArgument,
-  runtimeMs,
-} from '../../core/index.js';
+import { invalidArgument, runtimeMs } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import type { NodeRun, StoreVersion } from '../../core/ports/index.js';
 import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import { type ReadyRoute, type ResolveResult, type RouteFences, fencesMatch } from './resolve-result.js';
 
 /**
- * Why an entry left the route cache (spot-actor-routing §2.2 "Conditions for immediate
- * invalidation", plus its two lifetimes and the size bound) — for the observability events to come.
+ * Why an entry left the route cache (docs/protocol.md#the-route-cache: the reasons an entry is dropped at once,
+ * plus its two lifetimes and the size bound) — for the observability events to come.
  */
 export type RouteDropReason =
   /** `routeCacheMaxAgeMs` (as it was when the entry was made) has passed. */
@@ -67,7 +63,7 @@ interface Ticket extends MissTicket {
 /** One cached route, on an intrusive LRU list (most recent at `head`) so a hit allocates nothing. */
 interface Entry {
   route: ReadyRoute;
-  /** Made + max age as it was then: a later change of max age never moves it (§2.2). */
+  /** Made + max age as it was then: a later change of max age never moves it (docs/protocol.md#the-route-cache). */
   readonly ageLimit: number;
   readonly run: string;
   prev: Entry | undefined;
@@ -79,9 +75,9 @@ const runName = (run: NodeRun): string => `${run.rid}\u0000${run.nodeGeneration}
 const checkMaxAge = (ms: number): number => runtimeMs('routeCacheMaxAgeMs', ms);
 
 /**
- * The positive route cache of one object mesh (spot-actor-routing §2.2): only confirmed Ready
- * routes with their fences — never Missing, Creating, Unavailable or a store failure (§2.4: "the
- * next call re-checks the current state at that time"). A snapshot of a recent lookup, never an
+ * The positive route cache of one object mesh (docs/protocol.md#the-route-cache): only confirmed Ready
+ * routes with their fences — never Missing, Creating, Unavailable or a store failure (docs/protocol.md#the-route-cache:
+ * the next call looks again). A snapshot of a recent lookup, never an
  * authority of its own. Every method is synchronous and reads no store.
  */
 export class RouteCache {
@@ -116,7 +112,7 @@ export class RouteCache {
 
   /**
    * Changes the max age of entries made from now on; an existing entry keeps the lifetime it was
-   * made with, never extended to the new value (§2.2 "Runtime setting change"). `0` stops caching
+   * made with, never extended to the new value (docs/protocol.md#the-route-cache). `0` stops caching
    * without dropping what is cached. Throws `InvalidArgument` unless `ms` is an integer >= 0; the
    * pairing with Message Follow (`cacheFollowProblem`) is the caller's to check.
    */
@@ -127,7 +123,7 @@ export class RouteCache {
   /**
    * The cached route of (`kind`, `id`) while it may be used, else `undefined` (and an entry past its
    * lifetime goes: `expired`, or `leaseEnded`). An entry lives until the earlier of its max age and
-   * the owner lease's current admission deadline (§2.2 "Usable duration"): past the deadline the
+   * the owner lease's current admission deadline (docs/protocol.md#the-route-cache): past the deadline the
    * route was made with, the lease view is asked again (memory, no store read) and a refreshed lease
    * gives a copy of the route with the later deadline. A hit allocates nothing otherwise. `now`: the
    * caller's reading of the same clock, if it has one.
@@ -170,7 +166,7 @@ export class RouteCache {
    * only a `ReadyRoute`, only while max age is not 0, only when no invalidation of the key came
    * since the ticket was opened, only when no larger StoreVersion was seen meanwhile, only before its
    * admission deadline, and never over an entry with a larger StoreVersion. Returns whether it was
-   * cached. Any other result is never cached (§2.2 "Results not stored"); an `Unavailable` still
+   * cached. Any other result is never cached (docs/protocol.md#the-route-cache); an `Unavailable` still
    * tells its StoreVersion (an older entry goes as `newerVersion`).
    */
   close(ticket: MissTicket, result: ResolveResult | undefined): boolean {
@@ -184,7 +180,7 @@ export class RouteCache {
 
   /**
    * A StoreVersion of (`kind`, `id`) seen elsewhere (a CAS result, a record read for another
-   * purpose): an entry with a smaller one goes at once (`newerVersion`, §2.2), and a miss in flight
+   * purpose): an entry with a smaller one goes at once (`newerVersion`, docs/protocol.md#the-route-cache), and a miss in flight
    * does not cache a result older than it.
    */
   observeVersion(kind: ObjectKind, id: string, version: StoreVersion): void {
@@ -195,8 +191,8 @@ export class RouteCache {
 
   /**
    * The owner answered a call on route `fences` as stale (`staleRoute`), or a messageFollow notice said
-   * a message on it was relayed to the object's new owner (`moved`): the entry goes only if it is that route — an entry made since, with other fences, stays (§2.5: "so it doesn't clear a
-   * newer route already stored"). Misses in flight for the key are spoiled either way. Returns
+   * a message on it was relayed to the object's new owner (`moved`): the entry goes only if it is that route — an entry made since, with other fences, stays (docs/protocol.md#message-follow:
+   * a newer route stays). Misses in flight for the key are spoiled either way. Returns
    * whether an entry went.
    */
   invalidateStale(
@@ -214,7 +210,7 @@ export class RouteCache {
 
   /**
    * A store read answered (`true`) or failed: the first answer after a failure is a store recovery
-   * (§2.2 "Conditions for immediate invalidation") — a route read before the outage may be older
+   * (docs/protocol.md#the-route-cache) — a route read before the outage may be older
    * than what changed while nobody could read.
    */
   storeAnswered(answered: boolean): void {

@@ -1,4 +1,4 @@
-import type { NodeRun } from '../../core/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import { askPeer } from '../caller/index.js';
 import { type Activation, type ActorBinding, type BindingPusher, heldRoute } from '../owner/index.js';
 import {
@@ -92,7 +92,7 @@ export function runEnded(deps: SessionDeps, run: NodeRun, reason: string): void 
 const isHere = (self: NodeRun, b: ActorBinding): boolean =>
   b.ownerRid === self.rid && b.ownerGeneration === self.nodeGeneration;
 
-/** A moving Actor's sessions (spot-actor-routing §3.3): 42 to seal each binding, 44 to end the seal. */
+/** A moving Actor's sessions (docs/protocol.md#bound-actors-that-move): 42 to seal each binding, 44 to end the seal. */
 export function moveSessions(deps: SessionDeps): MoveSessions {
   const { self, link } = deps;
   return {

@@ -1,4 +1,4 @@
-// End-user sessions on the object layer (DESIGN §7 "Sessions"): the Session owner's host (admission,
+// End-user sessions on the object layer (docs/architecture.md#sessions): the Session owner's host (admission,
 // ordered turns, hooks, bindings, relays) and the bound Actor's owner side (binds, tombstones, ends).
 export { SessionHost, type SessionHostConfig } from './session-host.js';
 export {

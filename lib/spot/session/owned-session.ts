@@ -1,18 +1,18 @@
+import { REMOTE_CODES, ZLinkError, toWireError } from '../../core/errors.js';
 import {
-  type ActorRef,
   EMPTY_METADATA,
-  type MessageKind,
-  REMOTE_CODES,
   type SessionCloseReason,
-  type SessionLink,
-  ZLinkError,
-  type ZLinkRelayOptions,
-  type ZLinkSession,
-  type ZLinkSessionContext,
   decodePayload,
   encodePayload,
-  toWireError,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { MessageKind } from '../../core/calls/index.js';
+import type { SessionLink } from '../../core/ports/index.js';
+import type {
+  ActorRef,
+  ZLinkRelayOptions,
+  ZLinkSession,
+  ZLinkSessionContext,
+} from '../../core/objects/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import { packSessionStamp } from '../wire/index.js';
 import { type BindingRoute, SessionBindings, bindingRouteOf, lostError } from './session-bindings.js';
@@ -153,7 +153,7 @@ export class OwnedSession implements ZLinkSession {
       signal: undefined,
       session: { stamp, bytes: packSessionStamp(stamp) },
     };
-    // Sealed for a move (§3.3): held here, in session order, until the move gives the route.
+    // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the move gives the route.
     const held = this.bindings.held(binding.actorId);
     if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
     return this.runner.submit(binding.route, sub).catch((error: unknown) => {

@@ -1,4 +1,5 @@
-import { type MeshLink, type NodeRun, ZLinkError, toObjectWireError } from '../../core/index.js';
+import { ZLinkError, toObjectWireError } from '../../core/errors.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 import {
   type ActorBinding,
   type InboundObjectCall,
@@ -12,7 +13,7 @@ import type { SessionBindRecord, SessionUnbindRecord } from '../wire/index.js';
 import { SESSION_BIND_PACKET, SESSION_UNBIND_PACKET, bindPayload, endPayload } from './session-turns.js';
 
 /**
- * The Actor owner's side of a bind (spot-actor-routing §3.1): the ActorRef the Session owner bound by
+ * The Actor owner's side of a bind (docs/protocol.md#session-bindings): the ActorRef the Session owner bound by
  * names this node's run and an ObjectGeneration; if this node holds that incarnation, the bind becomes
  * a turn of the Actor on the route it is held on (queued behind its work, carried along if it moves),
  * answered with that route. Never throws; answers once.

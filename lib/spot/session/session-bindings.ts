@@ -1,10 +1,12 @@
-import { type NodeRun, ZLinkError, isCount, isName, isStr } from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import { isCount, isName, isStr } from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import { wireAddress } from '../wire/index.js';
 
 /**
- * A session's binding to one Actor on its Session owner (spot-actor-routing §3.1): the route verified
+ * A session's binding to one Actor on its Session owner (docs/protocol.md#session-bindings): the route verified
  * at bind time and stored here — never written to the Location or Relocation Store — and the identity
  * that route is checked against on every relay, push and end notice.
  */
@@ -73,7 +75,7 @@ export interface HeldRelay {
   readonly reject: (error: unknown) => void;
 }
 
-/** A binding sealed by its Actor's move (§3.3 command 42): what waits for the route, and the timeout. */
+/** A binding sealed by its Actor's move (docs/protocol.md#bound-actors-that-move, record 42): what waits for the route, and the timeout. */
 interface Seal {
   readonly relocationId: string;
   readonly held: HeldRelay[];
@@ -83,7 +85,7 @@ interface Seal {
 /**
  * The bindings of one session, by Actor id, in the order they were made: the first is the primary,
  * which the client's frames without a `@SessionHandler` are relayed to. A rebind of the same Actor id
- * replaces its entry at once (the new route only after its owner answered: §3.1's atomic switch).
+ * replaces its entry at once (the new route only after its owner answered: docs/protocol.md#session-bindings).
  */
 export class SessionBindings {
   private readonly byActor = new Map<string, BindingRoute>();

@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type DeliveryResult,
-  type HandlerFn,
-  type JobQueue,
-  type MessageKind,
-  type NormalizedSessionListener,
-  type ScopeMetrics,
-  type SessionCloseReason,
-  type SessionHandlerRegistry,
-  type SessionHooks,
-  type SessionLink,
-  type SessionLinkHandler,
-  type ZLinkEvents,
-  type ZLinkSession,
-  type ZLinkSessionContext,
-  ZLinkError,
-  errorMessage,
-} from '../../core/index.js';
+import { ZLinkError, errorMessage } from '../../core/errors.js';
+import type { SessionCloseReason } from '../../core/wire/index.js';
+import type { DeliveryResult, ScopeMetrics, ZLinkEvents } from '../../core/observe/index.js';
+import type { HandlerFn, JobQueue, MessageKind } from '../../core/calls/index.js';
+import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
+import type { NormalizedSessionListener } from '../../core/options/index.js';
+import type {
+  SessionHandlerRegistry,
+  SessionHooks,
+  ZLinkSession,
+  ZLinkSessionContext,
+} from '../../core/objects/index.js';
 import { OwnedSession } from './owned-session.js';
 import type { SessionRunner } from './session-runner.js';
 import { type BindingRoute, bindingRouteOf } from './session-bindings.js';
@@ -240,7 +234,7 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     if (r.outcome === 'commit' && r.route !== undefined) {
       const layer = this.layer;
       if (layer === undefined) return;
-      // The one switch (§3.3 step 7): the route and the current location together, then what was held.
+      // The one switch (docs/protocol.md#bound-actors-that-move): the route and the current location together, then what was held.
       session.bindings.set(bindingRouteOf(layer.mesh, r.actorId, r.bindingGeneration, r.route));
     }
     session.released(r.actorId);

@@ -1,11 +1,8 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  type ObjectRef,
-  type PendingRequests,
-  type ZLinkEvents,
-  fromObjectWireError,
-} from '../../core/index.js';
+import { fromObjectWireError } from '../../core/errors.js';
+import type { ZLinkEvents } from '../../core/observe/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import { askPeer, type ObjectCaller, type ObjectSubmission } from '../caller/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ActorBinding, ObjectHost } from '../owner/index.js';

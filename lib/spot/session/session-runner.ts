@@ -1,10 +1,6 @@
-import type {
-  DeliveryResult,
-  HandlerFn,
-  MessageKind,
-  ZLinkSession,
-  ZLinkSessionContext,
-} from '../../core/index.js';
+import type { DeliveryResult } from '../../core/observe/index.js';
+import type { HandlerFn, MessageKind } from '../../core/calls/index.js';
+import type { ZLinkSession, ZLinkSessionContext } from '../../core/objects/index.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import type { SessionObjects } from './session-objects.js';

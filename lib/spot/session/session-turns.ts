@@ -1,15 +1,8 @@
-import {
-  type MeshLink,
-  type NodeRun,
-  type PendingRequests,
-  RUNTIME_PACKET_PREFIX,
-  ZLinkError,
-  decodePayload,
-  encodePayload,
-  isCount,
-  isName,
-  isStr,
-} from '../../core/index.js';
+import { ZLinkError } from '../../core/errors.js';
+import { decodePayload, encodePayload, isCount, isName, isStr } from '../../core/wire/index.js';
+import type { PendingRequests } from '../../core/calls/index.js';
+import type { MeshLink, NodeRun } from '../../core/ports/index.js';
+import { RUNTIME_PACKET_PREFIX } from '../../core/objects/index.js';
 import { askPeer } from '../caller/index.js';
 import {
   type Activation,
@@ -22,7 +15,7 @@ import { bindingItems, encodeSessionUnbind, readBindingItems } from '../wire/ind
 import { SESSION_UNBIND_TIMEOUT_MS } from '../timing/index.js';
 
 /**
- * The turns a bound Actor runs for its sessions (spot-actor-routing §3.1), each an object call of a
+ * The turns a bound Actor runs for its sessions (docs/protocol.md#session-bindings), each an object call of a
  * runtime packet so that it keeps its place in the Actor's queue and moves with it when the Actor
  * relocates: a bind (registers the binding and answers with the route it is held on), a tombstone (a
  * rebind moved the binding elsewhere) and a session's end (`onSessionClosed`).

@@ -1,4 +1,6 @@
-import { MsgpackReader, RecordKind, WIRE_VERSION, type NodeRun, type ObjectKind } from '../../core/index.js';
+import type { ObjectKind } from '../../core/kinds.js';
+import { MsgpackReader, RecordKind, WIRE_VERSION } from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import {
   type ObjectReplyRecord,
   type ObjectRequestRecord,

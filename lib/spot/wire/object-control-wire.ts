@@ -1,3 +1,4 @@
+import type { ObjectKind } from '../../core/kinds.js';
 import {
   RecordKind,
   WIRE_VERSION,
@@ -8,10 +9,9 @@ import {
   isObjectKind,
   isStr,
   packr,
-  type NodeRun,
-  type ObjectKind,
-  type ObjectRef,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
+import type { ObjectRef } from '../../core/objects/index.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**

@@ -1,4 +1,6 @@
 import { Buffer } from 'node:buffer';
+import type { WireError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
 import {
   MAX_UINT32,
   RecordKind,
@@ -6,10 +8,8 @@ import {
   msgpackWrite as write,
   packr,
   strBytes,
-  type NodeRun,
-  type ObjectKind,
-  type WireError,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import { type ObjectRouteFences, writeObjectFences } from './object-fences.js';
 import {
   type ObjectAddress,

@@ -1,6 +1,7 @@
-import { isCount, isName, isStr, type NodeRun } from '../../core/index.js';
+import { isCount, isName, isStr } from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 
-/** What a call to an object was sent with: the owner run and the authority fences (spot-actor-routing §2.1 step 3). */
+/** What a call to an object was sent with: the owner run and the authority fences (docs/protocol.md#resolving-a-global-id). */
 export interface ObjectRouteFences {
   readonly owner: NodeRun;
   readonly objectGeneration: number;

@@ -1,3 +1,4 @@
+import type { ObjectKind } from '../../core/kinds.js';
 import {
   RecordKind,
   WIRE_VERSION,
@@ -7,13 +8,12 @@ import {
   isObjectKind,
   isStr,
   packr,
-  type NodeRun,
-  type ObjectKind,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**
- * The messageFollow notice (spot-actor-routing §2.5, command 50; docs/decisions.md "The messageFollow
+ * The messageFollow notice (docs/protocol.md#message-follow, record 50; docs/decisions.md "The messageFollow
  * notice"): the source of a move tells the runtime that sent a message on the old route that it was
  * relayed, so that runtime drops its cache entry and looks the owner up again on its next call.
  *

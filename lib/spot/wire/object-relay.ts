@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { msgpackValueEnd } from '../../core/index.js';
+import { msgpackValueEnd } from '../../core/wire/index.js';
 import { type ObjectAddress, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
 
 /** Values before the address: version and kind, and a request's reply route (correlation, rid, generation). */

@@ -1,3 +1,5 @@
+import type { WireError } from '../../core/errors.js';
+import type { ObjectKind } from '../../core/kinds.js';
 import {
   MAX_FRAME_VALUES,
   RecordKind,
@@ -13,11 +15,9 @@ import {
   msgpackValueEnd,
   packr,
   readFrameworkFields,
-  type NodeRun,
-  type ObjectKind,
   type TraceFields,
-  type WireError,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import { type ObjectRouteFences, readObjectFences } from './object-fences.js';
 
 export type { ObjectRouteFences } from './object-fences.js';
@@ -35,7 +35,7 @@ import {
 } from './object-control-wire.js';
 
 /**
- * Object messages on the wire (DESIGN §7 "Wire"): record kinds 60–63, never framework fields on
+ * Object messages on the wire (docs/protocol.md#object-records): record kinds 60–63, never framework fields on
  * channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a
  * Spot payload to a channel handler. Field order (docs/decisions.md):
  *
@@ -50,7 +50,7 @@ import {
  * MeshRoutedRequest, so a relay (Message Follow) forwards the record as it is and the answer goes
  * straight to the origin. A reply echoes the origin's node generation: a reply meant for an earlier
  * run of the origin (whose correlations start over) is refused there, never settling a new call.
- * The fences are one nested array, the form Message Follow's notice names a route by (§2.5). The
+ * The fences are one nested array, the form Message Follow's notice names a route by (docs/protocol.md#message-follow). The
  * trace slot is always written (nil without a trace); `hops`, the Message Follow relays the message
  * took, only by a relay (absent: 0, sent by its sender). `session`, on a call a Session owner relayed
  * to a bound Actor over its binding route (`SessionStamp`: [ownerRid, ownerGeneration, listener,
@@ -100,13 +100,13 @@ export interface SessionStamp {
 
 /** What an object send and request both carry besides their address. */
 interface ObjectCall extends ObjectAddress {
-  /** Identifies one operation across relays (duplicate suppression; §2.5 keeps it); opaque here. */
+  /** Identifies one operation across relays (duplicate suppression; docs/protocol.md#message-follow keeps it); opaque here. */
   readonly operationId: string;
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;
   readonly payload: Uint8Array;
   readonly trace: TraceFields | undefined;
-  /** Message Follow relays it took (spot-actor-routing §2.5): 0 from its sender, at most 8. */
+  /** Message Follow relays it took (docs/protocol.md#message-follow): 0 from its sender, at most 8. */
   readonly hops: number;
   /** Set on a call relayed from an end-user session over its binding route. */
   readonly session?: SessionStamp;

@@ -1,4 +1,4 @@
-import { RecordKind, WIRE_VERSION, isStr, packr } from '../../core/index.js';
+import { RecordKind, WIRE_VERSION, isStr, packr } from '../../core/wire/index.js';
 
 /**
  * The barrier a draining object server closes behind (docs/decisions.md "Leaving a mesh without losing

@@ -7,7 +7,7 @@ import {
   isStr,
   msgpackWrite as write,
   packr,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { crc32 } from 'node:zlib';
+import type { ObjectKind } from '../../core/kinds.js';
 import {
   RecordKind,
   WIRE_VERSION,
@@ -9,12 +10,11 @@ import {
   isObjectKind,
   isStr,
   packr,
-  type ObjectKind,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
 import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './object-fences.js';
 
 /**
- * What a moving object takes with it (spot-actor-routing §2.5, docs/decisions.md "Relocation
+ * What a moving object takes with it (docs/protocol.md#relocation-records, docs/decisions.md "Relocation
  * records"): its state, the turns that were waiting and its timers, as one image that the source sends
  * the target over the mesh — never through a store — in chunks, each within the message bound, with a
  * checksum of the whole:

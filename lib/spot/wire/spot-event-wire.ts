@@ -1,5 +1,5 @@
+import type { ObjectKind } from '../../core/kinds.js';
 import {
-  type ObjectKind,
   RecordKind,
   WIRE_VERSION,
   isBytes,
@@ -7,7 +7,7 @@ import {
   isName,
   isObjectKind,
   packr,
-} from '../../core/index.js';
+} from '../../core/wire/index.js';
 
 /**
  * One Logical Multicast event from its publishing node to one node whose Spots subscribe to its

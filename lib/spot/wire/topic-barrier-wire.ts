@@ -1,4 +1,4 @@
-import { RecordKind, WIRE_VERSION, isCount, packr } from '../../core/index.js';
+import { RecordKind, WIRE_VERSION, isCount, packr } from '../../core/wire/index.js';
 
 /**
  * The round trip a moving subscribed Spot's two owners make with every peer (docs/decisions.md
