@@ -1,7 +1,8 @@
-// The object layer (docs/architecture.md#the-object-layer): Spots and Actors by global id. Reaches the mesh and the store only
-// through core's ports; the runtime wires it. This is the layer's one door: what the runtime uses,
-// by name. The rooms behind it (wire < execution < resolve < owner < multicast < relocation < caller
-// < membership, session) meet only through their own index files.
+// The object layer (docs/architecture.md#the-object-layer): Spots and Actors by global id. Reaches
+// the mesh and the store only through core's ports; the runtime wires it. This is the layer's one
+// door: what the runtime uses, by name, and the types its signatures name. The rooms behind it
+// (timing < wire < execution < resolve < owner < multicast < relocation < caller < {membership,
+// session} < the root files) meet only through their own index files.
 export { ObjectLayer } from './object-layer.js';
 export type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js';
 export type { ObjectSubmission } from './caller/index.js';

@@ -30,8 +30,9 @@ export interface ReceiveParts {
 
 /**
  * Where all object traffic enters this node: every object record a peer sends, by kind (answers to
- * the caller side, calls and moves to the owner side, route news to the cache), and every peer run
- * lost. A record that cannot be read is counted (`protocol_error`) and dropped; nothing here throws.
+ * the caller side, calls and moves to the owner side, route news to the cache), and the object
+ * layer's own handling of a lost peer run (multicast and the caller's waits keep their own
+ * listeners). A record that cannot be read is counted (`protocol_error`) and dropped; nothing here throws.
  */
 export class ObjectReceiver {
   private readonly onStale: Parameters<typeof settleObjectReply>[6];
@@ -84,8 +85,8 @@ export class ObjectReceiver {
         cache.invalidateStale(r.objectKind, r.id, r.fences);
         return;
       case RecordKind.MessageFollow:
-        // Only the route the message came on goes, never a newer entry (docs/protocol.md#message-follow); a lost notice costs
-        // latency only (the detour goes on until the entry expires).
+        // Only the route the message came on goes, never a newer entry (docs/protocol.md#message-follow); a
+        // lost notice costs latency only (the detour goes on until the entry expires).
         cache.invalidateStale(r.objectKind, r.id, r.source, 'moved');
         return;
       case RecordKind.ObjectControl:

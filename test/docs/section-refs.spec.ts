@@ -80,6 +80,12 @@ describe('section references', () => {
     expect(offending((line) => SPEC_NAMES.some((name) => line.includes(name)))).toEqual([]);
   });
 
+  it('the code cites no outside document by a bare name ("the spec", "(guide: ...)", "DESIGN")', () => {
+    const cites = /\bthe spec\b|\bthe guide\b|\(guide\b|\bDESIGN\b/i;
+    const code = (file: string) => file.startsWith('lib/') || file.startsWith('sample/');
+    expect(offending((line) => cites.test(line)).filter((hit) => code(hit))).toEqual([]);
+  });
+
   it('every link to a docs section names a heading or an <a id> of that page', () => {
     const anchors = new Map<string, Set<string>>();
     const broken: string[] = [];

@@ -218,7 +218,7 @@ export function folderCycles(files: readonly SourceFile[]): string[] {
 
 /**
  * A layer's floor plan: its ranks, lowest first. A rank names one room (a subfolder), several rooms
- * that stand side by side (they may not import each other), a root file (`timing.ts`), or `(root)`
+ * that stand side by side (they may not import each other), a root file (`kinds.ts`), or `(root)`
  * for every root file not named. A file may import only its own room and ranks below it; the
  * layer's `index.ts` is the door to the outside and stands above all. With `doors`, a room reaches
  * another room only through that room's `index.ts`.

@@ -3,15 +3,16 @@ import type { ObjectKind } from '../kinds.js';
 import { topicProblem } from './object-classes.js';
 
 /**
- * Logical Multicast as object code sees it (docs/protocol.md#logical-multicast): a Spot subscribes to a (channel, topic) with
- * `@SpotSubscribe`; anyone on the object mesh publishes with `ctx.publish` or `ZLinkSpotPublisher`.
- * The shape of a publish call and of what a subscribed handler learns about the event; which topics
- * are the runtime's own is `topicProblem` (object-classes.ts), one rule for declaring and publishing.
+ * Logical Multicast as object code sees it (docs/protocol.md#logical-multicast): a Spot subscribes to a
+ * (channel, topic) with `@SpotSubscribe`; anyone on the object mesh publishes with `ctx.publish` or
+ * `ZLinkSpotPublisher`. The shape of a publish call and of what a subscribed handler learns about the event;
+ * which topics are the runtime's own is `topicProblem` (object-classes.ts), one rule for declaring and
+ * publishing.
  */
 
 /**
- * The topic a publish of `packet` on `channel` goes on: `options.topic`, else the packet name (guide:
- * "no topic is given — the packet name becomes the topic"). Throws `InvalidArgument` naming the
+ * The topic a publish of `packet` on `channel` goes on: `options.topic`, else the packet name
+ * (docs/protocol.md#logical-multicast). Throws `InvalidArgument` naming the
  * argument for a channel, packet or topic that cannot be published on, a reserved topic included:
  * the one check of both ways to publish, made when the call is built.
  */

@@ -152,7 +152,7 @@ const BEACON = BEACON_TOPIC.toString('latin1');
 /**
  * Why `topic` cannot be subscribed to or published on, `undefined` when it can: a non-empty string,
  * neither the liveness topic nor under the runtime's `zlink:` prefix — values the framework uses
- * itself (guide: a reserved topic is refused). One rule for `@SpotSubscribe` and for a publish.
+ * itself (docs/protocol.md#logical-multicast). One rule for `@SpotSubscribe` and for a publish.
  */
 export function topicProblem(topic: unknown): string | undefined {
   if (typeof topic !== 'string' || topic.length === 0) return 'must be a non-empty string';
@@ -220,7 +220,9 @@ export class ObjectClassRegistry {
     return [...this.byKey.values()];
   }
 
-  /** The handlers of one class by message kind and packet: an activation keeps them, one map read per message. */
+  /**
+   * The handlers of one class by message kind and packet: an activation keeps them, one map read per message.
+   */
   handlersOf(kind: ObjectKind, type: string): ScopeTables<ObjectHandlerDescription> | undefined {
     return this.handlers.tables(`${kind} ${type}`);
   }
@@ -246,9 +248,9 @@ function label(kind: ObjectKind): string {
 }
 
 /**
- * Declared object classes need a mesh that hosts objects and a Location Store for their authority
- * records (issue 16 item 10), and a relocatable one the Relocation Store (docs/protocol.md#relocation-store): without them
- * they would never activate or move, so startup fails with `Configuration` naming the class and the
+ * Declared object classes need a mesh that hosts objects and a Location Store for their authority records
+ * (issue 16 item 10), and a relocatable one the Relocation Store (docs/protocol.md#relocation-store): without
+ * them they would never activate or move, so startup fails with `Configuration` naming the class and the
  * missing option, before any socket opens.
  */
 export function checkObjectClasses(options: NormalizedOptions, classes: ObjectClassRegistry): void {

@@ -3,7 +3,8 @@ import { checkKeys, isRecord, nonNegativeInt, positiveInt } from '../option-chec
 
 /**
  * The `meshes.<mesh>.objects` option: the Spot and Actor settings of the one mesh of a runtime whose
- * `objectRole` is `client` or `server` (docs/architecture.md#the-object-layer; docs/protocol.md#the-route-cache, docs/protocol.md#message-follow).
+ * `objectRole` is `client` or `server` (docs/architecture.md#the-object-layer;
+ * docs/protocol.md#the-route-cache, docs/protocol.md#message-follow).
  */
 
 export interface ObjectOptions {
@@ -64,13 +65,18 @@ export const DEFAULT_OBJECT_QUEUE_LIMIT = 1024;
 /** @default 1048576 */
 export const DEFAULT_MULTICAST_MAX_EVENT_BYTES = 1 << 20;
 /**
- * With both positive, a cached route must expire at least this long before the Message Follow route
- * of a move closes, so a stale entry never outlives the detour it relies on (docs/protocol.md#the-route-cache).
+ * With both positive, a cached route must expire at least this long before the Message Follow route of a move
+ * closes, so a stale entry never outlives the detour it relies on (docs/protocol.md#the-route-cache).
  */
 export const OBJECT_CACHE_FOLLOW_GAP_MS = 5000;
-/** The longest Message Follow chain (docs/protocol.md#message-follow); fixed by the protocol, not an option. */
+/**
+ * The longest Message Follow chain (docs/protocol.md#message-follow); fixed by the protocol, not an option.
+ */
 export const MAX_FOLLOW_HOPS = 8;
-/** A relocation's target commits at the latest this long after relay-ready (docs/protocol.md#relocation-steps); not an option. */
+/**
+ * How long the source waits, from the go it sends the target, for the move's commit before it reads
+ * the store to learn how the move ended (docs/protocol.md#relocation-steps); not an option.
+ */
 export const CUTOVER_DEADLINE_MS = 1000;
 
 const OBJECT_KEYS = [

@@ -12,7 +12,7 @@ export const RecordKind = {
   Hello: 1,
   Welcome: 2,
   State: 3,
-  /** ClientServer liveness, either way (a MeshNode has its own, 23): see transport/silence.ts. */
+  /** ClientServer liveness, either way (a MeshNode has its own, 23): see transport/liveness/silence.ts. */
   Ping: 4,
   Send: 10,
   Request: 11,
@@ -164,7 +164,10 @@ export function describeValue(value: unknown): string {
 /** msgpackr writes integers past 32 bits as float64: records with such correlations are left to it. */
 export const MAX_UINT32 = 0xffffffff;
 
-/** Names (packets, channels) as msgpackr encodes them, once per name; starts over if names are made up without end. */
+/**
+ * Names (packets, channels) as msgpackr encodes them, once per name; starts over if names are made up without
+ * end.
+ */
 const strCache = new Map<string, Uint8Array>();
 const STR_CACHE_LIMIT = 1024;
 

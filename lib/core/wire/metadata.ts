@@ -2,9 +2,10 @@ import { Buffer } from 'node:buffer';
 import { type ZLinkError, invalidArgument } from '../errors.js';
 
 /**
- * Application metadata (docs/protocol.md#metadata): small UTF-8 key/value pairs travelling beside the payload.
+ * Application metadata (docs/protocol.md#metadata): small UTF-8 key/value pairs travelling beside the
+ * payload.
  *
- * Wire form (ours; the spec leaves it open): for each entry, `uvarint(keyBytes) key uvarint(valueBytes)
+ * Wire form (our own choice): for each entry, `uvarint(keyBytes) key uvarint(valueBytes)
  * value`. "Encoded size including structure" is the length of that byte string, at most 1024.
  * Metadata is encoded once when a call is submitted and decoded once on the receiving side.
  */

@@ -2,7 +2,11 @@ import { ZLinkError, cancelledError, errorMessage, invalidArgument } from '../..
 import { RecordKind, encodePayload } from '../../core/wire/index.js';
 import type { ZLinkEvents } from '../../core/observe/index.js';
 import type { MeshLink, NodeRun, PeerAddress } from '../../core/ports/index.js';
-import { type SpotPublishOptions, publishTopic } from '../../core/objects/index.js';
+import {
+  type SpotPublishOptions,
+  type ZLinkSpotPublishCall,
+  publishTopic,
+} from '../../core/objects/index.js';
 import type { Activation, ObjectHost, ObjectPublisher } from '../owner/index.js';
 import type { Clock } from '../resolve/index.js';
 import {
@@ -98,6 +102,8 @@ export class SpotMulticast implements MoveMulticast, ObjectPublisher {
    * comes second): events reach the Spots `local` lists, which live on `host`.
    */
   serve(local: LocalTopics, host: ObjectHost): void {
+    // One host per node: a second would leave the first host's Spots subscribed to nothing.
+    if (this.delivery) throw new Error('SpotMulticast.serve: already serving a host');
     const { mesh, self, events, queueLimit } = this.deps;
     this.delivery = { mesh, self, events, host, local, queueLimit };
   }
@@ -106,10 +112,12 @@ export class SpotMulticast implements MoveMulticast, ObjectPublisher {
    * `ctx.publish` of object `from`: a publish of `event` as `packet` on (`channel`, `topic`, default
    * `packet`). Throws `InvalidArgument` at once as `publishTopic` does; the rest is `.async()`.
    */
-  readonly call: ObjectPublisher['call'] = (from, channel, packet, event, options) => {
+  call(
+    ...[from, channel, packet, event, options]: Parameters<ObjectPublisher['call']>
+  ): ZLinkSpotPublishCall {
     const topic = publishTopic(channel, packet, options);
     return { async: (o) => this.publish({ channel, topic, packet, event, from, options: o }) };
-  };
+  }
 
   /** Hands one event over (see `ZLinkSpotPublishCall.async`): one terminal, never a resend. */
   async publish(p: SpotPublish): Promise<void> {

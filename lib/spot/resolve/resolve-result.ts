@@ -2,11 +2,10 @@ import type { AuthorityRecord, NodeRun, ObjectKey, StoreVersion, Versioned } fro
 import type { ObjectAddress } from '../wire/index.js';
 
 /*
- * The resolver's four closed results (docs/protocol.md#resolver-results: one closed result per state, so
- * no later stage has to guess which state a lookup found). Each goes to exactly one receiver: `ReadyRoute` to the
- * stages guess which state it was in again"). Each goes to exactly one receiver: `ReadyRoute` to the
- * route cache and route admission, `Missing` to the creation coordinator, `Unavailable` to the
- * terminal completion mapper, `StoreFailure` to a retry until the call's deadline (issue 16 item 3).
+ * The resolver's four closed results (docs/protocol.md#resolver-results: one closed result per state, so no
+ * later stage has to guess which state a lookup found). Each goes to exactly one receiver: `ReadyRoute` to
+ * the route cache and route admission, `Missing` to the creation coordinator, `Unavailable` to the terminal
+ * completion mapper, `StoreFailure` to a retry until the call's deadline (issue 16 item 3).
  */
 
 /**
@@ -35,9 +34,9 @@ export interface ReadyRoute extends RouteFences {
   readonly type: string;
   readonly storeVersion: StoreVersion;
   /**
-   * The owner lease's local admission deadline when the route was made, by the resolver's clock:
-   * past it the owner admits nothing under this lease, so the route is not used (docs/protocol.md#the-route-cache:
-   * how long an entry lives). The route cache may hand out a copy with a later deadline after the lease was
+   * The owner lease's local admission deadline when the route was made, by the resolver's clock: past it the
+   * owner admits nothing under this lease, so the route is not used (docs/protocol.md#the-route-cache: how
+   * long an entry lives). The route cache may hand out a copy with a later deadline after the lease was
    * refreshed; a route object itself never changes.
    */
   readonly admissionDeadline: number;
@@ -52,10 +51,11 @@ export interface Missing {
 }
 
 /**
- * Why a record that exists gives no route: its owner holds no live lease (docs/architecture.md#stores-and-authority:
- * an authority whose owner's lease is gone resolves Unavailable), or it is not Ready — still being built or being
- * released (docs/protocol.md#resolving-a-global-id: only a Ready record is a route for an
- * application message; docs/protocol.md#resolver-results: Missing only after the release has completed).
+ * Why a record that exists gives no route: its owner holds no live lease
+ * (docs/architecture.md#stores-and-authority: an authority whose owner's lease is gone resolves Unavailable),
+ * or it is not Ready — still being built or being released (docs/protocol.md#resolving-a-global-id: only a
+ * Ready record is a route for an application message; docs/protocol.md#resolver-results: Missing only after
+ * the release has completed).
  */
 export type UnavailableReason = 'ownerLeaseGone' | 'creating' | 'releasing';
 
@@ -68,7 +68,9 @@ export interface Unavailable {
   readonly authority: Versioned<AuthorityRecord>;
 }
 
-/** The store could not tell whether an authority exists (docs/protocol.md#resolver-results): the read failed. */
+/**
+ * The store could not tell whether an authority exists (docs/protocol.md#resolver-results): the read failed.
+ */
 export interface StoreFailure {
   readonly tag: 'StoreFailure';
   readonly key: ObjectKey;

@@ -90,7 +90,10 @@ export class ClientCalls {
     return this.requestSlow(call, describe, connection);
   }
 
-  /** Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by updates, no polling. */
+  /**
+   * Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by updates,
+   * no polling.
+   */
   async waitForCandidates(count: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.selector.size < count) {
@@ -202,13 +205,16 @@ export class ClientCalls {
     if (connection) return connection;
     // Slow path only (no candidate): the hot path above never scans connections.
     const { channel } = this.host;
+    // Closed: the candidates were cleared with the connections, so no wait could end otherwise.
+    if (this.closed) throw new ZLinkError('Shutdown', `call on '${channel}': the client is closing`);
     const unavailable = () =>
       new ZLinkError('Unavailable', `every ready server of '${channel}' has weight 0 or is draining`);
     // Every known server is ready and excluded: nothing is under way that could change that soon.
     if (this.excludedReady > 0 && !this.host.anyConnecting()) throw unavailable();
-    // ClientServer waits briefly for a server whose admission is under way (docs/protocol.md#when-there-is-no-candidate): at most
-    // min(request timeout, 5 s); the wait itself starts nothing. A ready but weight-0 or draining
-    // member does not cut the wait short while another server is still connecting.
+    // A server whose admission is under way is waited for briefly
+    // (docs/protocol.md#when-there-is-no-candidate): at most min(request timeout, 5 s); the wait
+    // itself starts nothing. A ready but weight-0 or draining member does not cut the wait short
+    // while another server is still connecting.
     const waitUntil = Math.min(deadline, Date.now() + CANDIDATE_WAIT_CAP_MS);
     while (!connection) {
       const left = waitUntil - Date.now();

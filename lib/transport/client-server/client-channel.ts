@@ -37,20 +37,26 @@ export interface ClientChannelConfig {
 export type ChannelSubmit = Submission;
 
 /**
- * The Client role of one ClientServer channel: a DEALER per server endpoint and the selector over
- * the ready ones. Candidates (ready, weight > 0, not draining, one per Server RID) are rebuilt only
- * when a connection's state changes; a call only picks (docs/protocol.md#select-one). Selection and submit are one
- * step: the chosen server is never reported back, and a submitted call is never resent.
+ * The Client role of one ClientServer channel: a DEALER per server endpoint and the selector over the ready
+ * ones. Candidates (ready, weight > 0, not draining, one per Server RID) are rebuilt only when a connection's
+ * state changes; a call only picks (docs/protocol.md#select-one). Selection and submit are one step: the
+ * chosen server is never reported back, and a submitted call is never resent.
  */
 export class ClientChannel {
   /** One connection intent per endpoint; manual and discovered sources of one endpoint share it. */
   private readonly connections = new Map<string, ServerConnection>();
-  /** Manual endpoints (and the local server's) and the discovered runs by endpoint, with their keys (docs/protocol.md#clientserver-handshake). */
+  /**
+   * Manual endpoints (and the local server's) and the discovered runs by endpoint, with their keys
+   * (docs/operations.md#encryption-and-authentication-curve).
+   */
   private readonly trust: EndpointTrust<ServerDescriptor>;
   /** Ready connections kept through the grace after their descriptor vanished. */
   private readonly vanishing: VanishGrace<ServerConnection>;
   private readonly retiring = new Set<Promise<void>>();
-  /** Which run of each Server RID is current, and which were superseded (docs/protocol.md#lifecycle-generations). */
+  /**
+   * Which run of each Server RID is current, and which were superseded
+   * (docs/protocol.md#lifecycle-generations).
+   */
   private readonly runs = new ServerRuns();
   /** Select-one over the ready servers, and the calls' way to the chosen one. */
   private readonly calls: ClientCalls;
@@ -67,7 +73,10 @@ export class ClientChannel {
     );
   }
 
-  /** Adds a manual server endpoint (idempotent: one DEALER per endpoint; the first entry's `rid` and key hold). */
+  /**
+   * Adds a manual server endpoint (idempotent: one DEALER per endpoint; the first entry's `rid` and key
+   * hold).
+   */
   connect(entry: NormalizedEndpoint): void {
     const { endpoint } = entry;
     const { manual } = this.trust;
@@ -78,12 +87,13 @@ export class ClientChannel {
   }
 
   /**
-   * The discovered Servers of this channel, from one full read (docs/protocol.md#clientserver-handshake, docs/protocol.md#lifecycle-generations, docs/protocol.md#location-store-outage): a new endpoint
-   * gets a connection, which is ready only once the server confirms a listed (RID, generation); a
-   * larger descriptor revision applies like a State record; a connection whose descriptor is gone
-   * retires — at once when it is not ready or a newer generation of its RID is ready, otherwise after
-   * `vanishGraceMs` (its owner may be writing it again after a store restart). Never called during a
-   * store outage, so an outage opens and closes nothing.
+   * The discovered Servers of this channel, from one full read (docs/protocol.md#clientserver-handshake,
+   * docs/protocol.md#lifecycle-generations, docs/protocol.md#location-store-outage): a new endpoint gets a
+   * connection, which is ready only once the server confirms a listed (RID, generation); a larger descriptor
+   * revision applies like a State record; a connection whose descriptor is gone retires — at once when it is
+   * not ready or a newer generation of its RID is ready, otherwise after `vanishGraceMs` (its owner may be
+   * writing it again after a store restart). Never called during a store outage, so an outage opens and
+   * closes nothing.
    */
   setDiscovered(descriptors: readonly ServerDescriptor[]): void {
     if (this.closed) return;
@@ -121,7 +131,10 @@ export class ClientChannel {
     this.retiring.add(done);
   }
 
-  /** Whether a connection at `endpoint` (made to `key`) may become ready with `state` (see `ServerConnectionConfig.accepts`). */
+  /**
+   * Whether a connection at `endpoint` (made to `key`) may become ready with `state` (see
+   * `ServerConnectionConfig.accepts`).
+   */
   private accepts(
     endpoint: string,
     state: ServerState,
@@ -204,7 +217,10 @@ export class ClientChannel {
     return false;
   }
 
-  /** Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by rebuilds, no polling. */
+  /**
+   * Resolves once at least `count` candidates are selectable; `Timeout` past `timeoutMs`. Woken by rebuilds,
+   * no polling.
+   */
   waitForCandidates(count: number, timeoutMs: number): Promise<void> {
     return this.calls.waitForCandidates(count, timeoutMs);
   }
@@ -221,8 +237,8 @@ export class ClientChannel {
       else candidates.push({ id: Buffer.from(rid, 'utf8'), weight: state.weight, target: connection });
     }
     this.calls.update(candidates, excluded);
-    // docs/protocol.md#lifecycle-generations: the previous generation's connection goes once the new one is a ready target
-    // (a manual endpoint stays: it is configuration, and simply is not selected).
+    // docs/protocol.md#lifecycle-generations: the previous generation's connection goes once the new one is a
+    // ready target (a manual endpoint stays: it is configuration, and simply is not selected).
     for (const old of losers) {
       if (this.trust.manual.has(old.endpoint)) old.recheck(undefined);
       else this.retire(old);
