@@ -40,7 +40,10 @@ export function z85Encode(bytes: Uint8Array): string {
   return out;
 }
 
-/** The bytes of Z85 `text`, or `undefined` when it is not Z85 (a length not a multiple of 5, a foreign character, an overflow). */
+/**
+ * The bytes of Z85 `text`, or `undefined` when it is not Z85 (a length not a multiple of 5, a foreign
+ * character, an overflow).
+ */
 export function z85Decode(text: string): Buffer | undefined {
   if (text.length % 5 !== 0) return undefined;
   const out = Buffer.alloc((text.length / 5) * 4);

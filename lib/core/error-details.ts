@@ -25,7 +25,9 @@ class Unencodable {
   constructor(readonly reason: string) {}
 }
 
-/** Plain data (see `plainDetails`) and at least its msgpack size; `bytes` is `Infinity` past `COUNT_LIMIT`. */
+/**
+ * Plain data (see `plainDetails`) and at least its msgpack size; `bytes` is `Infinity` past `COUNT_LIMIT`.
+ */
 interface Plain {
   value: unknown;
   bytes: number;
@@ -46,7 +48,8 @@ export function boundedDetails(details: unknown): BoundedDetails {
       details: Number.isFinite(plain.bytes) ? { truncated: true, bytes: plain.bytes } : { truncated: true },
     };
   } catch (e) {
-    // A getter, a Proxy or a toJSON of the details' own threw, or the details hold what msgpack has no form for.
+    // A getter, a Proxy or a toJSON of the details' own threw, or the details hold what msgpack has no form
+    // for.
     return { note: e instanceof Unencodable ? e.reason : `reading them threw: ${describe(e)}` };
   }
 }

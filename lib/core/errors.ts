@@ -51,7 +51,10 @@ export const REMOTE_CODES = {
  * "never ran".
  */
 export const DRAINING_CODE = 'ServerDraining';
-/** The wire code of a refusal by a server whose owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): it never ran either. */
+/**
+ * The wire code of a refusal by a server whose owner lease is fenced
+ * (docs/protocol.md#owner-lease-and-fencing): it never ran either.
+ */
 export const FENCED_CODE = 'ServerFenced';
 
 export interface ZLinkErrorOptions {
@@ -133,7 +136,9 @@ function unboundedWireError(error: unknown): WireError {
   return { code: REMOTE_CODES.handlerError, message: errorMessage(error) };
 }
 
-/** `message` in at most `max` characters, cut on a code point (never half a surrogate pair), ending in `…`. */
+/**
+ * `message` in at most `max` characters, cut on a code point (never half a surrogate pair), ending in `…`.
+ */
 function boundedMessage(message: string, max = MAX_ERROR_MESSAGE_CHARS): string {
   if (message.length <= max) return message;
   let end = max - 1;
@@ -155,10 +160,10 @@ function rpcExceptionPayload(error: unknown): unknown {
 }
 
 /**
- * Rebuilds a remote failure on the caller's side. A draining or fenced server's refusal
- * (`ServerDraining`, `ServerFenced`) becomes `Rejected` (docs/protocol.md#drain: the request never ran); everything else is
- * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself. `cause`: the
- * error itself, when it was thrown in this process (see `userCodeError`).
+ * Rebuilds a remote failure on the caller's side. A draining or fenced server's refusal (`ServerDraining`,
+ * `ServerFenced`) becomes `Rejected` (docs/protocol.md#drain: the request never ran); everything else is
+ * `RemoteError` carrying the remote code — including a `Rejected` a handler threw itself. `cause`: the error
+ * itself, when it was thrown in this process (see `userCodeError`).
  */
 export function fromWireError(wire: WireError, where: string, cause?: unknown): ZLinkError {
   if (wire.code === DRAINING_CODE || wire.code === FENCED_CODE) {
@@ -228,7 +233,10 @@ function objectRefusalCode(code: ZLinkErrorCode): ObjectRefusalCode | undefined 
   }
 }
 
-/** An object call's remote failure on the caller's side: a refusal keeps its local code, the rest is as `fromWireError`. */
+/**
+ * An object call's remote failure on the caller's side: a refusal keeps its local code, the rest is as
+ * `fromWireError`.
+ */
 export function fromObjectWireError(wire: WireError, where: string): ZLinkError {
   const code = (OBJECT_REFUSALS as Record<string, ZLinkErrorCode | undefined>)[wire.code];
   if (code === undefined) return fromWireError(wire, where);
@@ -250,7 +258,10 @@ export function invalidArgument(what: string, problem: string): ZLinkError {
   return new ZLinkError('InvalidArgument', `${what}: ${problem}`, { details: { argument: what } });
 }
 
-/** A duration in ms given at run time (a setter's argument): `ms` when an integer >= 0, else `InvalidArgument` naming `what`. */
+/**
+ * A duration in ms given at run time (a setter's argument): `ms` when an integer >= 0, else `InvalidArgument`
+ * naming `what`.
+ */
 export function runtimeMs(what: string, ms: number): number {
   if (!Number.isSafeInteger(ms) || ms < 0) throw invalidArgument(what, 'must be an integer >= 0');
   return ms;

@@ -13,7 +13,9 @@ export interface ListenOptions {
   port?: number;
   /** @default '0.0.0.0' */
   bindHost?: string;
-  /** Host others use to reach this listener. @default bindHost, or this machine's hostname for a wildcard bind */
+  /**
+   * Host others use to reach this listener. @default bindHost, or this machine's hostname for a wildcard bind
+   */
   advertiseHost?: string;
 }
 
@@ -23,7 +25,10 @@ export interface NormalizedListen {
   readonly advertiseHost: string | undefined;
 }
 
-/** An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and the wire. */
+/**
+ * An integer 0..10000: the one weight rule, for options (`Configuration`), run time (`InvalidArgument`) and
+ * the wire.
+ */
 export function isValidWeight(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= WEIGHT_MIN && value <= WEIGHT_MAX;
 }

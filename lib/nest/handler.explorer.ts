@@ -22,9 +22,9 @@ import { ZLinkMetadataAccessor } from './zlink-metadata.accessor.js';
 type Instance = Record<string, unknown> & object;
 
 /**
- * Finds `@ChannelHandler` and `@NodeHandler` methods on providers and controllers, wraps each in Nest's pipeline and
- * registers it with the runtime (on module init); starts the runtime on application bootstrap and
- * closes it on application shutdown. @internal
+ * Finds `@ChannelHandler` and `@NodeHandler` methods on providers and controllers, wraps each in Nest's
+ * pipeline and registers it with the runtime (on module init); starts the runtime on application bootstrap
+ * and closes it on application shutdown. @internal
  */
 @Injectable()
 export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
@@ -66,18 +66,20 @@ export class ZLinkHandlerExplorer implements OnModuleInit, OnApplicationBootstra
     return this.objects;
   }
 
-  /** Binds listeners and connects clients; rejects `Configuration` (e.g. a handler on an unserved channel). */
+  /**
+   * Binds listeners and connects clients; rejects `Configuration` (e.g. a handler on an unserved channel).
+   */
   onApplicationBootstrap(): Promise<void> {
     return this.runtime.start();
   }
 
   /**
-   * Drains (docs/protocol.md#drain: local servers leave selection, accepted handlers finish up to `drainTimeoutMs`,
-   * descriptors are released), then ends pending calls with `Shutdown` and closes every socket, in
-   * the first shutdown phase: Nest runs a global module's hooks after the other modules' in each
-   * phase, so this is the earliest ZLink can stop on its own — before anyone's
-   * `beforeApplicationShutdown`. An application that closes what its handlers use in its own
-   * `onModuleDestroy` should `drain()` or `close()` the runtime there first.
+   * Drains (docs/protocol.md#drain: local servers leave selection, accepted handlers finish up to
+   * `drainTimeoutMs`, descriptors are released), then ends pending calls with `Shutdown` and closes every
+   * socket, in the first shutdown phase: Nest runs a global module's hooks after the other modules' in each
+   * phase, so this is the earliest ZLink can stop on its own — before anyone's `beforeApplicationShutdown`.
+   * An application that closes what its handlers use in its own `onModuleDestroy` should `drain()` or
+   * `close()` the runtime there first.
    */
   async onModuleDestroy(): Promise<void> {
     await this.runtime.drain();

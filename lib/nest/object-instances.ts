@@ -4,9 +4,9 @@ import type { ObjectClassDescription, ObjectInstances } from '../core/objects/in
 import { nestHandler } from './nest-handler.js';
 
 /**
- * Object instances through Nest (docs/architecture.md#public-surface): one transient instance per activation, resolved by
- * `ModuleRef.resolve` (constructor injection of the app's singletons), and handlers through Nest's
- * pipeline like channel handlers. @internal
+ * Object instances through Nest (docs/architecture.md#public-surface): one transient instance per activation,
+ * resolved by `ModuleRef.resolve` (constructor injection of the app's singletons), and handlers through
+ * Nest's pipeline like channel handlers. @internal
  */
 export class NestObjectInstances implements ObjectInstances {
   constructor(

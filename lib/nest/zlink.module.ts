@@ -18,22 +18,24 @@ import {
   ZLinkConfigurableModule,
 } from './zlink.module-definition.js';
 
-/** What `ZLinkModule.forRootAsync()` takes: `{ imports?, inject?, useFactory }` (or `useClass`/`useExisting`). */
+/**
+ * What `ZLinkModule.forRootAsync()` takes: `{ imports?, inject?, useFactory }` (or `useClass`/`useExisting`).
+ */
 export type ZLinkModuleAsyncOptions = typeof ZLINK_ASYNC_OPTIONS_TYPE;
 
 /**
- * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or
- * `ZLinkModule.forRootAsync({ imports, inject, useFactory })`. Exports `ZLinkRuntime` and
- * `ZLinkRouteClient`, `ZLinkObjects`, `ZLinkFanoutClient`, `ZLinkSpotPublisher` and `ZLinkEventStream` (events as Observables) as
- * injectables. Lifecycle events are logged through Nest's Logger (context `ZLink`).
+ * The ZLink dynamic module, global: `ZLinkModule.forRoot(options)` or `ZLinkModule.forRootAsync({ imports,
+ * inject, useFactory })`. Exports `ZLinkRuntime` and `ZLinkRouteClient`, `ZLinkObjects`, `ZLinkFanoutClient`,
+ * `ZLinkSpotPublisher` and `ZLinkEventStream` (events as Observables) as injectables. Lifecycle events are
+ * logged through Nest's Logger (context `ZLink`).
  *
- * Lifecycle: the options are validated when the runtime is created (a bad option fails the
- * bootstrap with `Configuration` naming it; like any provider error, Nest aborts the process there
- * unless the application is created with `abortOnError: false`). `@ChannelHandler` methods are
- * registered on module init; listeners bind and clients connect on application bootstrap (a handler
- * on a channel this process does not serve, or a duplicate handler, rejects the bootstrap with
- * `Configuration`). `app.close()` drains local servers (docs/protocol.md#drain; up to `drainTimeoutMs`, descriptors
- * are released), then ends pending calls with `Shutdown` and closes every socket.
+ * Lifecycle: the options are validated when the runtime is created (a bad option fails the bootstrap with
+ * `Configuration` naming it; like any provider error, Nest aborts the process there unless the application is
+ * created with `abortOnError: false`). `@ChannelHandler` methods are registered on module init; listeners
+ * bind and clients connect on application bootstrap (a handler on a channel this process does not serve, or a
+ * duplicate handler, rejects the bootstrap with `Configuration`). `app.close()` drains local servers
+ * (docs/protocol.md#drain; up to `drainTimeoutMs`, descriptors are released), then ends pending calls with
+ * `Shutdown` and closes every socket.
  */
 @Module({
   imports: [DiscoveryModule],

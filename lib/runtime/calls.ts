@@ -7,14 +7,18 @@ import { packetProblem } from '../core/objects/index.js';
 export interface CallOptions {
   /** Deadline of this call; defaults to the runtime's `requestTimeoutMs`. */
   timeoutMs?: number;
-  /** Aborting ends the call with `Cancelled` (a request still pending, or a send still waiting for queue space). */
+  /**
+   * Aborting ends the call with `Cancelled` (a request still pending, or a send still waiting for queue
+   * space).
+   */
   signal?: AbortSignal;
 }
 
 /**
- * Where a call goes: one Server of a ChannelName, chosen by weight (docs/protocol.md#select-one), exactly the MeshNode
- * `rid` of mesh `mesh` (docs/protocol.md#node-direct), or the one Spot or Actor a global id names, wherever it
- * lives (docs/protocol.md#resolving-a-global-id; `instance`: Instance intent, a Missing Spot may be created).
+ * Where a call goes: one Server of a ChannelName, chosen by weight (docs/protocol.md#select-one), exactly the
+ * MeshNode `rid` of mesh `mesh` (docs/protocol.md#node-direct), or the one Spot or Actor a global id names,
+ * wherever it lives (docs/protocol.md#resolving-a-global-id; `instance`: Instance intent, a Missing Spot may
+ * be created).
  */
 export type CallTarget =
   | { readonly kind: 'channel'; readonly channel: string }
@@ -26,7 +30,10 @@ export type CallTarget =
       readonly instance?: { readonly type: string; readonly init: unknown };
     };
 
-/** The name a call's messages use for its target: the ChannelName, the MeshName of a Node direct call, the object's id. */
+/**
+ * The name a call's messages use for its target: the ChannelName, the MeshName of a Node direct call, the
+ * object's id.
+ */
 export function targetName(target: CallTarget): string {
   return target.kind === 'channel' ? target.channel : target.kind === 'node' ? target.mesh : target.id;
 }

@@ -23,7 +23,10 @@ export interface ClientServerConfig {
   readonly keyring?: CurveKeyring;
 }
 
-/** The runtime's ClientServer channels: a Server listener and/or a Client per ChannelName (docs/protocol.md#clientserver-roles). */
+/**
+ * The runtime's ClientServer channels: a Server listener and/or a Client per ChannelName
+ * (docs/protocol.md#clientserver-roles).
+ */
 export class RuntimeClientServer implements Topology {
   private readonly servers = new Map<string, ServerListener>();
   private readonly clients = new Map<string, ClientChannel>();
@@ -84,7 +87,8 @@ export class RuntimeClientServer implements Topology {
           location && cs.client.discovery === 'auto' ? () => location.hint('server', channel) : undefined,
       });
       this.clients.set(channel, client);
-      // The local server is a candidate like any other, reached over the real transport (docs/protocol.md#the-local-server).
+      // The local server is a candidate like any other, reached over the real transport
+      // (docs/protocol.md#the-local-server).
       const local = this.servers.get(channel);
       if (local)
         client.connect({
@@ -160,7 +164,10 @@ export class RuntimeClientServer implements Topology {
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }
 
-  /** What a Server listener publishes in the Location Store (docs/protocol.md#location-store): with CURVE, its key too. */
+  /**
+   * What a Server listener publishes in the Location Store (docs/protocol.md#location-store): with CURVE, its
+   * key too.
+   */
   private descriptor(listener: ServerListener): ServerDescriptor {
     return serverDescriptor(listener, this.serverKey(listener.serverState.channel));
   }

@@ -13,10 +13,11 @@ export interface DiscoveryConfig {
 }
 
 /**
- * Automatic discovery of one (kind, scope) (docs/protocol.md#discovery, docs/protocol.md#location-store-outage): a full read on every change
- * notification and on an interval, the safety net for notifications that are lost. A read that fails
- * changes nothing — the last list stays, so no connection is added or removed during a store outage —
- * and the first read that succeeds afterwards reconciles everything at once.
+ * Automatic discovery of one (kind, scope) (docs/protocol.md#discovery,
+ * docs/protocol.md#location-store-outage): a full read on every change notification and on an interval, the
+ * safety net for notifications that are lost. A read that fails changes nothing — the last list stays, so no
+ * connection is added or removed during a store outage — and the first read that succeeds afterwards
+ * reconciles everything at once.
  */
 export class DescriptorDiscovery {
   private timer: NodeJS.Timeout | undefined;

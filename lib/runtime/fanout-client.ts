@@ -23,8 +23,8 @@ export interface FanoutSubmitter {
 }
 
 /**
- * A classic fanout publish (docs/protocol.md#classic-fanout): `.async()` only — there is no metadata on fanout, neither in
- * the types nor at run time. Nothing happens until `.async()`.
+ * A classic fanout publish (docs/protocol.md#classic-fanout): `.async()` only — there is no metadata on
+ * fanout, neither in the types nor at run time. Nothing happens until `.async()`.
  */
 export class ZLinkFanoutPublishCall {
   constructor(
@@ -34,10 +34,10 @@ export class ZLinkFanoutPublishCall {
 
   /**
    * Resolves when the local publisher queue took the event — no subscriber count, no receipt
-   * (docs/protocol.md#when-a-call-is-finished). Ends `NotFound` (no such fanout channel), `NotConfigured` (no publisher here),
-   * `Unavailable` (the runtime has not started),
-   * `InvalidArgument` (bad topic, the reserved one included, or an event that cannot be encoded),
-   * `Timeout` (noDrop: the queue did not clear by the deadline), `Cancelled` or `Shutdown`.
+   * (docs/protocol.md#when-a-call-is-finished). Ends `NotFound` (no such fanout channel), `NotConfigured` (no
+   * publisher here), `Unavailable` (the runtime has not started), `InvalidArgument` (bad topic, the reserved
+   * one included, or an event that cannot be encoded), `Timeout` (noDrop: the queue did not clear by the
+   * deadline), `Cancelled` or `Shutdown`.
    */
   async(options?: PublishOptions): Promise<void> {
     return this.submitter.publish({ ...this.call, timeoutMs: options?.timeoutMs, signal: options?.signal });

@@ -129,8 +129,9 @@ export class RuntimeFanout implements Topology {
   }
 
   /**
-   * Publishes one event (docs/protocol.md#classic-fanout, docs/protocol.md#when-a-call-is-finished): done when the local queue took it. Drop mode never waits
-   * on a subscriber; with `noDrop` a full queue waits for space until the deadline (`Timeout`).
+   * Publishes one event (docs/protocol.md#classic-fanout, docs/protocol.md#when-a-call-is-finished): done
+   * when the local queue took it. Drop mode never waits on a subscriber; with `noDrop` a full queue waits for
+   * space until the deadline (`Timeout`).
    */
   publish(call: PublishSubmission): Promise<void> {
     const publisher = this.publishers.get(call.channel);
@@ -178,7 +179,10 @@ export class RuntimeFanout implements Topology {
     );
   }
 
-  /** The topic's bytes and its key in the publisher's sequence table; `InvalidArgument` for a reserved or empty one. */
+  /**
+   * The topic's bytes and its key in the publisher's sequence table; `InvalidArgument` for a reserved or
+   * empty one.
+   */
   private topicOf(topic: string | Uint8Array): [Buffer, string] {
     // The key is the wire bytes, so a string topic and the same bytes given raw count as one topic.
     if (typeof topic !== 'string') {
@@ -222,7 +226,10 @@ export class RuntimeFanout implements Topology {
     });
   }
 
-  /** A publisher has nothing to drain: publishing is done on local admission (docs/protocol.md#when-a-call-is-finished). */
+  /**
+   * A publisher has nothing to drain: publishing is done on local admission
+   * (docs/protocol.md#when-a-call-is-finished).
+   */
   drain(): Promise<void> {
     return RESOLVED;
   }

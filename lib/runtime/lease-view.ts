@@ -2,12 +2,13 @@ import type { LeaseTiming, LocationDescriptor, NodeRun } from '../core/ports/ind
 import type { Clock, OwnerLeaseView } from '../spot/index.js';
 
 /**
- * The owner lease of every node run of the object mesh, as this process last read the MeshNode
- * descriptors (the owner lease is the owner node's own lease: docs/architecture.md#stores-and-authority). A run holds a lease while
- * the last successful read listed a descriptor of its NodeRid *and* generation; its admission deadline
- * is that read's time plus `ttlMs - marginMs` — never later than the owner itself stops admitting
- * after its last refresh that read could have seen. A failed read extends nothing (docs/protocol.md#location-store-outage: a store
- * outage never lengthens a lease), so deadlines lapse on their own.
+ * The owner lease of every node run of the object mesh, as this process last read the MeshNode descriptors
+ * (the owner lease is the owner node's own lease: docs/architecture.md#stores-and-authority). A run holds a
+ * lease while the last successful read listed a descriptor of its NodeRid *and* generation; its admission
+ * deadline is that read's time plus `ttlMs - marginMs` — never later than the owner itself stops admitting
+ * after its last refresh that read could have seen. A failed read extends nothing
+ * (docs/protocol.md#location-store-outage: a store outage never lengthens a lease), so deadlines lapse on
+ * their own.
  */
 export class DescriptorLeaseView implements OwnerLeaseView {
   private readonly deadlines = new Map<string, number>();

@@ -43,9 +43,9 @@ export interface StoreCheck {
 }
 
 /**
- * The runtime's one Location Store (docs/protocol.md#location-store): the store it builds from `locationStore`, the owner
- * lease over every descriptor this process publishes, and the discovery readers. Whatever needs to
- * follow the lease (admission) registers with `onFence`.
+ * The runtime's one Location Store (docs/protocol.md#location-store): the store it builds from
+ * `locationStore`, the owner lease over every descriptor this process publishes, and the discovery readers.
+ * Whatever needs to follow the lease (admission) registers with `onFence`.
  */
 export class RuntimeLocation {
   /** The store, every operation on it reported to `health`. */
@@ -116,8 +116,8 @@ export class RuntimeLocation {
   }
 
   /**
-   * Writes this process's descriptors and starts the lease. A store that is down now does not stop
-   * the start: the lease writes them once it answers (docs/protocol.md#location-store-outage: found after recovery).
+   * Writes this process's descriptors and starts the lease. A store that is down now does not stop the start:
+   * the lease writes them once it answers (docs/protocol.md#location-store-outage: found after recovery).
    */
   async publish(descriptors: readonly LocationDescriptor[]): Promise<void> {
     await this.lease.start(descriptors);

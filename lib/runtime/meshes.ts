@@ -118,7 +118,9 @@ export class RuntimeMeshes implements Topology {
     return this.byChannel.get(channel);
   }
 
-  /** A Node direct call to NodeRid `rid` of MeshName `mesh`; `NotFound` when this process has no such mesh. */
+  /**
+   * A Node direct call to NodeRid `rid` of MeshName `mesh`; `NotFound` when this process has no such mesh.
+   */
   submitToNode(kind: 'send' | 'request', mesh: string, rid: string, call: Submission): Promise<unknown> {
     const node = this.nodes.get(mesh);
     if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);
@@ -134,7 +136,9 @@ export class RuntimeMeshes implements Topology {
     await Promise.all([...this.nodes.values()].map((n) => n.close()));
   }
 
-  /** Resolves once `count` peers of `mesh` are ready; `Timeout` past `timeoutMs`. For tests and operations. */
+  /**
+   * Resolves once `count` peers of `mesh` are ready; `Timeout` past `timeoutMs`. For tests and operations.
+   */
   async waitForPeers(mesh: string, count: number, timeoutMs: number): Promise<void> {
     const node = this.nodes.get(mesh);
     if (!node) throw new ZLinkError('NotFound', `MeshName '${mesh}' is not registered in this process`);

@@ -38,10 +38,10 @@ export interface ObjectsConfig {
 }
 
 /**
- * The object layer in the runtime (docs/architecture.md#the-object-layer): on the one mesh whose `objectRole` is `client` or
- * `server`, with the Authority Store beside the Location Store and the owner leases read from that
- * mesh's node descriptors. Bound after the meshes (it rides on their MeshNode); publishes nothing
- * of its own (the node's descriptor and state carry its role and hosted types).
+ * The object layer in the runtime (docs/architecture.md#the-object-layer): on the one mesh whose `objectRole`
+ * is `client` or `server`, with the Authority Store beside the Location Store and the owner leases read from
+ * that mesh's node descriptors. Bound after the meshes (it rides on their MeshNode); publishes nothing of its
+ * own (the node's descriptor and state carry its role and hosted types).
  */
 export class RuntimeObjects implements Topology {
   private classes: ObjectClassRegistry = new Registry();
@@ -62,7 +62,10 @@ export class RuntimeObjects implements Topology {
     if (instances) this.instances = instances;
   }
 
-  /** Object classes need a Location Store and an `objectRole: 'server'` mesh: `Configuration` before any socket opens. */
+  /**
+   * Object classes need a Location Store and an `objectRole: 'server'` mesh: `Configuration` before any
+   * socket opens.
+   */
   checkClasses(): void {
     checkObjectClasses(this.config.options, this.classes);
   }
@@ -131,7 +134,10 @@ export class RuntimeObjects implements Topology {
     });
   }
 
-  /** The started layer for a `ZLinkObjects` call: `NotConfigured` without an object mesh, `Shutdown` once closed. */
+  /**
+   * The started layer for a `ZLinkObjects` call: `NotConfigured` without an object mesh, `Shutdown` once
+   * closed.
+   */
   started(what: string): ObjectLayer {
     if (this.mesh === undefined)
       throw new ZLinkError(
@@ -142,7 +148,10 @@ export class RuntimeObjects implements Topology {
     return this.layer;
   }
 
-  /** A call by global id from the route client, on a started runtime; throws as `started` does, or `InvalidArgument`. */
+  /**
+   * A call by global id from the route client, on a started runtime; throws as `started` does, or
+   * `InvalidArgument`.
+   */
   submit(
     call: CallSubmission,
     target: CallTarget & { kind: 'object' },
@@ -164,14 +173,19 @@ export class RuntimeObjects implements Topology {
 
   connect(): void {}
 
-  /** Reads the object mesh's node descriptors for the owner leases (sharing the mesh's own discovery when it has one). */
+  /**
+   * Reads the object mesh's node descriptors for the owner leases (sharing the mesh's own discovery when it
+   * has one).
+   */
   discover(location: RuntimeLocation): Promise<unknown>[] {
     const leases = this.leases;
     if (!this.mesh || !leases) return [];
     return [location.discover('mesh-node', this.mesh[0], (list) => leases.read(list))];
   }
 
-  /** With `onDrain: 'relocate'`, moves this object server's objects elsewhere first (see `ObjectLayer.drain`). */
+  /**
+   * With `onDrain: 'relocate'`, moves this object server's objects elsewhere first (see `ObjectLayer.drain`).
+   */
   async drain(deadlineMs: number): Promise<void> {
     await this.layer?.drain(deadlineMs);
   }

@@ -2,9 +2,9 @@ import type { ObjectKind } from '../core/kinds.js';
 import { type CallSubmitter, type CallTarget, ZLinkRequestCall, ZLinkSendCall } from './calls.js';
 
 /**
- * Starts sends and requests. ChannelName calls pick one Server by weight over the send path the
- * name is registered on — RouteMesh or ClientServer, the calling code is the same (docs/protocol.md#arrangements); Node
- * direct calls name one MeshNode.
+ * Starts sends and requests. ChannelName calls pick one Server by weight over the send path the name is
+ * registered on — RouteMesh or ClientServer, the calling code is the same (docs/protocol.md#arrangements);
+ * Node direct calls name one MeshNode.
  */
 export class ZLinkRouteClient {
   constructor(private readonly submitter: CallSubmitter) {}
@@ -18,9 +18,9 @@ export class ZLinkRouteClient {
   }
 
   /**
-   * Node direct: reaches exactly the MeshNode `rid` of mesh `mesh`, never another (docs/protocol.md#node-direct). Ends
-   * `NotFound` when `rid` is not a member (or is an Object Client, or this node), `Timeout` when it
-   * is known but not ready by the deadline, `RouteError` when its link is lost.
+   * Node direct: reaches exactly the MeshNode `rid` of mesh `mesh`, never another
+   * (docs/protocol.md#node-direct). Ends `NotFound` when `rid` is not a member (or is an Object Client, or
+   * this node), `Timeout` when it is known but not ready by the deadline, `RouteError` when its link is lost.
    */
   sendToNode(mesh: string, rid: string, packet: string, message: unknown): ZLinkSendCall {
     return new ZLinkSendCall(this.submitter, { kind: 'node', mesh, rid }, packet, message);
@@ -31,15 +31,18 @@ export class ZLinkRouteClient {
   }
 
   /**
-   * A Spot by its global id, wherever it lives now (docs/protocol.md#resolving-a-global-id): `.send()` / `.request()`
-   * reach its current owner through the route cache or one store read; `.instance(type, init)` lets a
-   * Missing Spot be created first. Never a ref, a NodeRid or a mesh: only the id.
+   * A Spot by its global id, wherever it lives now (docs/protocol.md#resolving-a-global-id): `.send()` /
+   * `.request()` reach its current owner through the route cache or one store read; `.instance(type, init)`
+   * lets a Missing Spot be created first. Never a ref, a NodeRid or a mesh: only the id.
    */
   toSpot(id: string): ZLinkSpotTarget {
     return new ZLinkSpotTarget(this.submitter, id, undefined);
   }
 
-  /** An Actor by its global id (as `toSpot`, without Instance intent: an Actor is only ever created explicitly). */
+  /**
+   * An Actor by its global id (as `toSpot`, without Instance intent: an Actor is only ever created
+   * explicitly).
+   */
   toActor(id: string): ZLinkObjectTarget {
     return new ZLinkObjectTarget(this.submitter, 'actor', id, undefined);
   }

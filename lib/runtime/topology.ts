@@ -26,7 +26,10 @@ export interface BindContext {
  * `close` every topology in the same order. `drain` runs on every topology at once.
  */
 export interface Topology {
-  /** Binds every listener; a bind failure is `Configuration` naming the listen option, `Shutdown` after a close. */
+  /**
+   * Binds every listener; a bind failure is `Configuration` naming the listen option, `Shutdown` after a
+   * close.
+   */
   bind(context: BindContext): Promise<void>;
   /** What this topology publishes in the Location Store, read after `bind`. */
   descriptors(): LocationDescriptor[];

@@ -5,7 +5,10 @@ import type { MemberTarget, ObjectLayer, RelocationResult, ResolveResult } from 
 
 /** Per-call options of creation and destroy. */
 export interface ObjectCreateOptions {
-  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does, in turn. */
+  /**
+   * The NodeRid of the object server to own it; default: this node when it hosts the type, else one that
+   * does, in turn.
+   */
   node?: string;
   /** Handed to `onActivate(ctx)` as `ctx.init`; travels as msgpack. */
   init?: unknown;
@@ -34,7 +37,10 @@ export interface ObjectRelocateOptions {
   timeoutMs?: number;
 }
 
-/** How a move ended: `committed` on `owner` (the new owner's NodeRid), or `aborted` with why (the object stayed). */
+/**
+ * How a move ended: `committed` on `owner` (the new owner's NodeRid), or `aborted` with why (the object
+ * stayed).
+ */
 export type ObjectRelocation = RelocationResult;
 
 /**

@@ -69,7 +69,10 @@ export class ZLinkRuntime implements CallSubmitter {
   readonly objects: ZLinkObjects;
   /** The end-user session listeners (`sessions`): their handlers, hooks, endpoints and sessions. */
   readonly sessions: RuntimeSessions;
-  /** Random per process start: a restarted server is a new generation (docs/protocol.md#lifecycle-generations). */
+  /**
+   * Random per process start: a restarted server is a new generation
+   * (docs/protocol.md#lifecycle-generations).
+   */
   readonly generation = randomBytes(8).toString('hex');
   private readonly pending = new PendingRequests();
   private readonly jobs: JobQueue;
@@ -181,8 +184,9 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   /**
-   * Checks handlers against the topology, binds every Server listener and connects every Client.
-   * Resolves once listeners are bound; it does not wait for clients to become ready (docs/protocol.md#when-there-is-no-candidate).
+   * Checks handlers against the topology, binds every Server listener and connects every Client. Resolves
+   * once listeners are bound; it does not wait for clients to become ready
+   * (docs/protocol.md#when-there-is-no-candidate).
    */
   start(): Promise<void> {
     this.started ??= this.doStart();
@@ -245,7 +249,10 @@ export class ZLinkRuntime implements CallSubmitter {
     return submitToChannel(call, target.channel, this.channelPaths, this.options, this.tracing);
   }
 
-  /** `FanoutSubmitter`: publishes land here (done on local admission: docs/protocol.md#when-a-call-is-finished). */
+  /**
+   * `FanoutSubmitter`: publishes land here (done on local admission:
+   * docs/protocol.md#when-a-call-is-finished).
+   */
   publish(call: PublishCall): Promise<void> {
     if (this.state !== 'started')
       return this.untilStarted(`publish ${call.channel}/${call.packet}`).then(() => this.publish(call));
@@ -290,8 +297,8 @@ export class ZLinkRuntime implements CallSubmitter {
   }
 
   /**
-   * Drains every local Server (docs/protocol.md#drain): clients stop selecting them, accepted work finishes up to
-   * `drainTimeoutMs`, then the listeners close. Client roles keep working.
+   * Drains every local Server (docs/protocol.md#drain): clients stop selecting them, accepted work finishes
+   * up to `drainTimeoutMs`, then the listeners close. Client roles keep working.
    */
   async drain(): Promise<void> {
     if (this.state !== 'started') return;

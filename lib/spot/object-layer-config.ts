@@ -14,7 +14,10 @@ export interface ObjectLayerConfig extends Omit<
   readonly pending: PendingRequests;
   /** The Relocation Store, when one is registered (moves leave their records there). */
   readonly relocationStore: RelocationStore | undefined;
-  /** Whether the store answers (every operation on `store` reports to it): a recovery drops every cached route. */
+  /**
+   * Whether the store answers (every operation on `store` reports to it): a recovery drops every cached
+   * route.
+   */
   readonly storeHealth: StoreHealth;
   /** The Session owner's side of this node's session listeners, when it has any. */
   readonly sessions?: SessionSink;
@@ -23,7 +26,10 @@ export interface ObjectLayerConfig extends Omit<
 }
 
 export interface CreateOptions {
-  /** The NodeRid of the object server to own it; default: this node when it hosts the type, else one that does. */
+  /**
+   * The NodeRid of the object server to own it; default: this node when it hosts the type, else one that
+   * does.
+   */
   readonly node?: string;
   /** Handed to `onActivate(ctx)` as `ctx.init`. */
   readonly init?: unknown;

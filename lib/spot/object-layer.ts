@@ -46,9 +46,9 @@ import type { CreateOptions, ObjectLayerConfig } from './object-layer-config.js'
 import { LocalTopics, SpotMulticast } from './multicast/index.js';
 
 /**
- * The object layer of one runtime (docs/architecture.md#the-object-layer): the caller side (resolver, positive route cache,
- * calls), the owner side on an object server (activations), and the records between them on the
- * mesh. One per runtime, on its one object mesh.
+ * The object layer of one runtime (docs/architecture.md#the-object-layer): the caller side (resolver,
+ * positive route cache, calls), the owner side on an object server (activations), and the records between
+ * them on the mesh. One per runtime, on its one object mesh.
  */
 export class ObjectLayer {
   private readonly cache: RouteCache;
@@ -177,7 +177,8 @@ export class ObjectLayer {
       relocate: (req) => this.relocate(req),
     });
     this.unsubscribe.push(
-      // A route read before the outage may be older than what changed while nobody could read (docs/protocol.md#the-route-cache).
+      // A route read before the outage may be older than what changed while nobody could read
+      // (docs/protocol.md#the-route-cache).
       config.storeHealth.onRecovered(() => this.cache.storeRecovered()),
       receiver.listen(),
     );
@@ -206,8 +207,9 @@ export class ObjectLayer {
 
   /**
    * Changes `routeCacheMaxAgeMs` at run time: entries made from now on get it, existing ones keep the
-   * lifetime they were made with (docs/protocol.md#the-route-cache). `InvalidArgument` for a value that is not an integer >= 0 or
-   * breaks the rule against Message Follow (at least 5000 ms shorter than `messageFollowDurationMs`).
+   * lifetime they were made with (docs/protocol.md#the-route-cache). `InvalidArgument` for a value that is
+   * not an integer >= 0 or breaks the rule against Message Follow (at least 5000 ms shorter than
+   * `messageFollowDurationMs`).
    */
   setRouteCacheMaxAge(ms: number): void {
     this.checkPair('routeCacheMaxAgeMs', ms, ms, this.followRoutes.followDurationMs);
@@ -215,8 +217,9 @@ export class ObjectLayer {
   }
 
   /**
-   * Changes `messageFollowDurationMs` at run time: moves committed from now on relay for the new
-   * duration, routes installed before keep theirs (docs/protocol.md#message-follow). `InvalidArgument` as `setRouteCacheMaxAge`.
+   * Changes `messageFollowDurationMs` at run time: moves committed from now on relay for the new duration,
+   * routes installed before keep theirs (docs/protocol.md#message-follow). `InvalidArgument` as
+   * `setRouteCacheMaxAge`.
    */
   setMessageFollowDuration(ms: number): void {
     this.checkPair('messageFollowDurationMs', ms, this.cache.maxAgeMs, ms);

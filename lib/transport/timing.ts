@@ -6,7 +6,9 @@
 /** Between two tries to bind the ZAP handler's socket (`BIND_ATTEMPTS` of them: about a second in all). */
 export const BIND_RETRY_MS = 20;
 
-/** A client that pinged nothing for this long (of the time this listener read) is gone: no more pings to it. */
+/**
+ * A client that pinged nothing for this long (of the time this listener read) is gone: no more pings to it.
+ */
 export const CLIENT_GONE_MS = 10000;
 
 /**
@@ -19,10 +21,10 @@ export const HANDSHAKE_MS = 10000;
 export const HELLO_RETRY_MS = 250;
 
 /**
- * After its accepted work is done, a draining receiver keeps answering `Rejected` until no business
- * record has arrived for this long (within the drain deadline). Requests a caller submitted before
- * it learned of the drain are already on the wire; they end `Rejected` (not executed, docs/protocol.md#drain) instead
- * of `RouteError` from a receiver that closed under them.
+ * After its accepted work is done, a draining receiver keeps answering `Rejected` until no business record
+ * has arrived for this long (within the drain deadline). Requests a caller submitted before it learned of the
+ * drain are already on the wire; they end `Rejected` (not executed, docs/protocol.md#drain) instead of
+ * `RouteError` from a receiver that closed under them.
  */
 export const INBOUND_DRAIN_QUIET_MS = 200;
 
@@ -45,7 +47,10 @@ export const RECONNECT_MAX_MS = 5000;
 /** Wait before replacing a lost connection's DEALER: doubles per failure, back to the start on a welcome. */
 export const RECONNECT_MIN_MS = 100;
 
-/** How long after a refused CURVE handshake an outbound connection tries again (with the peer's next key, when it has several). */
+/**
+ * How long after a refused CURVE handshake an outbound connection tries again (with the peer's next key, when
+ * it has several).
+ */
 export const REFUSED_HANDSHAKE_RETRY_MS = 250;
 
 /**
@@ -76,7 +81,10 @@ export const SILENCE_MS = 3000;
  */
 export const STALL_MS = 1000;
 
-/** The longest a fanout subscriber's socket waits between reconnects to a publisher (zeromq's `reconnectMaxInterval`). */
+/**
+ * The longest a fanout subscriber's socket waits between reconnects to a publisher (zeromq's
+ * `reconnectMaxInterval`).
+ */
 export const SUBSCRIBER_RECONNECT_MAX_MS = 5000;
 
 /** How long a session closed by the server keeps its connection, so its Close frame reaches the client. */

@@ -11,7 +11,10 @@ export type MessageKind = 'send' | 'request';
  */
 export type ZLinkTargetKind = 'channel' | 'node' | 'spot' | 'actor' | 'session';
 
-/** What a channel handler learns about the message besides its payload (docs/protocol.md#handler-scopes-and-context). */
+/**
+ * What a channel handler learns about the message besides its payload
+ * (docs/protocol.md#handler-scopes-and-context).
+ */
 export interface ZLinkMessageContext {
   /** The kind of target the handler serves: always `'channel'` here. */
   readonly target: 'channel';
@@ -26,7 +29,8 @@ export interface ZLinkMessageContext {
 
 /**
  * What a Node direct handler learns: the channel context's message fields plus the physical route
- * (docs/protocol.md#handler-scopes-and-context): which mesh, and which node sent it. There is no ChannelName: none was called.
+ * (docs/protocol.md#handler-scopes-and-context): which mesh, and which node sent it. There is no ChannelName:
+ * none was called.
  */
 export interface ZLinkNodeMessageContext extends Omit<ZLinkMessageContext, 'channelName' | 'target'> {
   /** The kind of target the handler serves: always `'node'` here. */
@@ -82,7 +86,10 @@ export class HandlerRegistry<R extends Registration> {
     private readonly label: string,
   ) {}
 
-  /** Throws `Configuration` naming both places when (scope, kind, packet) is taken (docs/protocol.md#handler-scopes-and-context). */
+  /**
+   * Throws `Configuration` naming both places when (scope, kind, packet) is taken
+   * (docs/protocol.md#handler-scopes-and-context).
+   */
   register(registration: R): void {
     const scope = this.scopeOf(registration);
     const { kind, packet } = registration;
@@ -139,7 +146,10 @@ export class NodeHandlerRegistry extends HandlerRegistry<NodeHandlerRegistration
   }
 }
 
-/** What a fanout handler learns (docs/protocol.md#classic-fanout): the channel, the packet, and the topic it arrived on. */
+/**
+ * What a fanout handler learns (docs/protocol.md#classic-fanout): the channel, the packet, and the topic it
+ * arrived on.
+ */
 export interface ZLinkFanoutContext {
   readonly channelName: string;
   readonly packet: string;

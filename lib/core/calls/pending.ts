@@ -225,7 +225,9 @@ export class PendingRequests {
     else if (this.table.size === 1) this.timer?.ref();
   }
 
-  /** Empty lanes stay until the timer fires (a steady caller would otherwise rebuild its lane per request). */
+  /**
+   * Empty lanes stay until the timer fires (a steady caller would otherwise rebuild its lane per request).
+   */
   private unlink(entry: Entry): void {
     const lane = this.lanes.get(entry.delayMs) as Lane;
     if (entry.prev) entry.prev.next = entry.next;

@@ -112,7 +112,9 @@ export class TargetSelector<T> {
     }));
   }
 
-  /** The accumulators as the per-call procedure would hold them now (replays the cursor; change path only). */
+  /**
+   * The accumulators as the per-call procedure would hold them now (replays the cursor; change path only).
+   */
   private currentAccumulators(): Float64Array {
     if (this.order === undefined) return this.acc;
     const acc = Float64Array.from(this.acc);

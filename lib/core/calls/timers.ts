@@ -1,4 +1,7 @@
-/** setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8 days). */
+/**
+ * setTimeout's largest delay; Node fires a longer one after 1 ms, so longer deadlines are capped (~24.8
+ * days).
+ */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A deadline as a delay `setTimeout` honours: at least 1 ms, at most `MAX_TIMER_MS`. */

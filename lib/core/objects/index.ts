@@ -1,4 +1,6 @@
-/** Spot and Actor classes as the layers above describe them, the contexts their handlers see, and sessions. */
+/**
+ * Spot and Actor classes as the layers above describe them, the contexts their handlers see, and sessions.
+ */
 export * from './object-classes.js';
 export * from './object-context.js';
 export * from './multicast.js';

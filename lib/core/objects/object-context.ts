@@ -111,11 +111,16 @@ export interface ZLinkObjectContext extends ZLinkObjectScope {
   readonly session: ZLinkSessionRef | undefined;
   /** `sessions.push`: a Push to every session bound to this Actor; returns how many. */
   push(packet: string, msg: unknown): number;
-  /** On a `@SpotSubscribe` handler: the event's channel, topic and publisher; `undefined` for any other call. */
+  /**
+   * On a `@SpotSubscribe` handler: the event's channel, topic and publisher; `undefined` for any other call.
+   */
   readonly multicast: ZLinkMulticastEvent | undefined;
 }
 
-/** `onActivate(ctx)`: `init` is what the creating call passed (`createSpot(..., { init })`, `.instance(type, init)`). */
+/**
+ * `onActivate(ctx)`: `init` is what the creating call passed (`createSpot(..., { init })`, `.instance(type,
+ * init)`).
+ */
 export interface ZLinkActivationContext extends ZLinkObjectScope {
   readonly init: unknown;
 }

@@ -8,7 +8,9 @@ import type { ActorRef } from './object-context.js';
  * owned by the node that accepted it, and the context of the handlers that node runs for it.
  */
 
-/** Why a session ended, as `@OnSessionClose` hears it; the Close frame's reason names (docs/sessions-wire.md). */
+/**
+ * Why a session ended, as `@OnSessionClose` hears it; the Close frame's reason names (docs/sessions-wire.md).
+ */
 export type { SessionCloseReason } from '../wire/session-frames.js';
 
 /** One end-user session, on the node that owns its connection (the Session owner). */

@@ -27,8 +27,9 @@ export type ZLinkEvent =
   | {
       /**
        * Per message: which target a call went to and whether the source-local queue took it
-       * (docs/protocol.md#what-observability-separates keeps selection and admission apart). `immediate`: queued in the caller's turn;
-       * `after_wait`: queued once space freed; `refused`: ended with `code` before queuing.
+       * (docs/protocol.md#what-observability-separates keeps selection and admission apart). `immediate`:
+       * queued in the caller's turn; `after_wait`: queued once space freed; `refused`: ended with `code`
+       * before queuing.
        */
       readonly type: 'selection';
       readonly route: RouteKind;
@@ -64,7 +65,10 @@ export type ZLinkEvent =
       readonly draining: boolean;
     }
   | {
-      /** A RouteMesh peer finished its handshake (`peer_ready`), left (`peer_lost`), or changed its memberships. */
+      /**
+       * A RouteMesh peer finished its handshake (`peer_ready`), left (`peer_lost`), or changed its
+       * memberships.
+       */
       readonly type: 'peer_ready' | 'peer_lost' | 'peer_state';
       readonly mesh: string;
       readonly rid: string;
@@ -128,7 +132,9 @@ export type ZLinkEvent =
       readonly detail?: string;
     }
   | {
-      /** The owner lease: `fenced` when no refresh succeeded in time (stop admitting), `held` again after one. */
+      /**
+       * The owner lease: `fenced` when no refresh succeeded in time (stop admitting), `held` again after one.
+       */
       readonly type: 'lease';
       readonly state: 'held' | 'fenced';
     }

@@ -5,7 +5,10 @@
  */
 export type RouteKind = 'client-server' | 'route-mesh' | 'fanout' | 'session';
 
-/** What happened to a received business record (docs/protocol.md#what-observability-separates: the handler delivery result). */
+/**
+ * What happened to a received business record (docs/protocol.md#what-observability-separates: the handler
+ * delivery result).
+ */
 export type DeliveryResult =
   | 'ok'
   | 'no_handler'

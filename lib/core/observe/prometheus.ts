@@ -1,9 +1,10 @@
 import type { HistogramSnapshot, MetricsSnapshot } from './metrics.js';
 
 /**
- * The Prometheus text exposition (format 0.0.4) of a metrics snapshot: what a `/metrics` route
- * returns. Durations are in seconds, as Prometheus names them; labels carry route, mesh and
- * channel only — never a packet, payload or peer identity (docs/protocol.md#what-observability-separates: no high-cardinality labels).
+ * The Prometheus text exposition (format 0.0.4) of a metrics snapshot: what a `/metrics` route returns.
+ * Durations are in seconds, as Prometheus names them; labels carry route, mesh and channel only — never a
+ * packet, payload or peer identity (docs/protocol.md#what-observability-separates: no high-cardinality
+ * labels).
  */
 export function toPrometheusText(snapshot: MetricsSnapshot, prefix = 'zlink'): string {
   const out: string[] = [];

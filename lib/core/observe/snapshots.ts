@@ -41,7 +41,10 @@ export interface MeshPeerSnapshot {
   readonly revision: number;
   /** `outbound`: over our link to its endpoint; `inbound`: over the link it made to us. */
   readonly via: 'outbound' | 'inbound';
-  /** The Logical Multicast (channel, topic) pairs its Spots subscribe to, as it advertised them; absent when none. */
+  /**
+   * The Logical Multicast (channel, topic) pairs its Spots subscribe to, as it advertised them; absent when
+   * none.
+   */
   readonly topics?: readonly MulticastTopic[];
 }
 

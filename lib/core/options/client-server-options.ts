@@ -35,7 +35,10 @@ export interface ClientServerServerOptions {
   listen?: ListenOptions;
   /** 0..10000. @default 100 */
   weight?: number;
-  /** Server identity; keep it stable across restarts of the same server. @default `<hostname>-<pid>-<random per runtime>` */
+  /**
+   * Server identity; keep it stable across restarts of the same server. @default `<hostname>-<pid>-<random
+   * per runtime>`
+   */
   rid?: string;
   /**
    * This listener's own CURVE key pair instead of the runtime's (needs `security.curve`): its descriptor
@@ -121,7 +124,8 @@ export function normalizeClientServer(
       const discovery = entry.client.discovery ?? 'manual';
       if (discovery !== 'manual' && discovery !== 'auto')
         throw configurationError(`${f}.discovery`, `must be 'manual' or 'auto', got ${String(discovery)}`);
-      // Automatic discovery without a store fails before any listener binds (docs/protocol.md#location-store).
+      // Automatic discovery without a store fails before any listener binds
+      // (docs/protocol.md#location-store).
       if (discovery === 'auto' && !hasStore)
         throw configurationError(`${f}.discovery`, "'auto' needs a locationStore");
       slot.client = {

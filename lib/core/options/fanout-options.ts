@@ -34,7 +34,10 @@ export interface FanoutPublisherOptions {
   sendHighWaterMark?: number;
   /** How often the liveness beacon goes out on the reserved topic. @default 1000 */
   beaconIntervalMs?: number;
-  /** The publisher's identity in its beacon and descriptor. @default `<hostname>-<pid>-<random per runtime>-<channel>` */
+  /**
+   * The publisher's identity in its beacon and descriptor. @default `<hostname>-<pid>-<random per
+   * runtime>-<channel>`
+   */
   rid?: string;
   /**
    * This publisher's own CURVE key pair instead of the runtime's (needs `security.curve`): its descriptor

@@ -83,7 +83,8 @@ function normalizeMesh(mesh: string, value: unknown, hasStore: boolean, curve: b
       `must be 'none', 'client' or 'server', got ${String(objectRole)}`,
     );
   }
-  // An object role needs a Location Store; the framework never substitutes one (docs/protocol.md#location-store).
+  // An object role needs a Location Store; the framework never substitutes one
+  // (docs/protocol.md#location-store).
   if (objectRole !== 'none' && !hasStore) {
     throw configurationError(
       `${field}.objectRole`,
@@ -176,4 +177,7 @@ export function normalizeMeshes(
   return out;
 }
 
-/** Every ChannelName must name exactly one send path (docs/protocol.md#one-send-path-per-channelname). Returns where each was declared. */
+/**
+ * Every ChannelName must name exactly one send path (docs/protocol.md#one-send-path-per-channelname). Returns
+ * where each was declared.
+ */

@@ -102,11 +102,14 @@ export interface ZLinkOptions {
    * wire (docs/sessions-wire.md), each riding on the object mesh to bind its sessions to Actors.
    */
   sessions?: Record<string, SessionListenerOptions>;
-  /** Where automatic discovery finds others and where this process publishes itself (docs/protocol.md#discovery). */
+  /**
+   * Where automatic discovery finds others and where this process publishes itself
+   * (docs/protocol.md#discovery).
+   */
   locationStore?: LocationStoreOptions;
   /**
-   * Where a move of a Spot or Actor leaves its records (docs/protocol.md#relocation-store): registered apart from the
-   * Location Store, which it needs; it may share its Redis but needs its own `keyPrefix`. Nothing
+   * Where a move of a Spot or Actor leaves its records (docs/protocol.md#relocation-store): registered apart
+   * from the Location Store, which it needs; it may share its Redis but needs its own `keyPrefix`. Nothing
    * uses it yet. @default none
    */
   relocationStore?: RelocationStoreOptions;
@@ -149,7 +152,10 @@ export interface NormalizedOptions {
   readonly security: NormalizedSecurity;
 }
 
-/** Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s) (docs/protocol.md#when-there-is-no-candidate). */
+/**
+ * Connect wait for a ClientServer call with no ready server yet: min(request timeout, 5 s)
+ * (docs/protocol.md#when-there-is-no-candidate).
+ */
 export const CANDIDATE_WAIT_CAP_MS = 5000;
 
 const TOP_KEYS = [
@@ -214,8 +220,9 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   const tracing = raw.tracing ?? 'auto';
   if (tracing !== 'auto' && tracing !== 'off')
     throw configurationError('tracing', `must be 'auto' or 'off', got ${String(tracing)}`);
-  // Without endpoints (and no local server to reach), a Client could only use automatic discovery,
-  // which needs a Location Store (docs/protocol.md#location-store): fail now rather than let every call wait for nothing.
+  // Without endpoints (and no local server to reach), a Client could only use automatic discovery, which
+  // needs a Location Store (docs/protocol.md#location-store): fail now rather than let every call wait for
+  // nothing.
   for (const cs of clientServer.values()) {
     if (cs.client && cs.client.discovery === 'manual' && cs.client.connect.length === 0 && !cs.server) {
       throw configurationError(

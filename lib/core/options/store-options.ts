@@ -5,9 +5,10 @@ import type { RelocationStore } from '../ports/object-stores.js';
 import type { LocationStore } from '../ports/ports.js';
 
 /**
- * The `locationStore` and `relocationStore` options: exactly one store each (docs/protocol.md#location-store), where it
- * lives and its key prefix; the Location Store also the owner-lease timing and how often readers do a
- * full read. Only shapes are checked here; `lib/runtime` and `lib/store` build the stores.
+ * The `locationStore` and `relocationStore` options: exactly one store each
+ * (docs/protocol.md#location-store), where it lives and its key prefix; the Location Store also the
+ * owner-lease timing and how often readers do a full read. Only shapes are checked here; `lib/runtime` and
+ * `lib/store` build the stores.
  */
 
 /** Where a store lives when the framework builds it: give `redis`, `cluster` or the store's `instance`. */
@@ -26,9 +27,14 @@ export interface LocationStoreOptions extends StoreConnectionOptions {
   instance?: LocationStore;
   /** Keeps two stores on one Redis apart. @default 'zlink' */
   keyPrefix?: string;
-  /** Owner-lease timing (docs/protocol.md#owner-lease-and-fencing). @default { ttlMs: 10000, refreshMs: 3000, refreshTimeoutMs: 2000, marginMs: 1000 } */
+  /**
+   * Owner-lease timing (docs/protocol.md#owner-lease-and-fencing). @default { ttlMs: 10000, refreshMs: 3000,
+   * refreshTimeoutMs: 2000, marginMs: 1000 }
+   */
   lease?: Partial<LeaseTiming>;
-  /** How often discovery reads every descriptor again, the safety net for lost notifications. @default 5000 */
+  /**
+   * How often discovery reads every descriptor again, the safety net for lost notifications. @default 5000
+   */
   fullReadIntervalMs?: number;
   /**
    * How long `start()` (Nest: `init()` / `listen()`) waits for the store's first answer before it fails
@@ -39,13 +45,19 @@ export interface LocationStoreOptions extends StoreConnectionOptions {
 }
 
 /**
- * The Relocation Store: what a move of a Spot or Actor leaves behind (docs/protocol.md#relocation-store). Registered apart
- * from the Location Store, which it needs; it may share its Redis, never its key prefix.
+ * The Relocation Store: what a move of a Spot or Actor leaves behind (docs/protocol.md#relocation-store).
+ * Registered apart from the Location Store, which it needs; it may share its Redis, never its key prefix.
  */
 export interface RelocationStoreOptions extends StoreConnectionOptions {
-  /** A store object of your own making (tests: `MemoryRelocationStore`); the framework never builds one unasked. */
+  /**
+   * A store object of your own making (tests: `MemoryRelocationStore`); the framework never builds one
+   * unasked.
+   */
   instance?: RelocationStore;
-  /** Keeps it apart from the Location Store on a shared Redis; must differ from `locationStore.keyPrefix`. @default 'zlink-relocation' */
+  /**
+   * Keeps it apart from the Location Store on a shared Redis; must differ from `locationStore.keyPrefix`.
+   * @default 'zlink-relocation'
+   */
   keyPrefix?: string;
 }
 
@@ -113,8 +125,8 @@ export function normalizeLocationStore(value: unknown): NormalizedLocationStore 
 }
 
 /**
- * The `relocationStore` option, checked against the normalized `locationStore`: it needs one (objects
- * need a Location Store first) and may share its Redis but not its key prefix (docs/protocol.md#relocation-store).
+ * The `relocationStore` option, checked against the normalized `locationStore`: it needs one (objects need a
+ * Location Store first) and may share its Redis but not its key prefix (docs/protocol.md#relocation-store).
  */
 export function normalizeRelocationStore(
   value: unknown,

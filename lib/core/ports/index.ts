@@ -1,4 +1,7 @@
-/** The ports other layers implement (mesh link, session link, Location, Authority and Relocation Stores) and the owner lease over them. */
+/**
+ * The ports other layers implement (mesh link, session link, Location, Authority and Relocation Stores) and
+ * the owner lease over them.
+ */
 export * from './ports.js';
 export * from './lease.js';
 export * from './store-health.js';

@@ -26,8 +26,9 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = {
 
 /**
  * Validates lease timing: positive integers with `refresh + refreshTimeout + margin < ttl`, or a
- * `Configuration` error naming the field. Otherwise one slow refresh could let the lease lapse in the
- * store while the owner still believes it holds it (docs/protocol.md#owner-lease-and-fencing: look at all four when changing one).
+ * `Configuration` error naming the field. Otherwise one slow refresh could let the lease lapse in the store
+ * while the owner still believes it holds it (docs/protocol.md#owner-lease-and-fencing: look at all four when
+ * changing one).
  */
 export function normalizeLeaseTiming(field: string, value: unknown): LeaseTiming {
   if (value === undefined) return DEFAULT_LEASE_TIMING;
@@ -51,11 +52,11 @@ export function normalizeLeaseTiming(field: string, value: unknown): LeaseTiming
 }
 
 /**
- * An owner lease over a set of descriptors (docs/protocol.md#owner-lease-and-fencing): writes them, refreshes them on an
- * interval, and tells when the owner is fenced — no refresh has succeeded for `ttl - margin` since
- * the last good one started, so the store may let them lapse any moment and the owner must stop
- * admitting new business messages. A later successful refresh (or a re-put of descriptors the store
- * already dropped) lifts the fence. `stop()` removes the descriptors.
+ * An owner lease over a set of descriptors (docs/protocol.md#owner-lease-and-fencing): writes them, refreshes
+ * them on an interval, and tells when the owner is fenced — no refresh has succeeded for `ttl - margin` since
+ * the last good one started, so the store may let them lapse any moment and the owner must stop admitting new
+ * business messages. A later successful refresh (or a re-put of descriptors the store already dropped) lifts
+ * the fence. `stop()` removes the descriptors.
  */
 export class OwnerLease {
   private descriptors: LocationDescriptor[] = [];

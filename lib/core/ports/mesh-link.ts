@@ -2,8 +2,8 @@ import type { ObjectRole } from '../kinds.js';
 import type { MulticastTopic } from '../wire/mesh-records.js';
 
 /**
- * The MeshLink port (docs/architecture.md#layer-rules): how the object layer (`lib/spot`) reaches the one RouteMesh its
- * objects ride on without importing the transport. One link per MeshNode; `runtime` wires it.
+ * The MeshLink port (docs/architecture.md#layer-rules): how the object layer (`lib/spot`) reaches the one
+ * RouteMesh its objects ride on without importing the transport. One link per MeshNode; `runtime` wires it.
  *
  * Every shape here is one a MeshNode already holds: a ready peer is a NodeRid with the lifecycle
  * generation, object role and (from the handshake) state it announced; records go out on the peer's
@@ -108,7 +108,10 @@ export interface MeshLink {
   onRecord(listener: (record: InboundObjectRecord) => void): () => void;
   /** Calls `listener` on every peer change (see `MeshPeerEvent`); returns the unsubscribe function. */
   onPeer(listener: (event: MeshPeerEvent) => void): () => void;
-  /** Whether node run (`rid`, `generation`) is a ready peer now (one map read: for a call's path, where `peers()` would copy). */
+  /**
+   * Whether node run (`rid`, `generation`) is a ready peer now (one map read: for a call's path, where
+   * `peers()` would copy).
+   */
   isReady(rid: string, generation: string): boolean;
   /** The ready peers right now (a snapshot: the next `onPeer` event may change it). */
   peers(): readonly ObjectPeer[];

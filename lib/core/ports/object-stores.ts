@@ -6,9 +6,10 @@ import type { ObjectKind } from '../kinds.js';
  * Implementations live in `lib/store` (Redis, memory); `lib/spot` sees only these interfaces.
  *
  * Both hold one record per object, (mesh, kind, id), and change it only by compare-and-swap on its
- * StoreVersion: two nodes racing to create, take over or release the same object cannot both win.
- * A record has no lease of its own and never expires: an owner's liveness is its node's owner lease
- * (docs/protocol.md#owner-lease-and-fencing), judged by whoever reads the record, never by the store deleting it.
+ * StoreVersion: two nodes racing to create, take over or release the same object cannot both win. A record
+ * has no lease of its own and never expires: an owner's liveness is its node's owner lease
+ * (docs/protocol.md#owner-lease-and-fencing), judged by whoever reads the record, never by the store deleting
+ * it.
  */
 
 /** The address of one object's record: unique per (mesh, kind, id); ids are the application's. */
@@ -92,7 +93,10 @@ export interface AuthorityRecord {
   readonly ownerLeaseGeneration: number;
 }
 
-/** What a takeover ended with: written (or deleted: no `version`), refused because the previous owner is alive, or a version mismatch. */
+/**
+ * What a takeover ended with: written (or deleted: no `version`), refused because the previous owner is
+ * alive, or a version mismatch.
+ */
 export type TakeoverResult =
   | { readonly ok: true; readonly version: StoreVersion | undefined; readonly writtenAt: number }
   | { readonly ok: false; readonly ownerAlive: true }
@@ -145,7 +149,10 @@ export interface RelocationRecord {
   readonly relocationId: string;
   readonly type: string;
   readonly state: RelocationState;
-  /** The incarnation being moved: a move of an older one never applies to a newer one (docs/protocol.md#where-objectgeneration-counts). */
+  /**
+   * The incarnation being moved: a move of an older one never applies to a newer one
+   * (docs/protocol.md#where-objectgeneration-counts).
+   */
   readonly objectGeneration: number;
   readonly source: RelocationEnd;
   readonly target: RelocationEnd;

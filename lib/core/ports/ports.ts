@@ -9,10 +9,11 @@ import { isEndpoint, isValidWeight } from '../option-checks.js';
  * ClientServer Servers and fanout publishers. Implementations live in `lib/store` (Redis, memory);
  * the rest of the framework sees only this.
  *
- * A descriptor is identified by (kind, scope, NodeRid or Server RID, lifecycle generation): a
- * restarted server is a new descriptor beside the old one, which its lease lets expire, and a client
- * opens one connection intent per descriptor and confirms identity and generation on the real
- * connection (docs/protocol.md#lifecycle-generations). Within one descriptor, a write applies only with a larger revision.
+ * A descriptor is identified by (kind, scope, NodeRid or Server RID, lifecycle generation): a restarted
+ * server is a new descriptor beside the old one, which its lease lets expire, and a client opens one
+ * connection intent per descriptor and confirms identity and generation on the real connection
+ * (docs/protocol.md#lifecycle-generations). Within one descriptor, a write applies only with a larger
+ * revision.
  */
 export type DescriptorKind = 'mesh-node' | 'server' | 'publisher';
 

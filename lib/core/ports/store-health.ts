@@ -4,13 +4,13 @@ import type { AuthorityStore } from './object-stores.js';
 import type { LocationStore } from './ports.js';
 
 /**
- * Whether the store answers, as every operation on it finds — the one rule behind a store recovery
- * (a cached route is dropped when the store recovers: docs/protocol.md#the-route-cache). Failing from the first
- * failure: an operation that rejected, or one whose caller gave up waiting for it (`failed`).
- * Recovered at the first answer after that, whatever path it came by (a call's read, a creation's
- * write, the lease's refresh, discovery's full read) and whether or not its own caller still waits
- * for it: a read that outlived its caller is the first news that the store is back. One per runtime:
- * to a caller the Location Store and the Authority Store beside it are one store.
+ * Whether the store answers, as every operation on it finds — the one rule behind a store recovery (a cached
+ * route is dropped when the store recovers: docs/protocol.md#the-route-cache). Failing from the first
+ * failure: an operation that rejected, or one whose caller gave up waiting for it (`failed`). Recovered at
+ * the first answer after that, whatever path it came by (a call's read, a creation's write, the lease's
+ * refresh, discovery's full read) and whether or not its own caller still waits for it: a read that outlived
+ * its caller is the first news that the store is back. One per runtime: to a caller the Location Store and
+ * the Authority Store beside it are one store.
  */
 export class StoreHealth {
   private failing = false;

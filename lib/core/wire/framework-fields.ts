@@ -2,12 +2,12 @@ import { Buffer } from 'node:buffer';
 import { isStr, packr } from './codec.js';
 
 /**
- * Framework fields: what the framework itself carries with a send or request, apart from the
- * application's metadata (docs/protocol.md#metadata: metadata is never copied onward; trace correlation the framework
- * propagates is a framework field). On the wire they are one optional trailing element of Send,
- * Request, MeshSend and MeshRequest: a msgpack map with short keys, today `tp` (W3C `traceparent`)
- * and `ts` (`tracestate`). A record without them is byte for byte what it was before they
- * existed; a reader ignores keys it does not know, so later versions can add fields.
+ * Framework fields: what the framework itself carries with a send or request, apart from the application's
+ * metadata (docs/protocol.md#metadata: metadata is never copied onward; trace correlation the framework
+ * propagates is a framework field). On the wire they are one optional trailing element of Send, Request,
+ * MeshSend and MeshRequest: a msgpack map with short keys, today `tp` (W3C `traceparent`) and `ts`
+ * (`tracestate`). A record without them is byte for byte what it was before they existed; a reader ignores
+ * keys it does not know, so later versions can add fields.
  */
 
 /** The W3C trace context a record carries (https://www.w3.org/TR/trace-context/). */

@@ -1,4 +1,6 @@
-/** The wire: the codec, the frames and records of calls, the mesh and fanout, metadata and framework fields. */
+/**
+ * The wire: the codec, the frames and records of calls, the mesh and fanout, metadata and framework fields.
+ */
 export * from './metadata.js';
 export * from './wire.js';
 export * from './mesh-records.js';

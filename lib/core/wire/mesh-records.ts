@@ -35,7 +35,10 @@ export {
  * ROUTERs; replies reuse the ClientServer `Reply` / `ErrorReply` records.
  */
 
-/** One Server membership a MeshNode publishes: the candidates of ChannelName select-one (docs/protocol.md#select-one). */
+/**
+ * One Server membership a MeshNode publishes: the candidates of ChannelName select-one
+ * (docs/protocol.md#select-one).
+ */
 export interface MeshMembership {
   readonly channel: string;
   readonly weight: number;
@@ -181,7 +184,8 @@ export function readMeshRecord(v: unknown[]): MeshRecord | MalformedRecord {
       const list = readMemberships(memberships);
       const objectTypes = v.length > 8 ? readObjectTypes(types) : undefined;
       const topics = v.length > 10 ? readTopics(pairs) : undefined;
-      // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's, ignored.
+      // Like the ClientServer handshake (wire.ts): fields after the known ones are a later version's,
+      // ignored.
       if (
         v.length < 8 ||
         !isStr(mesh) ||

@@ -222,7 +222,9 @@ export function controlFrame(items: readonly unknown[]): Buffer {
   return out;
 }
 
-/** An Error frame; `details` (what the failure carried, bounded by `toWireError`) only when there are some. */
+/**
+ * An Error frame; `details` (what the failure carried, bounded by `toWireError`) only when there are some.
+ */
 export function errorFrame(correlation: number, code: string, message: string, details?: unknown): Buffer {
   return controlFrame(
     details === undefined

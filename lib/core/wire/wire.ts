@@ -54,7 +54,10 @@ export interface HelloRecord {
   readonly clientId: string;
 }
 
-/** Server → client: the identity a connection must confirm before it is ready (docs/protocol.md#clientserver-handshake). */
+/**
+ * Server → client: the identity a connection must confirm before it is ready
+ * (docs/protocol.md#clientserver-handshake).
+ */
 export interface ServerState {
   readonly channel: string;
   readonly serverRid: string;
@@ -62,7 +65,10 @@ export interface ServerState {
   readonly generation: string;
   readonly weight: number;
   readonly draining: boolean;
-  /** Increases with every weight or drain change within one generation (docs/protocol.md#weights-and-drain-state). */
+  /**
+   * Increases with every weight or drain change within one generation
+   * (docs/protocol.md#weights-and-drain-state).
+   */
   readonly revision: number;
 }
 
@@ -70,7 +76,10 @@ export interface WelcomeRecord extends ServerState {
   readonly kind: typeof RecordKind.Welcome;
 }
 
-/** Server → client control record: a weight or drain change (docs/protocol.md#drain: manual clients learn it here). */
+/**
+ * Server → client control record: a weight or drain change (docs/protocol.md#drain: manual clients learn it
+ * here).
+ */
 export interface StateRecord extends ServerState {
   readonly kind: typeof RecordKind.State;
 }
@@ -102,7 +111,9 @@ export interface DecodedFrame {
   readonly objects?: ObjectWireRecord[];
 }
 
-/** A record of a reserved (object layer) kind: its kind and its bytes as they arrived (a view of the frame). */
+/**
+ * A record of a reserved (object layer) kind: its kind and its bytes as they arrived (a view of the frame).
+ */
 export interface ObjectWireRecord {
   readonly kind: number;
   readonly bytes: Uint8Array;

@@ -2,10 +2,10 @@ import { configurationError } from '../../core/errors.js';
 import type { MessageKind } from '../../core/calls/index.js';
 
 /**
- * What the method decorators share (`@ChannelHandler`, `@NodeHandler`, `@FanoutHandler`,
- * `@SpotHandler`, `@ActorHandler`; the object ones have no scope argument): argument checks at class definition (a bad one
- * throws `Configuration` naming the decorator and method) and appending one entry to the method's
- * list under `metadataKey`. @internal
+ * What the method decorators share (`@ChannelHandler`, `@NodeHandler`, `@FanoutHandler`, `@SpotHandler`,
+ * `@ActorHandler`; the object ones have no scope argument): argument checks at class definition (a bad one
+ * throws `Configuration` naming the decorator and method) and appending one entry to the method's list under
+ * `metadataKey`. @internal
  */
 export function handlerDecorator<E>(
   decorator: string,

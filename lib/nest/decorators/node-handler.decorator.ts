@@ -13,12 +13,12 @@ export interface NodeHandlerMetadata {
 }
 
 /**
- * Marks a method as the Node direct handler of `packetName` on MeshName `meshName`: it receives
- * what `ZLinkRouteClient.sendToNode` / `requestToNode` address to this process's MeshNode. Node
- * direct handlers live in a namespace of their own per MeshName, apart from every channel's, so
- * the same packet name may also have a `@ChannelHandler` (docs/protocol.md#handler-scopes-and-context). The method runs through Nest's
- * pipeline with `(payload, ZLinkNodeMessageContext)`: the message fields plus `meshName` and
- * `sourceRid`. Bootstrap fails with `Configuration` for a duplicate or an unregistered MeshName.
+ * Marks a method as the Node direct handler of `packetName` on MeshName `meshName`: it receives what
+ * `ZLinkRouteClient.sendToNode` / `requestToNode` address to this process's MeshNode. Node direct handlers
+ * live in a namespace of their own per MeshName, apart from every channel's, so the same packet name may also
+ * have a `@ChannelHandler` (docs/protocol.md#handler-scopes-and-context). The method runs through Nest's
+ * pipeline with `(payload, ZLinkNodeMessageContext)`: the message fields plus `meshName` and `sourceRid`.
+ * Bootstrap fails with `Configuration` for a duplicate or an unregistered MeshName.
  */
 export function NodeHandler(
   meshName: string,

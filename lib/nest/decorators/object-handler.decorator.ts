@@ -38,9 +38,9 @@ export function ActorHandler(packetName: string, options: ObjectHandlerOptions =
 
 /**
  * Subscribes the Spot, while it is active, to Logical Multicast events of `topic` on RouteMesh channel
- * `channelName` (docs/protocol.md#logical-multicast); the events reach this method, which must also carry a `@SpotHandler`
- * (`kind: 'send'`), and `topic` defaults to that handler's packet name. At bootstrap, this decorator on
- * an Actor, or on a method without a `@SpotHandler`, fails with `Configuration`.
+ * `channelName` (docs/protocol.md#logical-multicast); the events reach this method, which must also carry a
+ * `@SpotHandler` (`kind: 'send'`), and `topic` defaults to that handler's packet name. At bootstrap, this
+ * decorator on an Actor, or on a method without a `@SpotHandler`, fails with `Configuration`.
  */
 export function SpotSubscribe(channelName: string, topic?: string): MethodDecorator {
   const entry: SpotSubscribeMetadata = { channel: channelName, topic };

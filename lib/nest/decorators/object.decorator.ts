@@ -15,10 +15,10 @@ export interface ObjectClassMetadata {
 }
 
 /**
- * Declares a Spot class of type `type`: a stateful object found by global id, one instance per
- * activation, processing one message at a time (docs/architecture.md#execution). Its `@SpotHandler` methods receive the
- * calls; `onActivate(ctx)`, `onDeactivate(ctx, reason)`, `capture()` and `restore(state)` are called
- * when present. List the class in a module's `providers`.
+ * Declares a Spot class of type `type`: a stateful object found by global id, one instance per activation,
+ * processing one message at a time (docs/architecture.md#execution). Its `@SpotHandler` methods receive the
+ * calls; `onActivate(ctx)`, `onDeactivate(ctx, reason)`, `capture()` and `restore(state)` are called when
+ * present. List the class in a module's `providers`.
  *
  * Why the class becomes a transient provider: Nest users expect constructor injection of their
  * singletons, and a Spot needs a fresh instance per activation, never a shared one. `@Spot` marks the
@@ -34,7 +34,9 @@ export function Spot(type: string, options: ObjectClassOptions = {}): ClassDecor
   return objectClassDecorator('spot', type, options);
 }
 
-/** Declares an Actor class of type `type`; as `@Spot`, with `@ActorHandler` methods and no `@SpotSubscribe`. */
+/**
+ * Declares an Actor class of type `type`; as `@Spot`, with `@ActorHandler` methods and no `@SpotSubscribe`.
+ */
 export function Actor(type: string, options: ObjectClassOptions = {}): ClassDecorator {
   return objectClassDecorator('actor', type, options);
 }

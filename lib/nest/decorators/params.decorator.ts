@@ -19,7 +19,10 @@ export function ZLinkPayload(propertyOrPipe?: string | Pipe, ...pipes: Pipe[]): 
   return paramDecorator(ZLinkParamtype.PAYLOAD, data, all);
 }
 
-/** Injects the `ZLinkMessageContext` (channel, kind, packet, frozen metadata, correlation). Equivalent to `@Ctx()`. */
+/**
+ * Injects the `ZLinkMessageContext` (channel, kind, packet, frozen metadata, correlation). Equivalent to
+ * `@Ctx()`.
+ */
 export function ZLinkContext(): ParameterDecorator {
   return paramDecorator(ZLinkParamtype.CONTEXT, undefined, []);
 }

@@ -20,7 +20,10 @@ export enum ZLinkParamtype {
   SESSION = 100,
 }
 
-/** Reflect-metadata keys of the object layer: the class's `@Spot`/`@Actor`, its methods' handlers and subscriptions. @internal */
+/**
+ * Reflect-metadata keys of the object layer: the class's `@Spot`/`@Actor`, its methods' handlers and
+ * subscriptions. @internal
+ */
 export const ZLINK_OBJECT_CLASS = 'zlink:object-class';
 export const ZLINK_SPOT_HANDLER = 'zlink:spot-handler';
 export const ZLINK_ACTOR_HANDLER = 'zlink:actor-handler';

@@ -68,7 +68,9 @@ export class ZLinkRpcContext extends BaseRpcContext<[ZLinkMessageContext]> imple
   }
 }
 
-/** `on(type, listener)` of `ZLinkServer` and `ZLinkClientProxy`: the runtime's observability events by type. */
+/**
+ * `on(type, listener)` of `ZLinkServer` and `ZLinkClientProxy`: the runtime's observability events by type.
+ */
 export type ZLinkEventsMap = {
   [K in ZLinkEventType]: (event: Extract<ZLinkEvent, { readonly type: K }>) => void;
 };

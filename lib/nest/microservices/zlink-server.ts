@@ -9,7 +9,10 @@ import { oneResult } from '../handler-failure.js';
 import { type ZLinkPattern, describePattern, readPattern } from './patterns.js';
 import { type ZLinkEventsMap, ZLinkRpcContext, onRuntimeEvent } from './zlink-rpc.context.js';
 
-/** The `transportId` of `ZLinkServer`: `@MessagePattern(pattern, ZLINK_TRANSPORT)` binds a handler to it alone. */
+/**
+ * The `transportId` of `ZLinkServer`: `@MessagePattern(pattern, ZLINK_TRANSPORT)` binds a handler to it
+ * alone.
+ */
 export const ZLINK_TRANSPORT = Symbol('ZLINK_TRANSPORT');
 
 /**

@@ -7,7 +7,9 @@ import { type CallsElsewhere, type ObjectHost, reportSendFailure } from '../owne
 import type { ReadyRoute, RouteCache } from '../resolve/index.js';
 import type { CallName, ObjectSubmission } from './object-submission.js';
 
-/** The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them). */
+/**
+ * The pending-table route of calls answered in this process (never a peer's: a lost peer does not end them).
+ */
 const LOCAL_ROUTE = Symbol('local object calls');
 
 /**
@@ -29,12 +31,12 @@ export interface LocalCaller {
 }
 
 /**
- * A call whose owner is this node: handed to the host as a remote one would be (same admission,
- * handler, metadata and completion contract, docs/protocol.md#resolving-a-global-id), without the mesh. The reply
- * goes through the codec as it would over the wire, so a handler sees and returns the same values
- * wherever its caller is. A send ends once the object's queue took it (its refusal comes back in the
- * caller's turn, a later failure is reported as a peer's would be); a request through the pending
- * table (deadline, cancel, shutdown: one terminal).
+ * A call whose owner is this node: handed to the host as a remote one would be (same admission, handler,
+ * metadata and completion contract, docs/protocol.md#resolving-a-global-id), without the mesh. The reply goes
+ * through the codec as it would over the wire, so a handler sees and returns the same values wherever its
+ * caller is. A send ends once the object's queue took it (its refusal comes back in the caller's turn, a
+ * later failure is reported as a peer's would be); a request through the pending table (deadline, cancel,
+ * shutdown: one terminal).
  */
 export function localCall(
   caller: LocalCaller,

@@ -41,9 +41,9 @@ export interface ObjectCallerConfig {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The caller side of calls by global id (docs/protocol.md#resolving-a-global-id): the positive route cache, the
- * store on a miss, then exactly one owner — this node's own host, or one peer over the mesh. A call
- * ends exactly once; none is ever resent to another owner, and a failure is never cached.
+ * The caller side of calls by global id (docs/protocol.md#resolving-a-global-id): the positive route cache,
+ * the store on a miss, then exactly one owner — this node's own host, or one peer over the mesh. A call ends
+ * exactly once; none is ever resent to another owner, and a failure is never cached.
  */
 export class ObjectCaller {
   readonly waits: PeerWaits;
@@ -89,8 +89,8 @@ export class ObjectCaller {
   }
 
   /**
-   * A call on a route held already (a session's binding route, docs/protocol.md#session-bindings): no cache, no
-   * store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. As `call`.
+   * A call on a route held already (a session's binding route, docs/protocol.md#session-bindings): no cache,
+   * no store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. As `call`.
    */
   callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown> {
     const now = this.config.clock.now();
@@ -137,7 +137,9 @@ export class ObjectCaller {
     });
   }
 
-  /** A flush on `route` (see `RouteChanges`): a request that runs no handler, answered as the owner admits it. */
+  /**
+   * A flush on `route` (see `RouteChanges`): a request that runs no handler, answered as the owner admits it.
+   */
   private flush(route: ReadyRoute): Promise<unknown> {
     const flush = flushSubmission(route);
     const { self, link } = this.config;
@@ -148,7 +150,10 @@ export class ObjectCaller {
     return this.toOwner(route, flush, now + FLUSH_WAIT_MS, new CallName(flush), this.flushMetrics, now);
   }
 
-  /** Direct resolution with the retry rules of issue 16 item 3; Missing goes to creation only under Instance intent. */
+  /**
+   * Direct resolution with the retry rules of issue 16 item 3; Missing goes to creation only under Instance
+   * intent.
+   */
   private async resolve(sub: ObjectSubmission, deadline: number, what: CallName): Promise<ReadyRoute> {
     const { objectKind, id } = sub;
     let created = false;

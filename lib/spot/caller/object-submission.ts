@@ -3,7 +3,10 @@ import type { EncodedCall } from '../../core/wire/index.js';
 import type { MessageKind } from '../../core/calls/index.js';
 import type { SessionStamp } from '../wire/index.js';
 
-/** One call by global id, as the runtime hands it over: payload and metadata encoded once, in the caller's turn. */
+/**
+ * One call by global id, as the runtime hands it over: payload and metadata encoded once, in the caller's
+ * turn.
+ */
 export interface ObjectSubmission extends EncodedCall {
   readonly messageKind: MessageKind;
   readonly objectKind: ObjectKind;

@@ -10,7 +10,9 @@ const MAX_DEPARTED = 10000;
 
 const FLUSH_PAYLOAD = encodePayload(null);
 
-/** A flush on `route` as a call submits it: a request with the reserved packet, bounded by `FLUSH_WAIT_MS`. */
+/**
+ * A flush on `route` as a call submits it: a request with the reserved packet, bounded by `FLUSH_WAIT_MS`.
+ */
 export function flushSubmission(route: ReadyRoute): ObjectSubmission {
   return {
     messageKind: 'request',

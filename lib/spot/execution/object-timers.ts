@@ -45,12 +45,12 @@ interface Timer {
 }
 
 /**
- * `ctx.timers` of one object activation (docs/architecture.md#public-surface): `setTimeout` / `setInterval` whose callbacks are
- * submitted as turns of the object, so a timer never runs beside a handler. A timer that comes due
- * while the owner lease is fenced or the object is sealed starts nothing (docs/protocol.md#owner-lease-and-fencing: no timer starts
- * while fenced) and fires once the object may run turns again. An interval whose previous firing is
- * still waiting in the queue skips the firing rather than piling turns up: one interval holds at most
- * one queue slot.
+ * `ctx.timers` of one object activation (docs/architecture.md#public-surface): `setTimeout` / `setInterval`
+ * whose callbacks are submitted as turns of the object, so a timer never runs beside a handler. A timer that
+ * comes due while the owner lease is fenced or the object is sealed starts nothing
+ * (docs/protocol.md#owner-lease-and-fencing: no timer starts while fenced) and fires once the object may run
+ * turns again. An interval whose previous firing is still waiting in the queue skips the firing rather than
+ * piling turns up: one interval holds at most one queue slot.
  */
 export class ObjectTimers {
   private readonly timers = new Map<TimerId, Timer>();

@@ -167,7 +167,9 @@ export class ObjectTurns<W = unknown> {
     return this.whenIdle();
   }
 
-  /** Resumes a sealed object (a relocation that failed before relay-ready): queued turns and held timers run. */
+  /**
+   * Resumes a sealed object (a relocation that failed before relay-ready): queued turns and held timers run.
+   */
   unseal(): void {
     if (this.phase !== 'sealed') return;
     this.phase = 'open';

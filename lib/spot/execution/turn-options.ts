@@ -43,8 +43,8 @@ export interface ObjectTurnsOptions {
    */
   readonly queueLimit: number;
   /**
-   * True while the owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): no new turns, no timer firings, and no queued
-   * turn starts (the queue is held, as when sealed) until `fenceLifted()`.
+   * True while the owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): no new turns, no timer
+   * firings, and no queued turn starts (the queue is held, as when sealed) until `fenceLifted()`.
    */
   readonly fenced?: () => boolean;
   /** A timer callback's failure: nobody awaits a timer, so it is reported here. @default ignored */

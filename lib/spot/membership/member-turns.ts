@@ -18,7 +18,9 @@ import {
 /** The membership side's runtime turns, and a runner of them alone (for tests of the owner side). */
 export const runRuntimeCall = runtimeCallRunner([memberTurn]);
 
-/** What the turn does, or why the call is refused before it queues; `undefined` for a packet not membership's. */
+/**
+ * What the turn does, or why the call is refused before it queues; `undefined` for a packet not membership's.
+ */
 export function memberTurn(a: Activation, call: InboundObjectCall): (() => unknown) | ZLinkError | undefined {
   const what = `${call.packet} to ${a.key.kind} '${a.key.id}'`;
   const malformed = () => new ZLinkError('ProtocolError', `${what}: malformed payload`);
@@ -51,7 +53,8 @@ export function memberTurn(a: Activation, call: InboundObjectCall): (() => unkno
       if (a.key.kind !== 'spot') return notThisKind(what, 'only a Spot has members');
       return async () => {
         const gen = m.joined.get(leave.actorId);
-        // An older incarnation's leave never removes a newer member of the same id (docs/protocol.md#where-objectgeneration-counts).
+        // An older incarnation's leave never removes a newer member of the same id
+        // (docs/protocol.md#where-objectgeneration-counts).
         if (gen === undefined || (leave.actorGeneration !== 0 && gen !== leave.actorGeneration)) return false;
         m.joined.delete(leave.actorId);
         // It has left whatever the hook does; what the hook throws reaches the caller of `leave`.

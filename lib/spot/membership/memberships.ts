@@ -22,7 +22,10 @@ export interface MembershipsDeps {
   readonly clock: Clock;
   /** A call by global id (the object caller: cached route, Message Follow, per-sender order). */
   call(sub: ObjectSubmission): Promise<unknown>;
-  /** The authority record of (`kind`, `id`), read once: `NotFound` when none, `Unavailable` when the store is down. */
+  /**
+   * The authority record of (`kind`, `id`), read once: `NotFound` when none, `Unavailable` when the store is
+   * down.
+   */
   authority(kind: ObjectKind, id: string, what: string): Promise<AuthorityRecord>;
   relocate(req: MoveRequest): Promise<RelocationResult>;
 }

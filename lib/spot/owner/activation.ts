@@ -123,9 +123,10 @@ export class Activation {
   }
 
   /**
-   * Whether a call on route `fences` may be admitted here (docs/protocol.md#resolving-a-global-id, step 5): this run is
-   * the owner, and the owner generations the route carries are the ones held. ObjectGeneration is not
-   * compared (docs/protocol.md#where-objectgeneration-counts): a re-created object under the same owner processes a message for its id.
+   * Whether a call on route `fences` may be admitted here (docs/protocol.md#resolving-a-global-id, step 5):
+   * this run is the owner, and the owner generations the route carries are the ones held. ObjectGeneration is
+   * not compared (docs/protocol.md#where-objectgeneration-counts): a re-created object under the same owner
+   * processes a message for its id.
    *
    * While `creating`, a route of this very incarnation is admitted too, and queues behind
    * `onActivate`: the store answers the Ready write and other processes' reads at once, so a caller
@@ -173,7 +174,10 @@ export class Activation {
     return fn;
   }
 
-  /** Calls a lifecycle method the class has (`onActivate`, `onDeactivate`, `capture`, `restore`, ...), with `args`. */
+  /**
+   * Calls a lifecycle method the class has (`onActivate`, `onDeactivate`, `capture`, `restore`, ...), with
+   * `args`.
+   */
   hook(name: ObjectLifecycleHook, ...args: unknown[]): unknown {
     if (!this.cls.hooks[name]) return undefined;
     const fn = (this.instance as Record<string, (...a: unknown[]) => unknown>)[name];

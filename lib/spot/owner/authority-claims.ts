@@ -17,11 +17,17 @@ export interface ClaimsConfig extends OwnerLiveness {
   readonly self: NodeRun;
   /** Whether this node's own lease is fenced now: it then claims and commits nothing. */
   readonly fenced: () => boolean;
-  /** Whether this node holds (or is creating) the object of `key`: a record of its own run it does not hold is a leftover. */
+  /**
+   * Whether this node holds (or is creating) the object of `key`: a record of its own run it does not hold is
+   * a leftover.
+   */
   readonly holds: (key: ObjectKey) => boolean;
 }
 
-/** What a claim ended with: this node holds the creating record, or the object is already Ready elsewhere (or here). */
+/**
+ * What a claim ended with: this node holds the creating record, or the object is already Ready elsewhere (or
+ * here).
+ */
 export type ClaimResult =
   | { readonly tag: 'claimed'; readonly version: StoreVersion; readonly tookOver: boolean }
   | { readonly tag: 'ready'; readonly stored: Versioned<AuthorityRecord> };
@@ -35,11 +41,11 @@ export function fencedRefusal(what: string): ZLinkError {
 }
 
 /**
- * The Authority Store side of creation (docs/architecture.md#stores-and-authority): every step one compare-and-swap, so
- * of any number of nodes creating one id at once exactly one claims it. The claim is the `creating`
- * record; its StoreVersion becomes the new incarnation's ObjectGeneration (versions grow per mesh and
- * are never reused, so a later incarnation always has a larger one). Nothing here retries a write
- * that lost: it reads again and judges what is there.
+ * The Authority Store side of creation (docs/architecture.md#stores-and-authority): every step one
+ * compare-and-swap, so of any number of nodes creating one id at once exactly one claims it. The claim is the
+ * `creating` record; its StoreVersion becomes the new incarnation's ObjectGeneration (versions grow per mesh
+ * and are never reused, so a later incarnation always has a larger one). Nothing here retries a write that
+ * lost: it reads again and judges what is there.
  */
 export class AuthorityClaims {
   constructor(private readonly config: ClaimsConfig) {}
@@ -162,14 +168,18 @@ export class AuthorityClaims {
     });
   }
 
-  /** Deletes the record at `version` (tried again as `releasing` is); `notOurs` when another version is there. */
+  /**
+   * Deletes the record at `version` (tried again as `releasing` is); `notOurs` when another version is there.
+   */
   remove(key: ObjectKey, version: StoreVersion): Promise<'removed' | 'notOurs' | 'failed'> {
     return this.persistently(async () =>
       (await this.config.store.delete(key, version)).ok ? 'removed' : 'notOurs',
     );
   }
 
-  /** A release's write: it must land, or its caller must know it did not (a record left behind is a ghost). */
+  /**
+   * A release's write: it must land, or its caller must know it did not (a record left behind is a ghost).
+   */
   private async persistently<T>(write: () => Promise<T>): Promise<T | 'failed'> {
     const until = this.config.clock.now() + RELEASE_RETRY_MS;
     for (let attempt = 0; ; attempt++) {
@@ -260,7 +270,8 @@ export class AuthorityClaims {
 }
 
 function creating(type: string, owner: NodeRun): AuthorityRecord {
-  // The incarnation's generations are set at commit; a creating record is never a route (docs/protocol.md#resolver-results).
+  // The incarnation's generations are set at commit; a creating record is never a route
+  // (docs/protocol.md#resolver-results).
   return {
     type,
     state: 'creating',

@@ -14,7 +14,10 @@ export interface LeaseRecheckDeps {
   readonly discard: (a: Activation, reason: DeactivationReason, detail: string) => Promise<void>;
 }
 
-/** The owner's re-check of every activation after its lease came back from a fence (docs/protocol.md#owner-lease-and-fencing). */
+/**
+ * The owner's re-check of every activation after its lease came back from a fence
+ * (docs/protocol.md#owner-lease-and-fencing).
+ */
 export class LeaseRecheck {
   /** Set from a lease regained until every activation is checked against the store again. */
   pending = false;

@@ -41,7 +41,9 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly queueLimit: number;
   readonly events: ZLinkEvents;
   readonly tracing: TracePropagation | undefined;
-  /** Runs the runtime's own packets (a flush, a membership change): the membership side's `runRuntimeCall`. */
+  /**
+   * Runs the runtime's own packets (a flush, a membership change): the membership side's `runRuntimeCall`.
+   */
   readonly runtimeCall: RuntimeCallRunner;
   /** This node's own owner lease is fenced now. */
   readonly leaseFenced: () => boolean;
@@ -60,10 +62,10 @@ export interface ObjectHostConfig extends OwnerLiveness {
 }
 
 /**
- * The owner side of the object layer on one node (docs/architecture.md#the-object-layer): the activations it holds, their
- * creation and release through the Authority Store, and admission of the calls that reach them. An
- * activation is entered only through its turn queue; nothing here runs a handler twice or hands a
- * call to another owner.
+ * The owner side of the object layer on one node (docs/architecture.md#the-object-layer): the activations it
+ * holds, their creation and release through the Authority Store, and admission of the calls that reach them.
+ * An activation is entered only through its turn queue; nothing here runs a handler twice or hands a call to
+ * another owner.
  */
 export class ObjectHost {
   private readonly active: ActivationTable;
@@ -124,7 +126,10 @@ export class ObjectHost {
     return this.config;
   }
 
-  /** No new object work while the lease is fenced or, after it came back, until ownership is re-checked (docs/protocol.md#owner-lease-and-fencing). */
+  /**
+   * No new object work while the lease is fenced or, after it came back, until ownership is re-checked
+   * (docs/protocol.md#owner-lease-and-fencing).
+   */
   get fenced(): boolean {
     return this.closed || this.config.leaseFenced() || this.recheck.pending;
   }
@@ -200,9 +205,10 @@ export class ObjectHost {
   }
 
   /**
-   * Admits one call (from peer `from`, or a local caller) to an object of this node, or answers why
-   * not: `ObjectRefused` while fenced, `ObjectStale` when the route is not the held one (docs/protocol.md#resolving-a-global-id, step 5;
-   * ObjectGeneration is not compared, docs/protocol.md#where-objectgeneration-counts) and `elsewhere` did not take it; else it becomes a turn.
+   * Admits one call (from peer `from`, or a local caller) to an object of this node, or answers why not:
+   * `ObjectRefused` while fenced, `ObjectStale` when the route is not the held one
+   * (docs/protocol.md#resolving-a-global-id, step 5; ObjectGeneration is not compared,
+   * docs/protocol.md#where-objectgeneration-counts) and `elsewhere` did not take it; else it becomes a turn.
    * Never throws.
    */
   dispatch(

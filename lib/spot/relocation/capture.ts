@@ -23,9 +23,9 @@ import { type Activation, heldRoute, type InboundObjectCall, userCode } from '..
  */
 
 /**
- * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable` when the object is not open (closed, or
- * sealed by another move) and with `userCodeError` when `capture()` throws or returns what msgpack
- * cannot hold — the seal stays; the caller aborts the move, which unseals.
+ * Seals `a` and reads its image (`undefined` when `wanted` says no once sealed). Rejects with `Unavailable`
+ * when the object is not open (closed, or sealed by another move) and with `userCodeError` when `capture()`
+ * throws or returns what msgpack cannot hold — the seal stays; the caller aborts the move, which unseals.
  */
 export async function captureActivation(
   a: Activation,

@@ -17,9 +17,14 @@ export interface FollowRoute {
   readonly key: ObjectKey;
   /** The incarnation that moved: a message for another one is not this route's (`InvalidOperation`). */
   readonly objectGeneration: number;
-  /** The route a message must carry to be relayed: this run as owner, the generations it held the object under. */
+  /**
+   * The route a message must carry to be relayed: this run as owner, the generations it held the object
+   * under.
+   */
   readonly source: ObjectRouteFences;
-  /** Where it now lives: the new owner and the fences its admission checks; a relayed message carries these. */
+  /**
+   * Where it now lives: the new owner and the fences its admission checks; a relayed message carries these.
+   */
   readonly target: ObjectRouteFences;
   /** `target` as a relayed record writes it, encoded once for the route's every relay. */
   readonly address: ObjectAddress;
@@ -28,9 +33,10 @@ export interface FollowRoute {
 }
 
 /**
- * Where the messageFollow notice to one sender stands for one route (docs/protocol.md#message-follow: the duplicate-suppression
- * registry): `inFlight` while a notice is being sent (no second one starts), `sent` once one went out
- * (none again while the route lasts), back to absent when a send failed (the next relay may try again).
+ * Where the messageFollow notice to one sender stands for one route (docs/protocol.md#message-follow: the
+ * duplicate-suppression registry): `inFlight` while a notice is being sent (no second one starts), `sent`
+ * once one went out (none again while the route lasts), back to absent when a send failed (the next relay may
+ * try again).
  */
 export type NoticeState = 'inFlight' | 'sent';
 
@@ -95,10 +101,10 @@ export class FollowRoutes {
   }
 
   /**
-   * Changes the duration of routes installed from now on; an installed route keeps its own (docs/protocol.md#message-follow:
-   * a changed duration applies to later moves). Throws
-   * `InvalidArgument` unless `ms` is an integer >= 0; the pairing with the route cache's max age
-   * (`cacheFollowProblem`) is the caller's to check.
+   * Changes the duration of routes installed from now on; an installed route keeps its own
+   * (docs/protocol.md#message-follow: a changed duration applies to later moves). Throws `InvalidArgument`
+   * unless `ms` is an integer >= 0; the pairing with the route cache's max age (`cacheFollowProblem`) is the
+   * caller's to check.
    */
   setDurationMs(ms: number): void {
     this.durationMs = checkDuration(ms);
@@ -120,8 +126,9 @@ export class FollowRoutes {
   /**
    * Installs the route of a move committed from `source` (this run's fences for the object) to `target`.
    * `undefined` when Message Follow is off (duration 0). Throws `InvalidArgument` unless the target's
-   * authority owner generation is larger than the source's (docs/protocol.md#message-follow: the owner generation grows with every
-   * hop, so no chain of routes can lead back into itself) and both name the same incarnation.
+   * authority owner generation is larger than the source's (docs/protocol.md#message-follow: the owner
+   * generation grows with every hop, so no chain of routes can lead back into itself) and both name the same
+   * incarnation.
    */
   install(key: ObjectKey, source: ObjectRouteFences, target: ObjectRouteFences): FollowRoute | undefined {
     if (target.authorityOwnerGeneration <= source.authorityOwnerGeneration)
@@ -220,7 +227,9 @@ export class FollowRoutes {
     else notices.delete(k);
   }
 
-  /** The registry's state for `sender` on `route` (`undefined`: no notice claimed, or the last one failed). */
+  /**
+   * The registry's state for `sender` on `route` (`undefined`: no notice claimed, or the last one failed).
+   */
   noticeState(route: FollowRoute, sender: NodeRun): NoticeState | undefined {
     return (route as HeldRoute).notices?.get(runKey(sender));
   }

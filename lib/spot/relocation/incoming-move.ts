@@ -41,12 +41,17 @@ interface Carried {
 export class IncomingMove {
   private phase: 'receiving' | 'restoring' | 'ready' | 'cutting' | 'open' | 'ended' = 'receiving';
   private readonly assembly: ChunkAssembly;
-  /** In order: calls sent straight here (read), and the source's relays, read once the CAS is on its way (see `cutover`). */
+  /**
+   * In order: calls sent straight here (read), and the source's relays, read once the CAS is on its way (see
+   * `cutover`).
+   */
   private readonly temporary: (Carried | Uint8Array)[] = [];
   private image: RelocationImage | undefined;
   private activation: Activation | undefined;
   private arrivedAt = 0;
-  /** Until the source's go: a source gone silent (no go, no refusal, no peer-down) leaves nothing held here. */
+  /**
+   * Until the source's go: a source gone silent (no go, no refusal, no peer-down) leaves nothing held here.
+   */
   private readonly wait: ReturnType<typeof setTimeout>;
   private settledOnce!: () => void;
   /** Settles once the move opened here or was given up. */
@@ -124,7 +129,10 @@ export class IncomingMove {
     this.readTemporary();
   }
 
-  /** Reads the relays the temporary queue keeps as bytes into calls, in place and in order (one that is not a call is reported and dropped). */
+  /**
+   * Reads the relays the temporary queue keeps as bytes into calls, in place and in order (one that is not a
+   * call is reported and dropped).
+   */
   private readTemporary(): void {
     let kept = 0;
     for (const entry of this.temporary) {
@@ -236,7 +244,9 @@ export class IncomingMove {
     }
   }
 
-  /** Cutover: Ready here, the calls it brought first, then the temporary queue, then the commit to the source. */
+  /**
+   * Cutover: Ready here, the calls it brought first, then the temporary queue, then the commit to the source.
+   */
   private openHere(version: StoreVersion): void {
     if (this.phase !== 'cutting') return;
     const { ctx } = this;

@@ -14,7 +14,9 @@ export interface MessageFollowConfig {
   readonly link: MeshLink;
   readonly routes: FollowRoutes;
   readonly events: ZLinkEvents;
-  /** `messageFollowNotice`: tell the sender of a relayed message (off: its route lives on until it expires). */
+  /**
+   * `messageFollowNotice`: tell the sender of a relayed message (off: its route lives on until it expires).
+   */
   readonly notices: boolean;
 }
 
@@ -69,7 +71,8 @@ export class MessageFollow {
     const bytes =
       (call.wire && relayedCallBytes(call.wire, call.messageKind, route.address, hops)) ??
       encodeCall(call, route.address, hops);
-    // The follow queue is unbounded (docs/protocol.md#message-follow): past the send queue's bound, as answers are.
+    // The follow queue is unbounded (docs/protocol.md#message-follow): past the send queue's bound, as
+    // answers are.
     if (!link.answer(route.target.owner.rid, bytes))
       return { tag: 'refused', error: refusalOf(call, 'Unavailable', 'followTargetUnreachable') };
     if (hops === 1 && this.config.notices) this.notify(call, route, from);

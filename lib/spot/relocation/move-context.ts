@@ -27,7 +27,10 @@ export interface MoveContext {
   readonly movedAway: (kind: ObjectKind, id: string, source: ObjectRouteFences) => void;
   /** A call went on to a move's target (a drain waits until none did for a while before it closes). */
   readonly relayed: () => void;
-  /** The bound sessions of a moving Actor (docs/protocol.md#bound-actors-that-move); absent: bindings are not told. */
+  /**
+   * The bound sessions of a moving Actor (docs/protocol.md#bound-actors-that-move); absent: bindings are not
+   * told.
+   */
   readonly sessions?: MoveSessions;
   /** A moving subscribed Spot's events (see `MoveMulticast`); absent: events are not told. */
   readonly multicast?: MoveMulticast;
@@ -106,7 +109,9 @@ export function abortedBy(error: unknown): RelocationResult {
     : { outcome: 'aborted', code: 'Error', reason: String(error) };
 }
 
-/** A call that could not reach the object's new owner: it ends `Unavailable`, and its sender drops the route. */
+/**
+ * A call that could not reach the object's new owner: it ends `Unavailable`, and its sender drops the route.
+ */
 export function unreachable(h: { readonly call: InboundObjectCall; readonly answer: ObjectAnswer }): void {
   const { call } = h;
   h.answer.error({

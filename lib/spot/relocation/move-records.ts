@@ -10,10 +10,10 @@ import type { RelocationResult } from './move-context.js';
 
 /**
  * A move's record in the Relocation Store (docs/protocol.md#relocation-store: what remains after a move;
- * docs/protocol.md#relocation-steps), one per object, each change a compare-and-swap: `preparing` before the source seals, then
- * `committed` (with the target's fences and the follow duration) or `aborted`. The moving state never
- * passes through it. The record is a trace for operators and for a node that restarts with moves in
- * flight, never a source of routes: no call reads it.
+ * docs/protocol.md#relocation-steps), one per object, each change a compare-and-swap: `preparing` before the
+ * source seals, then `committed` (with the target's fences and the follow duration) or `aborted`. The moving
+ * state never passes through it. The record is a trace for operators and for a node that restarts with moves
+ * in flight, never a source of routes: no call reads it.
  */
 export class MoveRecord {
   private constructor(

@@ -86,7 +86,8 @@ export class OutgoingMove {
   async start(): Promise<void> {
     const { a, ctx } = this;
     if (a.sessions !== undefined && a.sessions.size > 0 && ctx.sessions !== undefined) {
-      // Sessions first (docs/protocol.md#bound-actors-that-move): once each owner answered, everything it relayed before is here.
+      // Sessions first (docs/protocol.md#bound-actors-that-move): once each owner answered, everything it
+      // relayed before is here.
       this.sessionsSealed = true;
       try {
         await ctx.sessions.seal(a, this.relocationId, SESSION_SEAL_REPLY_MS);
@@ -151,7 +152,10 @@ export class OutgoingMove {
     if (this.isTargetRoute(r.target)) this.finish(r.target);
   }
 
-  /** Whether `fences` are the ones this move's target takes the object under (its run, one owner generation on). */
+  /**
+   * Whether `fences` are the ones this move's target takes the object under (its run, one owner generation
+   * on).
+   */
   private isTargetRoute(fences: ObjectRouteFences): boolean {
     const { authority } = this.a;
     return (
@@ -162,7 +166,9 @@ export class OutgoingMove {
     );
   }
 
-  /** The target left the mesh. Before the go the move aborts; after it, the store tells whether it committed. */
+  /**
+   * The target left the mesh. Before the go the move aborts; after it, the store tells whether it committed.
+   */
   targetLost(): void {
     if (this.phase === 'capturing' || this.phase === 'transferring')
       return this.abort(
@@ -269,7 +275,9 @@ export class OutgoingMove {
     });
   }
 
-  /** Whether the record still names this run as the owner of this incarnation (read until the store answers). */
+  /**
+   * Whether the record still names this run as the owner of this incarnation (read until the store answers).
+   */
   private async stillHeld(): Promise<boolean> {
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       try {

@@ -237,7 +237,8 @@ export class Relocations {
     if (!relocate) return;
     const { clock } = this.config;
     const end = clock.now() + deadlineMs;
-    // A move waits for the running turn and, past its go, for the store: the drain waits no longer than its deadline.
+    // A move waits for the running turn and, past its go, for the store: the drain waits no longer than its
+    // deadline.
     await within(this.moveAll(deadlineMs), deadlineMs);
     // Every peer drops its routes to this node; what it sent before is here (and relayed) once it answered.
     await leave(Math.max(0, end - clock.now()));
@@ -285,7 +286,9 @@ export class Relocations {
     return moved;
   }
 
-  /** A call on the route an object arriving here is taking (see `IncomingMove.takes`); whether one took it. */
+  /**
+   * A call on the route an object arriving here is taking (see `IncomingMove.takes`); whether one took it.
+   */
   holdArriving(call: InboundObjectCall, answer: ObjectAnswer): boolean {
     if (!this.config.host.moves.isArriving(call.objectKind, call.id)) return false;
     for (const move of this.incoming.values()) if (move.takes(call, answer)) return true;
@@ -335,7 +338,10 @@ export class Relocations {
     });
   }
 
-  /** A peer left: moves with it at the other end go on without it (see the moves' `targetLost` / `sourceLost`). */
+  /**
+   * A peer left: moves with it at the other end go on without it (see the moves' `targetLost` /
+   * `sourceLost`).
+   */
   peerDown(rid: string): void {
     for (const move of this.outgoing.values()) if (move.target.rid === rid) move.targetLost();
     // A move past its go stays (the authority may be landing here); the others end, and linger a while.

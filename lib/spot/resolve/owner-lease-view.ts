@@ -1,10 +1,10 @@
 import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 
 /**
- * The owner lease as the caller side sees it (docs/architecture.md#stores-and-authority: the owner lease is the owner node's own
- * lease; docs/protocol.md#owner-lease-and-fencing). The runtime implements it from the Location Store's MeshNode descriptors it
- * has read: a run holds a lease while a descriptor of that NodeRid *and* that node generation is
- * live. Answers from memory, synchronously: it never reads the store.
+ * The owner lease as the caller side sees it (docs/architecture.md#stores-and-authority: the owner lease is
+ * the owner node's own lease; docs/protocol.md#owner-lease-and-fencing). The runtime implements it from the
+ * Location Store's MeshNode descriptors it has read: a run holds a lease while a descriptor of that NodeRid
+ * *and* that node generation is live. Answers from memory, synchronously: it never reads the store.
  */
 export interface OwnerLeaseView {
   /**

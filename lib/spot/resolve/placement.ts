@@ -8,8 +8,8 @@ export function advertisedType(kind: ObjectKind, type: string): string {
 }
 
 /**
- * Where an object goes among the ready object servers hosting its type (docs/decisions.md "The object layer wired"): in
- * turn, in NodeRid order, one rotation per node for creations and moves alike. A draining server
+ * Where an object goes among the ready object servers hosting its type (docs/decisions.md "The object layer
+ * wired"): in turn, in NodeRid order, one rotation per node for creations and moves alike. A draining server
  * does not announce its types, so it is never among them.
  */
 export class Placement {

@@ -15,7 +15,8 @@ export interface ResolverOptions {
 
 /**
  * Reads one object's authority from the Authority Store and says what it is for a call by global id
- * (docs/protocol.md#resolving-a-global-id, docs/protocol.md#resolver-results). No cache: each `resolve` is exactly one store `get`.
+ * (docs/protocol.md#resolving-a-global-id, docs/protocol.md#resolver-results). No cache: each `resolve` is
+ * exactly one store `get`.
  */
 export class AuthorityResolver {
   readonly mesh: string;
@@ -44,25 +45,28 @@ export class AuthorityResolver {
       // send the caller to creation over a live object.
       return { tag: 'StoreFailure', key, error };
     }
-    // docs/protocol.md#resolver-results: Missing only once the release has completed; a completed release deletes the record,
-    // so a record still there (even `releasing`) is never Missing.
+    // docs/protocol.md#resolver-results: Missing only once the release has completed; a completed release
+    // deletes the record, so a record still there (even `releasing`) is never Missing.
     if (stored === undefined) return { tag: 'Missing', key };
     return this.judge(key, stored);
   }
 
   private judge(key: ObjectKey, stored: Versioned<AuthorityRecord>): ResolveResult {
     const { record } = stored;
-    // docs/architecture.md#stores-and-authority: "Authority whose owner's lease is gone resolves Unavailable" — whatever its state,
-    // and checked first: a creation or release whose owner is gone will not finish by waiting; only
-    // an explicit create / get-or-create may take it over. The lease belongs to the node *run*: a
-    // descriptor of the same NodeRid with another generation is another run (docs/protocol.md#lifecycle-generations).
+    // docs/architecture.md#stores-and-authority: "Authority whose owner's lease is gone resolves Unavailable"
+    // — whatever its state, and checked first: a creation or release whose owner is gone will not finish by
+    // waiting; only an explicit create / get-or-create may take it over. The lease belongs to the node *run*:
+    // a descriptor of the same NodeRid with another generation is another run
+    // (docs/protocol.md#lifecycle-generations).
     const deadline = this.options.leases.admissionDeadline(record.owner);
     if (deadline === undefined || deadline <= this.options.clock.now())
       return unavailable(key, 'ownerLeaseGone', stored);
     // docs/protocol.md#resolving-a-global-id: only the current Ready authority is a route for an application
-    // message; a record being built or released is there but not usable (and, docs/protocol.md#resolver-results, not Missing).
+    // message; a record being built or released is there but not usable (and,
+    // docs/protocol.md#resolver-results, not Missing).
     if (record.state !== 'ready') return unavailable(key, record.state, stored);
-    // docs/protocol.md#the-route-cache: the route and every fence the owner judges admission by, kept together.
+    // docs/protocol.md#the-route-cache: the route and every fence the owner judges admission by, kept
+    // together.
     const fences = {
       owner: record.owner,
       objectGeneration: record.objectGeneration,

@@ -5,8 +5,8 @@ import type { Clock, OwnerLeaseView } from './owner-lease-view.js';
 import { type ReadyRoute, type ResolveResult, type RouteFences, fencesMatch } from './resolve-result.js';
 
 /**
- * Why an entry left the route cache (docs/protocol.md#the-route-cache: the reasons an entry is dropped at once,
- * plus its two lifetimes and the size bound) — for the observability events to come.
+ * Why an entry left the route cache (docs/protocol.md#the-route-cache: the reasons an entry is dropped at
+ * once, plus its two lifetimes and the size bound) — for the observability events to come.
  */
 export type RouteDropReason =
   /** `routeCacheMaxAgeMs` (as it was when the entry was made) has passed. */
@@ -63,7 +63,10 @@ interface Ticket extends MissTicket {
 /** One cached route, on an intrusive LRU list (most recent at `head`) so a hit allocates nothing. */
 interface Entry {
   route: ReadyRoute;
-  /** Made + max age as it was then: a later change of max age never moves it (docs/protocol.md#the-route-cache). */
+  /**
+   * Made + max age as it was then: a later change of max age never moves it
+   * (docs/protocol.md#the-route-cache).
+   */
   readonly ageLimit: number;
   readonly run: string;
   prev: Entry | undefined;
@@ -75,9 +78,9 @@ const runName = (run: NodeRun): string => `${run.rid}\u0000${run.nodeGeneration}
 const checkMaxAge = (ms: number): number => runtimeMs('routeCacheMaxAgeMs', ms);
 
 /**
- * The positive route cache of one object mesh (docs/protocol.md#the-route-cache): only confirmed Ready
- * routes with their fences — never Missing, Creating, Unavailable or a store failure (docs/protocol.md#the-route-cache:
- * the next call looks again). A snapshot of a recent lookup, never an
+ * The positive route cache of one object mesh (docs/protocol.md#the-route-cache): only confirmed Ready routes
+ * with their fences — never Missing, Creating, Unavailable or a store failure
+ * (docs/protocol.md#the-route-cache: the next call looks again). A snapshot of a recent lookup, never an
  * authority of its own. Every method is synchronous and reads no store.
  */
 export class RouteCache {
@@ -179,9 +182,9 @@ export class RouteCache {
   }
 
   /**
-   * A StoreVersion of (`kind`, `id`) seen elsewhere (a CAS result, a record read for another
-   * purpose): an entry with a smaller one goes at once (`newerVersion`, docs/protocol.md#the-route-cache), and a miss in flight
-   * does not cache a result older than it.
+   * A StoreVersion of (`kind`, `id`) seen elsewhere (a CAS result, a record read for another purpose): an
+   * entry with a smaller one goes at once (`newerVersion`, docs/protocol.md#the-route-cache), and a miss in
+   * flight does not cache a result older than it.
    */
   observeVersion(kind: ObjectKind, id: string, version: StoreVersion): void {
     for (const t of this.tickets[kind].get(id) ?? []) t.minVersion = Math.max(t.minVersion, version);
@@ -190,10 +193,10 @@ export class RouteCache {
   }
 
   /**
-   * The owner answered a call on route `fences` as stale (`staleRoute`), or a messageFollow notice said
-   * a message on it was relayed to the object's new owner (`moved`): the entry goes only if it is that route — an entry made since, with other fences, stays (docs/protocol.md#message-follow:
-   * a newer route stays). Misses in flight for the key are spoiled either way. Returns
-   * whether an entry went.
+   * The owner answered a call on route `fences` as stale (`staleRoute`), or a messageFollow notice said a
+   * message on it was relayed to the object's new owner (`moved`): the entry goes only if it is that route —
+   * an entry made since, with other fences, stays (docs/protocol.md#message-follow: a newer route stays).
+   * Misses in flight for the key are spoiled either way. Returns whether an entry went.
    */
   invalidateStale(
     kind: ObjectKind,
@@ -223,7 +226,9 @@ export class RouteCache {
 
   private storeFailing = false;
 
-  /** The store recovered from an outage: every entry goes (`storeRecovered`), every miss in flight is spoiled. */
+  /**
+   * The store recovered from an outage: every entry goes (`storeRecovered`), every miss in flight is spoiled.
+   */
   storeRecovered(): void {
     this.spoilAll();
     while (this.head !== undefined) this.drop(this.head, 'storeRecovered');

@@ -92,7 +92,10 @@ export function runEnded(deps: SessionDeps, run: NodeRun, reason: string): void 
 const isHere = (self: NodeRun, b: ActorBinding): boolean =>
   b.ownerRid === self.rid && b.ownerGeneration === self.nodeGeneration;
 
-/** A moving Actor's sessions (docs/protocol.md#bound-actors-that-move): 42 to seal each binding, 44 to end the seal. */
+/**
+ * A moving Actor's sessions (docs/protocol.md#bound-actors-that-move): 42 to seal each binding, 44 to end the
+ * seal.
+ */
 export function moveSessions(deps: SessionDeps): MoveSessions {
   const { self, link } = deps;
   return {

@@ -153,7 +153,8 @@ export class OwnedSession implements ZLinkSession {
       signal: undefined,
       session: { stamp, bytes: packSessionStamp(stamp) },
     };
-    // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the move gives the route.
+    // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the
+    // move gives the route.
     const held = this.bindings.held(binding.actorId);
     if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
     return this.runner.submit(binding.route, sub).catch((error: unknown) => {

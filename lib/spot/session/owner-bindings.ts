@@ -13,10 +13,10 @@ import type { SessionBindRecord, SessionUnbindRecord } from '../wire/index.js';
 import { SESSION_BIND_PACKET, SESSION_UNBIND_PACKET, bindPayload, endPayload } from './session-turns.js';
 
 /**
- * The Actor owner's side of a bind (docs/protocol.md#session-bindings): the ActorRef the Session owner bound by
- * names this node's run and an ObjectGeneration; if this node holds that incarnation, the bind becomes
- * a turn of the Actor on the route it is held on (queued behind its work, carried along if it moves),
- * answered with that route. Never throws; answers once.
+ * The Actor owner's side of a bind (docs/protocol.md#session-bindings): the ActorRef the Session owner bound
+ * by names this node's run and an ObjectGeneration; if this node holds that incarnation, the bind becomes a
+ * turn of the Actor on the route it is held on (queued behind its work, carried along if it moves), answered
+ * with that route. Never throws; answers once.
  */
 export interface OwnerBindingDeps {
   readonly self: NodeRun;

@@ -6,9 +6,9 @@ import type { ObjectSubmission } from '../caller/index.js';
 import { wireAddress } from '../wire/index.js';
 
 /**
- * A session's binding to one Actor on its Session owner (docs/protocol.md#session-bindings): the route verified
- * at bind time and stored here — never written to the Location or Relocation Store — and the identity
- * that route is checked against on every relay, push and end notice.
+ * A session's binding to one Actor on its Session owner (docs/protocol.md#session-bindings): the route
+ * verified at bind time and stored here — never written to the Location or Relocation Store — and the
+ * identity that route is checked against on every relay, push and end notice.
  */
 export interface BindingRoute {
   readonly actorId: string;
@@ -75,7 +75,10 @@ export interface HeldRelay {
   readonly reject: (error: unknown) => void;
 }
 
-/** A binding sealed by its Actor's move (docs/protocol.md#bound-actors-that-move, record 42): what waits for the route, and the timeout. */
+/**
+ * A binding sealed by its Actor's move (docs/protocol.md#bound-actors-that-move, record 42): what waits for
+ * the route, and the timeout.
+ */
 interface Seal {
   readonly relocationId: string;
   readonly held: HeldRelay[];
@@ -83,9 +86,9 @@ interface Seal {
 }
 
 /**
- * The bindings of one session, by Actor id, in the order they were made: the first is the primary,
- * which the client's frames without a `@SessionHandler` are relayed to. A rebind of the same Actor id
- * replaces its entry at once (the new route only after its owner answered: docs/protocol.md#session-bindings).
+ * The bindings of one session, by Actor id, in the order they were made: the first is the primary, which the
+ * client's frames without a `@SessionHandler` are relayed to. A rebind of the same Actor id replaces its
+ * entry at once (the new route only after its owner answered: docs/protocol.md#session-bindings).
  */
 export class SessionBindings {
   private readonly byActor = new Map<string, BindingRoute>();

@@ -234,7 +234,8 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     if (r.outcome === 'commit' && r.route !== undefined) {
       const layer = this.layer;
       if (layer === undefined) return;
-      // The one switch (docs/protocol.md#bound-actors-that-move): the route and the current location together, then what was held.
+      // The one switch (docs/protocol.md#bound-actors-that-move): the route and the current location
+      // together, then what was held.
       session.bindings.set(bindingRouteOf(layer.mesh, r.actorId, r.bindingGeneration, r.route));
     }
     session.released(r.actorId);

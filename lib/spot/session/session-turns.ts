@@ -69,7 +69,10 @@ export interface SessionTurnDeps {
   readonly pending: PendingRequests;
 }
 
-/** The route an Actor is held on here, as a bind's answer carries it: `[type, rid, nodeGeneration, AOG, OLG, objectGeneration]`. */
+/**
+ * The route an Actor is held on here, as a bind's answer carries it: `[type, rid, nodeGeneration, AOG, OLG,
+ * objectGeneration]`.
+ */
 export function heldRouteValue(a: Activation, self: NodeRun): unknown[] {
   const { authorityOwnerGeneration, ownerLeaseGeneration, objectGeneration } = a.authority;
   return [

@@ -1,4 +1,6 @@
-/** The object layer's own records: object calls and answers, control, Message Follow, relocation, owner leave. */
+/**
+ * The object layer's own records: object calls and answers, control, Message Follow, relocation, owner leave.
+ */
 export * from './object-wire.js';
 export * from './object-encode.js';
 export * from './object-relay.js';

@@ -1,7 +1,10 @@
 import { isCount, isName, isStr } from '../../core/wire/index.js';
 import type { NodeRun } from '../../core/ports/index.js';
 
-/** What a call to an object was sent with: the owner run and the authority fences (docs/protocol.md#resolving-a-global-id). */
+/**
+ * What a call to an object was sent with: the owner run and the authority fences
+ * (docs/protocol.md#resolving-a-global-id).
+ */
 export interface ObjectRouteFences {
   readonly owner: NodeRun;
   readonly objectGeneration: number;

@@ -60,7 +60,10 @@ export function encodeMessageFollow(notice: Omit<MessageFollowRecord, 'kind'>): 
 
 const MALFORMED = 'malformed messageFollow record';
 
-/** Reads a notice (the record array); the reason it is malformed otherwise. Never throws; later fields are ignored. */
+/**
+ * Reads a notice (the record array); the reason it is malformed otherwise. Never throws; later fields are
+ * ignored.
+ */
 export function decodeMessageFollow(value: readonly unknown[]): MessageFollowRecord | string {
   const [, , objectKind, id, rawSource, rawTarget, hops, queued, operationId, rawRoute] = value;
   const source = readObjectFences(rawSource);

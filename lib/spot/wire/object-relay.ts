@@ -2,7 +2,9 @@ import { Buffer } from 'node:buffer';
 import { msgpackValueEnd } from '../../core/wire/index.js';
 import { type ObjectAddress, REQUEST_LENGTH, SEND_LENGTH } from './object-wire.js';
 
-/** Values before the address: version and kind, and a request's reply route (correlation, rid, generation). */
+/**
+ * Values before the address: version and kind, and a request's reply route (correlation, rid, generation).
+ */
 const BEFORE_ADDRESS = { send: 2, request: 5 } as const;
 /** The address (kind, id, fences), then operation id, packet, metadata, payload and trace before `hops`. */
 const ADDRESS_VALUES = 3;

@@ -35,9 +35,9 @@ import {
 } from './object-control-wire.js';
 
 /**
- * Object messages on the wire (docs/protocol.md#object-records): record kinds 60–63, never framework fields on
- * channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a
- * Spot payload to a channel handler. Field order (docs/decisions.md):
+ * Object messages on the wire (docs/protocol.md#object-records): record kinds 60–63, never framework fields
+ * on channel records, so a node that cannot read them drops them (RESERVED_KINDS) instead of handing a Spot
+ * payload to a channel handler. Field order (docs/decisions.md):
  *
  *     ObjectSend       [1, 60,                           kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, session?, ...later]
  *     ObjectRequest    [1, 61, correlation, originRid, originGeneration, kind, id, fences, operationId, packet, metadata | nil, payload, trace | nil, hops?, session?, ...later]
@@ -47,15 +47,15 @@ import {
  *     fences = [ownerRid, ownerNodeGeneration, objectGeneration, authorityOwnerGeneration, ownerLeaseGeneration, ...later]
  *
  * The reply route (origin NodeRid + node generation + correlation) comes right after the kind, as in
- * MeshRoutedRequest, so a relay (Message Follow) forwards the record as it is and the answer goes
- * straight to the origin. A reply echoes the origin's node generation: a reply meant for an earlier
- * run of the origin (whose correlations start over) is refused there, never settling a new call.
- * The fences are one nested array, the form Message Follow's notice names a route by (docs/protocol.md#message-follow). The
- * trace slot is always written (nil without a trace); `hops`, the Message Follow relays the message
- * took, only by a relay (absent: 0, sent by its sender). `session`, on a call a Session owner relayed
- * to a bound Actor over its binding route (`SessionStamp`: [ownerRid, ownerGeneration, listener,
- * sessionId, bindingGeneration, sequence]; `hops` is then always written). Fields a later version appends come after
- * them and are ignored here; a record shorter than this version's is refused.
+ * MeshRoutedRequest, so a relay (Message Follow) forwards the record as it is and the answer goes straight to
+ * the origin. A reply echoes the origin's node generation: a reply meant for an earlier run of the origin
+ * (whose correlations start over) is refused there, never settling a new call. The fences are one nested
+ * array, the form Message Follow's notice names a route by (docs/protocol.md#message-follow). The trace slot
+ * is always written (nil without a trace); `hops`, the Message Follow relays the message took, only by a
+ * relay (absent: 0, sent by its sender). `session`, on a call a Session owner relayed to a bound Actor over
+ * its binding route (`SessionStamp`: [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration,
+ * sequence]; `hops` is then always written). Fields a later version appends come after them and are ignored
+ * here; a record shorter than this version's is refused.
  */
 
 /** Which object a message is for, and the route it was sent on. */
@@ -100,7 +100,10 @@ export interface SessionStamp {
 
 /** What an object send and request both carry besides their address. */
 interface ObjectCall extends ObjectAddress {
-  /** Identifies one operation across relays (duplicate suppression; docs/protocol.md#message-follow keeps it); opaque here. */
+  /**
+   * Identifies one operation across relays (duplicate suppression; docs/protocol.md#message-follow keeps it);
+   * opaque here.
+   */
   readonly operationId: string;
   readonly packet: string;
   readonly metadata: Uint8Array | undefined;

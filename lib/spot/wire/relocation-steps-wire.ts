@@ -20,12 +20,12 @@ import { type ObjectRouteFences, readObjectFences, writeObjectFences } from './o
  *     RelocationCommit [1, 69, relocationId, targetFences | nil, refusal | nil, ...later]  target → source
  *     refusal = [code, message]
  *
- * Ready without a refusal: the object is restored on the target (not yet dispatching) and the source
- * relays what it holds. A relay carries one call as the ObjectSend or ObjectRequest record it is (its
- * reply route inside). Cutover without a refusal: every held call was relayed before it, so the target
- * may take the authority; with one, the source gave the move up (its deadline) and the target drops
- * what it restored — the target never takes the authority without this go. Commit with fences: the target's CAS of the authority landed and it dispatches
- * on that route; with a refusal: the move ended without it.
+ * Ready without a refusal: the object is restored on the target (not yet dispatching) and the source relays
+ * what it holds. A relay carries one call as the ObjectSend or ObjectRequest record it is (its reply route
+ * inside). Cutover without a refusal: every held call was relayed before it, so the target may take the
+ * authority; with one, the source gave the move up (its deadline) and the target drops what it restored — the
+ * target never takes the authority without this go. Commit with fences: the target's CAS of the authority
+ * landed and it dispatches on that route; with a refusal: the move ended without it.
  */
 
 /** Why a step was refused: a `ZLinkError` code and a message for people. */

@@ -204,7 +204,9 @@ export function bindingItems(b: BindingImage): unknown[] {
   return [b.ownerRid, b.ownerGeneration, b.listener, b.sessionId, b.bindingGeneration];
 }
 
-/** The binding in the first items of `v` (as `bindingItems` writes them); `undefined` when they are not one. */
+/**
+ * The binding in the first items of `v` (as `bindingItems` writes them); `undefined` when they are not one.
+ */
 export function readBindingItems(v: readonly unknown[]): BindingImage | undefined {
   const [ownerRid, ownerGeneration, listener, sessionId, bindingGeneration] = v;
   if (

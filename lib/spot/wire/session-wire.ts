@@ -13,8 +13,8 @@ import { isRuntimePacket } from '../../core/objects/index.js';
 
 /**
  * The records between a Session owner and a bound Actor's owner (docs/architecture.md#sessions;
- * docs/protocol.md#session-bindings; docs/decisions.md "Session bindings"). Relayed messages are ordinary object
- * calls with a session stamp (`SessionStamp` in object-wire.ts); a session's end is an object send of
+ * docs/protocol.md#session-bindings; docs/decisions.md "Session bindings"). Relayed messages are ordinary
+ * object calls with a session stamp (`SessionStamp` in object-wire.ts); a session's end is an object send of
  * the runtime packet `zlink:session-closed`. What is here is what has no object call to ride on:
  *
  *     SessionBind   [1, 45, correlation, originRid, originGeneration, actorId, objectGeneration, listener, sessionId, bindingGeneration, previous | nil, ...later]
@@ -27,9 +27,9 @@ import { isRuntimePacket } from '../../core/objects/index.js';
  *
  *     route = [type, ownerRid, nodeGeneration, authorityOwnerGeneration, ownerLeaseGeneration, objectGeneration]
  *
- * 42–44 are the commands of docs/protocol.md#bound-actors-that-move: a moving bound Actor's source seals each binding (the
- * Session owner holds what it would relay, and answers 43 behind everything it relayed before), and
- * the target commits the new route once the Actor runs there — or the source aborts (`outcome` `abort`,
+ * 42–44 are the commands of docs/protocol.md#bound-actors-that-move: a moving bound Actor's source seals each
+ * binding (the Session owner holds what it would relay, and answers 43 behind everything it relayed before),
+ * and the target commits the new route once the Actor runs there — or the source aborts (`outcome` `abort`,
  * no route) and the held messages go to the old route. 44 is one-way and never retried.
  *
  *     previous = [ownerRid, ownerNodeGeneration]   (the owner run of the binding a rebind replaces)

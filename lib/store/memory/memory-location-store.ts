@@ -14,9 +14,9 @@ interface Entry {
 }
 
 /**
- * A Location Store inside one process, for single-process use and tests; by explicit opt-in only —
- * the framework never substitutes it when no store is configured (docs/protocol.md#location-store). Same contract as
- * the Redis store: revision-checked writes, leases, one-point-in-time reads, change hints.
+ * A Location Store inside one process, for single-process use and tests; by explicit opt-in only — the
+ * framework never substitutes it when no store is configured (docs/protocol.md#location-store). Same contract
+ * as the Redis store: revision-checked writes, leases, one-point-in-time reads, change hints.
  */
 export class MemoryLocationStore implements LocationStore {
   private readonly authorities = new MemoryAuthorityStore((mesh, run) => {

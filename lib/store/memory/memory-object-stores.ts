@@ -27,7 +27,9 @@ const member = (key: ObjectKey): string => JSON.stringify([key.kind, key.id]);
 class MemoryObjectRecords implements RawObjectRecords {
   private readonly meshes = new Map<string, Mesh>();
 
-  /** Whether node run `run` holds a live lease on `mesh`: the Location Store this store sits beside answers. */
+  /**
+   * Whether node run `run` holds a live lease on `mesh`: the Location Store this store sits beside answers.
+   */
   constructor(private readonly leaseAlive: (mesh: string, run: NodeRun) => boolean = () => false) {}
 
   get(key: ObjectKey): Promise<{ now: number; stored: RawRecord | undefined }> {

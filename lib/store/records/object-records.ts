@@ -130,7 +130,9 @@ export class ObjectRecordStore<R> implements VersionedStore<R> {
     return this.raw.close();
   }
 
-  /** Records listed under NodeRid `rid`; one that cannot be read is left out, as `list` does for descriptors. */
+  /**
+   * Records listed under NodeRid `rid`; one that cannot be read is left out, as `list` does for descriptors.
+   */
   protected async listIndexed(mesh: string, rid: string): Promise<Versioned<R>[]> {
     if (typeof mesh !== 'string' || mesh === '' || typeof rid !== 'string' || rid === '') {
       throw new ZLinkError(

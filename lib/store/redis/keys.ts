@@ -5,7 +5,8 @@ const enc = encodeURIComponent;
 
 /**
  * Key layout under `prefix`, one hash slot per (kind, scope):
- * - `<prefix>:{<kind>:<scope>}:d:<rid>:<generation>` — a descriptor (hash: revision, body), with the lease as TTL;
+ * - `<prefix>:{<kind>:<scope>}:d:<rid>:<generation>` — a descriptor (hash: revision, body), with the lease as
+ *   TTL;
  * - `<prefix>:{<kind>:<scope>}:i` — index (sorted set: member `<rid>:<generation>`, score = lease end), with
  *   the longest lease it lists as TTL;
  * - `<prefix>:{<kind>:<scope>}:c` — change notifications (pub/sub channel).

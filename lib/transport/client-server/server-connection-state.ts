@@ -1,8 +1,8 @@
 import { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from '../timing.js';
 /**
- * The states of one Client DEALER connection to one Server endpoint (docs/protocol.md#clientserver-handshake) and the one pure
- * function that moves between them. No sockets, no timers: `ServerConnection` runs those as the
- * effects of entering a state (hello repeats in `handshaking`, the replacement DEALER waits in `lost`).
+ * The states of one Client DEALER connection to one Server endpoint (docs/protocol.md#clientserver-handshake)
+ * and the one pure function that moves between them. No sockets, no timers: `ServerConnection` runs those as
+ * the effects of entering a state (hello repeats in `handshaking`, the replacement DEALER waits in `lost`).
  */
 
 export type ConnectionState =

@@ -36,9 +36,9 @@ export interface ServerConnectionConfig {
   /** Called whenever readiness, weight or drain state changes, so candidates are rebuilt. */
   readonly onChange: () => void;
   /**
-   * Whether the identity a server confirmed may become ready here (docs/protocol.md#clientserver-handshake): any for a manual
-   * endpoint, only a discovered (RID, generation) for a discovered one. `previous` is what this
-   * connection confirmed before. Asked again on `recheck()` when the discovered list changes.
+   * Whether the identity a server confirmed may become ready here (docs/protocol.md#clientserver-handshake):
+   * any for a manual endpoint, only a discovered (RID, generation) for a discovered one. `previous` is what
+   * this connection confirmed before. Asked again on `recheck()` when the discovered list changes.
    */
   readonly accepts: (
     state: ServerState,
@@ -57,11 +57,12 @@ export interface ServerConnectionConfig {
 }
 
 /**
- * One Client DEALER to one Server endpoint. Only the client starts the connection (docs/protocol.md#clientserver-handshake).
- * It becomes ready only after the server confirmed ChannelName, Server RID, lifecycle generation,
- * weight and drain state on this very connection (docs/protocol.md#clientserver-handshake); it leaves readiness when the
- * connection drops, and every request it carried ends `RouteError` then — none is resent.
- * Its states and their order are `server-connection-state.ts`; this class runs their effects.
+ * One Client DEALER to one Server endpoint. Only the client starts the connection
+ * (docs/protocol.md#clientserver-handshake). It becomes ready only after the server confirmed ChannelName,
+ * Server RID, lifecycle generation, weight and drain state on this very connection
+ * (docs/protocol.md#clientserver-handshake); it leaves readiness when the connection drops, and every request
+ * it carried ends `RouteError` then — none is resent. Its states and their order are
+ * `server-connection-state.ts`; this class runs their effects.
  */
 export class ServerConnection {
   /** The current DEALER; replaced after every lost connection (see `readOut`). */
@@ -133,9 +134,9 @@ export class ServerConnection {
   }
 
   /**
-   * Leaves for good (docs/protocol.md#lifecycle-generations, or a descriptor that lapsed): no longer a candidate at once; the
-   * requests it carries may still get their replies for up to `maxWaitMs`, then it closes and whatever
-   * is left ends `RouteError`. Never resends anything.
+   * Leaves for good (docs/protocol.md#lifecycle-generations, or a descriptor that lapsed): no longer a
+   * candidate at once; the requests it carries may still get their replies for up to `maxWaitMs`, then it
+   * closes and whatever is left ends `RouteError`. Never resends anything.
    */
   async retire(maxWaitMs: number): Promise<void> {
     const { status } = this.current;
@@ -212,7 +213,9 @@ export class ServerConnection {
     });
   }
 
-  /** Moves to the next state (see `transition`) and runs what entering it does; an ignored event runs nothing. */
+  /**
+   * Moves to the next state (see `transition`) and runs what entering it does; an ignored event runs nothing.
+   */
   private apply(event: ConnectionEvent): void {
     const from = this.current;
     const to = transition(from, event);
@@ -271,10 +274,11 @@ export class ServerConnection {
   /** The connection dropped: reads out and closes its DEALER, then (while `lost`) waits to replace it. */
   private readOut(): void {
     this.pump.purge();
-    // A write blocked on the lost connection would still go out to whoever answers on this endpoint
-    // next (a restarted server, another generation) after its request already ended RouteError.
-    // Only closing the socket cancels it, so every connection attempt gets a fresh DEALER (docs/protocol.md#no-resend-after-selection, docs/protocol.md#lifecycle-generations);
-    // until then the old one stops reconnecting. Replies that arrived before the loss are read first.
+    // A write blocked on the lost connection would still go out to whoever answers on this endpoint next (a
+    // restarted server, another generation) after its request already ended RouteError. Only closing the
+    // socket cancels it, so every connection attempt gets a fresh DEALER
+    // (docs/protocol.md#no-resend-after-selection, docs/protocol.md#lifecycle-generations); until then the
+    // old one stops reconnecting. Replies that arrived before the loss are read first.
     const { endpoint } = this.config;
     const { dealer, reads } = this;
     try {
@@ -358,7 +362,8 @@ export class ServerConnection {
           case RecordKind.Ping:
             break;
           default:
-            // A server never starts a business call toward a client (docs/protocol.md#clientserver-roles): it reaches no handler.
+            // A server never starts a business call toward a client (docs/protocol.md#clientserver-roles): it
+            // reaches no handler.
             this.protocolError(`a client does not accept record kind ${record.kind}`);
         }
       }

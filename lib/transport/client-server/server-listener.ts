@@ -164,8 +164,8 @@ export class ServerListener {
   }
 
   /**
-   * docs/protocol.md#drain: stop admitting, publish draining with a larger revision, let accepted handlers finish
-   * (up to the deadline), then close the listener. Requests arriving meanwhile end `Rejected`.
+   * docs/protocol.md#drain: stop admitting, publish draining with a larger revision, let accepted handlers
+   * finish (up to the deadline), then close the listener. Requests arriving meanwhile end `Rejected`.
    */
   async drain(deadlineMs: number): Promise<'completed' | 'deadline'> {
     if (this.closed || this.drainRequested) return 'completed';

@@ -19,7 +19,9 @@ export class ServerLiveness {
     private readonly ping: () => void,
     /** Nothing came from the server for `SILENCE_MS` of the time this process read. */
     private readonly silent: () => void,
-    /** Messages the current DEALER's receive loop has taken (its `ReadProgress`): no clock read per message. */
+    /**
+     * Messages the current DEALER's receive loop has taken (its `ReadProgress`): no clock read per message.
+     */
     private readonly taken: () => number,
   ) {}
 

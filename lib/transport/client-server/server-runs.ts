@@ -12,10 +12,11 @@ export interface RunConnection {
 }
 
 /**
- * Which run (RID, lifecycle generation) of each Server RID a client uses (docs/protocol.md#lifecycle-generations). Generations are
- * not ordered, so "previous" is judged by what this client saw: a run that is not draining beats
- * one that is, otherwise the run first confirmed later wins. The loser is superseded: not opened,
- * not admitted, while a run of its RID is current; once none is, it may come back.
+ * Which run (RID, lifecycle generation) of each Server RID a client uses
+ * (docs/protocol.md#lifecycle-generations). Generations are not ordered, so "previous" is judged by what this
+ * client saw: a run that is not draining beats one that is, otherwise the run first confirmed later wins. The
+ * loser is superseded: not opened, not admitted, while a run of its RID is current; once none is, it may come
+ * back.
  */
 export class ServerRuns {
   private readonly firstReady = new Map<string, number>();

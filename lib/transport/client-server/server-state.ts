@@ -23,7 +23,10 @@ export function descriptorState(d: ServerDescriptor): ServerState {
   };
 }
 
-/** The state a welcome leaves. A welcome from the same generation never rolls state back (docs/protocol.md#weights-and-drain-state). */
+/**
+ * The state a welcome leaves. A welcome from the same generation never rolls state back
+ * (docs/protocol.md#weights-and-drain-state).
+ */
 export function welcomedState(previous: ServerState | undefined, welcome: ServerState): ServerState {
   const rollsBack = previous?.generation === welcome.generation && welcome.revision < previous.revision;
   return rollsBack ? previous : welcome;

@@ -22,11 +22,11 @@ export interface FanoutPublisherConfig {
 }
 
 /**
- * The publisher of one classic fanout channel (docs/protocol.md#classic-fanout): one PUB listener. A publish is done
- * when the source-local queue took the event (docs/protocol.md#when-a-call-is-finished); events queued together leave as one
- * zeromq message per topic. In drop mode zeromq discards a subscriber's share once its queue holds
- * `sendHighWaterMark` messages and the publisher never waits; with `noDrop` the write waits instead,
- * the local queue fills, and publishes wait for space until their deadline.
+ * The publisher of one classic fanout channel (docs/protocol.md#classic-fanout): one PUB listener. A publish
+ * is done when the source-local queue took the event (docs/protocol.md#when-a-call-is-finished); events
+ * queued together leave as one zeromq message per topic. In drop mode zeromq discards a subscriber's share
+ * once its queue holds `sendHighWaterMark` messages and the publisher never waits; with `noDrop` the write
+ * waits instead, the local queue fills, and publishes wait for space until their deadline.
  *
  * Every event carries a sequence number per topic, so subscribers can count what was dropped on the
  * way; a beacon on the reserved topic tells them the publisher is alive.

@@ -27,11 +27,11 @@ export interface FanoutSubscriberConfig {
 }
 
 /**
- * The subscriber role of one fanout channel: one SUB per publisher endpoint, given by hand or by
- * the Location Store (never both, docs/protocol.md#discovery). A liveness sweep reports a publisher silent when
- * nothing (beacon or event) came for `silenceTimeoutMs`; zeromq reconnects and subscribes again by
- * itself when it returns to the same endpoint, and a run at a new endpoint arrives as a new
- * descriptor. A discovered link goes when its descriptor does (a live one after `vanishGraceMs`).
+ * The subscriber role of one fanout channel: one SUB per publisher endpoint, given by hand or by the Location
+ * Store (never both, docs/protocol.md#discovery). A liveness sweep reports a publisher silent when nothing
+ * (beacon or event) came for `silenceTimeoutMs`; zeromq reconnects and subscribes again by itself when it
+ * returns to the same endpoint, and a run at a new endpoint arrives as a new descriptor. A discovered link
+ * goes when its descriptor does (a live one after `vanishGraceMs`).
  */
 export class FanoutSubscriber {
   private readonly links = new Map<string, PublisherLink>();
@@ -55,7 +55,10 @@ export class FanoutSubscriber {
     this.sweep = setInterval(this.checkSilence, Math.min(1000, Math.ceil(config.silenceTimeoutMs / 5)));
   }
 
-  /** A manual publisher endpoint (with CURVE, its key; with `rid`, only that publisher's events are delivered). */
+  /**
+   * A manual publisher endpoint (with CURVE, its key; with `rid`, only that publisher's events are
+   * delivered).
+   */
   connect(entry: NormalizedEndpoint): void {
     if (this.links.has(entry.endpoint)) return;
     this.trust.manual.set(entry.endpoint, entry);
@@ -120,7 +123,10 @@ export class FanoutSubscriber {
     }, REFUSED_HANDSHAKE_RETRY_MS).unref();
   };
 
-  /** A new link to `link`'s endpoint under `key`, delivering as the old one did (none under CURVE without a key). */
+  /**
+   * A new link to `link`'s endpoint under `key`, delivering as the old one did (none under CURVE without a
+   * key).
+   */
   private replace(link: PublisherLink, key: string | undefined): void {
     this.links.delete(link.endpoint);
     this.vanishing.forget(link);
@@ -129,7 +135,9 @@ export class FanoutSubscriber {
       this.open(link.endpoint, link.needsConfirmation, key);
   }
 
-  /** `confirm`: nothing is delivered before a beacon named an accepted run (discovered, or a manual `rid`). */
+  /**
+   * `confirm`: nothing is delivered before a beacon named an accepted run (discovered, or a manual `rid`).
+   */
   private open(endpoint: string, confirm: boolean, key: string | undefined): void {
     const { channel, topics, receiveHighWaterMark, handlers, jobs, events, curve, rediscover } = this.config;
     const link = new PublisherLink({

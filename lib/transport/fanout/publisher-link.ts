@@ -40,7 +40,9 @@ export interface PublisherLinkConfig {
   readonly key?: string;
   /** A refused handshake: the store may list another key by now. */
   readonly rediscover?: () => void;
-  /** A refused handshake (the first of a streak): the publisher may hold another key (see `FanoutSubscriber`). */
+  /**
+   * A refused handshake (the first of a streak): the publisher may hold another key (see `FanoutSubscriber`).
+   */
   readonly onRefused?: (link: PublisherLink) => void;
 }
 
@@ -64,11 +66,11 @@ interface FanoutEvent extends InboundMessage {
 }
 
 /**
- * One SUB socket toward one publisher endpoint (docs/protocol.md#arrangements). It subscribes the beacon topic and the
- * channel's topics, delivers events whose topic matches exactly to the handler found by packet name
- * (none: discarded, reported `no_handler`), each under a job permit — a full job queue stops the
- * reading, zeromq's queues fill, and the publisher drops this subscriber's share, nobody else's.
- * Beacons never reach a handler nor the delivery events; they say the publisher is alive.
+ * One SUB socket toward one publisher endpoint (docs/protocol.md#arrangements). It subscribes the beacon
+ * topic and the channel's topics, delivers events whose topic matches exactly to the handler found by packet
+ * name (none: discarded, reported `no_handler`), each under a job permit — a full job queue stops the
+ * reading, zeromq's queues fill, and the publisher drops this subscriber's share, nobody else's. Beacons
+ * never reach a handler nor the delivery events; they say the publisher is alive.
  */
 export class PublisherLink {
   private readonly socket: Subscriber;

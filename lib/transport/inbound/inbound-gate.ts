@@ -3,7 +3,10 @@ import type { JobQueue } from '../../core/calls/index.js';
 import { type InboundMessage, type InboundScope, failInbound, runInbound } from './inbound.js';
 import { INBOUND_DRAIN_QUIET_MS } from '../timing.js';
 
-/** Why a received business record is not run: the receiver drains, or its owner lease is fenced (docs/protocol.md#owner-lease-and-fencing). */
+/**
+ * Why a received business record is not run: the receiver drains, or its owner lease is fenced
+ * (docs/protocol.md#owner-lease-and-fencing).
+ */
 export type Refusal = 'draining' | 'fenced';
 
 /** How a receiver that can refuse names itself and orders its refusals. */
@@ -49,12 +52,17 @@ export interface InboundGateConfig {
 export class InboundGate {
   /** Set when the receiver drains (or closes): records a drain applies to are refused. */
   draining = false;
-  /** The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is refused until it is held. */
+  /**
+   * The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is
+   * refused until it is held.
+   */
   fenced = false;
   private running = 0;
   private waiters = 0;
   private lastRefusedAt = 0;
-  /** The last wait for a permit: the queue is first come, first served, so every earlier one ended before it. */
+  /**
+   * The last wait for a permit: the queue is first come, first served, so every earlier one ended before it.
+   */
   private tail: Promise<void> = Promise.resolve();
 
   constructor(private readonly config: InboundGateConfig) {}
@@ -64,7 +72,9 @@ export class InboundGate {
     return this.running;
   }
 
-  /** Whether the receive loop must wait (`caughtUp()`) before reading on: more records wait than `backlog`. */
+  /**
+   * Whether the receive loop must wait (`caughtUp()`) before reading on: more records wait than `backlog`.
+   */
   get behind(): boolean {
     return this.waiters > this.config.backlog;
   }
@@ -75,8 +85,9 @@ export class InboundGate {
   }
 
   /**
-   * Why a business record is refused now, or `undefined`: admitted. `drains` is false for a record
-   * a drain does not stop (Node direct: the caller named this node, docs/protocol.md#node-direct); a fence stops every one.
+   * Why a business record is refused now, or `undefined`: admitted. `drains` is false for a record a drain
+   * does not stop (Node direct: the caller named this node, docs/protocol.md#node-direct); a fence stops
+   * every one.
    */
   refusal(drains: boolean): Refusal | undefined {
     const rules = this.config.refusals;
@@ -132,9 +143,9 @@ export class InboundGate {
   }
 
   /**
-   * Drain (docs/protocol.md#drain): refuses the records a drain applies to from now on, and resolves once accepted
-   * handlers are done (and `busy()` is not) and no refused record came for `INBOUND_DRAIN_QUIET_MS`, or at
-   * the deadline (`'deadline'` while handlers still run), or as soon as `stopped()`.
+   * Drain (docs/protocol.md#drain): refuses the records a drain applies to from now on, and resolves once
+   * accepted handlers are done (and `busy()` is not) and no refused record came for `INBOUND_DRAIN_QUIET_MS`,
+   * or at the deadline (`'deadline'` while handlers still run), or as soon as `stopped()`.
    */
   async drain(
     deadlineMs: number,

@@ -52,10 +52,10 @@ const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate
  * arrived just ahead of the loss; those replies are still in the socket and must settle their
  * requests first, rather than the loss ending them `RouteError`.
  *
- * It never asks the socket itself: `socket.readable` reads ZMQ_EVENTS, which takes zeromq's
- * edge-triggered wake-up from the loop's pending `receive()`; zeromq.js looks again only after its
- * own send or receive on that socket, so a message that arrived just then went unread — on a
- * MeshNode with no peer left to ping, for good (decisions: "A lost route never asks the socket whether it is readable").
+ * It never asks the socket itself: `socket.readable` reads ZMQ_EVENTS, which takes zeromq's edge-triggered
+ * wake-up from the loop's pending `receive()`; zeromq.js looks again only after its own send or receive on
+ * that socket, so a message that arrived just then went unread — on a MeshNode with no peer left to ping, for
+ * good (decisions: "A lost route never asks the socket whether it is readable").
  */
 export async function afterQueuedReads(
   reads: ReadProgress,

@@ -129,7 +129,9 @@ export class SocketPump {
     }
   }
 
-  /** Resolves when `offer` may succeed; `Timeout` at the deadline, `Cancelled` on abort, `Shutdown` on close. */
+  /**
+   * Resolves when `offer` may succeed; `Timeout` at the deadline, `Cancelled` on abort, `Shutdown` on close.
+   */
   waitForSpace(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.closed) return Promise.reject(new ZLinkError('Shutdown', `${this.describe}: closed`));
     if (this.hasSpace) return Promise.resolve();

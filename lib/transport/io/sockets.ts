@@ -36,9 +36,9 @@ function secured<O extends object>(role: SocketRole, options: O, curve?: SocketC
 }
 
 /**
- * Runs `connect` (one `socket.connect`) as a CURVE client of the server holding `serverKey` (the only
- * key that connection will talk to), or in plain ZMTP without one. libzmq takes a connection's security options when
- * `connect` is called, so a socket that also accepts (a MeshNode's ROUTER) is a server again after it.
+ * Runs `connect` (one `socket.connect`) as a CURVE client of the server holding `serverKey` (the only key
+ * that connection will talk to), or in plain ZMTP without one. libzmq takes a connection's security options
+ * when `connect` is called, so a socket that also accepts (a MeshNode's ROUTER) is a server again after it.
  */
 export function connectTo(
   socket: Socket & { curveServerKey: string | null; curveServer: boolean },

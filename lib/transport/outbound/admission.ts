@@ -6,11 +6,11 @@ import type { SocketPump } from '../io/index.js';
 export type Submission = EncodedCall;
 
 /**
- * Send admission (docs/protocol.md#when-a-call-is-finished): waits until `pump` has space for one more record and `blocked()`
- * finds nothing wrong, then runs `submit` in that same turn — a caller that queued after an `await`
- * could find the space taken by another waiter woken with it. Waits for space until `deadline`
- * (`Timeout`), and ends on `Cancelled` or whatever `blocked()` reports (the target was lost, the
- * node is closing). A wake-up is no promise the space is still there: every resumption checks again.
+ * Send admission (docs/protocol.md#when-a-call-is-finished): waits until `pump` has space for one more record
+ * and `blocked()` finds nothing wrong, then runs `submit` in that same turn — a caller that queued after an
+ * `await` could find the space taken by another waiter woken with it. Waits for space until `deadline`
+ * (`Timeout`), and ends on `Cancelled` or whatever `blocked()` reports (the target was lost, the node is
+ * closing). A wake-up is no promise the space is still there: every resumption checks again.
  */
 export async function admitThen<T>(
   pump: SocketPump,

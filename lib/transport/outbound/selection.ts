@@ -11,8 +11,8 @@ export interface SelectionSource {
 }
 
 /**
- * Reports where a call went and whether it was queued (docs/protocol.md#what-observability-separates). Callers check
- * `events.perMessage` first, so the message path builds nothing while nobody listens.
+ * Reports where a call went and whether it was queued (docs/protocol.md#what-observability-separates).
+ * Callers check `events.perMessage` first, so the message path builds nothing while nobody listens.
  */
 export function reportSelection(
   source: SelectionSource,

@@ -24,10 +24,11 @@ export interface DiscoveredPeersConfig {
 }
 
 /**
- * The MeshNodes of one MeshName the Location Store lists (docs/protocol.md#discovery, docs/protocol.md#mesh-join): links to them are opened
- * from the node's ROUTER like manual peers, but a link's peer is admitted only when the NodeRid and
- * generation that answered are listed, and the link goes when its descriptor does. Of two nodes that
- * list each other, the byte-wise smaller NodeRid connects, so they do not both start at once.
+ * The MeshNodes of one MeshName the Location Store lists (docs/protocol.md#discovery,
+ * docs/protocol.md#mesh-join): links to them are opened from the node's ROUTER like manual peers, but a
+ * link's peer is admitted only when the NodeRid and generation that answered are listed, and the link goes
+ * when its descriptor does. Of two nodes that list each other, the byte-wise smaller NodeRid connects, so
+ * they do not both start at once.
  */
 export class DiscoveredPeers {
   /** The last list by endpoint. */

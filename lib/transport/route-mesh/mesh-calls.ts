@@ -32,9 +32,10 @@ export interface MeshCallHost {
 export type MeshWait = { readonly peers: number } | { readonly channel: string; readonly candidates: number };
 
 /**
- * The calls of one MeshNode: Node direct (the caller names the NodeRid; the framework never picks
- * another, docs/protocol.md#node-direct) and ChannelName select-one over the peers' Server memberships (docs/protocol.md#select-one). Selection
- * and submit are one step; a submitted call is never resent (docs/protocol.md#no-resend-after-selection).
+ * The calls of one MeshNode: Node direct (the caller names the NodeRid; the framework never picks another,
+ * docs/protocol.md#node-direct) and ChannelName select-one over the peers' Server memberships
+ * (docs/protocol.md#select-one). Selection and submit are one step; a submitted call is never resent
+ * (docs/protocol.md#no-resend-after-selection).
  */
 export class MeshCalls {
   /** Node direct calls waiting for a known peer to become ready. */
@@ -155,7 +156,10 @@ export class MeshCalls {
     this.wake();
   }
 
-  /** Throws `NotFound` (no member) or `Unavailable` (members, none selectable) at once: no waiting (docs/protocol.md#when-there-is-no-candidate). */
+  /**
+   * Throws `NotFound` (no member) or `Unavailable` (members, none selectable) at once: no waiting
+   * (docs/protocol.md#when-there-is-no-candidate).
+   */
   private select(channel: string): Peer {
     const candidates = this.node.candidates(channel);
     const peer = candidates?.selector.pick();

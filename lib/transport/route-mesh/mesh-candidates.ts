@@ -9,10 +9,10 @@ export interface MeshChannelCandidates {
 }
 
 /**
- * ChannelName select-one over a mesh (docs/protocol.md#select-one): the candidates of a channel are the remote peers'
- * Server memberships for it — never this node, which is no peer of its own — minus weight 0 and
- * draining, chosen by the smooth weighted round-robin with the NodeRid as identifier. The lists are
- * rebuilt only when a peer comes, goes or changes its memberships; a call reads them.
+ * ChannelName select-one over a mesh (docs/protocol.md#select-one): the candidates of a channel are the
+ * remote peers' Server memberships for it — never this node, which is no peer of its own — minus weight 0 and
+ * draining, chosen by the smooth weighted round-robin with the NodeRid as identifier. The lists are rebuilt
+ * only when a peer comes, goes or changes its memberships; a call reads them.
  */
 export class MeshCandidates {
   private readonly channels = new Map<string, MeshChannelCandidates>();

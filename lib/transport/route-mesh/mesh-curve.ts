@@ -52,7 +52,8 @@ export class MeshCurve {
       if (p.rid !== undefined) this.configuredByRid.set(p.rid, p.publicKeys);
     }
     this.allowList = new Set(keys.allow.map((a) => a.publicKey));
-    // An allowed key with a NodeRid pins that NodeRid, as a configured peer's does (no endpoint to connect to).
+    // An allowed key with a NodeRid pins that NodeRid, as a configured peer's does (no endpoint to connect
+    // to).
     for (const a of keys.allow)
       if (a.rid !== undefined && !this.configuredByRid.has(a.rid))
         this.configuredByRid.set(a.rid, [a.publicKey]);
@@ -96,7 +97,10 @@ export class MeshCurve {
     this.refusedAt.add(endpoint);
   }
 
-  /** The keys NodeRid `rid` is known by: a configured peer's (two during a roll), else the one the store lists. */
+  /**
+   * The keys NodeRid `rid` is known by: a configured peer's (two during a roll), else the one the store
+   * lists.
+   */
   keysOf(rid: string): readonly string[] {
     const configured = this.configuredByRid.get(rid);
     if (configured !== undefined) return configured;
@@ -130,7 +134,10 @@ export class MeshCurve {
     return key === undefined ? undefined : this.proof(RecordKind.MeshHello, key);
   }
 
-  /** The proof a welcome to NodeRid `rid` carries; none when no key is known for it (it refuses the welcome then). */
+  /**
+   * The proof a welcome to NodeRid `rid` carries; none when no key is known for it (it refuses the welcome
+   * then).
+   */
   welcomeProof(rid: string): Uint8Array | undefined {
     const key = this.provenBy.get(rid) ?? this.keysOf(rid)[0];
     return key === undefined ? undefined : this.proof(RecordKind.MeshWelcome, key);

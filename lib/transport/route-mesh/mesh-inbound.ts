@@ -68,7 +68,10 @@ export class MeshInbound {
     });
   }
 
-  /** The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is refused until it is held. */
+  /**
+   * The owner lease is fenced (docs/protocol.md#owner-lease-and-fencing): every new business record is
+   * refused until it is held.
+   */
   get fenced(): boolean {
     return this.gate.fenced;
   }

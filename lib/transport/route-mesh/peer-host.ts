@@ -14,7 +14,9 @@ export interface PeerRoute {
 export interface Peer {
   readonly rid: string;
   readonly id: Buffer;
-  /** The proof field of the record that admitted it: in plain ZMTP the run's token (see `PeerHost.continues`). */
+  /**
+   * The proof field of the record that admitted it: in plain ZMTP the run's token (see `PeerHost.continues`).
+   */
   readonly proof: Uint8Array | undefined;
   state: MeshNodeState;
   route: PeerRoute;

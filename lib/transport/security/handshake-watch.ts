@@ -5,7 +5,9 @@ export type HandshakeRefusal = 'mechanismMismatch' | 'unknownKey' | 'handshakeFa
 
 /** What a socket's owner does with its connection events. */
 export interface HandshakeWatch {
-  /** A connection finished its handshake (`address`: the endpoint connected to, or ours for an accepted one). */
+  /**
+   * A connection finished its handshake (`address`: the endpoint connected to, or ours for an accepted one).
+   */
   handshake(address: string): void;
   disconnect(address: string): void;
   /**
