@@ -281,6 +281,11 @@ function rankLabel(r: string | readonly string[]): string {
   return typeof r === 'string' ? r : `{${r.join(', ')}}`;
 }
 
+/** A floor plan as one line, lowest first: `(root) < wire < ... < {a, b}` (CONTRIBUTING.md's Layout quotes it). */
+export function floorPlanOrder(plan: FloorPlan): string {
+  return plan.ranks.map(rankLabel).join(' < ');
+}
+
 /**
  * Imports inside each planned layer against its floor plan: a file importing a room or root file of
  * a higher rank (or a side-by-side room of its own rank), a file in a room or root file with no rank,
@@ -289,7 +294,7 @@ function rankLabel(r: string | readonly string[]): string {
 export function checkRooms(files: readonly SourceFile[], plans = FLOOR_PLANS): Violation[] {
   const out: Violation[] = [];
   for (const plan of plans) {
-    const order = plan.ranks.map(rankLabel).join(' < ');
+    const order = floorPlanOrder(plan);
     for (const { path, text } of files) {
       const from = placeIn(plan, path);
       if (from === undefined) continue;
