@@ -239,7 +239,7 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
     layer: 'transport',
     ranks: [
       '(root)',
-      'io',
+      ['address', 'io'],
       ['inbound', 'liveness', 'outbound', 'security'],
       ['client-server', 'fanout', 'route-mesh', 'stream'],
     ],
