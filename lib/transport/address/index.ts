@@ -1,6 +1,7 @@
 /**
  * The client's real address behind a load balancer, with no socket: the PROXY protocol header a
- * `tcp`/`tls` listener reads first (docs/decisions.md#the-clients-address-behind-a-proxy-issue-53).
+ * `tcp`/`tls` listener reads first, the trusted proxies whose word is believed, and the client an
+ * `X-Forwarded-For` names on a WebSocket upgrade (docs/decisions.md#the-clients-address-behind-a-proxy-issue-53).
  */
 export {
   type AddressFamily,
@@ -22,3 +23,13 @@ export {
 } from './proxy-header.js';
 export { V1_MAX_BYTES } from './proxy-v1.js';
 export { V2_SIGNATURE } from './proxy-v2.js';
+export { TrustedProxies } from './trusted-proxies.js';
+export {
+  DEFAULT_FORWARDED_MAX_BYTES,
+  DEFAULT_FORWARDED_MAX_ENTRIES,
+  type ForwardedFor,
+  type ForwardedForOptions,
+  type NormalizedForwardedForOptions,
+  forwardedClient,
+  normalizeForwardedForOptions,
+} from './forwarded-for.js';
