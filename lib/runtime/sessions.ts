@@ -116,6 +116,9 @@ export class RuntimeSessions implements Topology {
   }
 
   snapshot(): SessionListenerSnapshot[] {
-    return [...this.listeners.values()].map((l) => l.snapshot());
+    return [...this.listeners.values()].map((l) => {
+      const s = l.snapshot();
+      return { ...s, roomPushRecords: this.host.roomPushRecords(s.listener) };
+    });
   }
 }

@@ -114,16 +114,25 @@ export class ObjectReceiver {
         this.parts.sessions.sessions?.routed(r);
         return;
       case RecordKind.SessionPush:
-      case RecordKind.SessionBindingEnded: {
+      case RecordKind.SessionBindingEnded:
+      case RecordKind.SessionRoomPush: {
         const sink = this.parts.sessions.sessions;
-        if (sink) return r.kind === RecordKind.SessionPush ? sink.pushed(r) : sink.bindingEnded(r);
-        events.emit({
-          type: 'protocol_error',
-          route: 'route-mesh',
-          mesh,
-          peerRid: record.from.rid,
-          reason: `session push for '${r.sessionId}': this node has no session listener`,
-        });
+        if (sink === undefined) {
+          const what =
+            r.kind === RecordKind.SessionRoomPush
+              ? `room push of spot '${r.spotId}'`
+              : `session push for '${r.sessionId}'`;
+          const reason = `${what}: this node has no session listener`;
+          events.emit({
+            type: 'protocol_error',
+            route: 'route-mesh',
+            mesh,
+            peerRid: record.from.rid,
+            reason,
+          });
+        } else if (r.kind === RecordKind.SessionPush) sink.pushed(r);
+        else if (r.kind === RecordKind.SessionRoomPush) sink.roomPushed(r);
+        else sink.bindingEnded(r);
         return;
       }
       case RecordKind.SpotEvent:

@@ -131,4 +131,9 @@ export interface SessionListenerSnapshot {
   readonly peakConnectionBytes: number;
   readonly framesIn: number;
   readonly framesOut: number;
+  /**
+   * Room push records (a Spot's one Push for several sessions: docs/sessions.md#room-pushes) this node
+   * took for the listener's sessions since it started; set by the runtime, not the listener.
+   */
+  readonly roomPushRecords?: number;
 }

@@ -45,6 +45,11 @@ export const RecordKind = {
    * a Session owner of a version without it drops it (an unknown kind, counted) instead of passing it on.
    */
   SessionBindingEnded: 48,
+  /**
+   * A Spot's owner to a Session owner: one Push for several sessions bound to the Spot's members (one-way;
+   * docs/protocol.md#room-pushes). Its own kind: a Session owner without it drops it whole, counted.
+   */
+  SessionRoomPush: 49,
   MessageFollow: 50,
   ObjectSend: 60,
   ObjectRequest: 61,
@@ -91,6 +96,7 @@ export const RESERVED_KINDS: ReadonlyMap<number, string> = new Map(
       'SessionPush',
       'SessionUnbind',
       'SessionBindingEnded',
+      'SessionRoomPush',
       'MessageFollow',
       'ObjectSend',
       'ObjectRequest',

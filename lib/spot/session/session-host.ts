@@ -19,6 +19,7 @@ import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
 import type {
   SessionBindingEndedRecord,
   SessionPushRecord,
+  SessionRoomPushRecord,
   SessionRouteRecord,
   SessionSealRecord,
 } from '../wire/index.js';
@@ -172,25 +173,50 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
   }
 
   pushed(r: Omit<SessionPushRecord, 'kind'>): void {
-    const session = this.byId.get(r.sessionId);
-    const binding = session?.bindings.get(r.actorId);
+    this.pushTo(r, r.packet, r.payload);
+  }
+
+  /**
+   * A Spot's Push (49): each target as its own Push of the member it names would be, in the record's
+   * order; the record is counted once for each listener it names (`roomPushRecords`).
+   */
+  roomPushed(r: Omit<SessionRoomPushRecord, 'kind'>): void {
+    for (const listener of new Set(r.targets.map((t) => t.listener)))
+      this.roomPushes.set(listener, (this.roomPushes.get(listener) ?? 0) + 1);
+    for (const t of r.targets) this.pushTo(t, r.packet, r.payload);
+  }
+
+  /** Room push records (49) this node took for `listener` since it started. */
+  roomPushRecords(listener: string): number {
+    return this.roomPushes.get(listener) ?? 0;
+  }
+
+  private readonly roomPushes = new Map<string, number>();
+
+  private pushTo(
+    t: Pick<SessionPushRecord, 'listener' | 'sessionId' | 'bindingGeneration' | 'actorId'>,
+    packet: string,
+    payload: Uint8Array,
+  ): void {
+    const session = this.byId.get(t.sessionId);
+    const binding = session?.bindings.get(t.actorId);
     // Only the binding it was made for: a push of a replaced binding, or for a closed session, drops.
     if (
       session === undefined ||
-      binding?.bindingGeneration !== r.bindingGeneration ||
-      session.listener !== r.listener
+      binding?.bindingGeneration !== t.bindingGeneration ||
+      session.listener !== t.listener
     ) {
       this.config.events.emit({
         type: 'delivery',
         result: 'drop',
         route: 'session',
-        channel: r.listener,
-        packet: r.packet,
+        channel: t.listener,
+        packet,
         reason: 'staleBinding',
       });
       return;
     }
-    session.link.push(r.packet, r.payload);
+    session.link.push(packet, payload);
   }
 
   bindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): void {

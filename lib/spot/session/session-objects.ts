@@ -9,6 +9,7 @@ import type { ActorBinding, ObjectHost } from '../owner/index.js';
 import {
   type SessionBindingEndedRecord,
   type SessionPushRecord,
+  type SessionRoomPushRecord,
   type SessionRouteRecord,
   type SessionSealRecord,
   encodeSessionBind,
@@ -41,6 +42,8 @@ export interface SessionObjects {
 export interface SessionSink {
   /** A bound Actor's Push for one of this node's sessions (from a peer, or from an Actor here). */
   pushed(r: Omit<SessionPushRecord, 'kind'>): void;
+  /** A Spot's Push for several of this node's sessions (49), each checked as its own Push would be. */
+  roomPushed(r: Omit<SessionRoomPushRecord, 'kind'>): void;
   /** A bound Actor's incarnation was destroyed (48): that binding ended, and the session is told once. */
   bindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): void;
   /** Node run `run` left the mesh: bindings routed to it are lost. */

@@ -12,5 +12,6 @@ export * from './relocation-steps-wire.js';
 export * from './lone-object.js';
 export { readObjectFences, writeObjectFences } from './object-fences.js';
 export * from './session-wire.js';
+export * from './session-room-push-wire.js';
 export * from './spot-event-wire.js';
 export * from './topic-barrier-wire.js';

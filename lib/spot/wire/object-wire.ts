@@ -26,6 +26,7 @@ import { type OwnerLeaveRecord, decodeOwnerLeave } from './owner-leave-wire.js';
 import { type SpotEventRecord, decodeSpotEvent } from './spot-event-wire.js';
 import { type TopicBarrierRecord, decodeTopicBarrier } from './topic-barrier-wire.js';
 import { type SessionRecord, decodeSessionRecord } from './session-wire.js';
+import { type SessionRoomPushRecord, decodeSessionRoomPush } from './session-room-push-wire.js';
 import { type RelocationChunkRecord, decodeRelocationChunk } from './relocation-wire.js';
 import { type RelocationStepRecord, decodeRelocationStep } from './relocation-steps-wire.js';
 import {
@@ -154,6 +155,7 @@ export type ObjectRecord =
   | ObjectStaleRecord
   | OwnerLeaveRecord
   | SessionRecord
+  | SessionRoomPushRecord
   | SpotEventRecord
   | TopicBarrierRecord;
 
@@ -251,6 +253,8 @@ export function decodeObjectRecord(bytes: Uint8Array): ObjectRecord | string {
     case RecordKind.SessionRelocationSealReply:
     case RecordKind.SessionRelocationRoute:
       return decodeSessionRecord(v);
+    case RecordKind.SessionRoomPush:
+      return decodeSessionRoomPush(v);
     default:
       return `object record: kind ${typeof v[1] === 'number' ? v[1] : typeof v[1]} is not an object record`;
   }
