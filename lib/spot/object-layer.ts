@@ -94,6 +94,7 @@ export class ObjectLayer {
     this.resolver = new CachedResolver(new AuthorityResolver({ mesh, store, leases, clock }), this.cache);
     // What Pushes and a move's seals need: the sessions' side, no host (they are built before it).
     const toSessions: SessionDeps = { ...config, host: undefined, sessions: config.sessions };
+    const pusher = bindingPusher(toSessions);
     this.multicast = new SpotMulticast({
       ...config,
       maxEventBytes: config.options.multicastMaxEventBytes,
@@ -111,7 +112,8 @@ export class ObjectLayer {
           // A destroyed Actor's bindings end with it: their Session owners hear it now, not at a relay.
           if (reason === 'destroyed') a.sessions?.endAll();
         },
-        sessionPush: bindingPusher(toSessions),
+        sessionPush: pusher,
+        roomPush: pusher,
         publish: this.multicast,
         watch: local,
       });

@@ -9,6 +9,7 @@ import type {
 import { ObjectTurns } from '../execution/index.js';
 import { Activation, type HeldAuthority, type ObjectPublisher } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
+import type { MemberSessions, RoomPusher } from './spot-sessions.js';
 import { userCode } from './user-code.js';
 
 /** What building an activation needs of its host. */
@@ -22,6 +23,10 @@ export interface ActivationDeps {
   readonly fenced: () => boolean;
   /** How an Actor's `ctx.push` reaches a bound session's owner (absent: pushes go nowhere). */
   readonly sessionPush?: BindingPusher;
+  /** How a Spot's `ctx.push` reaches its members' Session owners (absent: it reaches none). */
+  readonly roomPush?: RoomPusher;
+  /** A member Actor's bound sessions, when it runs on this node (read by its Spot's `ctx.push`). */
+  readonly memberSessions: MemberSessions;
   /** How `ctx.publish` reaches Logical Multicast. */
   readonly publish: ObjectPublisher;
 }
@@ -61,6 +66,7 @@ export async function buildActivation(
     metrics,
     deps.sessionPush,
     deps.publish,
+    { pusher: deps.roomPush, members: deps.memberSessions },
   );
   return activation;
 }

@@ -109,10 +109,3 @@ export class ObjectSessions implements ZLinkBoundSessions {
     for (const b of image) this.bind(b);
   }
 }
-
-/** A Spot's `ctx.sessions`: none, ever. */
-export const NO_SESSIONS: ZLinkBoundSessions = Object.freeze({
-  size: 0,
-  list: () => [],
-  push: () => 0,
-});

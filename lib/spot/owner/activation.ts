@@ -16,7 +16,8 @@ import type { ObjectRouteFences, SpotEventSource } from '../wire/index.js';
 import { EventOrder } from './event-order.js';
 import { ObjectTurns } from '../execution/index.js';
 import { ObjectMembership } from './activation-membership.js';
-import { type BindingPusher, NO_SESSIONS, ObjectSessions } from './activation-sessions.js';
+import { type BindingPusher, ObjectSessions } from './activation-sessions.js';
+import { type MemberSessions, type RoomPusher, SpotSessions } from './spot-sessions.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 
 /** How an object's `ctx.publish` reaches Logical Multicast (`SpotMulticast` is one). */
@@ -101,6 +102,8 @@ export class Activation {
     readonly metrics: ObjectTypeMetrics,
     pusher: BindingPusher | undefined,
     publisher: ObjectPublisher,
+    /** A Spot's way to its members' sessions (`SpotSessions`). */
+    room: { readonly pusher: RoomPusher | undefined; readonly members: MemberSessions },
   ) {
     this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, pusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
@@ -116,7 +119,7 @@ export class Activation {
       self: this.ref,
       timers: turns.timers,
       membership: this.membership,
-      sessions: this.sessions ?? NO_SESSIONS,
+      sessions: this.sessions ?? new SpotSessions(key.id, this.membership, room.members, room.pusher),
       publish: (channel: string, packet: string, event: unknown, options?: { topic?: string }) =>
         publisher.call(from, channel, packet, event, options),
     });

@@ -1,6 +1,7 @@
 // The owner side of the object layer: the activations this object server hosts, their turns and
 // timers, the authority each holds, and the calls that reach them. Other rooms enter only here.
 export type { ActorBinding, BindingPusher } from './activation-sessions.js';
+export type { MemberSessions, RoomPusher } from './spot-sessions.js';
 export type { ActivationWatch } from './activation-table.js';
 export {
   type Activation,

@@ -14,6 +14,7 @@ import type {
 import type { OwnerLiveness } from '../resolve/index.js';
 import { type Activation, type HeldAuthority, type ObjectPublisher, emitObjectEvent } from './activation.js';
 import type { BindingPusher } from './activation-sessions.js';
+import type { MemberSessions, RoomPusher } from './spot-sessions.js';
 import { ActivationTable, type ActivationWatch } from './activation-table.js';
 import { buildActivation } from './activation-build.js';
 import { HostMoves } from './host-moves.js';
@@ -55,6 +56,8 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly deactivated?: (a: Activation, reason: DeactivationReason) => void;
   /** How an Actor's `ctx.push` reaches a bound session's owner. */
   readonly sessionPush?: BindingPusher;
+  /** How a Spot's `ctx.push` reaches its members' Session owners. */
+  readonly roomPush?: RoomPusher;
   /** How `ctx.publish` reaches Logical Multicast. */
   readonly publish: ObjectPublisher;
   /** Told of every activation entering and leaving the table (the Spots' subscriptions). */
@@ -142,7 +145,7 @@ export class ObjectHost {
     what: string,
   ): Promise<Activation> {
     return buildActivation(
-      { ...this.config, fenced: () => this.fenced },
+      { ...this.config, fenced: () => this.fenced, memberSessions: this.memberSessions },
       key,
       cls,
       held,
@@ -151,6 +154,14 @@ export class ObjectHost {
       (a, e) => this.report(a, 'failed', `a timer callback threw: ${errorMessage(e)}`),
     );
   }
+
+  /** A member Actor's bindings as its Spot here reads them: the incarnation that joined, not ending. */
+  private readonly memberSessions: MemberSessions = (id, objectGeneration) => {
+    const a = this.active.get('actor', id);
+    return a === undefined || a.state === 'closing' || a.ref.objectGeneration !== objectGeneration
+      ? undefined
+      : a.sessions;
+  };
 
   /** Whether this node hosts `type` of `kind` (has its class). */
   hosts(kind: ObjectKind, type: string): boolean {

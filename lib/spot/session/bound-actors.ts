@@ -1,10 +1,17 @@
 import type { NodeRun } from '../../core/ports/index.js';
 import { askPeer } from '../caller/index.js';
-import { type Activation, type ActorBinding, type BindingPusher, heldRoute } from '../owner/index.js';
+import {
+  type Activation,
+  type ActorBinding,
+  type BindingPusher,
+  type RoomPusher,
+  heldRoute,
+} from '../owner/index.js';
 import {
   type SessionSealRecord,
   encodeSessionBindingEnded,
   encodeSessionPush,
+  encodeSessionRoomPush,
   encodeSessionRoute,
   encodeSessionSeal,
   encodeSessionSealReply,
@@ -18,27 +25,26 @@ import { SESSION_CLOSED_PACKET, endPayload, heldRouteValue } from './session-tur
 // each session, a lost run on either side, and the seal and route of a bound Actor's move.
 
 /**
- * An Actor's Push, or its incarnation's end, toward one binding: the local host for a session owned
- * here, else one record to its owner run (on the same link, so the end travels behind the Pushes).
+ * An Actor's Push, or its incarnation's end, toward one binding, and a Spot's Push toward the sessions of
+ * its members on one Session owner run: the local host for a session owned here, else one record to its
+ * owner run (on the same link, so the end travels behind the Pushes, and a Spot's Push keeps its place
+ * among its members' own: docs/protocol.md#room-pushes).
  */
-export function bindingPusher(deps: SessionDeps): BindingPusher {
+export function bindingPusher(deps: SessionDeps): BindingPusher & RoomPusher {
   const { self, link } = deps;
-  const toOwner = (
-    binding: ActorBinding,
-    here: (sink: SessionSink) => void,
-    record: () => Uint8Array,
-  ): boolean => {
-    if (binding.ownerRid === self.rid && binding.ownerGeneration === self.nodeGeneration) {
+  const toOwner = (owner: NodeRun, here: (sink: SessionSink) => void, record: () => Uint8Array): boolean => {
+    if (owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration) {
       if (deps.sessions === undefined) return false;
       here(deps.sessions);
       return true;
     }
     try {
-      return link.send({ rid: binding.ownerRid, generation: binding.ownerGeneration }, record());
+      return link.send({ rid: owner.rid, generation: owner.nodeGeneration }, record());
     } catch {
       return false; // its Session owner's run is gone: the session has ended with it
     }
   };
+  const runOf = (b: ActorBinding): NodeRun => ({ rid: b.ownerRid, nodeGeneration: b.ownerGeneration });
   const identity = (binding: ActorBinding, actorId: string) => ({
     listener: binding.listener,
     sessionId: binding.sessionId,
@@ -49,7 +55,7 @@ export function bindingPusher(deps: SessionDeps): BindingPusher {
     push: (binding, actorId, packet, payload) => {
       const r = { ...identity(binding, actorId), packet, payload };
       return toOwner(
-        binding,
+        runOf(binding),
         (sink) => sink.pushed(r),
         () => encodeSessionPush(r),
       );
@@ -57,9 +63,17 @@ export function bindingPusher(deps: SessionDeps): BindingPusher {
     ended: (binding, actorId) => {
       const r = identity(binding, actorId);
       return toOwner(
-        binding,
+        runOf(binding),
         (sink) => sink.bindingEnded(r),
         () => encodeSessionBindingEnded(r),
+      );
+    },
+    pushRoom: (owner, spotId, packet, payload, targets) => {
+      const r = { spotId, packet, payload, targets };
+      return toOwner(
+        owner,
+        (sink) => sink.roomPushed(r),
+        () => encodeSessionRoomPush(r),
       );
     },
   };
