@@ -1,8 +1,9 @@
 // Players over plain TCP, in one file: a gateway that owns the players' connections (a session
 // listener) and an object server that owns their `player` Actors, as two Nest apps on one mesh (in
 // production, two processes). A player connects with the Node session client, logs in (the gateway
-// binds the session to its Actor), moves (relayed to the Actor, which answers and pushes), and leaves
-// (the Actor hears it). It prints what happened and exits. Without REDIS_URL both apps share an
+// binds the session to its Actor and seats it at a table), moves (relayed to the Actor, which answers
+// and pushes), has a card dealt (the table pushes to every seated player at once), and leaves (the
+// Actor hears it). It prints what happened and exits. Without REDIS_URL both apps share an
 // in-memory Location Store; with REDIS_URL=redis://host:6379 they use Redis, as separate processes would.
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -15,10 +16,13 @@ import {
   OnSessionClose,
   OnSessionOpen,
   SessionHandler,
+  Spot,
+  SpotHandler,
   ZLinkContext,
   ZLinkModule,
   ZLinkObjects,
   ZLinkPayload,
+  ZLinkRouteClient,
   ZLinkRuntime,
   ZLinkSession,
   type LocationStoreOptions,
@@ -59,11 +63,25 @@ export class PlayerActor {
   }
 }
 
+// A table the players sit at (a Spot; its seated players are its member Actors, on its node). One
+// `ctx.push` reaches every session bound to a member, one record per gateway; it returns how many
+// sessions it was handed to (0: nobody seated has a session).
+@Spot('table')
+export class TableSpot {
+  @SpotHandler('deal')
+  deal(@ZLinkPayload() card: string, @ZLinkContext() ctx: ZLinkObjectContext): number {
+    return ctx.push('dealt', { card });
+  }
+}
+
 // On the gateway: what the Session owner does itself. Frames without a handler here go to the bound
 // Actor.
 @Injectable()
 export class Lobby {
-  constructor(private readonly objects: ZLinkObjects) {}
+  constructor(
+    private readonly objects: ZLinkObjects,
+    private readonly route: ZLinkRouteClient,
+  ) {}
 
   @OnSessionOpen('players')
   open(_session: ZLinkSession, hello: ZLinkSessionHello): boolean {
@@ -77,8 +95,15 @@ export class Lobby {
   ): Promise<string> {
     const player = await this.objects.getOrCreateActor('player', body.name);
     await session.bind(player);
+    await this.objects.getOrCreateSpot('table', 'table-1');
+    await this.objects.join(player, 'table-1');
     session.data.name = body.name;
     return `welcome, ${body.name}`;
+  }
+
+  @SessionHandler('players', 'deal')
+  deal(@ZLinkPayload() card: string): Promise<number> {
+    return this.route.toSpot('table-1').request('deal', card).async<number>();
   }
 
   @OnSessionClose('players')
@@ -108,7 +133,7 @@ function objectServer() {
         meshes: { world: { objectRole: 'server', discovery: 'auto', listen: { bindHost: '127.0.0.1' } } },
       }),
     ],
-    providers: [PlayerActor],
+    providers: [PlayerActor, TableSpot],
   })
   class ObjectServerModule {}
   return NestFactory.createApplicationContext(ObjectServerModule, { logger: false });
@@ -138,6 +163,7 @@ export async function player(endpoint: string): Promise<void> {
   await client.connect();
   console.log(`client: ${await client.request<string>('login', { name: 'ada' })}`);
   console.log('client: move ->', await client.request('move', { dx: 3 }));
+  console.log('client: deal ->', await client.request('deal', 'ace'));
   await client.close();
 }
 

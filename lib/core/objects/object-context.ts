@@ -58,7 +58,10 @@ export interface ZLinkObjectScope {
   readonly timers: ZLinkObjectTimers;
   /** The Spot an Actor is a member of, or a Spot's member Actors: a live view, read in the object's turns. */
   readonly membership: ZLinkMembership;
-  /** On an Actor, the end-user sessions bound to it (see `ZLinkBoundSessions`); empty otherwise. */
+  /**
+   * On an Actor, the end-user sessions bound to it; on a Spot, those bound to its member Actors
+   * (docs/sessions.md#room-pushes). See `ZLinkBoundSessions`.
+   */
   readonly sessions: ZLinkBoundSessions;
   /**
    * Publishes `event` by Logical Multicast to every Spot subscribed to (`channel`, topic) on the object
@@ -109,7 +112,10 @@ export interface ZLinkObjectContext extends ZLinkObjectScope {
    * Actor; `undefined` for any other call.
    */
   readonly session: ZLinkSessionRef | undefined;
-  /** `sessions.push`: a Push to every session bound to this Actor; returns how many. */
+  /**
+   * `sessions.push`: a Push to every session bound to this Actor — on a Spot, to every session bound to
+   * one of its members, once each; returns how many sessions it was handed to.
+   */
   push(packet: string, msg: unknown): number;
   /**
    * On a `@SpotSubscribe` handler: the event's channel, topic and publisher; `undefined` for any other call.
@@ -176,6 +182,7 @@ export interface ZLinkBoundSessions {
   /**
    * Sends a Push (`msg` as msgpack) to every bound session's client over the binding's stored route (no
    * store read); returns how many sessions it was sent to. A session that has ended meanwhile drops it.
+   * On a Spot: one record per Session owner for all its members' sessions, each session once.
    */
   push(packet: string, msg: unknown): number;
 }

@@ -3,7 +3,8 @@ import { main } from '../../../examples/sessions/game-gateway.js';
 
 /**
  * The sessions example of docs/sessions.md runs as written: a player connects over TCP, logs in
- * (bound to its Actor), moves (relayed, answered, pushed) and leaves (the Actor and the gateway hear it).
+ * (bound to its Actor, seated at a table), moves (relayed, answered, pushed), is dealt a card (the
+ * table's one push to every seated player) and leaves (the Actor and the gateway hear it).
  */
 afterEach(() => {
   jest.restoreAllMocks();
@@ -21,6 +22,8 @@ describe('examples/sessions/game-gateway.ts', () => {
         'client: welcome, ada',
         'client: push moved {"player":"ada","x":3}',
         'client: move -> {"x":3}',
+        'client: push dealt {"card":"ace"}',
+        'client: deal -> 1',
         'gateway: ada left (normal)',
         expect.stringMatching(/^ada: session .* ended \(normal\)$/),
       ]),
