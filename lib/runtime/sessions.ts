@@ -11,7 +11,7 @@ import {
   type ZLinkSession,
 } from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
-import { SessionListener } from '../transport/index.js';
+import { SessionListener, type SessionListening } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -32,7 +32,7 @@ export class RuntimeSessions implements Topology {
   readonly hooks = new SessionHooks();
   /** @internal the Session owner's host, which the object layer attaches to. */
   readonly host: SessionHost;
-  private readonly listeners = new Map<string, SessionListener>();
+  private readonly listeners = new Map<string, SessionListening>();
   private started = false;
 
   constructor(private readonly config: SessionsConfig) {

@@ -5,3 +5,4 @@ export * from './fanout/index.js';
 export { admitThen, type Submission } from './outbound/index.js';
 export { CurveKeyring } from './security/index.js';
 export * from './stream/index.js';
+export type { SessionListenerConfig, SessionListening } from './session/index.js';

@@ -240,7 +240,7 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
     ranks: [
       '(root)',
       ['address', 'io'],
-      ['inbound', 'liveness', 'outbound', 'security'],
+      ['inbound', 'liveness', 'outbound', 'security', 'session'],
       ['client-server', 'fanout', 'route-mesh', 'stream'],
     ],
     doors: true,

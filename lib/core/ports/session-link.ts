@@ -3,8 +3,9 @@ import type { SessionCloseReason } from '../wire/session-frames.js';
 /**
  * The SessionLink port: one end-user connection on a session listener, as the layers above the
  * transport see it (the session runtime, the object layer's bindings) without importing zeromq. The
- * listener (`lib/transport/stream`) implements it and owns the wire: framing, the Hello, heartbeats,
- * the exactly-one answer per request and the close. Everything here is synchronous and never throws.
+ * listener (`lib/transport/session`, under each socket's listener) implements it and owns the wire:
+ * framing, the Hello, heartbeats, the exactly-one answer per request and the close. Everything here
+ * is synchronous and never throws.
  */
 export interface SessionLink {
   /** The listener's name (the key under `sessions`). */

@@ -1,1 +1,1 @@
-export { SessionListener, type SessionListenerConfig } from './session-listener.js';
+export { SessionListener } from './session-listener.js';

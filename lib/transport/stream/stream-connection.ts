@@ -1,61 +1,12 @@
-import {
-  type ClientFrame,
-  FrameSplitter,
-  type FramingFault,
-  PONG_FRAME,
-  SESSION_PROTOCOL_VERSION,
-  type SessionCloseReason,
-  SessionFrameKind,
-  closeFrame,
-  closeReasonOf,
-  controlFrame,
-  errorFrame,
-  pushFrame,
-  readClientFrame,
-  replyFrame,
-  SessionCloseCode,
-} from '../../core/wire/index.js';
-import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
-import type { NormalizedSessionListener } from '../../core/options/index.js';
+import type { Buffer } from 'node:buffer';
+import { type ConnectionHost, SessionConnection } from '../session/index.js';
 import type { HandedBytes } from './handed-bytes.js';
 
-/** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
-type ConnectionState = 'hello' | 'opening' | 'open' | 'closed';
-
-/** What a connection needs of its listener: writing, the one close path, the handler. */
-export interface ConnectionHost {
-  readonly options: NormalizedSessionListener;
-  readonly handler: SessionLinkHandler;
-  /** The connection was welcomed (counted and told as an `opened` session). */
-  welcomed(connection: StreamConnection): void;
-  /**
-   * Queues `frame` for the connection and schedules the turn's flush. A `limited` write (all but the
-   * Close frame) first checks what the connection already holds against `maxPendingBytes`: past it
-   * the session is closed `slowConsumer` and the frame dropped. The Close frame is never refused, so a
-   * close for another reason is reported as that reason.
-   */
-  write(connection: StreamConnection, frame: Buffer, limited?: boolean): void;
-  /**
-   * Ends the connection on the socket and counts it: at once when the client is gone or ended it
-   * (`byClient`) or reads nothing (`slowConsumer`), else once the Close frame had its chance.
-   */
-  ended(connection: StreamConnection, reason: SessionCloseReason, detail: string, byClient: boolean): void;
-}
-
-const FAULT_REASON: Record<FramingFault, SessionCloseReason> = {
-  emptyFrame: 'protocolError',
-  frameTooLarge: 'frameTooLarge',
-};
-
 /**
- * One TCP connection on a session listener: its byte stream split into frames, the protocol state,
- * the requests awaiting their answer, and what waits to be written to it. Implements the SessionLink
- * port for the layer above. Every path that ends it goes through `finish`, once.
+ * One TCP connection on a STREAM session listener: the session's connection, and what waits to be
+ * handed to zeromq for it under its routing id.
  */
-export class StreamConnection implements SessionLink {
-  private state: ConnectionState = 'hello';
-  private readonly splitter: FrameSplitter;
-  private readonly waiting = new Set<number>();
+export class StreamConnection extends SessionConnection {
   /**
    * Frames waiting to be handed to zeromq (queued since the last flush, or held back by a refused
    * write), and their bytes (never below 0: `terminate` drops both at once).
@@ -69,172 +20,24 @@ export class StreamConnection implements SessionLink {
    * message that closes it is the one write left (cleared once zeromq took it).
    */
   terminating = false;
-  /** In the listener's dirty list for this turn's flush. */
-  dirty = false;
-  sessionId: string | undefined;
-  /** Counted toward the listener's `maxSessions` (not a connection refused at its accept). */
-  counted = false;
-  /** When it ended (ms), for the listener's tombstone. */
-  closedAt: number | undefined;
-  /** When a byte last arrived, and when the connection was accepted (ms, the listener's clock). */
-  heardAt: number;
-  readonly acceptedAt: number;
 
   constructor(
     readonly routingId: Buffer,
-    private readonly host: ConnectionHost,
+    host: ConnectionHost,
     now: number,
     /** What zeromq may still hold of the writes it accepted: counted with `pendingBytes`. */
     readonly handed: HandedBytes,
   ) {
-    this.splitter = new FrameSplitter(host.options.maxFrameBytes);
-    this.heardAt = now;
-    this.acceptedAt = now;
+    super(host, now);
   }
 
-  get listener(): string {
-    return this.host.options.listener;
-  }
-
-  get open(): boolean {
-    return this.state !== 'closed';
-  }
-
-  /** Welcomed and not closed. */
-  get welcomed(): boolean {
-    return this.state === 'open';
-  }
-
-  /** Still waiting for its Hello, or for the answer to it. */
-  get handshaking(): boolean {
-    return this.state === 'hello' || this.state === 'opening';
-  }
-
-  get awaiting(): number {
-    return this.waiting.size;
-  }
-
-  /**
-   * Bytes held for this connection right now: a frame being gathered, what waits to be written, and
-   * what zeromq may still hold of what was written.
-   */
-  get heldBytes(): number {
-    return this.splitter.buffered + this.pendingBytes + this.handed.bytes;
+  /** What waits to be written, and what zeromq may still hold of what was written. */
+  get writeBytes(): number {
+    return this.pendingBytes + this.handed.bytes;
   }
 
   /** Something is left to hand to zeromq: frames, or the empty message that ends the connection. */
   get hasWrite(): boolean {
     return this.out.length > 0 || this.terminating;
   }
-
-  /** One chunk of the client's byte stream (as zeromq delivered it). */
-  receive(chunk: Buffer, now: number): void {
-    if (this.state === 'closed') return;
-    this.heardAt = now;
-    const fault = this.splitter.push(chunk, (body) => {
-      this.frame(body);
-      return this.open;
-    });
-    if (fault !== undefined && this.open)
-      this.close(
-        FAULT_REASON[fault],
-        fault === 'emptyFrame' ? 'a frame of length 0' : 'frame over maxFrameBytes',
-      );
-  }
-
-  private frame(body: Uint8Array): void {
-    const f = readClientFrame(body);
-    if (typeof f === 'string') return this.close('protocolError', f);
-    switch (f.kind) {
-      case SessionFrameKind.Ping:
-        return this.host.write(this, PONG_FRAME);
-      case SessionFrameKind.Pong:
-        return;
-      case SessionFrameKind.Close:
-        return this.finish('normal', closeDetail(f), true);
-    }
-    if (this.state === 'open') return this.business(f);
-    if (this.state === 'hello' && f.kind === SessionFrameKind.Hello) {
-      if (f.version !== SESSION_PROTOCOL_VERSION)
-        return this.close('unsupportedVersion', `this server speaks version ${SESSION_PROTOCOL_VERSION}`);
-      this.state = 'opening';
-      return this.host.handler.opened(this, f.token);
-    }
-    this.close(
-      'protocolError',
-      this.state === 'hello' ? 'the first frame must be a Hello' : 'a frame before the Welcome',
-    );
-  }
-
-  private business(f: ClientFrame): void {
-    if (f.kind === SessionFrameKind.Request) {
-      if (this.waiting.has(f.correlation))
-        return this.close('protocolError', `correlation ${f.correlation} is already in flight`);
-      if (this.waiting.size >= this.host.options.maxInFlight)
-        return this.close('tooManyInFlight', `more than ${this.host.options.maxInFlight} requests in flight`);
-      this.waiting.add(f.correlation);
-      return this.host.handler.request(this, f.correlation, f.packet, f.payload);
-    }
-    if (f.kind === SessionFrameKind.Send) return this.host.handler.send(this, f.packet, f.payload);
-    this.close('protocolError', 'a second Hello');
-  }
-
-  welcome(sessionId: string): void {
-    if (this.state !== 'opening') return;
-    this.state = 'open';
-    this.sessionId = sessionId;
-    const o = this.host.options;
-    this.host.write(
-      this,
-      controlFrame([
-        SessionFrameKind.Welcome,
-        SESSION_PROTOCOL_VERSION,
-        sessionId,
-        o.heartbeatMs,
-        o.maxFrameBytes,
-        o.maxInFlight,
-      ]),
-    );
-    this.host.welcomed(this);
-  }
-
-  reply(correlation: number, payload: Uint8Array): boolean {
-    if (this.state !== 'open' || !this.waiting.delete(correlation)) return false;
-    this.host.write(this, replyFrame(correlation, payload));
-    return true;
-  }
-
-  error(correlation: number, code: string, message: string, details?: unknown): boolean {
-    if (this.state !== 'open' || !this.waiting.delete(correlation)) return false;
-    this.host.write(this, errorFrame(correlation, code, message, details));
-    return true;
-  }
-
-  push(packet: string, payload: Uint8Array): boolean {
-    if (this.state !== 'open') return false;
-    this.host.write(this, pushFrame(packet, payload));
-    return this.open;
-  }
-
-  close(reason: SessionCloseReason, detail = ''): void {
-    if (this.state === 'closed') return;
-    // A client that reads nothing would never take the Close frame: it goes without one.
-    if (reason !== 'slowConsumer') this.host.write(this, closeFrame(SessionCloseCode[reason], detail), false);
-    this.finish(reason, detail, false);
-  }
-
-  /** The one end of a connection: the layer above hears of it once, if it had heard of the Hello. */
-  finish(reason: SessionCloseReason, detail: string, byClient: boolean): void {
-    if (this.state === 'closed') return;
-    const told = this.state !== 'hello';
-    this.state = 'closed';
-    this.waiting.clear();
-    this.host.ended(this, reason, detail, byClient);
-    if (told) this.host.handler.closed(this, reason, detail);
-  }
-}
-
-function closeDetail(f: { code: number; reason: string }): string {
-  const name = closeReasonOf(f.code);
-  return `closed by the client (${f.code}${name && name !== 'normal' ? ` ${name}` : ''}${f.reason ? `: ${f.reason}` : ''})`;
 }

@@ -11,8 +11,7 @@ import {
   SESSION_PROTOCOL_VERSION,
   frame,
 } from '../../../../lib/core/index.js';
-import { HandedBytes } from '../../../../lib/transport/stream/handed-bytes.js';
-import { type ConnectionHost, StreamConnection } from '../../../../lib/transport/stream/stream-connection.js';
+import { type ConnectionHost, SessionConnection } from '../../../../lib/transport/session/index.js';
 
 /**
  * One session connection's framing and states, without a socket: length-prefixed frames arrive in
@@ -29,6 +28,13 @@ const send = (packet = 'note') => framed([SessionFrameKind.Send, packet, 1]);
 const ping = () => framed([SessionFrameKind.Ping]);
 
 const MAX_FRAME = 256;
+
+/** A connection whose socket holds nothing: what is tested here is the frames and states alone. */
+class BareConnection extends SessionConnection {
+  get writeBytes(): number {
+    return 0;
+  }
+}
 
 function harness(maxInFlight = 4) {
   const written: Buffer[] = [];
@@ -52,7 +58,7 @@ function harness(maxInFlight = 4) {
     write: (_c, f) => written.push(f),
     ended: (_c, reason, _detail, byClient) => ended.push({ reason, byClient }),
   };
-  const connection = new StreamConnection(Buffer.from('id'), host, 0, new HandedBytes(16));
+  const connection = new BareConnection(host, 0);
   /** The kinds of the frames written to the client, and a Close frame's code. */
   const kinds = () =>
     written.map((w) => {
@@ -72,7 +78,7 @@ function opened(maxInFlight?: number) {
   return h;
 }
 
-describe('StreamConnection: framing', () => {
+describe('SessionConnection: framing', () => {
   it('reads a frame whose length prefix and body arrive one byte at a time', () => {
     const h = opened();
     const bytes = request(7);
@@ -144,7 +150,7 @@ describe('StreamConnection: framing', () => {
   });
 });
 
-describe('StreamConnection: session states', () => {
+describe('SessionConnection: session states', () => {
   it('hello -> opening -> open: the handler hears the Hello, then the Welcome goes out', () => {
     const h = harness();
     expect(h.connection.handshaking).toBe(true);

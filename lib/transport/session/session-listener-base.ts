@@ -1,0 +1,238 @@
+import type { Buffer } from 'node:buffer';
+import type { SessionCloseReason } from '../../core/wire/index.js';
+import type { SessionListenerSnapshot, ZLinkEvents } from '../../core/observe/index.js';
+import type { SessionLinkHandler } from '../../core/ports/index.js';
+import type { NormalizedSessionListener } from '../../core/options/index.js';
+import type { ListenAddress } from '../io/index.js';
+import type { ConnectionHost, SessionConnection } from './session-connection.js';
+import { SESSION_CLOSE_LINGER_MS, SESSION_TOMBSTONE_MS } from '../timing.js';
+
+export interface SessionListenerConfig {
+  readonly options: NormalizedSessionListener;
+  readonly handler: SessionLinkHandler;
+  readonly events: ZLinkEvents;
+}
+
+/** A session listener as the runtime drives it, whatever its socket. */
+export interface SessionListening {
+  /** Where clients connect (advertise host and bound port), once bound. */
+  readonly endpoint: string | undefined;
+  /** Where this machine reaches the listener (loopback for a wildcard bind), once bound. */
+  readonly localEndpoint: string | undefined;
+  /** Binds and starts accepting; rejects when the address cannot be bound. */
+  bind(): Promise<void>;
+  drain(): Promise<void>;
+  close(): Promise<void>;
+  snapshot(): SessionListenerSnapshot;
+}
+
+/**
+ * What every session listener does the same whatever its socket: the connections it knows, the
+ * `maxSessions` and drain rules at an accept, the events of a session's open and close, the
+ * `maxPendingBytes` rule of every write, the turn's batch of writes, the sweep of overdue Hellos and
+ * silent sessions, the drain and the snapshot. A listener adds its socket: binding, reading, writing a
+ * turn's frames out (`flushConnection`) and ending a connection on the wire (`terminate`).
+ */
+export abstract class SessionListenerBase<C extends SessionConnection>
+  implements ConnectionHost, SessionListening
+{
+  /** Connections by the listener's key, open and (for a while) closed. */
+  protected readonly connections = new Map<string, C>();
+  private dirty: C[] = [];
+  private flushQueued = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  protected accepting = true;
+  private open = 0;
+  framesIn = 0;
+  framesOut = 0;
+  /** The most bytes one connection held at once for writing since the bind (see `write`). */
+  peakConnectionBytes = 0;
+
+  constructor(
+    protected readonly config: SessionListenerConfig,
+    protected readonly address: ListenAddress,
+  ) {}
+
+  get options(): NormalizedSessionListener {
+    return this.config.options;
+  }
+
+  get handler(): SessionLinkHandler {
+    return this.config.handler;
+  }
+
+  get endpoint(): string | undefined {
+    return this.address.bound ? this.address.endpoint : undefined;
+  }
+
+  get localEndpoint(): string | undefined {
+    return this.address.bound ? this.address.local : undefined;
+  }
+
+  abstract bind(): Promise<void>;
+  abstract close(): Promise<void>;
+
+  /** Hands the connection's queued frames to its socket (once per turn it wrote in). */
+  protected abstract flushConnection(connection: C): void;
+
+  /**
+   * Ends the connection on the socket: what still waits for it here is dropped. `reason` is the
+   * session's, so a `slowConsumer` can be ended harder than a closed session that may read its Close.
+   */
+  protected abstract terminate(connection: C, reason: SessionCloseReason): void;
+
+  /** Queues `frame` for the connection (counted in `writeBytes` once queued). */
+  protected abstract enqueue(connection: C, frame: Buffer): void;
+
+  /** Starts the sweep and tells the listener is bound; the subclass calls it once bound. */
+  protected listening(): void {
+    const { listener, helloTimeoutMs, idleTimeoutMs } = this.config.options;
+    const sweepMs = Math.max(50, Math.min(1000, helloTimeoutMs / 4, idleTimeoutMs / 4));
+    this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepMs);
+    this.sweepTimer.unref();
+    this.config.events.emit({ type: 'listening', endpoint: this.endpoint as string, session: listener });
+  }
+
+  /** Stops the sweep (the listener is closing). */
+  protected stopSweep(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /**
+   * A new connection under `key`: known from now on, and counted toward `maxSessions` unless the
+   * listener is draining (closed `goingAway`) or full (closed `full`).
+   */
+  protected accepted(key: string, connection: C): void {
+    this.connections.set(key, connection);
+    if (!this.accepting) connection.close('goingAway', 'the server is draining');
+    else if (this.open >= this.config.options.maxSessions)
+      connection.close('full', `${this.config.options.maxSessions} sessions are open`);
+    else {
+      connection.counted = true;
+      this.open++;
+    }
+  }
+
+  welcomed(connection: C): void {
+    this.config.events.emit({
+      type: 'session',
+      state: 'opened',
+      listener: this.config.options.listener,
+      sessionId: connection.sessionId as string,
+    });
+  }
+
+  write(connection: C, frame: Buffer, limited = true): void {
+    const { maxPendingBytes } = this.config.options;
+    // What it held before this frame is checked, not after: what the socket below may hold can stay
+    // counted after a reading client took it (see the STREAM listener), and one large frame on top
+    // of it must not close that client. So the gateway holds at most the limit plus this one frame.
+    if (limited && connection.writeBytes > maxPendingBytes) {
+      connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
+      return;
+    }
+    this.enqueue(connection, frame);
+    this.framesOut++;
+    const held = connection.writeBytes;
+    if (held > this.peakConnectionBytes) this.peakConnectionBytes = held;
+    this.markDirty(connection);
+  }
+
+  /** The connection has something to write this turn: its flush runs once, after the turn. */
+  protected markDirty(connection: C): void {
+    if (connection.dirty) return;
+    connection.dirty = true;
+    this.dirty.push(connection);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  protected flush(): void {
+    this.flushQueued = false;
+    const dirty = this.dirty;
+    this.dirty = [];
+    for (const connection of dirty) {
+      connection.dirty = false;
+      this.flushConnection(connection);
+    }
+  }
+
+  ended(connection: C, reason: SessionCloseReason, detail: string, byClient: boolean): void {
+    if (connection.counted) this.open--;
+    const { listener } = this.config.options;
+    this.config.events.emit({
+      type: 'session',
+      state: connection.sessionId === undefined ? 'refused' : 'closed',
+      listener,
+      ...(connection.sessionId !== undefined && { sessionId: connection.sessionId }),
+      reason,
+      detail,
+    });
+    connection.closedAt = Date.now();
+    if (byClient || reason === 'slowConsumer') return this.terminate(connection, reason);
+    setTimeout(() => this.terminate(connection, reason), SESSION_CLOSE_LINGER_MS).unref();
+  }
+
+  /** Closes overdue handshakes and silent sessions; forgets connections closed long enough ago. */
+  private sweep(now: number): void {
+    const { helloTimeoutMs, idleTimeoutMs } = this.config.options;
+    for (const [key, connection] of this.connections) {
+      if (!connection.open) {
+        // Kept a while after its end, so a late disconnect notice is not taken for a new connection.
+        if (now - (connection.closedAt ?? now) >= SESSION_TOMBSTONE_MS) this.connections.delete(key);
+      } else if (connection.handshaking) {
+        if (now - connection.acceptedAt >= helloTimeoutMs)
+          connection.close('helloTimeout', `no Hello and Welcome within ${helloTimeoutMs} ms`);
+      } else if (now - connection.heardAt >= idleTimeoutMs)
+        connection.close('idleTimeout', `nothing heard for ${idleTimeoutMs} ms`);
+    }
+  }
+
+  /**
+   * Stops accepting (a new connection is closed `goingAway`), waits up to `drainGraceMs` for every
+   * request in flight to be answered, then closes every session `goingAway`: the client knows to
+   * reconnect elsewhere, and the layer above hears each close (and tells bound Actors).
+   */
+  async drain(): Promise<void> {
+    this.accepting = false;
+    const deadline = Date.now() + this.config.options.drainGraceMs;
+    while (Date.now() < deadline && this.someAwaiting()) await new Promise((r) => setTimeout(r, 20));
+    this.closeAll();
+  }
+
+  private someAwaiting(): boolean {
+    for (const connection of this.connections.values())
+      if (connection.open && connection.awaiting > 0) return true;
+    return false;
+  }
+
+  /** Closes every open connection `goingAway` (told to the layer above). */
+  protected closeAll(): void {
+    for (const connection of this.connections.values())
+      if (connection.open) connection.close('goingAway', 'the server is shutting down');
+  }
+
+  snapshot(): SessionListenerSnapshot {
+    let sessions = 0;
+    let handshaking = 0;
+    let heldBytes = 0;
+    for (const connection of this.connections.values()) {
+      if (!connection.open) continue;
+      if (connection.handshaking) handshaking++;
+      else sessions++;
+      heldBytes += connection.heldBytes;
+    }
+    return {
+      listener: this.config.options.listener,
+      endpoint: this.endpoint,
+      sessions,
+      handshaking,
+      accepting: this.accepting,
+      heldBytes,
+      peakConnectionBytes: this.peakConnectionBytes,
+      framesIn: this.framesIn,
+      framesOut: this.framesOut,
+    };
+  }
+}
