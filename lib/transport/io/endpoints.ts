@@ -45,7 +45,7 @@ export interface BindableSocket {
  * this process reach it. Every listener (server, mesh node, publisher, session listener) keeps one.
  */
 export class ListenAddress {
-  /** The port zeromq bound; 0 until `bind` resolved. */
+  /** The port bound; 0 until `bind` resolved. */
   private port = 0;
 
   constructor(
@@ -60,6 +60,18 @@ export class ListenAddress {
   async bind(socket: BindableSocket): Promise<void> {
     await socket.bind(bindAddress(this.listen.bindHost, this.listen.port));
     this.port = boundPort(socket.lastEndpoint);
+  }
+
+  /** The host and port to bind a socket that is not zeromq's (`node:net`): `'*'` and `[::]` unwrapped. */
+  get bindTarget(): { host: string; port: number } {
+    const { bindHost, port } = this.listen;
+    const host = bindHost === '*' ? '0.0.0.0' : bindHost.replace(/^\[(.*)\]$/, '$1');
+    return { host, port };
+  }
+
+  /** Records the port a socket that is not zeromq's bound (see `bindTarget`). */
+  boundAt(port: number): void {
+    this.port = port;
   }
 
   /** Whether `bind` has resolved: before, both endpoints name port 0. */

@@ -2,7 +2,7 @@
  * What every session listener shares, whatever its socket: a connection's framing and protocol
  * states, and the listener's rules (accepts, writes against `maxPendingBytes`, timeouts, drain).
  */
-export { type ConnectionHost, type RemoteAddress, SessionConnection } from './session-connection.js';
+export { type ConnectionHost, SessionConnection } from './session-connection.js';
 export {
   type SessionListenerConfig,
   type SessionListening,

@@ -15,7 +15,7 @@ import {
   replyFrame,
   SessionCloseCode,
 } from '../../core/wire/index.js';
-import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
+import type { SessionLink, SessionLinkHandler, SessionRemoteAddress } from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
@@ -46,14 +46,6 @@ const FAULT_REASON: Record<FramingFault, SessionCloseReason> = {
   frameTooLarge: 'frameTooLarge',
 };
 
-/** Where the client connects from, as its socket gives it. */
-export interface RemoteAddress {
-  readonly address: string;
-  readonly port: number;
-  /** `IPv4` or `IPv6`. */
-  readonly family: string;
-}
-
 /**
  * One TCP connection on a session listener, whatever the socket: its byte stream split into frames,
  * the protocol state, the requests awaiting their answer. Implements the SessionLink port for the
@@ -75,12 +67,12 @@ export abstract class SessionConnection implements SessionLink {
   heardAt: number;
   readonly acceptedAt: number;
   /** Where the client connects from, when the socket tells it. */
-  readonly remoteAddress?: RemoteAddress;
+  readonly remoteAddress?: SessionRemoteAddress;
 
   constructor(
     private readonly host: ConnectionHost,
     now: number,
-    remoteAddress?: RemoteAddress,
+    remoteAddress?: SessionRemoteAddress,
   ) {
     this.splitter = new FrameSplitter(host.options.maxFrameBytes);
     this.heardAt = now;

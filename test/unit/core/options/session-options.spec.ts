@@ -33,3 +33,19 @@ describe('sessions.<name>.maxPendingBytes', () => {
     expect(normalizeOptions(withListener({})).sessions.get('players')?.maxPendingBytes).toBe(1024 * 1024);
   });
 });
+
+describe('sessions.<name>.socket', () => {
+  it.each(['zeromq', 'tcp', 1, null])('%p is refused, naming the field', (socket) => {
+    const e = configError(withListener({ socket }));
+    expect(fieldOf(e)).toBe('sessions.players.socket');
+    expect(e.message).toContain("'zmq-stream' or 'net'");
+  });
+
+  it.each(['zmq-stream', 'net'])('%s is accepted', (socket) => {
+    expect(normalizeOptions(withListener({ socket })).sessions.get('players')?.socket).toBe(socket);
+  });
+
+  it("defaults to 'zmq-stream'", () => {
+    expect(normalizeOptions(withListener({})).sessions.get('players')?.socket).toBe('zmq-stream');
+  });
+});

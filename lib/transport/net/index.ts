@@ -1,0 +1,1 @@
+export { NetSessionListener } from './net-session-listener.js';
