@@ -5,6 +5,9 @@ import { ListenAddress } from '../io/index.js';
 import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
+/** Up to this many bytes, a turn's frames for one connection are joined into one buffer to write. */
+const JOIN_BYTES = 16 * 1024;
+
 /**
  * One end-user session listener on Node's own sockets (`sessions.<name>.socket: 'net'`): a
  * `net.Server`, the same frames, states and rules as the STREAM listener (`SessionListenerBase`).
@@ -75,10 +78,20 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   protected flushConnection(connection: NetConnection): void {
     const { out, socket } = connection;
     if (connection.blocked || out.length === 0 || socket.destroyed) return;
-    const data = out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, connection.outBytes);
+    const bytes = connection.outBytes;
     connection.out = [];
     connection.outBytes = 0;
-    if (!socket.write(data)) connection.blocked = true;
+    let more: boolean;
+    if (out.length === 1) more = socket.write(out[0] as Buffer);
+    else if (bytes <= JOIN_BYTES) more = socket.write(Buffer.concat(out, bytes));
+    else {
+      // Many bytes (a burst, or what waited for a 'drain'): one writev, not a second copy of them.
+      socket.cork();
+      more = true;
+      for (const frame of out) more = socket.write(frame);
+      socket.uncork();
+    }
+    if (!more) connection.blocked = true;
   }
 
   /**
