@@ -1,6 +1,7 @@
 /**
- * Session fuzz (issue 30, item 7): hostile bytes on a session listener's STREAM port, from this
- * process to a gateway in its own process, over real TCP on 127.0.0.1.
+ * Session fuzz (issue 30, item 7): hostile bytes on a session listener's port, from this process to
+ * a gateway in its own process, over real TCP on 127.0.0.1; once on each listener socket (a STREAM
+ * socket, `node:net`).
  *
  * Size: `ZLINK_FUZZ_FRAMES` frames in all (default 100000, the CI size; `npm run fuzz` runs 10⁶).
  * Seed: `ZLINK_FUZZ_SEED` (as the other fuzz suites: default fixed, `random` prints a fresh one).
@@ -13,7 +14,7 @@
  * counted by the gateway. Throughout, a bystander session requests `echo` and gets every answer; at
  * the end the gateway still runs and its held bytes are back to what the bystander holds.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { Packr } from 'msgpackr';
 import { ZLinkSessionClient } from '../../lib/session-client/index.js';
@@ -107,9 +108,10 @@ interface Snapshot {
 }
 
 let gateway: ChildApp | undefined;
-afterAll(async () => {
+afterEach(async () => {
   gateway?.kill();
   await gateway?.closed;
+  gateway = undefined;
 });
 
 /** A connection that said Hello and got its Welcome (a client waits for it before anything else). */
@@ -146,12 +148,17 @@ function closedOrTimeout(socket: Socket, ms: number): Promise<boolean> {
   });
 }
 
-describe('session listener fuzz', () => {
+describe.each(['zmq-stream', 'net'] as const)('session listener fuzz on %s', (listenerSocket) => {
   it(
     `takes ${TOTAL} hostile frames without a crash, closing only the connections that broke the stream`,
     async () => {
       gateway = new ChildApp('session-gateway', 'e2e/session-gateway.app.js', {
-        listener: { maxFrameBytes: MAX_FRAME, maxInFlight: MAX_IN_FLIGHT, helloTimeoutMs: 2000 },
+        listener: {
+          maxFrameBytes: MAX_FRAME,
+          maxInFlight: MAX_IN_FLIGHT,
+          helloTimeoutMs: 2000,
+          socket: listenerSocket,
+        },
       });
       const { port } = (await gateway.next('ready')) as unknown as { port: number };
       const bystander = new ZLinkSessionClient({ host: '127.0.0.1', port });
@@ -213,7 +220,7 @@ describe('session listener fuzz', () => {
       expect(await bystander.request('echo', 'after')).toBe('after');
       const snapshot = (await gateway.call({ type: 'snapshot' })) as unknown as Snapshot;
       process.stdout.write(
-        `session fuzz: seed ${SEED}, ${frames} frames over ${connections} connections in ${ms} ms; ` +
+        `session fuzz on ${listenerSocket}: seed ${SEED}, ${frames} frames over ${connections} connections in ${ms} ms; ` +
           `bystander answered ${answered}; gateway RSS ${(snapshot.rss / 1048576).toFixed(1)} MB; ` +
           `counted ${JSON.stringify(Object.fromEntries(Object.entries(snapshot.counts).filter(([k]) => k.startsWith('session:'))))}\n`,
       );
