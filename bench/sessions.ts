@@ -1,36 +1,48 @@
 /**
  * Sessions (issue 30 item 8): an object server with the player Actors, a gateway with the session
- * listener, and a client process with the Node session client, on an object mesh through a private
+ * listeners, and a client process with the Node session client, on an object mesh through a private
  * `redis-server`. Side by side in one run: a request relayed through a session to its bound Actor and
  * back against the same request sent straight to the Actor with `toActor` from the gateway (both with
  * `depth` outstanding, each on an Actor of its own), one-way relay throughput, and the gateway's memory
- * per idle session (RSS before and after `idleSessions` sessions open). Beside them, the floor: the
- * same hop with raw zeromq.js and no ZLink (bench/systems/raw-hop.ts), relayed and direct, so the ratio
- * can be read against what the extra process and TCP leg cost by themselves.
+ * per idle session (RSS before and after `idleSessions` sessions open, in a fresh gateway per socket).
+ * The relayed and one-way runs and the memory are measured on each listener socket (the STREAM socket
+ * and `node:net`, issue 53), interleaved in the same reps. Beside them, the floor: the same hop with
+ * raw zeromq.js and no ZLink (bench/systems/raw-hop.ts), relayed and direct, so the ratio can be read
+ * against what the extra process and TCP leg cost by themselves.
  */
 import { join } from 'node:path';
 import { startPrivateRedis } from '../sample/private-redis.js';
 import { BenchChild } from './children.js';
 import { log } from './log.js';
-import type { ThroughputResult } from './systems/zlink-sessions.js';
+import {
+  BENCH_SESSION_SOCKETS,
+  type BenchSessionSocket,
+  type ThroughputResult,
+} from './systems/zlink-sessions.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STANDARD_REDIS = 'redis://127.0.0.1:6379';
 const WARMUP_MS = 500;
 
+/** One listener socket's figures (medians over the reps). */
+export interface SessionsSocketFigures {
+  readonly relayedReqPerSec: number;
+  readonly onewayMsgPerSec: number;
+  readonly idleSessions: number;
+  readonly rssPerSessionBytes: number;
+}
+
 export interface SessionsSection {
   readonly store: string;
   readonly depth: number;
   readonly reps: number;
+  /** Per listener socket: the STREAM socket and `node:net`. */
+  readonly sockets: Record<BenchSessionSocket, SessionsSocketFigures>;
   /** Medians over the reps. */
-  readonly relayedReqPerSec: number;
   readonly directReqPerSec: number;
-  readonly onewayMsgPerSec: number;
   /** The same hop with raw zeromq.js (medians over the reps). */
   readonly rawRelayedPerSec: number;
   readonly rawDirectPerSec: number;
-  readonly idleSessions: number;
-  readonly rssPerSessionBytes: number;
   readonly failed: number;
 }
 
@@ -57,67 +69,70 @@ export async function runSessions(
     await server.next('ready', STARTUP_TIMEOUT_MS);
     const gateway = new BenchChild('sessions gateway', join(dir, 'zlink-sessions-gateway.js'), { env });
     children.push(gateway);
-    const { port } = await gateway.next('ready', STARTUP_TIMEOUT_MS);
-    const client = new BenchChild('sessions client', join(dir, 'zlink-sessions-client.js'), {
-      env: { ...env, BENCH_PORT: String(port) },
-    });
+    const { ports } = (await gateway.next('ready', STARTUP_TIMEOUT_MS)) as unknown as {
+      ports: Record<BenchSessionSocket, number>;
+    };
+    const client = new BenchChild('sessions client', join(dir, 'zlink-sessions-client.js'), { env });
     children.push(client);
     await client.next('ready', STARTUP_TIMEOUT_MS);
     const raw = await startRawHop(dir, children);
-    const relayed: number[] = [];
+    const relayed = perSocket<number[]>(() => []);
+    const oneway = perSocket<number[]>(() => []);
     const direct: number[] = [];
-    const oneway: number[] = [];
     const rawRelayed: number[] = [];
     const rawDirect: number[] = [];
     let failed = 0;
-    // Unmeasured warm-up of both paths (the JIT, the first sessions and routes), as the other sections do.
-    client.command({ type: 'relay', actor: 'warm-up', durationMs: WARMUP_MS, depth, oneway: false });
-    await client.next('relay-result', WARMUP_MS + 60_000);
+    const relay = async (socket: BenchSessionSocket, actor: string, ms: number, one: boolean) => {
+      const port = ports[socket];
+      client.command({ type: 'relay', port, actor, durationMs: ms, depth, oneway: one });
+      return (await client.next('relay-result', ms + 60_000)).result as ThroughputResult;
+    };
+    // Unmeasured warm-up of every path (the JIT, the first sessions and routes), as the other sections do.
+    for (const socket of BENCH_SESSION_SOCKETS) await relay(socket, `warm-up-${socket}`, WARMUP_MS, false);
     gateway.command({ type: 'direct', actor: 'warm-up-direct', durationMs: WARMUP_MS, depth });
     await gateway.next('direct-result', WARMUP_MS + 60_000);
     await raw.run('gateway', WARMUP_MS, depth);
     await raw.run('direct', WARMUP_MS, depth);
     for (let rep = 0; rep < reps; rep++) {
-      // Interleaved, so a drift in the machine's load reaches both paths alike.
-      client.command({ type: 'relay', actor: `relayed-${rep}`, durationMs: repMs, depth, oneway: false });
-      const r = (await client.next('relay-result', repMs + 60_000)).result as ThroughputResult;
+      // Interleaved, so a drift in the machine's load reaches every path alike; the sockets' order
+      // alternates, so neither always runs first.
+      const order = rep % 2 === 0 ? BENCH_SESSION_SOCKETS : [...BENCH_SESSION_SOCKETS].reverse();
+      const line: string[] = [];
+      for (const socket of order) {
+        const r = await relay(socket, `relayed-${socket}-${rep}`, repMs, false);
+        const o = await relay(socket, `oneway-${socket}-${rep}`, repMs, true);
+        relayed[socket].push(r.perSec);
+        oneway[socket].push(o.perSec);
+        failed += r.failed + o.failed;
+        line.push(`${socket}: relayed ${Math.round(r.perSec)} req/s, one-way ${Math.round(o.perSec)} msg/s`);
+      }
       gateway.command({ type: 'direct', actor: `direct-${rep}`, durationMs: repMs, depth });
       const d = (await gateway.next('direct-result', repMs + 60_000)).result as ThroughputResult;
-      client.command({ type: 'relay', actor: `oneway-${rep}`, durationMs: repMs, depth, oneway: true });
-      const o = (await client.next('relay-result', repMs + 60_000)).result as ThroughputResult;
       const rr = await raw.run('gateway', repMs, depth);
       const rd = await raw.run('direct', repMs, depth);
-      relayed.push(r.perSec);
       direct.push(d.perSec);
-      oneway.push(o.perSec);
       rawRelayed.push(rr.perSec);
       rawDirect.push(rd.perSec);
-      failed += r.failed + d.failed + o.failed;
+      failed += d.failed;
       log(
-        `sessions rep ${rep + 1}/${reps}: relayed ${Math.round(r.perSec)} req/s, direct ${Math.round(d.perSec)} req/s, one-way ${Math.round(o.perSec)} msg/s; raw zeromq.js hop: relayed ${Math.round(rr.perSec)}, direct ${Math.round(rd.perSec)}`,
+        `sessions rep ${rep + 1}/${reps}: ${line.join('; ')}; direct ${Math.round(d.perSec)} req/s; raw zeromq.js hop: relayed ${Math.round(rr.perSec)}, direct ${Math.round(rd.perSec)}`,
       );
     }
-    gateway.command({ type: 'rss' });
-    const before = (await gateway.next('rss', 30_000)).rss as number;
-    client.command({ type: 'idle', count: idleSessions });
-    await client.next('idle-open', 300_000);
-    await new Promise((r) => setTimeout(r, 500));
-    gateway.command({ type: 'rss' });
-    const after = await gateway.next('rss', 30_000);
-    const open = after.sessions as number;
-    const rssPerSessionBytes = open > 0 ? ((after.rss as number) - before) / open : 0;
-    log(`sessions: ${open} idle sessions, ${Math.round(rssPerSessionBytes)} bytes of gateway RSS each`);
+    const memory = perSocket(() => ({ idleSessions: 0, rssPerSessionBytes: 0 }));
+    for (const socket of BENCH_SESSION_SOCKETS)
+      memory[socket] = await idleMemory(dir, env, socket, idleSessions, children);
     return {
       store,
       depth,
       reps,
-      relayedReqPerSec: median(relayed),
+      sockets: perSocket((socket) => ({
+        relayedReqPerSec: median(relayed[socket]),
+        onewayMsgPerSec: median(oneway[socket]),
+        ...memory[socket],
+      })),
       directReqPerSec: median(direct),
-      onewayMsgPerSec: median(oneway),
       rawRelayedPerSec: median(rawRelayed),
       rawDirectPerSec: median(rawDirect),
-      idleSessions: open,
-      rssPerSessionBytes,
       failed,
     };
   } catch (error) {
@@ -125,6 +140,52 @@ export async function runSessions(
   } finally {
     for (const child of children.reverse()) await child.stop(5000);
     await privateRedis?.stop();
+  }
+}
+
+function perSocket<T>(make: (socket: BenchSessionSocket) => T): Record<BenchSessionSocket, T> {
+  return Object.fromEntries(BENCH_SESSION_SOCKETS.map((s) => [s, make(s)])) as Record<BenchSessionSocket, T>;
+}
+
+/**
+ * The gateway's RSS per idle session on one socket: a fresh gateway with that listener alone (so what
+ * the other socket's sessions left in the heap counts for neither), RSS before and after a client of
+ * its own opens `count` sessions. Both processes stop afterwards.
+ */
+async function idleMemory(
+  dir: string,
+  env: Record<string, string>,
+  socket: BenchSessionSocket,
+  count: number,
+  children: BenchChild[],
+): Promise<{ idleSessions: number; rssPerSessionBytes: number }> {
+  const gateway = new BenchChild(`idle gateway (${socket})`, join(dir, 'zlink-sessions-gateway.js'), {
+    env: { ...env, BENCH_SESSION_SOCKETS: socket, BENCH_GATEWAY_RID: `bench-idle-gateway-${socket}` },
+  });
+  children.push(gateway);
+  const client = new BenchChild(`idle client (${socket})`, join(dir, 'zlink-sessions-client.js'), { env });
+  children.push(client);
+  try {
+    const { ports } = (await gateway.next('ready', STARTUP_TIMEOUT_MS)) as unknown as {
+      ports: Record<BenchSessionSocket, number>;
+    };
+    await client.next('ready', STARTUP_TIMEOUT_MS);
+    gateway.command({ type: 'rss' });
+    const before = (await gateway.next('rss', 30_000)).rss as number;
+    client.command({ type: 'idle', port: ports[socket], count });
+    await client.next('idle-open', 300_000);
+    await new Promise((r) => setTimeout(r, 500));
+    gateway.command({ type: 'rss' });
+    const after = await gateway.next('rss', 30_000);
+    const open = after.sessions as number;
+    const rssPerSessionBytes = open > 0 ? ((after.rss as number) - before) / open : 0;
+    log(
+      `sessions on ${socket}: ${open} idle sessions, ${Math.round(rssPerSessionBytes)} bytes of gateway RSS each`,
+    );
+    return { idleSessions: open, rssPerSessionBytes };
+  } finally {
+    await client.stop(5000);
+    await gateway.stop(5000);
   }
 }
 
@@ -156,29 +217,38 @@ async function startRawHop(
 export function sessionsMarkdown(r: SessionsSection | { error: string }): string[] {
   if ('error' in r) return [`**Sessions failed**: ${r.error.split('\n')[0]}`, ''];
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
-  const ratio = r.directReqPerSec > 0 ? r.relayedReqPerSec / r.directReqPerSec : 0;
+  const x = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '—');
+  const { 'zmq-stream': stream, net } = r.sockets;
   const rawRatio = r.rawDirectPerSec > 0 ? r.rawRelayedPerSec / r.rawDirectPerSec : 0;
+  const target = (relayed: number) => {
+    const ratio = r.directReqPerSec > 0 ? relayed / r.directReqPerSec : 0;
+    return `${ratio.toFixed(2)}× (≥ 0.70× ${ratio >= 0.7 ? 'PASS' : 'FAIL'})`;
+  };
   return [
     '### Sessions',
     '',
-    `An object server, a gateway with the session listener and a client process (${r.store}). Relayed: ` +
-      `the Node session client keeps ${r.depth} requests outstanding through one session to its bound ` +
-      `Actor (client → gateway → Actor and back); direct: the gateway keeps ${r.depth} outstanding on ` +
-      `another Actor with \`toActor\`. Medians of ${r.reps} interleaved reps after an unmeasured warm-up. Memory: the gateway's RSS ` +
-      `growth with ${n(r.idleSessions)} idle sessions open. Floor: the same hop with raw zeromq.js and no ` +
-      `ZLink — a TCP client through a STREAM gateway to a ROUTER echo, against a DEALER straight to it, ` +
-      `${r.depth} outstanding, batched per turn — what the extra process and TCP leg cost by themselves.`,
+    `An object server, a gateway with a session listener on each socket (a ZeroMQ STREAM socket and ` +
+      `\`node:net\`) and a client process (${r.store}). Relayed: the Node session client keeps ${r.depth} ` +
+      `requests outstanding through one session to its bound Actor (client → gateway → Actor and back); ` +
+      `direct: the gateway keeps ${r.depth} outstanding on another Actor with \`toActor\`. Medians of ` +
+      `${r.reps} reps after an unmeasured warm-up, both sockets in every rep (their order alternating). ` +
+      `Memory: the RSS growth of a fresh gateway per socket with ${n(stream.idleSessions)} ` +
+      `(${n(net.idleSessions)} on \`node:net\`) idle sessions open. Floor: the same hop with raw zeromq.js ` +
+      `and no ZLink — a TCP client through a STREAM gateway to a ROUTER echo, against a DEALER straight ` +
+      `to it, ${r.depth} outstanding, batched per turn — what the extra process and TCP leg cost by themselves.`,
+    '',
+    '| metric | STREAM | node:net | net ÷ STREAM |',
+    '| --- | --- | --- | --- |',
+    `| relayed request, req/s | ${n(stream.relayedReqPerSec)} | ${n(net.relayedReqPerSec)} | ${x(net.relayedReqPerSec, stream.relayedReqPerSec)} |`,
+    `| relayed ÷ direct \`toActor\` (${n(r.directReqPerSec)} req/s) | ${target(stream.relayedReqPerSec)} | ${target(net.relayedReqPerSec)} | |`,
+    `| one-way relay, msg/s | ${n(stream.onewayMsgPerSec)} | ${n(net.onewayMsgPerSec)} | ${x(net.onewayMsgPerSec, stream.onewayMsgPerSec)} |`,
+    `| gateway RSS per idle session, bytes | ${n(stream.rssPerSessionBytes)} | ${n(net.rssPerSessionBytes)} | ${x(net.rssPerSessionBytes, stream.rssPerSessionBytes)} |`,
     '',
     '| metric | value | target |',
     '| --- | --- | --- |',
-    `| relayed request, req/s | ${n(r.relayedReqPerSec)} | |`,
     `| direct \`toActor\` request, req/s | ${n(r.directReqPerSec)} | |`,
-    `| relayed ÷ direct | ${ratio.toFixed(2)}× | ≥ 0.70× ${ratio >= 0.7 ? 'PASS' : 'FAIL'} |`,
     `| raw zeromq.js hop: relayed, direct, req/s | ${n(r.rawRelayedPerSec)}, ${n(r.rawDirectPerSec)} | |`,
     `| raw zeromq.js hop: relayed ÷ direct (the floor) | ${rawRatio.toFixed(2)}× | |`,
-    `| ZLink's relayed ÷ direct against the floor's | ${rawRatio > 0 ? (ratio / rawRatio).toFixed(2) : '—'}× | |`,
-    `| one-way relay, msg/s | ${n(r.onewayMsgPerSec)} | |`,
-    `| gateway RSS per idle session | ${n(r.rssPerSessionBytes)} bytes | |`,
     `| calls failed | ${r.failed} | 0 |`,
     '',
   ];

@@ -2,18 +2,17 @@
  * Game clients of the sessions bench (bench/sessions.ts), with the package's Node session client: one
  * session bound to an Actor with `depth` requests outstanding through it, or one-way sends through it
  * (each 256th a request, so the client never outruns `maxInFlight`: it waits for that answer), or
- * `count` idle sessions held open. Env: BENCH_PORT.
+ * `count` idle sessions held open; each command names the gateway port (the listener) it goes to.
  */
 import { ZLinkSessionClient } from '../../lib/session-client/index.js';
 import { PAYLOAD } from '../workload/payload.js';
 import { emit, onCommands } from '../workload/protocol.js';
 import type { IdleCommand, RelayCommand } from './zlink-sessions.js';
 
-const port = Number(process.env.BENCH_PORT);
 const idle: ZLinkSessionClient[] = [];
 
 async function relay(c: RelayCommand): Promise<void> {
-  const client = new ZLinkSessionClient({ host: '127.0.0.1', port, requestTimeoutMs: 30_000 });
+  const client = new ZLinkSessionClient({ host: '127.0.0.1', port: c.port, requestTimeoutMs: 30_000 });
   await client.connect();
   await client.request('login', c.actor);
   let count = 0;
@@ -47,7 +46,7 @@ async function relay(c: RelayCommand): Promise<void> {
 async function openIdle(c: IdleCommand): Promise<void> {
   while (idle.length < c.count) {
     const batch = Array.from({ length: Math.min(500, c.count - idle.length) }, async () => {
-      const client = new ZLinkSessionClient({ host: '127.0.0.1', port });
+      const client = new ZLinkSessionClient({ host: '127.0.0.1', port: c.port });
       await client.connect();
       return client;
     });

@@ -1,46 +1,62 @@
 /**
- * The gateway of the sessions bench (bench/sessions.ts): an Object Client with the session listener
- * `bench-players`, whose `login` binds a session to the `bench-player` Actor it names. For the
- * comparison it also calls an Actor straight (`toActor`), `depth` requests outstanding (`direct`),
- * and reports its own memory (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX.
+ * The gateway of the sessions bench (bench/sessions.ts): an Object Client with a session listener per
+ * socket measured (`bench-players` on the STREAM socket, `bench-players-net` on `node:net`), whose
+ * `login` binds a session to the `bench-player` Actor it names. For the comparison it also calls an
+ * Actor straight (`toActor`), `depth` requests outstanding (`direct`), and reports its own memory
+ * (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX; BENCH_SESSION_SOCKETS (comma-separated, default
+ * every socket) and BENCH_GATEWAY_RID, for a gateway that measures one socket's idle sessions alone.
  */
 import { ZLinkRuntime, type ZLinkSessionContext } from '../../lib/index.js';
 import { PAYLOAD } from '../workload/payload.js';
 import { emit, fail, onCommands } from '../workload/protocol.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
-import { BENCH_PLAYER_TYPE, BENCH_SESSIONS_LISTENER, type DirectCommand } from './zlink-sessions.js';
+import {
+  BENCH_PLAYER_TYPE,
+  BENCH_SESSION_SOCKETS,
+  type BenchSessionSocket,
+  type DirectCommand,
+  benchListener,
+} from './zlink-sessions.js';
+
+const sockets = (process.env.BENCH_SESSION_SOCKETS?.split(',') ??
+  BENCH_SESSION_SOCKETS) as BenchSessionSocket[];
 
 async function main(): Promise<void> {
   const runtime = new ZLinkRuntime({
     locationStore: objectsLocationStore(),
     meshes: {
       [BENCH_OBJECTS_MESH]: {
-        rid: 'bench-players-gateway',
+        rid: process.env.BENCH_GATEWAY_RID ?? 'bench-players-gateway',
         objectRole: 'client',
         discovery: 'auto',
         listen: { bindHost: '127.0.0.1', port: 0 },
       },
     },
-    sessions: {
-      [BENCH_SESSIONS_LISTENER]: {
-        mesh: BENCH_OBJECTS_MESH,
-        listen: { bindHost: '127.0.0.1', port: 0 },
-        maxInFlight: 256,
-        maxPendingBytes: 16 * 1024 * 1024,
+    sessions: Object.fromEntries(
+      sockets.map((socket) => [
+        benchListener(socket),
+        {
+          mesh: BENCH_OBJECTS_MESH,
+          listen: { bindHost: '127.0.0.1', port: 0 },
+          maxInFlight: 256,
+          maxPendingBytes: 16 * 1024 * 1024,
+          socket,
+        },
+      ]),
+    ),
+  });
+  for (const socket of sockets)
+    runtime.sessions.registerHandler({
+      listener: benchListener(socket),
+      kind: 'request',
+      packet: 'login',
+      source: `login on ${socket}`,
+      handler: async (actor, ctx) => {
+        const ref = await runtime.objects.getOrCreateActor(BENCH_PLAYER_TYPE, actor as string);
+        await (ctx as ZLinkSessionContext).session.bind(ref);
+        return ref.rid;
       },
-    },
-  });
-  runtime.sessions.registerHandler({
-    listener: BENCH_SESSIONS_LISTENER,
-    kind: 'request',
-    packet: 'login',
-    source: 'login',
-    handler: async (actor, ctx) => {
-      const ref = await runtime.objects.getOrCreateActor(BENCH_PLAYER_TYPE, actor as string);
-      await (ctx as ZLinkSessionContext).session.bind(ref);
-      return ref.rid;
-    },
-  });
+    });
   await runtime.start();
   await runtime.waitForPeers(BENCH_OBJECTS_MESH, 1, 30_000);
 
@@ -76,7 +92,7 @@ async function main(): Promise<void> {
         emit({
           type: 'rss',
           rss: process.memoryUsage().rss,
-          sessions: runtime.snapshot().sessions?.[0]?.sessions,
+          sessions: (runtime.snapshot().sessions ?? []).reduce((n, l) => n + l.sessions, 0),
         });
       } else throw new Error(`unknown command ${command.type}`);
     },
@@ -85,8 +101,13 @@ async function main(): Promise<void> {
       process.exit(0);
     },
   );
-  const endpoint = runtime.sessions.localEndpoint(BENCH_SESSIONS_LISTENER) as string;
-  emit({ type: 'ready', port: Number(endpoint.split(':').pop()), pid: process.pid });
+  const ports = Object.fromEntries(
+    sockets.map((socket) => {
+      const endpoint = runtime.sessions.localEndpoint(benchListener(socket)) as string;
+      return [socket, Number(endpoint.split(':').pop())];
+    }),
+  );
+  emit({ type: 'ready', ports, pid: process.pid });
 }
 
 main().catch(fail);
