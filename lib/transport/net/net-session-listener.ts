@@ -21,6 +21,11 @@ const JOIN_BYTES = 16 * 1024;
  */
 export class NetSessionListener extends SessionListenerBase<NetConnection> {
   private readonly server: Server;
+  /**
+   * Every socket not yet closed, tombstoned connections' included (an ending socket can outlive its
+   * connection's place in `connections`): `close` destroys them all, or the server would wait on them.
+   */
+  private readonly sockets = new Set<Socket>();
   private nextKey = 0;
   private closed = false;
 
@@ -52,6 +57,7 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     if (this.closed) return void socket.destroy();
     const key = String(++this.nextKey);
     const connection = new NetConnection(socket, this, Date.now());
+    this.sockets.add(socket);
     socket.on('data', (chunk: Buffer) => {
       this.framesIn++;
       connection.receive(chunk, Date.now());
@@ -62,6 +68,7 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     socket.on('close', () => {
       connection.finish('normal', 'the connection is gone', true);
       this.connections.delete(key);
+      this.sockets.delete(socket);
     });
     socket.on('drain', () => {
       connection.blocked = false;
@@ -123,7 +130,7 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     this.closed = true;
     this.stopSweep();
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const connection of this.connections.values()) connection.socket.destroy();
+    for (const socket of this.sockets) socket.destroy();
     await stopped;
     this.connections.clear();
   }

@@ -100,4 +100,17 @@ describe('the node:net session listener', () => {
     socket.resume();
     expect(['ECONNRESET', 'closed']).toContain(await ended);
   });
+
+  it('closes promptly with a socket its connection list forgot (a tombstone swept while it ends)', async () => {
+    const { socket } = await welcomed();
+    socket.pause();
+    (listener as unknown as { connections: Map<string, unknown> }).connections.clear();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const t0 = Date.now();
+    await (listener as NetSessionListener).close();
+    listener = undefined;
+    expect(Date.now() - t0).toBeLessThan(1000);
+    socket.resume();
+    await closed;
+  });
 });
