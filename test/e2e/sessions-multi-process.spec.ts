@@ -10,6 +10,8 @@
  * - The Session owner killed: every bound player hears its sessions end (`ownerLost`).
  * - An Actor owner killed: its sessions' requests end with the documented error (`Unavailable`), the
  *   sessions stay open, and the gateway reports the lost bindings.
+ *
+ * Run on each listener socket (a STREAM socket, `node:net`).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
@@ -50,7 +52,13 @@ async function start(
   return [app, await app.next('ready', 60000)];
 }
 
-async function world(prefix: string): Promise<{ gateway: ChildApp; a: ChildApp; b: ChildApp; port: number }> {
+/** The sockets a session listener accepts on: the suite runs on each. */
+const SOCKETS = ['zmq-stream', 'net'] as const;
+
+async function world(
+  prefix: string,
+  socket: (typeof SOCKETS)[number],
+): Promise<{ gateway: ChildApp; a: ChildApp; b: ChildApp; port: number }> {
   redis = await RedisServer.start();
   const common = { redisUrl: redis.url, keyPrefix: prefix };
   const [a] = await start('server-a', 'e2e/session-node.app.js', {
@@ -68,6 +76,7 @@ async function world(prefix: string): Promise<{ gateway: ChildApp; a: ChildApp; 
     rid: 'gateway',
     role: 'gateway',
     createOn: 'server-a',
+    listener: { socket },
   });
   return { gateway, a, b, port: ready.port as number };
 }
@@ -78,9 +87,9 @@ async function sync(app: ChildApp): Promise<void> {
   await app.call({ type: 'sync' }, 15000);
 }
 
-describe('sessions across processes', () => {
+describe.each(SOCKETS)('sessions across processes on %s', (socket) => {
   it(`${SESSIONS} sessions, ${MOVES} relocations under traffic: once each, in order, no store read per message`, async () => {
-    const { gateway, a, b, port } = await world('sess-mp');
+    const { gateway, a, b, port } = await world(`sess-mp-${socket}`, socket);
     const [players, ready] = await start('players', 'e2e/session-players.app.js', { port, count: SESSIONS });
     const names = (ready.sessions as { name: string; session: string }[]).map((s) => s.name);
     expect(names).toHaveLength(SESSIONS);
@@ -124,7 +133,7 @@ describe('sessions across processes', () => {
   }, 240000);
 
   it('the Session owner killed: every bound player hears its session end', async () => {
-    const { gateway, a, port } = await world('sess-owner');
+    const { gateway, a, port } = await world(`sess-owner-${socket}`, socket);
     const clients = await Promise.all(
       [0, 1, 2].map(async (i) => {
         const c = new ZLinkSessionClient({ host: '127.0.0.1', port });
@@ -144,7 +153,7 @@ describe('sessions across processes', () => {
   }, 60000);
 
   it('an Actor owner killed: its requests end Unavailable, the session stays open', async () => {
-    const { gateway, a, port } = await world('sess-actor');
+    const { gateway, a, port } = await world(`sess-actor-${socket}`, socket);
     const client = new ZLinkSessionClient({ host: '127.0.0.1', port, requestTimeoutMs: 15000 });
     await client.connect();
     await client.request('login', 'p-lost');
