@@ -51,9 +51,10 @@ export interface SessionListenerOptions {
    */
   sealTimeoutMs?: number;
   /**
-   * Experimental: the socket the listener accepts on, both speaking the same wire. `'zmq-stream'` a
-   * ZeroMQ STREAM socket; `'net'` Node's own `net.Server` (which also knows the client's address).
-   * Kept selectable while the two are measured side by side. @default 'zmq-stream'
+   * The socket the listener accepts on, both speaking the same wire: `'net'`, Node's own `net.Server`
+   * (which also knows the client's address), or `'zmq-stream'`, a ZeroMQ STREAM socket, kept until it
+   * is removed (docs/decisions.md#the-listener-on-nodenet-by-measurement-issue-53-libtransportnet-libtransportsession).
+   * @default 'net'
    */
   socket?: SessionSocket;
 }
@@ -146,7 +147,7 @@ function normalizeListener(
       `${field}.maxPendingBytes`,
       `must be at least ${MIN_SESSION_PENDING_BYTES} (64 KiB), got ${maxPendingBytes}`,
     );
-  const socket = value.socket === undefined ? 'zmq-stream' : value.socket;
+  const socket = value.socket === undefined ? 'net' : value.socket;
   if (!SESSION_SOCKETS.includes(socket as SessionSocket))
     throw configurationError(
       `${field}.socket`,

@@ -45,7 +45,7 @@ describe('sessions.<name>.socket', () => {
     expect(normalizeOptions(withListener({ socket })).sessions.get('players')?.socket).toBe(socket);
   });
 
-  it("defaults to 'zmq-stream'", () => {
-    expect(normalizeOptions(withListener({})).sessions.get('players')?.socket).toBe('zmq-stream');
+  it("defaults to 'net', chosen by measurement", () => {
+    expect(normalizeOptions(withListener({})).sessions.get('players')?.socket).toBe('net');
   });
 });
