@@ -27,7 +27,6 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
    */
   private readonly sockets = new Set<Socket>();
   private nextKey = 0;
-  private closed = false;
 
   constructor(config: SessionListenerConfig) {
     super(config, new ListenAddress(config.options.listen));
@@ -119,19 +118,9 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     }, this.config.options.heartbeatMs).unref();
   }
 
-  /** Closes every connection (`goingAway`, told to the layer above) and the server. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.accepting = false;
-    this.closeAll();
-    // What the last turn queued (the Close frames) is written before the sockets go.
-    this.flush();
-    await new Promise((r) => setTimeout(r, 10));
-    this.closed = true;
-    this.stopSweep();
+  protected async closeSocket(): Promise<void> {
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await stopped;
-    this.connections.clear();
   }
 }

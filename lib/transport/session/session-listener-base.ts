@@ -42,6 +42,8 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   private flushQueued = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   protected accepting = true;
+  /** Set by `close()` once the last Close frames went out: nothing is accepted or written after it. */
+  protected closed = false;
   private open = 0;
   framesIn = 0;
   framesOut = 0;
@@ -70,7 +72,23 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   }
 
   abstract bind(): Promise<void>;
-  abstract close(): Promise<void>;
+
+  /** Closes every connection (`goingAway`, told to the layer above) and the socket. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.accepting = false;
+    this.closeAll();
+    // What the last turn queued (the Close frames) is written before the socket goes.
+    this.flush();
+    await new Promise((r) => setTimeout(r, 10));
+    this.closed = true;
+    this.stopSweep();
+    await this.closeSocket();
+    this.connections.clear();
+  }
+
+  /** Closes the socket itself, after the last Close frames were handed to it; resolves once closed. */
+  protected abstract closeSocket(): Promise<void>;
 
   /** Hands the connection's queued frames to its socket (once per turn it wrote in). */
   protected abstract flushConnection(connection: C): void;

@@ -31,7 +31,6 @@ export class SessionListener extends SessionListenerBase<StreamConnection> {
   private pumping = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
-  private closed = false;
   /**
    * The most one zeromq message carries: a quarter of `maxPendingBytes` over the messages zeromq may
    * hold per connection (its HWM, and the one it is writing), so zeromq never holds more than that
@@ -169,19 +168,9 @@ export class SessionListener extends SessionListenerBase<StreamConnection> {
     this.queueWrite(connection);
   }
 
-  /** Closes every connection (`goingAway`, told to the layer above) and the socket. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.accepting = false;
-    this.closeAll();
-    // What the last turn queued (the Close frames) is written before the socket goes.
-    this.flush();
-    await new Promise((r) => setTimeout(r, 10));
-    this.closed = true;
-    this.stopSweep();
+  protected async closeSocket(): Promise<void> {
     clearTimeout(this.retryTimer);
     this.socket.close();
     await this.loop;
-    this.connections.clear();
   }
 }
