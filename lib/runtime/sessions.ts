@@ -11,7 +11,7 @@ import {
   type ZLinkSession,
 } from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
-import { NetSessionListener, SessionListener, type SessionListening } from '../transport/index.js';
+import { NetSessionListener, type SessionListening } from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -22,8 +22,8 @@ export interface SessionsConfig {
 }
 
 /**
- * The runtime's session listeners (`sessions` option): a listener per name on the socket its options
- * name (transport: a STREAM socket, or `node:net`), the Session owner's host above them
+ * The runtime's session listeners (`sessions` option): a listener per name (transport, on `node:net`),
+ * the Session owner's host above them
  * (spot/session), and the handlers and hooks registered for them. Bound after the meshes and objects
  * (a session's Actors ride on the object mesh); publishes nothing in the Location Store (game clients
  * find a gateway by the application's own means).
@@ -92,8 +92,7 @@ export class RuntimeSessions implements Topology {
     const { options, events } = this.config;
     for (const [name, listenerOptions] of options.sessions) {
       const config = { options: listenerOptions, handler: this.host, events };
-      const listener =
-        listenerOptions.socket === 'net' ? new NetSessionListener(config) : new SessionListener(config);
+      const listener = new NetSessionListener(config);
       this.listeners.set(name, listener);
       await bindListener(() => listener.bind(), `sessions.${name}.listen`, stillStarting);
     }

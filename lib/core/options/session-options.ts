@@ -50,18 +50,7 @@ export interface SessionListenerOptions {
    * before it is closed (`relocationTimeout`). @default 10000
    */
   sealTimeoutMs?: number;
-  /**
-   * The socket the listener accepts on, both speaking the same wire: `'net'`, Node's own `net.Server`
-   * (which also knows the client's address), or `'zmq-stream'`, a ZeroMQ STREAM socket, kept until it
-   * is removed (docs/decisions.md#the-listener-on-nodenet-by-measurement-issue-53-libtransportnet-libtransportsession).
-   * @default 'net'
-   */
-  socket?: SessionSocket;
 }
-
-/** The sockets a session listener can accept on (`sessions.<name>.socket`). */
-export type SessionSocket = 'zmq-stream' | 'net';
-const SESSION_SOCKETS: readonly SessionSocket[] = ['zmq-stream', 'net'];
 
 export interface NormalizedSessionListener {
   readonly listener: string;
@@ -76,7 +65,6 @@ export interface NormalizedSessionListener {
   readonly maxPendingBytes: number;
   readonly drainGraceMs: number;
   readonly sealTimeoutMs: number;
-  readonly socket: SessionSocket;
 }
 
 /** The largest `maxFrameBytes`: 16 MiB (a game message larger than that belongs in a download). */
@@ -103,7 +91,6 @@ const LISTENER_KEYS = [
   'maxPendingBytes',
   'drainGraceMs',
   'sealTimeoutMs',
-  'socket',
 ];
 
 function normalizeListener(
@@ -147,15 +134,8 @@ function normalizeListener(
       `${field}.maxPendingBytes`,
       `must be at least ${MIN_SESSION_PENDING_BYTES} (64 KiB), got ${maxPendingBytes}`,
     );
-  const socket = value.socket === undefined ? 'net' : value.socket;
-  if (!SESSION_SOCKETS.includes(socket as SessionSocket))
-    throw configurationError(
-      `${field}.socket`,
-      `must be ${SESSION_SOCKETS.map((k) => `'${k}'`).join(' or ')}, got ${JSON.stringify(socket)}`,
-    );
   return Object.freeze({
     listener,
-    socket: socket as SessionSocket,
     listen: normalizeListen(`${field}.listen`, value.listen),
     mesh,
     maxFrameBytes,

@@ -10,7 +10,7 @@ import type { SessionCloseReason } from '../wire/session-frames.js';
 export interface SessionLink {
   /** The listener's name (the key under `sessions`). */
   readonly listener: string;
-  /** Where the client connects from, when the listener's socket tells it (not the STREAM socket). */
+  /** Where the client connects from, when the listener's socket tells it. */
   readonly remoteAddress?: SessionRemoteAddress;
   /** Set once welcomed: the id the client was told (unique to this node run). */
   readonly sessionId: string | undefined;

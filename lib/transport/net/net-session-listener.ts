@@ -9,8 +9,8 @@ import { NetConnection } from './net-connection.js';
 const JOIN_BYTES = 16 * 1024;
 
 /**
- * One end-user session listener on Node's own sockets (`sessions.<name>.socket: 'net'`): a
- * `net.Server`, the same frames, states and rules as the STREAM listener (`SessionListenerBase`).
+ * One end-user session listener on Node's own sockets: a `net.Server`, with the frames, states and
+ * rules every session listener shares (`SessionListenerBase`).
  *
  * Writes are batched per turn and connection: the frames a turn queued for one connection leave as one
  * `socket.write`. Backpressure is the socket's own: once a `write` returns `false` the connection's

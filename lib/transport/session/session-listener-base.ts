@@ -142,9 +142,9 @@ export abstract class SessionListenerBase<C extends SessionConnection>
 
   write(connection: C, frame: Buffer, limited = true): void {
     const { maxPendingBytes } = this.config.options;
-    // What it held before this frame is checked, not after: what the socket below may hold can stay
-    // counted after a reading client took it (see the STREAM listener), and one large frame on top
-    // of it must not close that client. So the gateway holds at most the limit plus this one frame.
+    // What it held before this frame is checked, not after: one large frame on top of what a reading
+    // client has not yet taken must not close that client. So the gateway holds at most the limit
+    // plus this one frame.
     if (limited && connection.writeBytes > maxPendingBytes) {
       connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
       return;

@@ -4,10 +4,6 @@ import { MemoryLocationStore, type ZLinkOptions, ZLinkRuntime } from '../../../l
 import type { HandlerFn, SessionHookRegistration } from '../../../lib/core/index.js';
 import { objectMeshOptions } from '../spot/harness.js';
 
-/** The sockets a session listener accepts on: every session suite runs on each. */
-export const SESSION_SOCKETS = ['zmq-stream', 'net'] as const;
-export type SessionSocketName = (typeof SESSION_SOCKETS)[number];
-
 /** One gateway runtime with a session listener `game` on its object mesh (in-process Location Store). */
 export function gatewayOptions(
   listener: Record<string, unknown> = {},

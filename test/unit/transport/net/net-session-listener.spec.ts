@@ -30,7 +30,7 @@ const options = normalizeOptions({
   locationStore: { redis: 'redis://127.0.0.1:6379' },
   meshes: { world: { objectRole: 'client' } },
   sessions: {
-    players: { mesh: 'world', socket: 'net', listen: { bindHost: '127.0.0.1' }, maxPendingBytes: LIMIT },
+    players: { mesh: 'world', listen: { bindHost: '127.0.0.1' }, maxPendingBytes: LIMIT },
   },
 }).sessions.get('players');
 
