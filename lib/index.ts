@@ -63,6 +63,10 @@ export type {
   SessionHookRegistration,
   SessionListenerOptions,
   SessionListenerSnapshot,
+  SessionListenKind,
+  SessionListenOptions,
+  SessionTlsOptions,
+  SessionTlsVersion,
 } from './core/index.js';
 // `ZLinkSession` (the session's type and its parameter decorator) comes with the Nest surface below.
 export { SESSION_PROTOCOL_VERSION, SessionCloseCode } from './core/index.js';

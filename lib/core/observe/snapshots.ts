@@ -110,8 +110,12 @@ export interface ObjectActivationSnapshot {
 }
 
 /** A session listener at one moment (`snapshot().sessions`). */
+/** One entry of a session listener (`sessions.<name>.listen[i]`): a name with several entries has several. */
 export interface SessionListenerSnapshot {
   readonly listener: string;
+  /** The entry's kind: `tcp`, `tls` or `websocket`. */
+  readonly kind: 'tcp' | 'tls' | 'websocket';
+  /** The entry's URL (`tcp://host:port`, `wss://host:port/path`, ...), once bound. */
   readonly endpoint: string | undefined;
   /** Welcomed sessions open now. */
   readonly sessions: number;
@@ -120,20 +124,21 @@ export interface SessionListenerSnapshot {
   /** False once a drain began: a new connection is closed `goingAway`. */
   readonly accepting: boolean;
   /**
-   * Bytes held for all connections: frames being gathered, writes waiting for slow clients, and the
-   * bound of what zeromq may still hold of their last writes (it stays until later writes replace them).
+   * Bytes held for all connections: frames being gathered, writes waiting for slow clients, and what
+   * their sockets still hold.
    */
   readonly heldBytes: number;
   /**
-   * The most bytes one connection held at once since the bind (its writes waiting and the bound of
-   * what zeromq may hold): at most `maxPendingBytes` plus one frame.
+   * The most bytes one connection held at once since the bind (its writes waiting and what its socket
+   * held): at most `maxPendingBytes` plus one frame.
    */
   readonly peakConnectionBytes: number;
   readonly framesIn: number;
   readonly framesOut: number;
   /**
    * Room push records (a Spot's one Push for several sessions: docs/sessions.md#room-pushes) this node
-   * took for the listener's sessions since it started; set by the runtime, not the listener.
+   * took for the listener's sessions since it started; set by the runtime, not the listener, and the
+   * same figure (the name's) on each of a name's entries.
    */
   readonly roomPushRecords?: number;
 }

@@ -1,23 +1,25 @@
 import { configurationError } from '../errors.js';
-import {
-  type ListenOptions,
-  type NormalizedListen,
-  checkKeys,
-  checkName,
-  isRecord,
-  normalizeListen,
-  positiveInt,
-} from '../option-checks.js';
+import { checkKeys, checkName, isRecord, positiveInt } from '../option-checks.js';
 import type { NormalizedMesh } from './mesh-options.js';
+import {
+  type NormalizedSessionListen,
+  type SessionListenOptions,
+  checkDistinctPorts,
+  normalizeSessionListens,
+} from './session-listen-options.js';
 
 /**
  * The `sessions` option: one end-user listener per name (docs/architecture.md#sessions). A listener accepts
- * plain TCP connections speaking the session wire (docs/sessions-wire.md) and rides on the one mesh
- * of the runtime that carries Spots and Actors, which it binds its sessions' Actors over.
+ * game clients speaking the session wire (docs/sessions-wire.md) on one or several entries (TCP, TLS,
+ * WebSocket: the same handlers and limits) and rides on the one mesh of the runtime that carries Spots
+ * and Actors, which it binds its sessions' Actors over.
  */
 export interface SessionListenerOptions {
-  /** Where game clients connect. @default port 0 (a free port) on 0.0.0.0 */
-  listen?: ListenOptions;
+  /**
+   * Where game clients connect: one entry, or several (TCP for native clients and WebSocket for
+   * browsers, say), each of its own kind. @default one `tcp` entry on a free port on 0.0.0.0
+   */
+  listen?: SessionListenOptions | readonly SessionListenOptions[];
   /** The MeshName of this runtime's object mesh (`objectRole` `client` or `server`). */
   mesh: string;
   /** The longest frame body a client may send, in bytes (announced in the Welcome). @default 65536 */
@@ -36,7 +38,10 @@ export interface SessionListenerOptions {
    * session (`tooManyInFlight`). @default 64
    */
   maxInFlight?: number;
-  /** Sessions open at once on this listener; a further connection is closed (`full`). @default 100000 */
+  /**
+   * Sessions open at once on this listener, all its entries together; a further connection is closed
+   * (`full`). @default 100000
+   */
   maxSessions?: number;
   /**
    * Bytes of replies and pushes a session may have waiting for a client that reads slowly; past it the
@@ -54,7 +59,8 @@ export interface SessionListenerOptions {
 
 export interface NormalizedSessionListener {
   readonly listener: string;
-  readonly listen: NormalizedListen;
+  /** At least one entry, in the order given. */
+  readonly listen: readonly NormalizedSessionListen[];
   readonly mesh: string;
   readonly maxFrameBytes: number;
   readonly helloTimeoutMs: number;
@@ -136,7 +142,7 @@ function normalizeListener(
     );
   return Object.freeze({
     listener,
-    listen: normalizeListen(`${field}.listen`, value.listen),
+    listen: normalizeSessionListens(`${field}.listen`, value.listen),
     mesh,
     maxFrameBytes,
     helloTimeoutMs: positiveInt(`${field}.helloTimeoutMs`, value.helloTimeoutMs, 5000),
@@ -166,5 +172,6 @@ export function normalizeSessions(
     checkName(`sessions.${listener}`, listener);
     out.set(listener, normalizeListener(listener, options, meshes));
   }
+  checkDistinctPorts([...out.values()].flatMap((l) => l.listen));
   return out;
 }

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
 import type { SessionCloseReason } from '../../core/wire/index.js';
-import { ListenAddress } from '../io/index.js';
+import type { NormalizedSessionListen } from '../../core/options/index.js';
 import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
@@ -28,8 +28,9 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   private readonly sockets = new Set<Socket>();
   private nextKey = 0;
 
-  constructor(config: SessionListenerConfig) {
-    super(config, new ListenAddress(config.options.listen));
+  /** A listener for one `tcp` entry of `config`'s listener name. */
+  constructor(config: SessionListenerConfig, entry: NormalizedSessionListen) {
+    super(config, entry);
     this.server = createServer(
       { noDelay: true, keepAlive: true, keepAliveInitialDelay: config.options.heartbeatMs },
       (socket) => this.accept(socket),
