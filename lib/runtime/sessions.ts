@@ -26,9 +26,7 @@ type ListenerFactory = (config: SessionListenerConfig, entry: NormalizedSessionL
 
 const LISTENERS: Record<SessionListenKind, ListenerFactory> = {
   tcp: (config, entry) => new NetSessionListener(config, entry),
-  tls: (_config, entry) => {
-    throw configurationError(`${entry.field}.kind`, "'tls' listener is not built in this version");
-  },
+  tls: (config, entry) => new NetSessionListener(config, entry),
   websocket: (_config, entry) => {
     // TODO(lead): wire WebSocketSessionListener
     throw configurationError(`${entry.field}.kind`, "'websocket' listener is not built in this version");

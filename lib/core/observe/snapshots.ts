@@ -136,6 +136,12 @@ export interface SessionListenerSnapshot {
   readonly framesIn: number;
   readonly framesOut: number;
   /**
+   * A `tls` entry's failed TLS handshakes (bytes that are no TLS, a plain TCP client, a version under
+   * `minVersion`, none finished within `helloTimeoutMs`) and TLS records that could not be read, since
+   * the bind. Only on `tls` entries.
+   */
+  readonly tlsErrors?: number;
+  /**
    * Room push records (a Spot's one Push for several sessions: docs/sessions.md#room-pushes) this node
    * took for the listener's sessions since it started; set by the runtime, not the listener, and the
    * same figure (the name's) on each of a name's entries.
