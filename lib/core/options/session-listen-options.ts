@@ -12,7 +12,7 @@ import {
 import { TrustedProxies } from './trusted-proxies.js';
 
 /**
- * How game clients reach a session listener entry (docs/sessions.md#the-session-listener): every kind
+ * How game clients reach a session listener entry (docs/sessions.md#listener-kinds): every kind
  * carries the same frame bodies (docs/sessions-wire.md) to the same handlers.
  * - `tcp`: plain TCP, each frame body behind a 4-byte length.
  * - `tls`: the same bytes inside TLS (1.2 or later).

@@ -43,7 +43,7 @@ export interface SessionListening {
 
 /**
  * An entry's URL from the `tcp://host:port` its address gives: the scheme of its kind (with TLS, the
- * secure one), and for a WebSocket its path (docs/sessions.md#the-session-listener).
+ * secure one), and for a WebSocket its path (docs/sessions.md#where-clients-connect).
  */
 export function sessionUrl(entry: NormalizedSessionListen, tcpEndpoint: string): string {
   const hostPort = tcpEndpoint.slice('tcp://'.length);
