@@ -2,9 +2,7 @@
 export * from './options.js';
 export * from './security-options.js';
 export {
-  type AddressFamily,
   type IpBytes,
-  type RemoteAddress,
   formatIPv4,
   formatIPv6,
   isMappedV4,

@@ -3,16 +3,7 @@
  * `::ffff:0:0/96`, so one range check covers both families and a peer Node reports as
  * `::ffff:10.0.0.1` (a dual-stack socket) is the same address as `10.0.0.1`.
  */
-
-/** How an address reached us: the families `node:net` names, and a UNIX socket's path. */
-export type AddressFamily = 'IPv4' | 'IPv6' | 'unix';
-
-/** A connection's far end: `port` is undefined where none is known (a UNIX path, a forwarded hop without one). */
-export interface RemoteAddress {
-  readonly address: string;
-  readonly port: number | undefined;
-  readonly family: AddressFamily;
-}
+import type { RemoteAddress } from '../kinds.js';
 
 /** An address as 16 bytes, and whether it was written as IPv4 (`a.b.c.d`). */
 export interface IpBytes {

@@ -1,3 +1,4 @@
+import type { RemoteAddress } from '../kinds.js';
 import type { SessionCloseReason } from '../wire/session-frames.js';
 
 /**
@@ -10,8 +11,11 @@ import type { SessionCloseReason } from '../wire/session-frames.js';
 export interface SessionLink {
   /** The listener's name (the key under `sessions`). */
   readonly listener: string;
-  /** Where the client connects from, when the listener's socket tells it. */
-  readonly remoteAddress?: SessionRemoteAddress;
+  /**
+   * The client's address: the TCP peer, or behind a trusted proxy the client it names
+   * (docs/sessions.md#the-clients-address). Known before `opened`, and never changes after it.
+   */
+  readonly remoteAddress: RemoteAddress;
   /** Set once welcomed: the id the client was told (unique to this node run). */
   readonly sessionId: string | undefined;
   /** Whether the connection is still open (welcomed or waiting for its answer to the Hello). */
@@ -38,14 +42,6 @@ export interface SessionLink {
   push(packet: string, payload: Uint8Array): boolean;
   /** Sends a Close with `reason` and closes the connection; later calls do nothing. */
   close(reason: SessionCloseReason, detail?: string): void;
-}
-
-/** A client's address, as its TCP connection shows it. */
-export interface SessionRemoteAddress {
-  readonly address: string;
-  readonly port: number;
-  /** `'IPv4'` or `'IPv6'`. */
-  readonly family: string;
 }
 
 /** What a session listener tells the layer above, per connection; every call runs on its receive turn. */

@@ -1,13 +1,7 @@
 import { configurationError } from '../../core/errors.js';
 import { checkKeys, isRecord } from '../../core/option-checks.js';
-import {
-  type IpBytes,
-  type RemoteAddress,
-  type TrustedProxies,
-  parseIPv6,
-  parseIp,
-  remoteOf,
-} from '../../core/options/index.js';
+import type { RemoteAddress } from '../../core/kinds.js';
+import { type IpBytes, type TrustedProxies, parseIPv6, parseIp, remoteOf } from '../../core/options/index.js';
 
 /**
  * The most hops read from `X-Forwarded-For`: a real chain is a CDN and a load balancer or two, so a

@@ -5,9 +5,8 @@
  */
 // The address text and the trusted proxies are read when the options are (core/options); the door
 // still shows them beside what reads the headers.
+export type { AddressFamily, RemoteAddress } from '../../core/kinds.js';
 export {
-  type AddressFamily,
-  type RemoteAddress,
   TrustedProxies,
   formatIPv4,
   formatIPv6,
@@ -15,6 +14,7 @@ export {
   parseIPv6,
   parseIp,
 } from '../../core/options/index.js';
+export { type PeerSocket, socketAddressOf } from './peer.js';
 export type { ProxyHeaderStep, ProxyRefusal } from './proxy-step.js';
 export {
   DEFAULT_V2_CAP,

@@ -1,15 +1,7 @@
 import type { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
-import type { SessionRemoteAddress } from '../../core/ports/index.js';
+import type { RemoteAddress } from '../../core/kinds.js';
 import { type ConnectionHost, SessionConnection } from '../session/index.js';
-
-/** The client's address as the socket knows it at the accept (gone once the socket closed). */
-export function remoteOf(socket: Socket): SessionRemoteAddress | undefined {
-  const { remoteAddress: address, remotePort: port, remoteFamily: family } = socket;
-  return address !== undefined && port !== undefined && family !== undefined
-    ? { address, port, family }
-    : undefined;
-}
 
 /**
  * One TCP connection on a `node:net` session listener: the session's connection, its socket, and the
@@ -29,9 +21,10 @@ export class NetConnection extends SessionConnection {
     readonly socket: Socket,
     host: ConnectionHost,
     now: number,
+    peer: RemoteAddress,
     readonly raw: Socket = socket,
   ) {
-    super(host, now, remoteOf(raw));
+    super(host, now, peer);
     this.secured = raw === socket;
   }
 

@@ -4,6 +4,7 @@ import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 import type { SessionCloseReason } from '../../core/wire/index.js';
 import type { SessionListenerSnapshot } from '../../core/observe/index.js';
 import { type NormalizedSessionListen, secureContextOptions } from '../../core/options/index.js';
+import { socketAddressOf } from '../address/index.js';
 import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
@@ -72,12 +73,14 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   }
 
   private accept(raw: Socket): void {
-    if (this.closed) return void raw.destroy();
+    const peer = socketAddressOf(raw);
+    // No peer: the connection went before its accept ran.
+    if (this.closed || peer === undefined) return void raw.destroy();
     const key = String(++this.nextKey);
     const socket = this.secureContext
       ? new TLSSocket(raw, { isServer: true, secureContext: this.secureContext })
       : raw;
-    const connection = new NetConnection(socket, this, Date.now(), raw);
+    const connection = new NetConnection(socket, this, Date.now(), peer, raw);
     this.sockets.add(raw);
     if (socket !== raw) socket.once('secure', () => (connection.secured = true));
     socket.on('data', (chunk: Buffer) => {

@@ -15,7 +15,8 @@ import {
   replyFrame,
   SessionCloseCode,
 } from '../../core/wire/index.js';
-import type { SessionLink, SessionLinkHandler, SessionRemoteAddress } from '../../core/ports/index.js';
+import type { RemoteAddress } from '../../core/kinds.js';
+import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
@@ -66,18 +67,21 @@ export abstract class SessionConnection implements SessionLink {
   /** When a byte last arrived, and when the connection was accepted (ms, the listener's clock). */
   heardAt: number;
   readonly acceptedAt: number;
-  /** Where the client connects from, when the socket tells it. */
-  readonly remoteAddress?: SessionRemoteAddress;
+  /**
+   * The client's address: the socket's peer from the accept, replaced by the client a trusted proxy
+   * names (its PROXY header, read before any frame) before the Hello can reach the layer above.
+   */
+  remoteAddress: RemoteAddress;
 
   constructor(
     private readonly host: ConnectionHost,
     now: number,
-    remoteAddress?: SessionRemoteAddress,
+    remoteAddress: RemoteAddress,
   ) {
     this.splitter = new FrameSplitter(host.options.maxFrameBytes);
     this.heardAt = now;
     this.acceptedAt = now;
-    if (remoteAddress) this.remoteAddress = remoteAddress;
+    this.remoteAddress = remoteAddress;
   }
 
   /**

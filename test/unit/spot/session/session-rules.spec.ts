@@ -239,6 +239,7 @@ function link(): { l: SessionLink; sent: string[] } {
   const sent: string[] = [];
   const l = {
     listener: 'game',
+    remoteAddress: { address: '127.0.0.1', port: 40000, family: 'IPv4' as const },
     sessionId: 's.1',
     open: true,
     awaiting: 0,

@@ -58,7 +58,7 @@ function harness(maxInFlight = 4) {
     write: (_c, f) => written.push(f),
     ended: (_c, reason, _detail, byClient) => ended.push({ reason, byClient }),
   };
-  const connection = new BareConnection(host, 0);
+  const connection = new BareConnection(host, 0, { address: '127.0.0.1', port: 40000, family: 'IPv4' });
   /** The kinds of the frames written to the client, and a Close frame's code. */
   const kinds = () =>
     written.map((w) => {
