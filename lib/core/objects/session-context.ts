@@ -1,3 +1,4 @@
+import type { RemoteAddress } from '../kinds.js';
 import type { MessageKind } from '../calls/handlers.js';
 import type { ZLinkMetadata } from '../wire/metadata.js';
 import type { SessionCloseReason } from '../wire/session-frames.js';
@@ -20,10 +21,11 @@ export interface ZLinkSession {
   /** The listener's name (the key under `sessions`). */
   readonly listener: string;
   /**
-   * The client's address. `undefined` today: zeromq.js 6 does not expose a STREAM connection's peer
-   * address (libzmq's `Peer-Address` message property), and a guess could name the wrong client.
+   * The client's address, `{ address, port, family }` (docs/sessions.md#the-clients-address): the TCP
+   * peer, or, on a listener entry that reads one from trusted proxies, the client a PROXY header or
+   * `X-Forwarded-For` names. Known from `@OnSessionOpen` on (ban an address there by returning `false`).
    */
-  readonly remoteAddress: string | undefined;
+  readonly remoteAddress: RemoteAddress;
   /** Whether the session is still open. */
   readonly open: boolean;
   /**

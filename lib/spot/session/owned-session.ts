@@ -1,4 +1,5 @@
 import { REMOTE_CODES, ZLinkError, toWireError } from '../../core/errors.js';
+import type { RemoteAddress } from '../../core/kinds.js';
 import {
   EMPTY_METADATA,
   type SessionCloseReason,
@@ -36,7 +37,6 @@ interface SessionWork {
  */
 export class OwnedSession implements ZLinkSession {
   readonly data: Record<string, unknown> = {};
-  readonly remoteAddress = undefined;
   readonly bindings = new SessionBindings();
   private readonly queue: SessionWork[] = [];
   private running = false;
@@ -57,6 +57,10 @@ export class OwnedSession implements ZLinkSession {
 
   get listener(): string {
     return this.link.listener;
+  }
+
+  get remoteAddress(): RemoteAddress {
+    return this.link.remoteAddress;
   }
 
   get open(): boolean {
