@@ -142,6 +142,16 @@ export interface SessionListenerSnapshot {
    */
   readonly tlsErrors?: number;
   /**
+   * Connections whose word about the client was refused, by reason, since the bind
+   * (docs/sessions.md#what-is-refused). On a `tcp` or `tls` entry with `proxyProtocol`: `untrusted` (a
+   * peer that is no trusted proxy, refused unread), the PROXY header's own reasons (`signature`,
+   * `version`, `command`, `family`, `oversize`, `truncated`, `malformed`, `address`) and `timeout` (no
+   * whole header within `helloTimeoutMs`). On a `websocket` entry: `untrusted` (an `X-Forwarded-For`
+   * from a peer that is no trusted proxy, ignored), `oversize` and `malformed` (a trusted proxy's header
+   * refused with its upgrade). Only on entries that read a proxy's word.
+   */
+  readonly proxyRefusals?: Readonly<Record<string, number>>;
+  /**
    * Room push records (a Spot's one Push for several sessions: docs/sessions.md#room-pushes) this node
    * took for the listener's sessions since it started; set by the runtime, not the listener, and the
    * same figure (the name's) on each of a name's entries.

@@ -15,7 +15,14 @@ export {
   parseIp,
 } from '../../core/options/index.js';
 export { type PeerSocket, socketAddressOf } from './peer.js';
-export type { ProxyHeaderStep, ProxyRefusal } from './proxy-step.js';
+export { type ProxyHeaderStep, type ProxyRefusal, PROXY_REFUSALS } from './proxy-step.js';
+export {
+  FORWARDED_REFUSALS,
+  type ForwardedRefusal,
+  PROXY_LISTENER_REFUSALS,
+  type ProxyListenerRefusal,
+  RefusalCounts,
+} from './refusals.js';
 export {
   DEFAULT_V2_CAP,
   type NormalizedProxyHeaderOptions,

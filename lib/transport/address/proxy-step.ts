@@ -14,8 +14,19 @@ import type { RemoteAddress } from '../../core/kinds.js';
  *   bytes outside printable US-ASCII);
  * - `address`: an address or port that is not the family's canonical form (leading zeros, > 65535).
  */
-export type ProxyRefusal =
-  'signature' | 'version' | 'command' | 'family' | 'oversize' | 'truncated' | 'malformed' | 'address';
+export type ProxyRefusal = (typeof PROXY_REFUSALS)[number];
+
+/** Every `ProxyRefusal`, in the order above (a listener counts each). */
+export const PROXY_REFUSALS = [
+  'signature',
+  'version',
+  'command',
+  'family',
+  'oversize',
+  'truncated',
+  'malformed',
+  'address',
+] as const;
 
 /**
  * What the parser says after each chunk:

@@ -1,31 +1,48 @@
 import type { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { RemoteAddress } from '../../core/kinds.js';
+import type { ProxyHeaderParser } from '../address/index.js';
 import { type ConnectionHost, SessionConnection } from '../session/index.js';
 
 /**
- * One TCP connection on a `node:net` session listener: the session's connection, its socket, and the
+ * One TCP connection on a `node:net` session listener: the session's connection, its sockets, and the
  * frames that wait while the socket asks for a pause (its `write` returned `false`, until `'drain'`).
- * On a `tls` entry `socket` is the TLS socket over `raw`, the TCP one; on `tcp` they are the same.
+ * `raw` is the TCP socket; `socket` carries the session's bytes: `raw` itself on `tcp`, on `tls` the
+ * TLS socket over it once made (at the accept, or once a PROXY header was read off `raw`).
  */
 export class NetConnection extends SessionConnection {
-  /** Frames queued this turn, or held while the socket is `blocked`; and their bytes. */
+  /** Frames queued this turn, or held while the socket is `blocked` (or not yet made); and their bytes. */
   out: Buffer[] = [];
   outBytes = 0;
   /** The socket's last `write` returned `false`: nothing more is written to it before its `'drain'`. */
   blocked = false;
+  /** The socket the session's bytes go through (see the class). */
+  socket: Socket;
   /** Its TLS handshake is done (always, without TLS): before it, nothing it is sent can reach it. */
   secured: boolean;
+  /**
+   * On an entry with `proxyProtocol`: reading the PROXY header off `raw`, from the accept until the
+   * header is read (then `undefined`); a connection refused or ended before that keeps it.
+   */
+  proxy: ProxyHeaderParser | undefined;
 
   constructor(
-    readonly socket: Socket,
+    readonly raw: Socket,
     host: ConnectionHost,
     now: number,
     peer: RemoteAddress,
-    readonly raw: Socket = socket,
+    readonly tls: boolean,
+    proxy?: ProxyHeaderParser,
   ) {
     super(host, now, peer);
-    this.secured = raw === socket;
+    this.socket = raw;
+    this.secured = !tls;
+    this.proxy = proxy;
+  }
+
+  /** Whether its session's bytes have a socket yet: not on `tls` before the TLS socket is made. */
+  get carried(): boolean {
+    return !this.tls || this.socket !== this.raw;
   }
 
   /** What waits here, and what the socket (and under TLS the TCP socket) took and not yet handed on. */

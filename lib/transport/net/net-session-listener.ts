@@ -4,7 +4,14 @@ import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 import type { SessionCloseReason } from '../../core/wire/index.js';
 import type { SessionListenerSnapshot } from '../../core/observe/index.js';
 import { type NormalizedSessionListen, secureContextOptions } from '../../core/options/index.js';
-import { socketAddressOf } from '../address/index.js';
+import type { RemoteAddress } from '../../core/kinds.js';
+import {
+  PROXY_LISTENER_REFUSALS,
+  ProxyHeaderParser,
+  type ProxyRefusal,
+  RefusalCounts,
+  socketAddressOf,
+} from '../address/index.js';
 import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
@@ -20,6 +27,13 @@ const JOIN_BYTES = 16 * 1024;
  * within `helloTimeoutMs`, and it counts toward `maxSessions` from then. A handshake that fails (bytes
  * that are no TLS, a plain TCP client, a version under `minVersion`, a reset) or never finishes in
  * time is counted (`tlsErrors` in the snapshot) and the connection closed, never more.
+ *
+ * An entry with `proxyProtocol` sits behind a load balancer (docs/sessions.md#behind-a-load-balancer):
+ * a peer that is no trusted proxy is refused before any byte is read, and every other connection
+ * starts with a PROXY header (v1 or v2), read off the TCP socket before anything else (before the TLS
+ * handshake on `tls`) and counted against `helloTimeoutMs` like the handshake; the client it names is
+ * the connection's address. A header refused, cut short or too slow closes the connection, counted by
+ * reason (`proxyRefusals` in the snapshot).
  *
  * Writes are batched per turn and connection: the frames a turn queued for one connection leave as one
  * `socket.write`. Backpressure is the socket's own: once a `write` returns `false` the connection's
@@ -40,6 +54,8 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   private readonly secureContext: SecureContext | undefined;
   /** TLS handshakes that failed or never finished, and TLS records that could not be read. */
   tlsErrors = 0;
+  /** On an entry with `proxyProtocol`: connections refused for their PROXY header, by reason. */
+  private readonly proxyRefusals = new RefusalCounts(PROXY_LISTENER_REFUSALS);
 
   /** A listener for one `tcp` or `tls` entry of `config`'s listener name. */
   constructor(config: SessionListenerConfig, entry: NormalizedSessionListen) {
@@ -76,39 +92,138 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     const peer = socketAddressOf(raw);
     // No peer: the connection went before its accept ran.
     if (this.closed || peer === undefined) return void raw.destroy();
+    if (this.entry.proxyProtocol && !this.entry.trustedProxies.trusts(peer.address))
+      return this.refuseUntrusted(raw, peer);
     const key = String(++this.nextKey);
-    const socket = this.secureContext
-      ? new TLSSocket(raw, { isServer: true, secureContext: this.secureContext })
-      : raw;
-    const connection = new NetConnection(socket, this, Date.now(), peer, raw);
+    const proxy = this.entry.proxyProtocol ? new ProxyHeaderParser() : undefined;
+    const connection = new NetConnection(
+      raw,
+      this,
+      Date.now(),
+      peer,
+      this.secureContext !== undefined,
+      proxy,
+    );
     this.sockets.add(raw);
-    if (socket !== raw) socket.once('secure', () => (connection.secured = true));
-    socket.on('data', (chunk: Buffer) => {
-      this.framesIn++;
-      connection.receive(chunk, Date.now());
-    });
-    // The client closed, half-closed or reset: the session ends, told as the client's.
-    socket.on('end', () => connection.finish('normal', 'the client disconnected', true));
-    socket.on('error', (error: NodeJS.ErrnoException) => this.failed(connection, error));
-    socket.on('close', () => {
+    raw.on('error', (error: NodeJS.ErrnoException) => this.failed(connection, error));
+    const gone = (): void => {
+      this.headerCut(connection);
       connection.finish('normal', 'the connection is gone', true);
       this.connections.delete(key);
       this.sockets.delete(raw);
-    });
-    socket.on('drain', () => {
-      connection.blocked = false;
-      this.flushConnection(connection);
-    });
+    };
+    raw.on('close', gone);
+    if (proxy) this.readHeader(connection, gone);
+    else this.serve(connection, gone);
     this.accepted(key, connection);
   }
 
   /**
-   * The socket failed. Under TLS, a failed handshake (whatever came instead: bytes that are no TLS, an
-   * old version, a reset) or a TLS record that could not be read is counted and ends the connection
-   * `protocolError`; anything else ends it as the client's going.
+   * A peer that is no trusted proxy, on an entry that reads a PROXY header: refused before any of its
+   * bytes is read (its header, true or not, would name any client it likes), counted, told as a
+   * refused session, and closed.
+   */
+  private refuseUntrusted(raw: Socket, peer: RemoteAddress): void {
+    this.proxyRefusals.count('untrusted');
+    this.config.events.emit({
+      type: 'session',
+      state: 'refused',
+      listener: this.config.options.listener,
+      reason: 'protocolError',
+      detail: `PROXY protocol: ${peer.address} is not a trusted proxy`,
+    });
+    raw.destroy();
+  }
+
+  /**
+   * Reads the PROXY header off the TCP socket as its bytes come, however they are cut. Once it is whole
+   * the client it names (or, for `local`, the peer) is the connection's address, and the bytes after
+   * it are the session's: handed to the frame splitter on `tcp`, put back in front of the TCP socket
+   * for the TLS socket made over it on `tls`. A refused header closes the connection, counted.
+   */
+  private readHeader(connection: NetConnection, gone: () => void): void {
+    const { raw } = connection;
+    const parser = connection.proxy as ProxyHeaderParser;
+    const onEnd = (): void => this.headerCut(connection);
+    const onData = (chunk: Buffer): void => {
+      // Closed while the header came (full, draining, its time up): what it sends is not read.
+      if (!connection.open) return;
+      const step = parser.push(chunk);
+      if (step.state === 'more') return;
+      raw.off('data', onData);
+      raw.off('end', onEnd);
+      if (step.state === 'refused') return this.refuseHeader(connection, step.reason, step.detail);
+      connection.proxy = undefined;
+      if (step.client !== 'local') connection.remoteAddress = step.client;
+      if (connection.tls) {
+        // Not read by anyone until the TLS socket takes what the TCP socket holds, as it starts.
+        raw.pause();
+        if (step.rest.length > 0) raw.unshift(step.rest);
+        return this.serve(connection, gone);
+      }
+      this.serve(connection, gone);
+      if (step.rest.length > 0) this.received(connection, step.rest);
+    };
+    raw.on('data', onData);
+    raw.on('end', onEnd);
+  }
+
+  /**
+   * The TCP connection ended, failed or closed while its PROXY header was being read: refused as
+   * `truncated` when part of one came; one that sent nothing (a load balancer's TCP health check, a
+   * port scan) simply ends, not counted as a refusal.
+   */
+  private headerCut(connection: NetConnection): void {
+    const parser = connection.proxy;
+    if (parser === undefined || !connection.open) return;
+    if (parser.heldBytes === 0) return connection.finish('normal', 'the client disconnected', true);
+    const step = parser.end();
+    if (step.state === 'refused') this.refuseHeader(connection, step.reason, step.detail);
+  }
+
+  private refuseHeader(connection: NetConnection, reason: ProxyRefusal, detail: string): void {
+    this.proxyRefusals.count(reason);
+    connection.finish('protocolError', `PROXY protocol (${reason}): ${detail}`, true);
+  }
+
+  /**
+   * The session's bytes from now on: on `tls` through a server TLS socket made over the TCP one (it
+   * reads what the TCP socket holds first), on `tcp` straight off the TCP socket. `gone` runs once
+   * either socket closed.
+   */
+  private serve(connection: NetConnection, gone: () => void): void {
+    const { raw } = connection;
+    let socket = raw;
+    if (this.secureContext) {
+      socket = new TLSSocket(raw, { isServer: true, secureContext: this.secureContext });
+      connection.socket = socket;
+      socket.once('secure', () => (connection.secured = true));
+      socket.on('error', (error: NodeJS.ErrnoException) => this.failed(connection, error));
+      socket.on('close', gone);
+    }
+    socket.on('data', (chunk: Buffer) => this.received(connection, chunk));
+    // The client closed, half-closed or reset: the session ends, told as the client's.
+    socket.on('end', () => connection.finish('normal', 'the client disconnected', true));
+    socket.on('drain', () => {
+      connection.blocked = false;
+      this.flushConnection(connection);
+    });
+  }
+
+  private received(connection: NetConnection, chunk: Buffer): void {
+    this.framesIn++;
+    connection.receive(chunk, Date.now());
+  }
+
+  /**
+   * The socket failed. While a PROXY header was read, that ends the header (see `headerCut`). Under
+   * TLS, a failed handshake (whatever came instead: bytes that are no TLS, an old version, a reset) or
+   * a TLS record that could not be read is counted and ends the connection `protocolError`; anything
+   * else ends it as the client's going.
    */
   private failed(connection: NetConnection, error: NodeJS.ErrnoException): void {
     if (!connection.open) return;
+    if (connection.proxy !== undefined) return this.headerCut(connection);
     if (this.secureContext && (!connection.secured || error.code?.startsWith('ERR_SSL') === true)) {
       this.tlsErrors++;
       return connection.finish('protocolError', `TLS: ${error.code ?? error.message}`, true);
@@ -123,7 +238,8 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
 
   protected flushConnection(connection: NetConnection): void {
     const { out, socket } = connection;
-    if (connection.blocked || out.length === 0 || socket.destroyed) return;
+    // Before a `tls` connection's TLS socket exists (its PROXY header still coming), frames wait here.
+    if (connection.blocked || out.length === 0 || socket.destroyed || !connection.carried) return;
     const bytes = connection.outBytes;
     connection.out = [];
     connection.outBytes = 0;
@@ -151,6 +267,12 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     connection.outBytes = 0;
     const { socket, raw } = connection;
     if (socket.destroyed) return;
+    if (connection.proxy !== undefined) {
+      // Its PROXY header never came whole: none of its bytes was a session's. One that ran out of time
+      // is counted here; the others were counted as they were refused.
+      if (reason === 'helloTimeout') this.proxyRefusals.count('timeout');
+      return void raw.destroy();
+    }
     if (!connection.secured) {
       // A TLS handshake never finished: nothing sent can reach the client, and a TLS end would wait
       // for the handshake. Counted when it ran out of time.
@@ -165,8 +287,11 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   }
 
   override snapshot(): SessionListenerSnapshot {
-    const snapshot = super.snapshot();
-    return this.secureContext ? { ...snapshot, tlsErrors: this.tlsErrors } : snapshot;
+    return {
+      ...super.snapshot(),
+      ...(this.secureContext && { tlsErrors: this.tlsErrors }),
+      ...(this.entry.proxyProtocol && { proxyRefusals: this.proxyRefusals.snapshot() }),
+    };
   }
 
   protected async closeSocket(): Promise<void> {

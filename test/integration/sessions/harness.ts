@@ -58,7 +58,8 @@ const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: tr
 
 /**
  * A raw TCP peer that speaks the wire by hand (for hostile input): frames out, frames in, close seen.
- * With `tls` (e.g. `{ ca }`), the same inside TLS to 127.0.0.1.
+ * With `tls` (e.g. `{ ca }`), the same inside TLS to 127.0.0.1. With `prefix`, those bytes go first on
+ * the TCP connection, before the TLS handshake if any (a load balancer's PROXY header).
  */
 export class RawPeer {
   readonly socket: Socket;
@@ -69,10 +70,13 @@ export class RawPeer {
   constructor(
     port: number,
     private readonly tls?: ConnectionOptions,
+    prefix?: Uint8Array,
   ) {
+    const tcp = prefix ? connect({ host: '127.0.0.1', port }) : undefined;
+    if (tcp && prefix) tcp.write(prefix);
     this.socket = tls
-      ? tlsConnect({ host: '127.0.0.1', port, ...tls })
-      : connect({ host: '127.0.0.1', port });
+      ? tlsConnect({ host: '127.0.0.1', port, ...(tcp && { socket: tcp }), ...tls })
+      : (tcp ?? connect({ host: '127.0.0.1', port }));
     this.socket.on('data', (chunk: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, chunk]);
       while (this.buffer.length >= 4) {

@@ -13,6 +13,7 @@ import {
   proxyHeaderBound,
 } from '../../../../lib/transport/address/index.js';
 import { isZLinkError } from '../../../../lib/index.js';
+import { ipv4Block, v2Header as v2 } from '../../../helpers/proxy-header.js';
 
 type Final = Exclude<ProxyHeaderStep, { state: 'more' }>;
 
@@ -45,23 +46,6 @@ function readEveryWay(input: Buffer, parser = () => new ProxyHeaderParser()): Fi
 }
 
 const text = (s: string) => Buffer.from(s, 'latin1');
-
-function v2(verCmd: number, famProto: number, block: Buffer, tail = Buffer.alloc(0)): Buffer {
-  const fixed = Buffer.alloc(4);
-  fixed[0] = verCmd;
-  fixed[1] = famProto;
-  fixed.writeUInt16BE(block.length, 2);
-  return Buffer.concat([V2_SIGNATURE, fixed, block, tail]);
-}
-
-function ipv4Block(src: number[], dst: number[], sport: number, dport: number): Buffer {
-  const b = Buffer.alloc(12);
-  b.set(src, 0);
-  b.set(dst, 4);
-  b.writeUInt16BE(sport, 8);
-  b.writeUInt16BE(dport, 10);
-  return b;
-}
 
 function refusedAs(step: Final): string {
   return step.state === 'refused' ? step.reason : `not refused: ${step.state}`;
