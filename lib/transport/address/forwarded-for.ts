@@ -24,10 +24,15 @@ export interface NormalizedForwardedForOptions {
   readonly maxBytes: number;
 }
 
+/** The bounds a listener reads `X-Forwarded-For` with unless told otherwise. */
+export const DEFAULT_FORWARDED_FOR_OPTIONS: NormalizedForwardedForOptions = Object.freeze({
+  maxEntries: DEFAULT_FORWARDED_MAX_ENTRIES,
+  maxBytes: DEFAULT_FORWARDED_MAX_BYTES,
+});
+
 /** `options` checked, each fault a `Configuration` error naming `field` and the key. */
 export function normalizeForwardedForOptions(field: string, options: unknown): NormalizedForwardedForOptions {
-  if (options === undefined)
-    return { maxEntries: DEFAULT_FORWARDED_MAX_ENTRIES, maxBytes: DEFAULT_FORWARDED_MAX_BYTES };
+  if (options === undefined) return DEFAULT_FORWARDED_FOR_OPTIONS;
   if (!isRecord(options)) throw configurationError(field, 'must be an object { maxEntries, maxBytes }');
   checkKeys(field, options, ['maxEntries', 'maxBytes']);
   return {

@@ -34,6 +34,7 @@ export {
 export { V1_MAX_BYTES } from './proxy-v1.js';
 export { V2_SIGNATURE } from './proxy-v2.js';
 export {
+  DEFAULT_FORWARDED_FOR_OPTIONS,
   DEFAULT_FORWARDED_MAX_BYTES,
   DEFAULT_FORWARDED_MAX_ENTRIES,
   type ForwardedFor,
@@ -42,3 +43,4 @@ export {
   forwardedClient,
   normalizeForwardedForOptions,
 } from './forwarded-for.js';
+export { type UpgradeClient, type UpgradeRequest, clientOfUpgrade } from './upgrade-client.js';
