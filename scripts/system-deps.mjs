@@ -1,7 +1,8 @@
 // The system dependencies the demo and the tests need, and the one command that installs them: what
 // scripts/preflight.mjs checks, what the demo's private redis-server needs, which interpreter the
-// Python session test runs, and the C# compiler and runtime the C# session test uses. One module, so
-// they never disagree on a name or a command.
+// Python session test runs, the C# compiler and runtime the C# session test uses, and the HAProxy the
+// client-address test puts in front of a gateway. One module, so they never disagree on a name or a
+// command.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -80,6 +81,16 @@ export function csharpTools() {
 }
 
 /**
+ * Debian's HAProxy, which the client-address test puts in front of a gateway (a real load balancer
+ * writing the PROXY header), or undefined. Debian installs it in /usr/sbin, which a user's PATH may lack.
+ *
+ * @returns {string | undefined}
+ */
+export function haproxyBinary() {
+  return onPath('haproxy') ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : undefined);
+}
+
+/**
  * What the tests need: each with its Debian package and `missing()`, which says why it is missing or
  * returns undefined when it is there.
  *
@@ -107,5 +118,13 @@ export const CHECKS = [
       csharpTools()
         ? undefined
         : 'not on PATH (the C# session client, clients/csharp/ZLinkSession, is compiled with mcs and run with mono in the tests)',
+  },
+  {
+    what: 'haproxy',
+    debian: 'haproxy',
+    missing: () =>
+      haproxyBinary()
+        ? undefined
+        : 'not on PATH nor in /usr/sbin (a real HAProxy stands in front of a gateway in the client-address test)',
   },
 ];
