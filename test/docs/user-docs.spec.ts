@@ -6,7 +6,7 @@
  * likewise every TypeScript snippet about Spots and Actors is a run of lines of the objects examples
  * (`examples/objects/rooms.ts`, `moving-rooms.ts`, `room-news.ts`), which typecheck compiles and tests run;
  * so is every CURVE snippet, of `examples/security/curve-mesh.ts`, and every sessions snippet, of
- * `examples/sessions/game-gateway.ts` or `tls-gateway.ts`.
+ * `examples/sessions/game-gateway.ts`, `tls-gateway.ts` or `behind-a-proxy.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
@@ -122,8 +122,10 @@ describe('user docs', () => {
     expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 
-  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts or tls-gateway.ts', () => {
-    const examples = ['game-gateway', 'tls-gateway'].map((f) => read(`examples/sessions/${f}.ts`));
+  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts, tls-gateway.ts or behind-a-proxy.ts', () => {
+    const examples = ['game-gateway', 'tls-gateway', 'behind-a-proxy'].map((f) =>
+      read(`examples/sessions/${f}.ts`),
+    );
     const blocks = tsBlocks(read('docs/sessions.md'));
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     expect(blocks.filter((block) => !examples.some((example) => isRunOf(block, example)))).toEqual([]);
