@@ -81,12 +81,15 @@ export function csharpTools() {
 }
 
 /**
- * Debian's HAProxy, which the client-address test puts in front of a gateway (a real load balancer
- * writing the PROXY header), or undefined. Debian installs it in /usr/sbin, which a user's PATH may lack.
+ * The HAProxy the client-address test puts in front of a gateway (a real load balancer writing the
+ * PROXY header): ZLINK_HAPROXY when set (as ZLINK_PYTHON names a python), else `haproxy` on PATH, else
+ * Debian's /usr/sbin/haproxy (a user's PATH may lack /usr/sbin); undefined when there is none.
  *
  * @returns {string | undefined}
  */
 export function haproxyBinary() {
+  const named = process.env.ZLINK_HAPROXY;
+  if (named) return existsSync(named) ? named : undefined;
   return onPath('haproxy') ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : undefined);
 }
 
@@ -122,9 +125,12 @@ export const CHECKS = [
   {
     what: 'haproxy',
     debian: 'haproxy',
-    missing: () =>
-      haproxyBinary()
-        ? undefined
-        : 'not on PATH nor in /usr/sbin (a real HAProxy stands in front of a gateway in the client-address test)',
+    missing: () => {
+      if (haproxyBinary()) return undefined;
+      const where = process.env.ZLINK_HAPROXY
+        ? `${process.env.ZLINK_HAPROXY} is not there`
+        : 'not on PATH nor in /usr/sbin';
+      return `${where} (a real HAProxy stands in front of a gateway in the client-address test)`;
+    },
   },
 ];
