@@ -8,4 +8,4 @@ export type {
 } from './session-machine.js';
 export type { SessionAddress } from './session-address.js';
 export { ZLinkError } from '../core/errors.js';
-export type { SessionCloseReason } from '../core/wire/index.js';
+export type { SessionCloseReason } from '../core/session-wire/index.js';

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { type Socket, connect as tcpConnect } from 'node:net';
-import { FrameSplitter, frame } from '../core/wire/index.js';
+import { FrameSplitter, frame } from '../core/session-wire/index.js';
 import {
   CLIENT_MAX_FRAME_BYTES,
   GRACEFUL_CLOSE_MS,

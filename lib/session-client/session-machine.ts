@@ -6,7 +6,7 @@ import {
   SessionFrameKind,
   closeReasonOf,
   packr,
-} from '../core/wire/index.js';
+} from '../core/session-wire/index.js';
 import type { SessionTransport, SessionTransportOpener } from './session-transport.js';
 
 /**

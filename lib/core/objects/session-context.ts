@@ -1,6 +1,6 @@
 import type { MessageKind } from '../calls/handlers.js';
 import type { ZLinkMetadata } from '../wire/metadata.js';
-import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { SessionCloseReason } from '../session-wire/index.js';
 import type { ActorRef } from './object-context.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ActorRef } from './object-context.js';
 /**
  * Why a session ended, as `@OnSessionClose` hears it; the Close frame's reason names (docs/sessions-wire.md).
  */
-export type { SessionCloseReason } from '../wire/session-frames.js';
+export type { SessionCloseReason } from '../session-wire/index.js';
 
 /** One end-user session, on the node that owns its connection (the Session owner). */
 export interface ZLinkSession {

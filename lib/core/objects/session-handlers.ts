@@ -1,6 +1,6 @@
 import { configurationError } from '../errors.js';
 import { type HandlerFn, HandlerRegistry, type MessageKind } from '../calls/handlers.js';
-import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { SessionCloseReason } from '../session-wire/index.js';
 import type { ZLinkSession, ZLinkSessionHello } from './session-context.js';
 
 /**

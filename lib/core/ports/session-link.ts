@@ -1,4 +1,4 @@
-import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { SessionCloseReason } from '../session-wire/index.js';
 
 /**
  * The SessionLink port: one end-user connection on a session listener, as the layers above the

@@ -20,7 +20,7 @@ import { type ConnectionHost, SessionConnection } from '../../../../lib/transpor
  */
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
-const framed = (items: unknown[]): Buffer => frame(new Uint8Array(packr.pack(items)));
+const framed = (items: unknown[]): Buffer => Buffer.from(frame(new Uint8Array(packr.pack(items))));
 const hello = (version = SESSION_PROTOCOL_VERSION) => framed([SessionFrameKind.Hello, version, 'token']);
 const request = (correlation: number, packet = 'echo') =>
   framed([SessionFrameKind.Request, correlation, packet, { n: correlation }]);
