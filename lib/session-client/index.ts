@@ -1,4 +1,7 @@
-/** `nestjs-zlink/session-client`: a Node client of the end-user session wire (docs/sessions-wire.md). */
+/**
+ * `nestjs-zlink/session-client`: the Node client of the end-user session wire (docs/sessions-wire.md),
+ * over TCP, TLS or WebSocket. Browsers import `nestjs-zlink/session-client/browser` (`browser.ts`).
+ */
 export { ZLinkSessionClient, type SessionClientOptions } from './session-client.js';
 export type {
   SessionClientClose,
@@ -6,6 +9,7 @@ export type {
   SessionClientSettings,
   SessionWelcome,
 } from './session-machine.js';
+export type { SessionClientTls } from './node-transports.js';
 export type { SessionAddress } from './session-address.js';
 export { ZLinkError } from '../core/errors.js';
 export type { SessionCloseReason } from '../core/session-wire/index.js';

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { tcpTransport } from './node-transports.js';
+import { type SessionClientTls, nodeTransport } from './node-transports.js';
 import { type SessionAddress, sessionAddress } from './session-address.js';
 import {
   type SessionClientMethods,
@@ -8,22 +8,24 @@ import {
 } from './session-machine.js';
 
 /**
- * A small client of the session wire (docs/sessions-wire.md) for Node: a test harness, a bot, a load
- * generator, or a game client written in TypeScript. It opens one TCP connection, says Hello, and
- * gives requests (one result each), one-way sends and pushes; with `reconnect` it opens a new session
- * after a lost connection, waiting longer each time. Uses `node:net` and msgpack only (no zeromq).
- * Where it connects: `endpoint`, the listener's endpoint as `runtime.sessions.endpoint()` gives it
- * (`tcp://host:port`), or `host` and `port`.
+ * A client of the session wire (docs/sessions-wire.md) for Node: a test harness, a bot, a load
+ * generator, or a game client written in TypeScript. It opens one connection, says Hello, and gives
+ * requests (one result each), one-way sends and pushes; with `reconnect` it opens a new session after a
+ * lost connection, waiting longer each time. No zeromq inside. Where it connects: `endpoint`, a
+ * listener's endpoint as `runtime.sessions.endpoint()` gives it, whose scheme picks the transport
+ * (`tcp://host:port`, `tls://host:port`, `ws://host:port/path`, `wss://host:port/path`), or `host` and
+ * `port` (TCP). `tls` says how a tls:// or wss:// client checks the server.
  */
-export type SessionClientOptions = SessionAddress & SessionClientSettings;
+export type SessionClientOptions = SessionAddress &
+  SessionClientSettings & { readonly tls?: SessionClientTls };
 
 /**
  * Events (docs/sessions.md#the-node-client): `open` (SessionWelcome) for every session, `close`
  * (SessionClientClose) once for every session or attempt that ends, `push` (packet, msg) for every Push,
  * `reconnecting` (delayMs) after a `close` when a new attempt is due. Its constructor throws
- * `Configuration` (naming the field) for a malformed `endpoint`, or a bad `host` or `port`.
+ * `Configuration` (naming the field) for a malformed `endpoint`, a bad `host` or `port`, or a bad `tls`.
  */
 export const ZLinkSessionClient = sessionClientClass(EventEmitter, (options: SessionClientOptions) =>
-  tcpTransport(sessionAddress(options)),
+  nodeTransport(sessionAddress(options), options.tls),
 );
 export type ZLinkSessionClient = EventEmitter & SessionClientMethods;

@@ -7,7 +7,7 @@ import {
   closeReasonOf,
   packr,
 } from '../core/session-wire/index.js';
-import type { SessionTransport, SessionTransportOpener } from './session-transport.js';
+import { type SessionTransport, type SessionTransportOpener, unref } from './session-transport.js';
 
 /**
  * The session protocol of a client (docs/sessions-wire.md), whatever carries its frames: Hello and
@@ -105,11 +105,6 @@ const FINAL: ReadonlySet<string> = new Set([
   'protocolError',
   'frameTooLarge',
 ]);
-
-/** Node keeps a process alive for a timer unless it is unref'd; a browser's timers have no such thing. */
-function unref(timer: Timer): void {
-  (timer as { unref?: () => void }).unref?.();
-}
 
 /**
  * The client class of an entry: `Base` is its event emitter, `transportOf` reads the options (throwing

@@ -47,3 +47,8 @@ export const CLIENT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** How long a graceful close waits for the queued frames to leave before it drops the connection. */
 export const GRACEFUL_CLOSE_MS = 1000;
+
+/** Node keeps a process alive for a timer unless it is unref'd; a browser's timers have no such thing. */
+export function unref(timer: ReturnType<typeof setTimeout>): void {
+  (timer as { unref?: () => void }).unref?.();
+}
