@@ -1,6 +1,7 @@
 // The system dependencies the demo and the tests need, and the one command that installs them: what
-// scripts/preflight.mjs checks, what the demo's private redis-server needs, and which interpreter the
-// Python session test runs. One module, so the three never disagree on a name or a command.
+// scripts/preflight.mjs checks, what the demo's private redis-server needs, which interpreter the
+// Python session test runs and which Chromium the browser test drives. One module, so they never
+// disagree on a name or a command.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -25,6 +26,21 @@ export function howToInstall(packages) {
 }
 
 /**
+ * Whether `path` is a file this process may execute.
+ *
+ * @param {string} path
+ * @returns {boolean}
+ */
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The first executable `name` on PATH, or undefined.
  *
  * @param {string} name
@@ -32,13 +48,7 @@ export function howToInstall(packages) {
  */
 export function onPath(name) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not in this directory
-    }
+    if (dir !== '' && executable(join(dir, name))) return join(dir, name);
   }
   return undefined;
 }
@@ -67,6 +77,16 @@ export function pythonWithMsgpack() {
 }
 
 /**
+ * The Chromium the browser session test drives with playwright-core: Debian's (no browser is
+ * downloaded), or ZLINK_CHROMIUM when set.
+ *
+ * @returns {string}
+ */
+export function chromium() {
+  return process.env.ZLINK_CHROMIUM || '/usr/bin/chromium';
+}
+
+/**
  * What the tests need: each with its Debian package and `missing()`, which says why it is missing or
  * returns undefined when it is there.
  *
@@ -86,5 +106,13 @@ export const CHECKS = [
       pythonWithMsgpack()
         ? undefined
         : `${pythons().join(' and ') || 'no python3'} cannot import msgpack (the Python session client needs it)`,
+  },
+  {
+    what: 'chromium',
+    debian: 'chromium',
+    missing: () =>
+      executable(chromium())
+        ? undefined
+        : `${chromium()} is not there (the browser session client test drives it; no browser is downloaded)`,
   },
 ];

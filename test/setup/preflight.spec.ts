@@ -38,8 +38,11 @@ const preflight = (env: NodeJS.ProcessEnv, args: string[] = []) => runNode(PREFL
 
 // A PATH without redis-server, and a python that cannot import msgpack: Debian's own without its
 // site directories (-S), where python3-msgpack puts the module; or none at all where there is no such file.
+// A Chromium that is not there, and one that is (any executable stands for it: nothing launches it).
 const emptyPath = bin('empty', {});
 const pythonWithoutMsgpack = join(bin('python', { python3: 'exec /usr/bin/python3 -S "$@"' }), 'python3');
+const noChromium = join(root, 'no-such-chromium');
+const aChromium = join(bin('chromium', { chromium: 'exit 0' }), 'chromium');
 
 describe('npm test preflight', () => {
   it('runs first in npm test', () => {
@@ -47,24 +50,36 @@ describe('npm test preflight', () => {
     expect(pkg.scripts.test.startsWith('node scripts/preflight.mjs && ')).toBe(true);
   });
 
-  it('stops within seconds naming redis-server and python3-msgpack, and the one command that installs both', async () => {
-    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack });
+  it('stops within seconds naming redis-server, python3-msgpack and chromium, and the one command that installs them', async () => {
+    const run = await preflight({
+      PATH: emptyPath,
+      ZLINK_PYTHON: pythonWithoutMsgpack,
+      ZLINK_CHROMIUM: noChromium,
+    });
     expect(run.code).toBe(1);
     expect(run.err).toContain('redis-server: not on PATH');
     expect(run.err).toContain(`python3 with msgpack: ${pythonWithoutMsgpack} cannot import msgpack`);
+    expect(run.err).toContain(
+      `chromium: ${noChromium} is not there (the browser session client test drives it`,
+    );
     // The one command is scripts/setup.sh (apt-get update when needed, sudo only when not root): a bare
     // `apt-get install` fails where the package lists are empty, `sudo` where root has no sudo.
     expect(run.err).toContain('Install it with: scripts/setup.sh\n');
-    expect(run.err).toContain('apt-get install -y redis-server python3-msgpack,');
-    expect(run.err).toContain(`${howToInstall(['redis-server', 'python3-msgpack'])}\n`);
+    expect(run.err).toContain('apt-get install -y redis-server python3-msgpack chromium,');
+    expect(run.err).toContain(`${howToInstall(['redis-server', 'python3-msgpack', 'chromium'])}\n`);
     expect(run.ms).toBeLessThan(20000);
   });
 
   it('names only what is missing: redis-server on PATH, python without msgpack', async () => {
     const path = bin('redis-only', { 'redis-server': 'exit 0' });
-    const run = await preflight({ PATH: path, ZLINK_PYTHON: pythonWithoutMsgpack });
+    const run = await preflight({
+      PATH: path,
+      ZLINK_PYTHON: pythonWithoutMsgpack,
+      ZLINK_CHROMIUM: aChromium,
+    });
     expect(run.code).toBe(1);
     expect(run.err).not.toContain('redis-server:');
+    expect(run.err).not.toContain('chromium:');
     expect(run.err).toContain(`${howToInstall(['python3-msgpack'])}\n`);
   });
 
@@ -74,20 +89,24 @@ describe('npm test preflight', () => {
   });
 
   it('--packages lists the Debian packages of what is missing, for scripts/setup.sh', async () => {
-    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack }, ['--packages']);
+    const run = await preflight(
+      { PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack, ZLINK_CHROMIUM: noChromium },
+      ['--packages'],
+    );
     expect(run.code).toBe(0);
-    expect(run.out).toBe('redis-server\npython3-msgpack\n');
+    expect(run.out).toBe('redis-server\npython3-msgpack\nchromium\n');
   });
 
-  it('passes, in one line, when both are there', async () => {
+  it('passes, in one line, when all are there', async () => {
     const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0' });
-    const run = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') });
+    const env = { PATH: path, ZLINK_PYTHON: join(path, 'python3'), ZLINK_CHROMIUM: aChromium };
+    const run = await preflight(env);
     expect([run.code, run.out, run.err]).toEqual([
       0,
-      'preflight: redis-server, python3 with msgpack: found\n',
+      'preflight: redis-server, python3 with msgpack, chromium: found\n',
       '',
     ]);
-    const packages = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') }, ['--packages']);
+    const packages = await preflight(env, ['--packages']);
     expect(packages.out).toBe('');
   });
 });
