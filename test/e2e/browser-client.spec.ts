@@ -132,6 +132,36 @@ describe('the browser entry in Chromium', () => {
     },
   );
 
+  it("runs the docs' example (examples/sessions/browser-player.ts), imported by the package's name", async () => {
+    const server = cleanup.add(await ScriptedSessionServer.start('ws'));
+    const page = await loaded();
+    const lines = await page.evaluate(async (url: string) => {
+      type Example = {
+        joinGame(
+          endpoint: string,
+          ticket: string,
+          show: (line: string) => void,
+        ): Promise<{
+          request(packet: string, msg?: unknown): Promise<unknown>;
+          close(): Promise<void>;
+        }>;
+      };
+      const shown: string[] = [];
+      const { joinGame } = (await import('/examples/sessions/browser-player.js' as string)) as Example;
+      const client = await joinGame(url, 'ticket', (line) => shown.push(line));
+      await client.request('push', { card: 'ace' });
+      await client.close();
+      return shown;
+    }, server.endpoint);
+    expect(lines).toEqual([
+      'joined as session s-1',
+      'move: "ok"',
+      'pushed: {"card":"ace"}',
+      'closed: normal (by the client)',
+    ]);
+    expect(server.frames[0]).toEqual([1, 1, 'ticket']);
+  });
+
   it('does not reach a wss:// server whose certificate it was not told to trust (the pin is what lets it)', async () => {
     const server = cleanup.add(await ScriptedSessionServer.start('wss'));
     const untrusting = cleanup.add(await launchChromium());

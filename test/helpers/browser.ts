@@ -10,12 +10,16 @@ import { chromium } from '../../scripts/system-deps.mjs';
 
 /**
  * The page the browser tests load: the session client's browser entry as ES modules, no bundler.
- * `msgpackr` resolves through an import map to its browser build; the entry is on `globalThis.zlink`
+ * `msgpackr` resolves through an import map to its browser build, and the package's browser entry by
+ * its name (as docs/sessions.md#in-a-browser shows) to lib's; the entry is on `globalThis.zlink`
  * once it evaluated; `#status` says `ready` then, and a test writes its outcome into `#result`.
  */
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>nestjs-zlink session client</title>
-<script type="importmap">{ "imports": { "msgpackr": "/node_modules/msgpackr/index.js" } }</script>
+<script type="importmap">{ "imports": {
+  "msgpackr": "/node_modules/msgpackr/index.js",
+  "nestjs-zlink/session-client/browser": "/lib/session-client/browser.js"
+} }</script>
 <script type="module">
   import * as zlink from '/lib/session-client/browser.js';
   globalThis.zlink = zlink;
@@ -24,8 +28,8 @@ const PAGE = `<!doctype html>
 <body><pre id="status">loading</pre><pre id="result"></pre></body></html>`;
 
 /**
- * Serves the page from `node:http`: `/` the page, `/lib/**.js` the repository's `lib/**.ts`
- * transpiled on the fly (`transpileModule`: types erased, imports kept as they are), and
+ * Serves the page from `node:http`: `/` the page, `/lib/**.js` and `/examples/**.js` the repository's
+ * `.ts` files transpiled on the fly (`transpileModule`: types erased, imports kept as they are), and
  * `/node_modules/msgpackr/*.js` msgpackr's browser ESM files. Nothing else.
  */
 export async function servePage(): Promise<{ readonly url: string; close(): Promise<void> }> {
@@ -38,7 +42,7 @@ export async function servePage(): Promise<{ readonly url: string; close(): Prom
     try {
       if (path === '/') return send(200, 'text/html; charset=utf-8', PAGE);
       if (path === '/favicon.ico') return send(204, 'image/x-icon', '');
-      if (/^\/lib\/[\w/.-]+\.js$/.test(path) && !path.includes('..')) {
+      if (/^\/(lib|examples)\/[\w/.-]+\.js$/.test(path) && !path.includes('..')) {
         const file = `.${path.replace(/\.js$/, '.ts')}`;
         const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
           compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
