@@ -56,12 +56,5 @@ function browserTransport(options: BrowserSessionClientOptions): SessionTranspor
   });
 }
 
-export type {
-  SessionClientClose,
-  SessionClientMethods,
-  SessionClientSettings,
-  SessionWelcome,
-} from './session-machine.js';
 export type { SessionClientEvents } from './emitter.js';
-export { ZLinkError } from '../core/errors.js';
-export type { SessionCloseReason } from '../core/session-wire/index.js';
+export * from './common.js';

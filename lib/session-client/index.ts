@@ -3,13 +3,6 @@
  * over TCP, TLS or WebSocket. Browsers import `nestjs-zlink/session-client/browser` (`browser.ts`).
  */
 export { ZLinkSessionClient, type SessionClientOptions } from './session-client.js';
-export type {
-  SessionClientClose,
-  SessionClientMethods,
-  SessionClientSettings,
-  SessionWelcome,
-} from './session-machine.js';
 export type { SessionClientTls } from './node-transports.js';
 export type { SessionAddress } from './session-address.js';
-export { ZLinkError } from '../core/errors.js';
-export type { SessionCloseReason } from '../core/session-wire/index.js';
+export * from './common.js';

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import type { ZLinkSessionContext } from '../../lib/core/index.js';
-import type { ZLinkRuntime } from '../../lib/index.js';
 import { launchChromium, servePage } from '../helpers/browser.js';
 import { Cleanup, freePort } from '../helpers/index.js';
 import { ScriptedSessionServer, TEST_TLS } from '../helpers/scripted-session-server.js';
-import { gatewayOptions, startGateway } from '../integration/sessions/harness.js';
+import { LISTENER_TLS, endpointsOf, startScriptedGateway } from '../integration/sessions/scripted-gateway.js';
 
 /**
  * The session client in a real browser: Debian's headless Chromium, driven by playwright-core, loads
@@ -172,43 +170,19 @@ describe('the browser entry in Chromium', () => {
   });
 });
 
-const TLS = { key: TEST_TLS.key, cert: TEST_TLS.cert };
-
-/** A gateway with the contract's WebSocket listeners (docs/sessions.md): ws on /play, and wss. */
-function startBrowserGateway(): Promise<ZLinkRuntime> {
-  return startGateway(
-    gatewayOptions({
-      listen: [
-        { kind: 'websocket', bindHost: '127.0.0.1', port: 0, path: '/play' },
-        { kind: 'websocket', bindHost: '127.0.0.1', port: 0, tls: TLS },
-      ],
-    }),
-    {
-      handlers: {
-        echo: { fn: (p) => p },
-        push: {
-          fn: (p, ctx) => {
-            (ctx as ZLinkSessionContext).session.push('pushed', p);
-            return 'ok';
-          },
-        },
-      },
-      onOpen: (_session, hello) => (hello as { token: unknown }).token === 'ticket',
-    },
-  );
-}
-
 // TODO(lead): enable once the websocket kind is wired
 describe.skip('the browser entry in Chromium against a gateway', () => {
   it.each([0, 1])(
     'logs in over the gateway endpoint %i (ws, wss), gets a reply and a push',
     async (entry) => {
-      const runtime = cleanup.add(await startBrowserGateway());
-      // TODO(lead): call runtime.sessions.endpoints directly once the listener kinds are merged.
-      const endpoints = (runtime.sessions as unknown as { endpoints(name: string): string[] }).endpoints(
-        'game',
+      // The contract's WebSocket listeners (docs/sessions.md): ws on /play, and wss.
+      const runtime = cleanup.add(
+        await startScriptedGateway([
+          { kind: 'websocket', bindHost: '127.0.0.1', port: 0, path: '/play' },
+          { kind: 'websocket', bindHost: '127.0.0.1', port: 0, tls: LISTENER_TLS },
+        ]),
       );
-      const endpoint = endpoints[entry] as string;
+      const endpoint = endpointsOf(runtime)[entry] as string;
       expect(endpoint).toMatch(
         entry === 0 ? /^ws:\/\/127\.0\.0\.1:\d+\/play$/ : /^wss:\/\/127\.0\.0\.1:\d+\/$/,
       );

@@ -28,11 +28,8 @@ afterAll(() => {
   global.WebSocket = before;
 });
 
-function client(options: BrowserSessionClientOptions): ZLinkSessionClient {
-  const c = new ZLinkSessionClient(options);
-  cleanup.add({ close: () => c.close() });
-  return c;
-}
+const client = (options: BrowserSessionClientOptions): ZLinkSessionClient =>
+  cleanup.add(new ZLinkSessionClient(options));
 
 describe('the browser client', () => {
   it('connects through the global WebSocket: Hello with its token, a reply, a push, its Close', async () => {

@@ -31,11 +31,8 @@ async function server(scheme: ScriptedScheme): Promise<ScriptedSessionServer> {
   return cleanup.add(await ScriptedSessionServer.start(scheme));
 }
 
-function client(options: SessionClientOptions): ZLinkSessionClient {
-  const c = new ZLinkSessionClient(options);
-  cleanup.add({ close: () => c.close() });
-  return c;
-}
+const client = (options: SessionClientOptions): ZLinkSessionClient =>
+  cleanup.add(new ZLinkSessionClient(options));
 
 const secure = (scheme: ScriptedScheme) => scheme === 'tls' || scheme === 'wss';
 
