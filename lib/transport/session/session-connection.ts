@@ -6,6 +6,7 @@ import {
   SESSION_PROTOCOL_VERSION,
   type SessionCloseReason,
   SessionFrameKind,
+  bodyLengthFault,
   closeFrame,
   closeReasonOf,
   controlFrame,
@@ -45,16 +46,21 @@ const FAULT_REASON: Record<FramingFault, SessionCloseReason> = {
   emptyFrame: 'protocolError',
   frameTooLarge: 'frameTooLarge',
 };
+const FAULT_DETAIL: Record<FramingFault, string> = {
+  emptyFrame: 'a frame of length 0',
+  frameTooLarge: 'frame over maxFrameBytes',
+};
 
 /**
- * One TCP connection on a session listener, whatever the socket: its byte stream split into frames,
- * the protocol state, the requests awaiting their answer. Implements the SessionLink port for the
+ * One connection on a session listener, whatever the socket: its frames (split from a byte stream, or
+ * one per message), the protocol state, the requests awaiting their answer. Implements the SessionLink port for the
  * layer above. Every path that ends it goes through `finish`, once. A listener's own connection class
  * adds what its socket needs to write (and says how many bytes that holds, `writeBytes`).
  */
 export abstract class SessionConnection implements SessionLink {
   private state: ConnectionState = 'hello';
-  private readonly splitter: FrameSplitter;
+  /** Made at the first chunk of a byte stream: a message transport never needs one. */
+  private splitter: FrameSplitter | undefined;
   private readonly waiting = new Set<number>();
   /** In the listener's dirty list for this turn's flush. */
   dirty = false;
@@ -74,7 +80,6 @@ export abstract class SessionConnection implements SessionLink {
     now: number,
     remoteAddress?: SessionRemoteAddress,
   ) {
-    this.splitter = new FrameSplitter(host.options.maxFrameBytes);
     this.heardAt = now;
     this.acceptedAt = now;
     if (remoteAddress) this.remoteAddress = remoteAddress;
@@ -110,22 +115,39 @@ export abstract class SessionConnection implements SessionLink {
 
   /** Bytes held for this connection right now: a frame being gathered, and `writeBytes`. */
   get heldBytes(): number {
-    return this.splitter.buffered + this.writeBytes;
+    return (this.splitter?.buffered ?? 0) + this.writeBytes;
   }
 
-  /** One chunk of the client's byte stream (as the socket delivered it). */
+  /**
+   * One chunk of the client's byte stream (as the socket delivered it), split into frame bodies at
+   * their length prefixes (docs/sessions-wire.md#framing).
+   */
   receive(chunk: Buffer, now: number): void {
     if (this.state === 'closed') return;
     this.heardAt = now;
+    this.splitter ??= new FrameSplitter(this.host.options.maxFrameBytes);
     const fault = this.splitter.push(chunk, (body) => {
       this.frame(body);
       return this.open;
     });
-    if (fault !== undefined && this.open)
-      this.close(
-        FAULT_REASON[fault],
-        fault === 'emptyFrame' ? 'a frame of length 0' : 'frame over maxFrameBytes',
-      );
+    if (fault !== undefined) this.framingFault(fault);
+  }
+
+  /**
+   * One whole frame body, from a transport whose messages are the frames (a WebSocket's binary
+   * message, no length prefix). The same length rule as a prefix's (docs/sessions-wire.md#framing),
+   * then the same path as a body split from a stream.
+   */
+  receiveBody(body: Uint8Array, now: number): void {
+    if (this.state === 'closed') return;
+    this.heardAt = now;
+    const fault = bodyLengthFault(body.length, this.host.options.maxFrameBytes);
+    if (fault !== undefined) return this.framingFault(fault);
+    this.frame(body);
+  }
+
+  private framingFault(fault: FramingFault): void {
+    if (this.open) this.close(FAULT_REASON[fault], FAULT_DETAIL[fault]);
   }
 
   private frame(body: Uint8Array): void {
