@@ -1,15 +1,6 @@
 import type { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
-import type { SessionRemoteAddress } from '../../core/ports/index.js';
-import { type ConnectionHost, SessionConnection } from '../session/index.js';
-
-/** The client's address as the socket knows it at the accept (gone once the socket closed). */
-export function remoteOf(socket: Socket): SessionRemoteAddress | undefined {
-  const { remoteAddress: address, remotePort: port, remoteFamily: family } = socket;
-  return address !== undefined && port !== undefined && family !== undefined
-    ? { address, port, family }
-    : undefined;
-}
+import { type ConnectionHost, SessionConnection, socketAddressOf } from '../session/index.js';
 
 /**
  * One TCP connection on a `node:net` session listener: the session's connection, its socket, and the
@@ -31,7 +22,7 @@ export class NetConnection extends SessionConnection {
     now: number,
     readonly raw: Socket = socket,
   ) {
-    super(host, now, remoteOf(raw));
+    super(host, now, socketAddressOf(raw));
     this.secured = raw === socket;
   }
 

@@ -4,7 +4,7 @@ import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 import type { SessionCloseReason } from '../../core/wire/index.js';
 import type { SessionListenerSnapshot } from '../../core/observe/index.js';
 import { type NormalizedSessionListen, secureContextOptions } from '../../core/options/index.js';
-import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
+import { type SessionListenerConfig, SessionListenerBase, resetSocket } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
 /** Up to this many bytes, a turn's frames for one connection are joined into one buffer to write. */
@@ -154,11 +154,9 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
       if (reason === 'helloTimeout') this.tlsErrors++;
       return void raw.destroy();
     }
-    if (reason === 'slowConsumer') return void raw.resetAndDestroy();
+    if (reason === 'slowConsumer') return resetSocket(raw);
     socket.end();
-    setTimeout(() => {
-      if (!socket.destroyed) socket.resetAndDestroy();
-    }, this.config.options.heartbeatMs).unref();
+    setTimeout(() => resetSocket(raw), this.config.options.heartbeatMs).unref();
   }
 
   override snapshot(): SessionListenerSnapshot {

@@ -10,3 +10,4 @@ export {
   SessionListenerBase,
   sessionUrl,
 } from './session-listener-base.js';
+export { resetSocket, socketAddressOf } from './node-socket.js';
