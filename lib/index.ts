@@ -67,6 +67,7 @@ export type {
   SessionListenOptions,
   SessionTlsOptions,
   SessionTlsVersion,
+  UpgradeRefusal,
 } from './core/index.js';
 // `ZLinkSession` (the session's type and its parameter decorator) comes with the Nest surface below.
 export { SESSION_PROTOCOL_VERSION, SessionCloseCode } from './core/index.js';

@@ -122,10 +122,10 @@ describe('user docs', () => {
     expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 
-  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts or tls-gateway.ts', () => {
-    const examples = ['game-gateway', 'tls-gateway'].map((f) => read(`examples/sessions/${f}.ts`));
+  it('every TypeScript snippet of docs/sessions.md is a run of lines of one of examples/sessions/*.ts', () => {
+    const examples = ['game-gateway', 'tls-gateway', 'browser-socket'].map((f) => read(`examples/sessions/${f}.ts`));
     const blocks = tsBlocks(read('docs/sessions.md'));
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
     expect(blocks.filter((block) => !examples.some((example) => isRunOf(block, example)))).toEqual([]);
   });
 });
