@@ -11,7 +11,12 @@ import {
   type ZLinkSession,
 } from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
-import { NetSessionListener, type SessionListenerConfig, type SessionListening } from '../transport/index.js';
+import {
+  NetSessionListener,
+  type SessionListenerConfig,
+  type SessionListening,
+  WebSocketSessionListener,
+} from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -27,10 +32,7 @@ type ListenerFactory = (config: SessionListenerConfig, entry: NormalizedSessionL
 const LISTENERS: Record<SessionListenKind, ListenerFactory> = {
   tcp: (config, entry) => new NetSessionListener(config, entry),
   tls: (config, entry) => new NetSessionListener(config, entry),
-  websocket: (_config, entry) => {
-    // TODO(lead): wire WebSocketSessionListener
-    throw configurationError(`${entry.field}.kind`, "'websocket' listener is not built in this version");
-  },
+  websocket: (config, entry) => new WebSocketSessionListener(config, entry),
 };
 
 /**

@@ -8,13 +8,11 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { SecureVersion } from 'node:tls';
 import { type ServerOptions as WsServerOptions, WebSocket, WebSocketServer } from 'ws';
-import type { NormalizedListen } from '../../core/option-checks.js';
 import type { SessionListenerSnapshot, UpgradeRefusal } from '../../core/observe/index.js';
 import type { SessionRemoteAddress } from '../../core/ports/index.js';
 import { FRAME_HEADER_BYTES, type SessionCloseReason } from '../../core/wire/index.js';
-import { ListenAddress } from '../io/index.js';
+import { type NormalizedSessionListen, secureContextOptions } from '../../core/options/index.js';
 import {
   type SessionListenerConfig,
   SessionListenerBase,
@@ -35,30 +33,6 @@ import {
   webSocketCloseOf,
 } from './upgrade-rules.js';
 import { WsConnection } from './ws-connection.js';
-
-/** PEM contents of a `wss` listener's key, certificate and CA (docs/sessions.md#websocket). */
-export interface WebSocketTls {
-  readonly key: string | Buffer;
-  readonly cert: string | Buffer;
-  readonly ca?: string | Buffer | readonly (string | Buffer)[] | undefined;
-  readonly minVersion?: SecureVersion | undefined;
-}
-
-/**
- * What a WebSocket listener reads of its `listen` entry (the normalized session listen options): where
- * it binds, TLS (`wss`) or not, the path and Origins it takes, per-message deflate.
- */
-export interface WebSocketListen {
-  readonly listen: NormalizedListen;
-  readonly tls: WebSocketTls | undefined;
-  /** The request path of the upgrade (`'/'` by default), the query string aside. */
-  readonly path: string;
-  /** Allowed `Origin` values; `undefined`: any. */
-  readonly origins: readonly string[] | undefined;
-  readonly perMessageDeflate: boolean;
-  /** Whose `X-Forwarded-For` is believed: read by `clientAddress` once that is wired (not yet). */
-  readonly trustedProxies?: unknown;
-}
 
 /** `ws` 8.23's server options that its types (8.18) do not name yet. */
 interface WsLimits extends WsServerOptions {
@@ -118,11 +92,8 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
   private readonly refusals = noRefusals();
   private nextKey = 0;
 
-  constructor(
-    config: SessionListenerConfig,
-    private readonly entry: WebSocketListen,
-  ) {
-    super(config, new ListenAddress(entry.listen));
+  constructor(config: SessionListenerConfig, entry: NormalizedSessionListen) {
+    super(config, entry);
     const { helloTimeoutMs, heartbeatMs, maxFrameBytes } = config.options;
     this.rule = upgradeRule(entry.path, entry.origins);
     const http: HttpServerOptions = {
@@ -142,10 +113,7 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
     this.server = tls
       ? createHttpsServer({
           ...http,
-          key: tls.key,
-          cert: tls.cert,
-          ca: Array.isArray(tls.ca) ? [...(tls.ca as (string | Buffer)[])] : (tls.ca as string | Buffer),
-          minVersion: tls.minVersion ?? 'TLSv1.2',
+          ...secureContextOptions(tls),
           handshakeTimeout: helloTimeoutMs,
         })
       : createHttpServer(http);
@@ -180,20 +148,6 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
         this.refusals.tls++;
         socket.destroy();
       });
-  }
-
-  /** `ws://host:port/path`, or `wss://` with TLS, once bound. */
-  override get endpoint(): string | undefined {
-    return this.urlOf(super.endpoint);
-  }
-
-  /** Where this machine reaches the listener, as `endpoint`. */
-  override get localEndpoint(): string | undefined {
-    return this.urlOf(super.localEndpoint);
-  }
-
-  private urlOf(tcp: string | undefined): string | undefined {
-    return tcp && `${tcp.replace(/^tcp:/, this.entry.tls ? 'wss:' : 'ws:')}${this.entry.path}`;
   }
 
   /** Binds and starts accepting; rejects when the address cannot be bound. */

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import type { SessionLinkHandler, SessionRemoteAddress } from '../../../lib/core/index.js';
 import type { UpgradeRefusal, ZLinkRuntime } from '../../../lib/index.js';
-import { type WebSocketListen, WebSocketSessionListener } from '../../../lib/transport/index.js';
+import { WebSocketSessionListener } from '../../../lib/transport/index.js';
+import type { NormalizedSessionListen } from '../../../lib/core/options/index.js';
 import { play } from '../../../examples/sessions/browser-socket.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
 import { type GatewaySetup, gatewayOptions, startGateway } from './harness.js';
@@ -63,10 +64,10 @@ interface Gateway {
  */
 async function gateway(
   limits: Record<string, unknown> = {},
-  entry: Partial<WebSocketListen> = {},
+  entry: Partial<NormalizedSessionListen> = {},
 ): Promise<Gateway> {
   const runtime = cleanup.add(
-    await startGateway(gatewayOptions({ socket: 'net', maxFrameBytes: MAX_FRAME, ...limits }), {
+    await startGateway(gatewayOptions({ maxFrameBytes: MAX_FRAME, ...limits }), {
       handlers: HANDLERS,
     }),
   );
@@ -82,13 +83,13 @@ async function gateway(
     closed: (link, reason, detail) => host.closed(link, reason, detail),
   };
   const listener = new WebSocketSessionListener(
-    { options: runtime.options.sessions.get('game')!, handler, events: runtime.events },
+    { options: runtime.options.sessions.get('game')!, handler, events: runtime.events, count: { open: 0 } },
+    // The gateway's own tcp entry, read as a websocket one on another port.
     {
+      ...runtime.options.sessions.get('game')!.listen[0]!,
       listen: { port: 0, bindHost: '127.0.0.1', advertiseHost: undefined },
-      tls: undefined,
+      kind: 'websocket',
       path: '/game',
-      origins: undefined,
-      perMessageDeflate: false,
       ...entry,
     },
   );
