@@ -9,14 +9,19 @@ import {
   bodyLengthFault,
   closeFrame,
   closeReasonOf,
-  controlFrame,
   errorFrame,
   pushFrame,
   readClientFrame,
   replyFrame,
   SessionCloseCode,
+  welcomeFrame,
 } from '../../core/wire/index.js';
-import type { SessionLink, SessionLinkHandler, SessionRemoteAddress } from '../../core/ports/index.js';
+import type {
+  SessionLink,
+  SessionLinkHandler,
+  SessionRemoteAddress,
+  SessionResumeTerms,
+} from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
@@ -74,6 +79,12 @@ export abstract class SessionConnection implements SessionLink {
   readonly acceptedAt: number;
   /** Where the client connects from, when the socket tells it. */
   readonly remoteAddress?: SessionRemoteAddress;
+  /** Welcomed with resume terms: its end without a Close frame is a drop (docs/sessions-wire.md#resume-after-a-drop). */
+  resumable = false;
+  /** Its Welcome resumed a session (told as `resumed`). */
+  resumed = false;
+  /** It ended as a drop (told as `dropped`): the session may come back on another connection. */
+  dropped = false;
 
   constructor(
     private readonly host: ConnectionHost,
@@ -159,14 +170,14 @@ export abstract class SessionConnection implements SessionLink {
       case SessionFrameKind.Pong:
         return;
       case SessionFrameKind.Close:
-        return this.finish('normal', closeDetail(f), true);
+        return this.finish('normal', closeDetail(f), true, false);
     }
     if (this.state === 'open') return this.business(f);
     if (this.state === 'hello' && f.kind === SessionFrameKind.Hello) {
       if (f.version !== SESSION_PROTOCOL_VERSION)
         return this.close('unsupportedVersion', `this server speaks version ${SESSION_PROTOCOL_VERSION}`);
       this.state = 'opening';
-      return this.host.handler.opened(this, f.token);
+      return this.host.handler.opened(this, f.token, f.resume);
     }
     this.close(
       'protocolError',
@@ -184,25 +195,23 @@ export abstract class SessionConnection implements SessionLink {
       return this.host.handler.request(this, f.correlation, f.packet, f.payload);
     }
     if (f.kind === SessionFrameKind.Send) return this.host.handler.send(this, f.packet, f.payload);
+    if (f.kind === SessionFrameKind.Ack) {
+      if (this.resumable) return this.host.handler.acked?.(this, f.received);
+      return this.close('protocolError', 'an Ack on a session without resume');
+    }
     this.close('protocolError', 'a second Hello');
   }
 
-  welcome(sessionId: string): void {
+  welcome(sessionId: string, resume?: SessionResumeTerms): void {
     if (this.state !== 'opening') return;
     this.state = 'open';
     this.sessionId = sessionId;
-    const o = this.host.options;
-    this.host.write(
-      this,
-      controlFrame([
-        SessionFrameKind.Welcome,
-        SESSION_PROTOCOL_VERSION,
-        sessionId,
-        o.heartbeatMs,
-        o.maxFrameBytes,
-        o.maxInFlight,
-      ]),
-    );
+    this.host.write(this, welcomeFrame(sessionId, this.host.options, resume));
+    if (resume) {
+      this.resumable = true;
+      this.resumed = resume.resumed;
+      for (const correlation of resume.awaiting) this.waiting.add(correlation);
+    }
     this.host.welcomed(this);
   }
 
@@ -231,14 +240,22 @@ export abstract class SessionConnection implements SessionLink {
     this.finish(reason, detail, false);
   }
 
-  /** The one end of a connection: the layer above hears of it once, if it had heard of the Hello. */
-  finish(reason: SessionCloseReason, detail: string, byClient: boolean): void {
+  drop(reason: SessionCloseReason, detail: string): void {
+    this.finish(reason, detail, true, true);
+  }
+
+  /**
+   * The one end of a connection: the layer above hears of it once, if it had heard of the Hello. `lost`
+   * (by default, an end the client did not say with a Close frame) makes a resumable link's end a drop.
+   */
+  finish(reason: SessionCloseReason, detail: string, byClient: boolean, lost = byClient): void {
     if (this.state === 'closed') return;
     const told = this.state !== 'hello';
     this.state = 'closed';
     this.waiting.clear();
+    this.dropped = lost && this.resumable;
     this.host.ended(this, reason, detail, byClient);
-    if (told) this.host.handler.closed(this, reason, detail);
+    if (told) this.host.handler.closed(this, reason, detail, this.dropped);
   }
 }
 

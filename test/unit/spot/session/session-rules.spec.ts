@@ -250,6 +250,9 @@ function link(): { l: SessionLink; sent: string[] } {
       sent.push(`close ${reason}`);
       (this as { open: boolean }).open = false;
     },
+    drop(reason: SessionCloseReason) {
+      this.close(reason);
+    },
   };
   return { l, sent };
 }
