@@ -59,6 +59,7 @@ export type {
   ZLinkBoundSessions,
   ZLinkRelayOptions,
   SessionCloseReason,
+  SessionDropReason,
   SessionHandlerRegistration,
   SessionHookRegistration,
   SessionListenerOptions,

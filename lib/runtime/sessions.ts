@@ -72,7 +72,7 @@ export class RuntimeSessions implements Topology {
     this.handlers.register(registration);
   }
 
-  /** `@OnSessionOpen` / `@OnSessionClose`; `Configuration` as `registerHandler`. */
+  /** `@OnSessionOpen` and the other session hooks; `Configuration` as `registerHandler`. */
   registerHook(registration: SessionHookRegistration): void {
     this.checkListener(registration.listener, `session hook ${registration.source}`);
     this.hooks.register(registration);
@@ -151,12 +151,17 @@ export class RuntimeSessions implements Topology {
     return [];
   }
 
-  /** Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`. */
+  /**
+   * Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`
+   * (sessions whose client is away after a drop end `goingAway` at once: none resumes from then on).
+   */
   async drain(): Promise<void> {
+    this.host.drain();
     await Promise.all(this.all().map((l) => l.drain()));
   }
 
   async close(): Promise<void> {
+    this.host.drain();
     await Promise.all(this.all().map((l) => l.close()));
   }
 
@@ -168,7 +173,11 @@ export class RuntimeSessions implements Topology {
   snapshot(): SessionListenerSnapshot[] {
     return this.all().map((l) => {
       const s = l.snapshot();
-      return { ...s, roomPushRecords: this.host.roomPushRecords(s.listener) };
+      return {
+        ...s,
+        roomPushRecords: this.host.roomPushRecords(s.listener),
+        ...this.host.resumeSnapshot(s.listener),
+      };
     });
   }
 }

@@ -167,4 +167,12 @@ export interface SessionListenerSnapshot {
   readonly roomPushRecords?: number;
   /** A WebSocket listener's connections answered over HTTP and closed, by why, since the bind. */
   readonly upgradeRefusals?: Readonly<Record<UpgradeRefusal, number>>;
+  /**
+   * Resume after a drop (docs/sessions.md#resume-after-a-drop), set by the runtime: sessions whose client
+   * is away now (they hold their seat and their output), sessions resumed since the start, and Hellos
+   * refused a resume (a wrong, used or expired token, or an unknown session: `resumeRefused`).
+   */
+  readonly detached?: number;
+  readonly resumes?: number;
+  readonly resumesRefused?: number;
 }
