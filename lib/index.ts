@@ -59,10 +59,16 @@ export type {
   ZLinkBoundSessions,
   ZLinkRelayOptions,
   SessionCloseReason,
+  SessionDropReason,
   SessionHandlerRegistration,
   SessionHookRegistration,
   SessionListenerOptions,
   SessionListenerSnapshot,
+  SessionListenKind,
+  SessionListenOptions,
+  SessionTlsOptions,
+  SessionTlsVersion,
+  UpgradeRefusal,
 } from './core/index.js';
 // `ZLinkSession` (the session's type and its parameter decorator) comes with the Nest surface below.
 export { SESSION_PROTOCOL_VERSION, SessionCloseCode } from './core/index.js';

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The system dependencies the tests need, checked in about a second before `npm test` spends minutes
 // in lint, typecheck and suites: the tests start their own redis-server (so the binary must be on
-// PATH), and the session wire is proved by a Python client that imports msgpack.
+// PATH), and the session wire is proved by a Python client that imports msgpack and by the C# client,
+// compiled with mcs and run with mono.
 //
 //   node scripts/preflight.mjs             one line when all is there; otherwise names what is missing
 //                                          and the one command that installs it, and exits 1

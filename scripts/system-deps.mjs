@@ -1,7 +1,7 @@
 // The system dependencies the demo and the tests need, and the one command that installs them: what
 // scripts/preflight.mjs checks, what the demo's private redis-server needs, which interpreter the
-// Python session test runs and which Chromium the browser test drives. One module, so they never
-// disagree on a name or a command.
+// Python session test runs, the C# compiler and runtime the C# session test uses, and which Chromium
+// the browser test drives. One module, so they never disagree on a name or a command.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -87,6 +87,18 @@ export function chromium() {
 }
 
 /**
+ * Debian's Mono C# compiler and runtime, which compile and run the C# session client in the tests
+ * (`mono-mcs` brings `mono` with it), or undefined when either is missing.
+ *
+ * @returns {{ mcs: string, mono: string } | undefined}
+ */
+export function csharpTools() {
+  const mcs = onPath('mcs');
+  const mono = onPath('mono');
+  return mcs && mono ? { mcs, mono } : undefined;
+}
+
+/**
  * What the tests need: each with its Debian package and `missing()`, which says why it is missing or
  * returns undefined when it is there.
  *
@@ -114,5 +126,13 @@ export const CHECKS = [
       executable(chromium())
         ? undefined
         : `${chromium()} is not there (the browser session client test drives it; no browser is downloaded)`,
+  },
+  {
+    what: 'mcs and mono',
+    debian: 'mono-mcs',
+    missing: () =>
+      csharpTools()
+        ? undefined
+        : 'not on PATH (the C# session client, clients/csharp/ZLinkSession, is compiled with mcs and run with mono in the tests)',
   },
 ];

@@ -1,10 +1,10 @@
 /**
  * The gateway of the sessions bench (bench/sessions.ts): an Object Client with a session listener per
- * socket measured (`bench-players` on the STREAM socket, `bench-players-net` on `node:net`), whose
- * `login` binds a session to the `bench-player` Actor it names. For the comparison it also calls an
- * Actor straight (`toActor`), `depth` requests outstanding (`direct`), and reports its own memory
- * (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX; BENCH_SESSION_SOCKETS (comma-separated, default
- * every socket) and BENCH_GATEWAY_RID, for a gateway that measures one socket's idle sessions alone.
+ * kind measured (`bench-players-tcp`, ...), whose `login` binds a session to the `bench-player` Actor
+ * it names. For the comparison it also calls an Actor straight (`toActor`), `depth` requests
+ * outstanding (`direct`), and reports its own memory (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX;
+ * BENCH_SESSION_KINDS (comma-separated, default every kind) and BENCH_GATEWAY_RID, for a gateway that
+ * measures one kind's idle sessions alone.
  */
 import { ZLinkRuntime, type ZLinkSessionContext } from '../../lib/index.js';
 import { PAYLOAD } from '../workload/payload.js';
@@ -12,14 +12,13 @@ import { emit, fail, onCommands } from '../workload/protocol.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
 import {
   BENCH_PLAYER_TYPE,
-  BENCH_SESSION_SOCKETS,
-  type BenchSessionSocket,
+  BENCH_SESSION_KINDS,
+  type BenchSessionKind,
   type DirectCommand,
   benchListener,
 } from './zlink-sessions.js';
 
-const sockets = (process.env.BENCH_SESSION_SOCKETS?.split(',') ??
-  BENCH_SESSION_SOCKETS) as BenchSessionSocket[];
+const kinds = (process.env.BENCH_SESSION_KINDS?.split(',') ?? BENCH_SESSION_KINDS) as BenchSessionKind[];
 
 async function main(): Promise<void> {
   const runtime = new ZLinkRuntime({
@@ -33,24 +32,23 @@ async function main(): Promise<void> {
       },
     },
     sessions: Object.fromEntries(
-      sockets.map((socket) => [
-        benchListener(socket),
+      kinds.map((kind) => [
+        benchListener(kind),
         {
           mesh: BENCH_OBJECTS_MESH,
           listen: { bindHost: '127.0.0.1', port: 0 },
           maxInFlight: 256,
           maxPendingBytes: 16 * 1024 * 1024,
-          socket,
         },
       ]),
     ),
   });
-  for (const socket of sockets)
+  for (const kind of kinds)
     runtime.sessions.registerHandler({
-      listener: benchListener(socket),
+      listener: benchListener(kind),
       kind: 'request',
       packet: 'login',
-      source: `login on ${socket}`,
+      source: `login on ${kind}`,
       handler: async (actor, ctx) => {
         const ref = await runtime.objects.getOrCreateActor(BENCH_PLAYER_TYPE, actor as string);
         await (ctx as ZLinkSessionContext).session.bind(ref);
@@ -102,9 +100,9 @@ async function main(): Promise<void> {
     },
   );
   const ports = Object.fromEntries(
-    sockets.map((socket) => {
-      const endpoint = runtime.sessions.localEndpoint(benchListener(socket)) as string;
-      return [socket, Number(endpoint.split(':').pop())];
+    kinds.map((kind) => {
+      const endpoint = runtime.sessions.localEndpoint(benchListener(kind)) as string;
+      return [kind, Number(endpoint.split(':').pop())];
     }),
   );
   emit({ type: 'ready', ports, pid: process.pid });

@@ -2,13 +2,16 @@
 export const BENCH_PLAYER_TYPE = 'bench-player';
 export const BENCH_SESSIONS_LISTENER = 'bench-players';
 
-/** The listener sockets measured side by side. */
-export const BENCH_SESSION_SOCKETS = ['zmq-stream', 'net'] as const;
-export type BenchSessionSocket = (typeof BENCH_SESSION_SOCKETS)[number];
+/**
+ * The session listener kinds measured side by side (`sessions.<name>.listen[].kind`): one column each
+ * in the table. The ZeroMQ STREAM listener they were measured against is gone (docs/decisions.md).
+ */
+export const BENCH_SESSION_KINDS = ['tcp'] as const;
+export type BenchSessionKind = (typeof BENCH_SESSION_KINDS)[number];
 
-/** The gateway's listener on `socket`: one per socket, same handlers. */
-export function benchListener(socket: BenchSessionSocket): string {
-  return socket === 'zmq-stream' ? BENCH_SESSIONS_LISTENER : `${BENCH_SESSIONS_LISTENER}-${socket}`;
+/** The gateway's listener of `kind`: one per kind, same handlers. */
+export function benchListener(kind: BenchSessionKind): string {
+  return `${BENCH_SESSIONS_LISTENER}-${kind}`;
 }
 
 /** Runner → gateway: requests straight to the Actor (`toActor`), `depth` outstanding. */

@@ -25,7 +25,7 @@ export interface ZLinkHealthListener {
    */
   readonly state: 'bound' | 'draining' | 'not bound';
   readonly endpoint?: string;
-  /** A session listener's welcomed sessions. */
+  /** A session listener entry's welcomed sessions (a name with several entries is listed once per entry). */
   readonly sessions?: number;
 }
 
@@ -199,18 +199,24 @@ export function healthReport(
     );
   }
 
-  for (const name of opts.sessions.keys()) {
-    const l = snap.sessions?.find((x) => x.listener === name);
-    listener(
-      {
-        kind: 'session',
-        name,
-        state: !started || !l?.endpoint ? 'not bound' : l.accepting ? 'bound' : 'draining',
-        ...(l?.endpoint && { endpoint: l.endpoint }),
-        ...(l && { sessions: l.sessions }),
-      },
-      `the session listener '${name}'`,
-    );
+  for (const { listener: name, listen } of opts.sessions.values()) {
+    // The runtime lists a name's entries in their order (RuntimeSessions.snapshot), each once created.
+    const entries = snap.sessions?.filter((x) => x.listener === name) ?? [];
+    listen.forEach((entry, i) => {
+      const l = entries[i];
+      listener(
+        {
+          kind: 'session',
+          name,
+          state: !started || !l?.endpoint ? 'not bound' : l.accepting ? 'bound' : 'draining',
+          ...(l?.endpoint && { endpoint: l.endpoint }),
+          ...(l && { sessions: l.sessions }),
+        },
+        listen.length > 1
+          ? `the session listener '${name}' (${entry.field}, ${entry.kind})`
+          : `the session listener '${name}'`,
+      );
+    });
   }
 
   let store: ZLinkHealthReport['store'] = { configured: false };

@@ -2,7 +2,7 @@ import { configurationError } from '../core/errors.js';
 import type { SessionListenerSnapshot, ZLinkEvents } from '../core/observe/index.js';
 import type { JobQueue } from '../core/calls/index.js';
 import type { LocationDescriptor } from '../core/ports/index.js';
-import type { NormalizedOptions } from '../core/options/index.js';
+import type { NormalizedOptions, NormalizedSessionListen, SessionListenKind } from '../core/options/index.js';
 import {
   type SessionHandlerRegistration,
   SessionHandlerRegistry,
@@ -11,7 +11,12 @@ import {
   type ZLinkSession,
 } from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
-import { NetSessionListener, SessionListener, type SessionListening } from '../transport/index.js';
+import {
+  NetSessionListener,
+  type SessionListenerConfig,
+  type SessionListening,
+  WebSocketSessionListener,
+} from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -21,9 +26,19 @@ export interface SessionsConfig {
   readonly events: ZLinkEvents;
 }
 
+/** Builds the listener of one entry, by its kind; every kind shares the name's config (and handler). */
+type ListenerFactory = (config: SessionListenerConfig, entry: NormalizedSessionListen) => SessionListening;
+
+const LISTENERS: Record<SessionListenKind, ListenerFactory> = {
+  tcp: (config, entry) => new NetSessionListener(config, entry),
+  tls: (config, entry) => new NetSessionListener(config, entry),
+  websocket: (config, entry) => new WebSocketSessionListener(config, entry),
+};
+
 /**
- * The runtime's session listeners (`sessions` option): a listener per name on the socket its options
- * name (transport: a STREAM socket, or `node:net`), the Session owner's host above them
+ * The runtime's session listeners (`sessions` option): per name, a listener per `listen` entry, of the
+ * entry's kind (transport: `node:net`, `node:tls`, WebSocket), all of a name sharing its handlers and
+ * its `maxSessions`; the Session owner's host above them
  * (spot/session), and the handlers and hooks registered for them. Bound after the meshes and objects
  * (a session's Actors ride on the object mesh); publishes nothing in the Location Store (game clients
  * find a gateway by the application's own means).
@@ -33,7 +48,8 @@ export class RuntimeSessions implements Topology {
   readonly hooks = new SessionHooks();
   /** @internal the Session owner's host, which the object layer attaches to. */
   readonly host: SessionHost;
-  private readonly listeners = new Map<string, SessionListening>();
+  /** Each name's listeners, one per `listen` entry, in the entries' order. */
+  private readonly listeners = new Map<string, SessionListening[]>();
   private started = false;
 
   constructor(private readonly config: SessionsConfig) {
@@ -56,7 +72,7 @@ export class RuntimeSessions implements Topology {
     this.handlers.register(registration);
   }
 
-  /** `@OnSessionOpen` / `@OnSessionClose`; `Configuration` as `registerHandler`. */
+  /** `@OnSessionOpen` and the other session hooks; `Configuration` as `registerHandler`. */
   registerHook(registration: SessionHookRegistration): void {
     this.checkListener(registration.listener, `session hook ${registration.source}`);
     this.hooks.register(registration);
@@ -77,25 +93,51 @@ export class RuntimeSessions implements Topology {
     return this.host.session(id);
   }
 
-  /** Where clients connect to `listener`, once bound (`undefined` before, or for an unknown name). */
+  /**
+   * Where clients connect to `listener`'s first entry, once bound: a URL of its kind (`tcp://host:port`,
+   * `tls://host:port`, `ws://host:port/path`, `wss://host:port/path`). `undefined` before, or for an
+   * unknown name.
+   */
   endpoint(listener: string): string | undefined {
-    return this.listeners.get(listener)?.endpoint;
+    return this.listeners.get(listener)?.[0]?.endpoint;
   }
 
-  /** Where this machine reaches `listener` (loopback for a wildcard bind), once bound. */
+  /**
+   * Where clients connect to each of `listener`'s entries, in the order of its `listen` option, once
+   * bound (as `endpoint`); empty before the start or for an unknown name.
+   */
+  endpoints(listener: string): string[] {
+    const out: string[] = [];
+    for (const l of this.listeners.get(listener) ?? []) if (l.endpoint !== undefined) out.push(l.endpoint);
+    return out;
+  }
+
+  /** Where this machine reaches `listener`'s first entry (loopback for a wildcard bind), once bound. */
   localEndpoint(listener: string): string | undefined {
-    return this.listeners.get(listener)?.localEndpoint;
+    return this.listeners.get(listener)?.[0]?.localEndpoint;
+  }
+
+  /** Where this machine reaches each of `listener`'s entries, in order, once bound (as `endpoints`). */
+  localEndpoints(listener: string): string[] {
+    const out: string[] = [];
+    for (const l of this.listeners.get(listener) ?? [])
+      if (l.localEndpoint !== undefined) out.push(l.localEndpoint);
+    return out;
   }
 
   async bind({ stillStarting }: BindContext): Promise<void> {
     this.started = true;
     const { options, events } = this.config;
     for (const [name, listenerOptions] of options.sessions) {
-      const config = { options: listenerOptions, handler: this.host, events };
-      const listener =
-        listenerOptions.socket === 'net' ? new NetSessionListener(config) : new SessionListener(config);
-      this.listeners.set(name, listener);
-      await bindListener(() => listener.bind(), `sessions.${name}.listen`, stillStarting);
+      // One config per name: its entries share the handler and the count `maxSessions` limits.
+      const config = { options: listenerOptions, handler: this.host, events, count: { open: 0 } };
+      const listeners: SessionListening[] = [];
+      this.listeners.set(name, listeners);
+      for (const entry of listenerOptions.listen) {
+        const listener = LISTENERS[entry.kind](config, entry);
+        listeners.push(listener);
+        await bindListener(() => listener.bind(), entry.field, stillStarting);
+      }
     }
   }
 
@@ -109,19 +151,33 @@ export class RuntimeSessions implements Topology {
     return [];
   }
 
-  /** Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`. */
+  /**
+   * Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`
+   * (sessions whose client is away after a drop end `goingAway` at once: none resumes from then on).
+   */
   async drain(): Promise<void> {
-    await Promise.all([...this.listeners.values()].map((l) => l.drain()));
+    this.host.drain();
+    await Promise.all(this.all().map((l) => l.drain()));
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.listeners.values()].map((l) => l.close()));
+    this.host.drain();
+    await Promise.all(this.all().map((l) => l.close()));
   }
 
+  private all(): SessionListening[] {
+    return [...this.listeners.values()].flat();
+  }
+
+  /** One entry per listener entry: a name's entries together and in their order (health relies on it). */
   snapshot(): SessionListenerSnapshot[] {
-    return [...this.listeners.values()].map((l) => {
+    return this.all().map((l) => {
       const s = l.snapshot();
-      return { ...s, roomPushRecords: this.host.roomPushRecords(s.listener) };
+      return {
+        ...s,
+        roomPushRecords: this.host.roomPushRecords(s.listener),
+        ...this.host.resumeSnapshot(s.listener),
+      };
     });
   }
 }

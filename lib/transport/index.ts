@@ -4,6 +4,6 @@ export * from './route-mesh/index.js';
 export * from './fanout/index.js';
 export { admitThen, type Submission } from './outbound/index.js';
 export { CurveKeyring } from './security/index.js';
-export * from './stream/index.js';
-export type { SessionListenerConfig, SessionListening } from './session/index.js';
+export type { SessionCount, SessionListenerConfig, SessionListening } from './session/index.js';
 export * from './net/index.js';
+export * from './websocket/index.js';

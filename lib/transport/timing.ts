@@ -89,10 +89,8 @@ export const SUBSCRIBER_RECONNECT_MAX_MS = 5000;
 
 /** How long a session closed by the server keeps its connection, so its Close frame reaches the client. */
 export const SESSION_CLOSE_LINGER_MS = 100;
-/** How soon a write zeromq refused at a slow client's full queue is tried again. */
-export const SESSION_RETRY_WRITE_MS = 10;
 /**
- * How long a closed connection stays known: zeromq may still deliver a disconnect notice for it, which
- * must not be taken for a new connection.
+ * The longest a closed connection stays in its listener's table: its socket's own close normally
+ * takes it out sooner; this bounds what a socket whose close never comes can keep.
  */
 export const SESSION_TOMBSTONE_MS = 5000;

@@ -1,6 +1,6 @@
 /**
  * The docs point at real things: every path of the repository that README.md, CONTRIBUTING.md or a
- * docs/*.md names under `lib/`, `test/`, `sample/`, `docs/`, `examples/` or `bench/` — in prose, a code
+ * docs/*.md names under `lib/`, `test/`, `sample/`, `docs/`, `examples/`, `bench/` or `clients/` — in prose, a code
  * span, a code block or a link — exists. Files move; a page that names the old place sends a reader
  * nowhere. A `*` or `{a,b}` must match at least one file. As in the sources' own imports, `x.js` names
  * the script compiled from `x.ts` beside it. An output the repository ignores (`bench/results/*.json`,
@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { PAGES, read } from './markdown.js';
 
 /** A repository path: one of the folders, not inside another path, a URL or a package name. */
-const PATH = /(?<![\w.@/~-])((?:lib|test|sample|docs|examples|bench)\/[\w.*{},/-]*)/g;
+const PATH = /(?<![\w.@/~-])((?:lib|test|sample|docs|examples|bench|clients)\/[\w.*{},/-]*)/g;
 
 /** The repository paths `markdown` names, each with its line. */
 function namedPaths(markdown: string): { path: string; line: number }[] {

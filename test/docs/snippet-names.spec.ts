@@ -12,7 +12,12 @@ import { read, sectionOf, tsBlocks } from './markdown.js';
 import { examplesProgram, unshownNames } from './snippet-names.js';
 
 const OBJECTS = ['rooms', 'moving-rooms', 'room-news'].map((f) => `examples/objects/${f}.ts`);
-const SESSIONS = ['examples/sessions/game-gateway.ts', 'examples/sessions/browser-player.ts'];
+const SESSIONS = [
+  'examples/sessions/game-gateway.ts',
+  'examples/sessions/tls-gateway.ts',
+  'examples/sessions/browser-socket.ts',
+  'examples/sessions/browser-player.ts',
+];
 const CURVE = ['examples/security/curve-mesh.ts'];
 const QUICKSTART = ['examples/quickstart/main.ts'];
 const ARRANGEMENTS = ['examples/arrangements/arrangements.ts'];

@@ -5,7 +5,8 @@
  * consumer test compiles and runs (`examples/quickstart/main.ts`), word for word, so it cannot rot;
  * likewise every TypeScript snippet about Spots and Actors is a run of lines of the objects examples
  * (`examples/objects/rooms.ts`, `moving-rooms.ts`, `room-news.ts`), which typecheck compiles and tests run;
- * so is every CURVE snippet, of `examples/security/curve-mesh.ts`.
+ * so is every CURVE snippet, of `examples/security/curve-mesh.ts`, and every sessions snippet, of
+ * `examples/sessions/game-gateway.ts` or `tls-gateway.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
@@ -121,8 +122,10 @@ describe('user docs', () => {
     expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 
-  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts or browser-player.ts', () => {
-    const examples = ['game-gateway', 'browser-player'].map((f) => read(`examples/sessions/${f}.ts`));
+  it('every TypeScript snippet of docs/sessions.md is a run of lines of one of examples/sessions/*.ts', () => {
+    const examples = ['game-gateway', 'browser-player', 'tls-gateway', 'browser-socket'].map((f) =>
+      read(`examples/sessions/${f}.ts`),
+    );
     const blocks = tsBlocks(read('docs/sessions.md'));
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     expect(blocks.filter((block) => !examples.some((example) => isRunOf(block, example)))).toEqual([]);

@@ -170,8 +170,7 @@ describe('the browser entry in Chromium', () => {
   });
 });
 
-// TODO(lead): enable once the websocket kind is wired
-describe.skip('the browser entry in Chromium against a gateway', () => {
+describe('the browser entry in Chromium against a gateway', () => {
   it.each([0, 1])(
     'logs in over the gateway endpoint %i (ws, wss), gets a reply and a push',
     async (entry) => {

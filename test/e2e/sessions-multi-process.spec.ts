@@ -10,8 +10,6 @@
  * - The Session owner killed: every bound player hears its sessions end (`ownerLost`).
  * - An Actor owner killed: its sessions' requests end with the documented error (`Unavailable`), the
  *   sessions stay open, and the gateway reports the lost bindings.
- *
- * Run on each listener socket (a STREAM socket, `node:net`).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
@@ -52,13 +50,7 @@ async function start(
   return [app, await app.next('ready', 60000)];
 }
 
-/** The sockets a session listener accepts on: the suite runs on each. */
-const SOCKETS = ['zmq-stream', 'net'] as const;
-
-async function world(
-  prefix: string,
-  socket: (typeof SOCKETS)[number],
-): Promise<{ gateway: ChildApp; a: ChildApp; b: ChildApp; port: number }> {
+async function world(prefix: string): Promise<{ gateway: ChildApp; a: ChildApp; b: ChildApp; port: number }> {
   redis = await RedisServer.start();
   const common = { redisUrl: redis.url, keyPrefix: prefix };
   const [a] = await start('server-a', 'e2e/session-node.app.js', {
@@ -76,7 +68,6 @@ async function world(
     rid: 'gateway',
     role: 'gateway',
     createOn: 'server-a',
-    listener: { socket },
   });
   return { gateway, a, b, port: ready.port as number };
 }
@@ -87,9 +78,9 @@ async function sync(app: ChildApp): Promise<void> {
   await app.call({ type: 'sync' }, 15000);
 }
 
-describe.each(SOCKETS)('sessions across processes on %s', (socket) => {
+describe('sessions across processes', () => {
   it(`${SESSIONS} sessions, ${MOVES} relocations under traffic: once each, in order, no store read per message`, async () => {
-    const { gateway, a, b, port } = await world(`sess-mp-${socket}`, socket);
+    const { gateway, a, b, port } = await world('sess-mp');
     const [players, ready] = await start('players', 'e2e/session-players.app.js', { port, count: SESSIONS });
     const names = (ready.sessions as { name: string; session: string }[]).map((s) => s.name);
     expect(names).toHaveLength(SESSIONS);
@@ -133,7 +124,7 @@ describe.each(SOCKETS)('sessions across processes on %s', (socket) => {
   }, 240000);
 
   it('the Session owner killed: every bound player hears its session end', async () => {
-    const { gateway, a, port } = await world(`sess-owner-${socket}`, socket);
+    const { gateway, a, port } = await world('sess-owner');
     const clients = await Promise.all(
       [0, 1, 2].map(async (i) => {
         const c = new ZLinkSessionClient({ host: '127.0.0.1', port });
@@ -153,7 +144,7 @@ describe.each(SOCKETS)('sessions across processes on %s', (socket) => {
   }, 60000);
 
   it('an Actor owner killed: its requests end Unavailable, the session stays open', async () => {
-    const { gateway, a, port } = await world(`sess-actor-${socket}`, socket);
+    const { gateway, a, port } = await world('sess-actor');
     const client = new ZLinkSessionClient({ host: '127.0.0.1', port, requestTimeoutMs: 15000 });
     await client.connect();
     await client.request('login', 'p-lost');

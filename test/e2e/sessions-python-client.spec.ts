@@ -5,13 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ZLinkSessionContext } from '../../lib/core/index.js';
 import { howToInstall, pythons, pythonWithMsgpack } from '../../scripts/system-deps.mjs';
 import { Cleanup } from '../helpers/index.js';
-import {
-  SESSION_SOCKETS,
-  type SessionSocketName,
-  gatewayOptions,
-  portOf,
-  startGateway,
-} from '../integration/sessions/harness.js';
+import { gatewayOptions, portOf, startGateway } from '../integration/sessions/harness.js';
 
 /**
  * docs/sessions-wire.md claims a client in any language can be written from it alone. This runs one
@@ -80,8 +74,8 @@ function report(run: Run): Record<string, unknown> {
   return JSON.parse(lines[0]) as Record<string, unknown>;
 }
 
-async function gateway(socket: SessionSocketName) {
-  const runtime = await startGateway(gatewayOptions({ socket }), {
+async function gateway() {
+  const runtime = await startGateway(gatewayOptions(), {
     handlers: {
       echo: {
         fn: (payload, ctx) => ({ echo: payload, sessionId: (ctx as ZLinkSessionContext).session.id }),
@@ -98,37 +92,35 @@ async function gateway(socket: SessionSocketName) {
   return cleanup.add(runtime);
 }
 
-describe.each(SESSION_SOCKETS)('on %s', (socket) => {
-  describe('a Python client written from docs/sessions-wire.md alone', () => {
-    it('is welcomed, gets its reply, a NoHandler error, its push and a Pong, and closes cleanly', async () => {
-      const runtime = await gateway(socket);
-      const seen = report(await runClient(['--port', String(portOf(runtime))]));
+describe('a Python client written from docs/sessions-wire.md alone', () => {
+  it('is welcomed, gets its reply, a NoHandler error, its push and a Pong, and closes cleanly', async () => {
+    const runtime = await gateway();
+    const seen = report(await runClient(['--port', String(portOf(runtime))]));
 
-      const welcome = seen.welcome as Record<string, unknown>;
-      expect(welcome).toEqual({
-        version: 1,
-        sessionId: expect.any(String),
-        heartbeatMs: 10000,
-        maxFrameBytes: 65536,
-        maxInFlight: 64,
-      });
-      // The session id the client was given is the one its handler ran under: one connection, one session.
-      expect(seen.echo).toEqual({
-        echo: { hello: 'from python', n: [1, 2, 3] },
-        sessionId: welcome.sessionId,
-      });
-      expect(seen.nobodyCode).toBe('NoHandler');
-      expect(seen.push).toEqual(['noted', { got: 7 }]);
-      expect(seen.pong).toBe(true);
-      expect(seen.closedCleanly).toBe(true);
+    const welcome = seen.welcome as Record<string, unknown>;
+    expect(welcome).toEqual({
+      version: 1,
+      sessionId: expect.any(String),
+      heartbeatMs: 10000,
+      maxFrameBytes: 65536,
+      maxInFlight: 64,
     });
+    // The session id the client was given is the one its handler ran under: one connection, one session.
+    expect(seen.echo).toEqual({
+      echo: { hello: 'from python', n: [1, 2, 3] },
+      sessionId: welcome.sessionId,
+    });
+    expect(seen.nobodyCode).toBe('NoHandler');
+    expect(seen.push).toEqual(['noted', { got: 7 }]);
+    expect(seen.pong).toBe(true);
+    expect(seen.closedCleanly).toBe(true);
+  });
 
-    it('is refused with close code 1006 when the application rejects its token', async () => {
-      const runtime = await gateway(socket);
-      const seen = report(
-        await runClient(['--port', String(portOf(runtime)), '--token', 'not-python', '--connect-only']),
-      );
-      expect(seen).toMatchObject({ welcome: null, closeCode: 1006 });
-    });
+  it('is refused with close code 1006 when the application rejects its token', async () => {
+    const runtime = await gateway();
+    const seen = report(
+      await runClient(['--port', String(portOf(runtime)), '--token', 'not-python', '--connect-only']),
+    );
+    expect(seen).toMatchObject({ welcome: null, closeCode: 1006 });
   });
 });

@@ -249,7 +249,7 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
       '(root)',
       ['address', 'io'],
       ['inbound', 'liveness', 'outbound', 'security', 'session'],
-      ['client-server', 'fanout', 'net', 'route-mesh', 'stream'],
+      ['client-server', 'fanout', 'net', 'route-mesh', 'websocket'],
     ],
     doors: true,
   },

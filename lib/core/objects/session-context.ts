@@ -24,8 +24,13 @@ export interface ZLinkSession {
    * address (libzmq's `Peer-Address` message property), and a guess could name the wrong client.
    */
   readonly remoteAddress: string | undefined;
-  /** Whether the session is still open. */
+  /**
+   * Whether the session is still open: true too while its client is away after a drop, for the
+   * listener's `resumeGraceMs` (docs/sessions.md#resume-after-a-drop).
+   */
   readonly open: boolean;
+  /** Whether the client is connected: open and not away after a drop. */
+  readonly connected: boolean;
   /**
    * The application's own values for this session (a user id after login, say): kept on the Session
    * owner only, never sent anywhere, gone with the session.
@@ -33,7 +38,8 @@ export interface ZLinkSession {
   readonly data: Record<string, unknown>;
   /**
    * Sends the client a Push (`msg` as msgpack). Returns `false` when the session is closed; never
-   * throws for that. A client that reads too slowly is closed (`slowConsumer`).
+   * throws for that. A client that reads too slowly is closed (`slowConsumer`). While a resumable
+   * session's client is away, the push waits for its resume (within `maxPendingBytes`).
    */
   push(packet: string, msg: unknown): boolean;
   /** Closes the session: the client gets a Close with `reason`, `@OnSessionClose` runs once. */

@@ -109,9 +109,31 @@ export interface ObjectActivationSnapshot {
   readonly members?: readonly string[];
 }
 
+/**
+ * Why a WebSocket session listener answered a connection over HTTP instead of upgrading it
+ * (docs/sessions-wire.md#upgrade-refusals): a wrong path (404), an Origin not allowed (403), a method
+ * other than GET (405), a bad WebSocket handshake (400: Upgrade, Sec-WebSocket-Key or -Version), headers
+ * over the bound (431), a plain HTTP request (426), bytes that are no HTTP (400), no upgrade in time
+ * (408 or dropped), a failed TLS handshake (dropped).
+ */
+export type UpgradeRefusal =
+  | 'path'
+  | 'origin'
+  | 'method'
+  | 'handshake'
+  | 'headersTooLarge'
+  | 'notUpgrade'
+  | 'malformed'
+  | 'timeout'
+  | 'tls';
+
 /** A session listener at one moment (`snapshot().sessions`). */
+/** One entry of a session listener (`sessions.<name>.listen[i]`): a name with several entries has several. */
 export interface SessionListenerSnapshot {
   readonly listener: string;
+  /** The entry's kind: `tcp`, `tls` or `websocket`. */
+  readonly kind: 'tcp' | 'tls' | 'websocket';
+  /** The entry's URL (`tcp://host:port`, `wss://host:port/path`, ...), once bound. */
   readonly endpoint: string | undefined;
   /** Welcomed sessions open now. */
   readonly sessions: number;
@@ -120,20 +142,37 @@ export interface SessionListenerSnapshot {
   /** False once a drain began: a new connection is closed `goingAway`. */
   readonly accepting: boolean;
   /**
-   * Bytes held for all connections: frames being gathered, writes waiting for slow clients, and the
-   * bound of what zeromq may still hold of their last writes (it stays until later writes replace them).
+   * Bytes held for all connections: frames being gathered, writes waiting for slow clients, and what
+   * their sockets still hold.
    */
   readonly heldBytes: number;
   /**
-   * The most bytes one connection held at once since the bind (its writes waiting and the bound of
-   * what zeromq may hold): at most `maxPendingBytes` plus one frame.
+   * The most bytes one connection held at once since the bind (its writes waiting and what its socket
+   * held): at most `maxPendingBytes` plus one frame.
    */
   readonly peakConnectionBytes: number;
   readonly framesIn: number;
   readonly framesOut: number;
   /**
+   * A `tls` entry's failed TLS handshakes (bytes that are no TLS, a plain TCP client, a version under
+   * `minVersion`, none finished within `helloTimeoutMs`) and TLS records that could not be read, since
+   * the bind. Only on `tls` entries.
+   */
+  readonly tlsErrors?: number;
+  /**
    * Room push records (a Spot's one Push for several sessions: docs/sessions.md#room-pushes) this node
-   * took for the listener's sessions since it started; set by the runtime, not the listener.
+   * took for the listener's sessions since it started; set by the runtime, not the listener, and the
+   * same figure (the name's) on each of a name's entries.
    */
   readonly roomPushRecords?: number;
+  /** A WebSocket listener's connections answered over HTTP and closed, by why, since the bind. */
+  readonly upgradeRefusals?: Readonly<Record<UpgradeRefusal, number>>;
+  /**
+   * Resume after a drop (docs/sessions.md#resume-after-a-drop), set by the runtime: sessions whose client
+   * is away now (they hold their seat and their output), sessions resumed since the start, and Hellos
+   * refused a resume (a wrong, used or expired token, or an unknown session: `resumeRefused`).
+   */
+  readonly detached?: number;
+  readonly resumes?: number;
+  readonly resumesRefused?: number;
 }

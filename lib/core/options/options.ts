@@ -64,6 +64,15 @@ export type {
 } from './store-options.js';
 export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
 export type { NormalizedSessionListener, SessionListenerOptions } from './session-options.js';
+export type {
+  NormalizedSessionListen,
+  NormalizedSessionTls,
+  SessionListenKind,
+  SessionListenOptions,
+  SessionTlsOptions,
+  SessionTlsVersion,
+} from './session-listen-options.js';
+export { secureContextOptions } from './session-listen-options.js';
 export {
   DEFAULT_SESSION_FRAME_BYTES,
   DEFAULT_SESSION_SEAL_TIMEOUT_MS,
@@ -98,8 +107,8 @@ export interface ZLinkOptions {
   clientServer?: Record<string, ClientServerChannelOptions> | ClientServerRegistration[];
   fanout?: Record<string, FanoutChannelOptions>;
   /**
-   * End-user session listeners, by name: plain TCP connections from game clients speaking the session
-   * wire (docs/sessions-wire.md), each riding on the object mesh to bind its sessions to Actors.
+   * End-user session listeners, by name: game clients speaking the session wire (docs/sessions-wire.md)
+   * over TCP, TLS or WebSocket, each listener riding on the object mesh to bind its sessions to Actors.
    */
   sessions?: Record<string, SessionListenerOptions>;
   /**

@@ -1,23 +1,25 @@
 import { configurationError } from '../errors.js';
-import {
-  type ListenOptions,
-  type NormalizedListen,
-  checkKeys,
-  checkName,
-  isRecord,
-  normalizeListen,
-  positiveInt,
-} from '../option-checks.js';
+import { checkKeys, checkName, isRecord, nonNegativeInt, positiveInt } from '../option-checks.js';
 import type { NormalizedMesh } from './mesh-options.js';
+import {
+  type NormalizedSessionListen,
+  type SessionListenOptions,
+  checkDistinctPorts,
+  normalizeSessionListens,
+} from './session-listen-options.js';
 
 /**
  * The `sessions` option: one end-user listener per name (docs/architecture.md#sessions). A listener accepts
- * plain TCP connections speaking the session wire (docs/sessions-wire.md) and rides on the one mesh
- * of the runtime that carries Spots and Actors, which it binds its sessions' Actors over.
+ * game clients speaking the session wire (docs/sessions-wire.md) on one or several entries (TCP, TLS,
+ * WebSocket: the same handlers and limits) and rides on the one mesh of the runtime that carries Spots
+ * and Actors, which it binds its sessions' Actors over.
  */
 export interface SessionListenerOptions {
-  /** Where game clients connect. @default port 0 (a free port) on 0.0.0.0 */
-  listen?: ListenOptions;
+  /**
+   * Where game clients connect: one entry, or several (TCP for native clients and WebSocket for
+   * browsers, say), each of its own kind. @default one `tcp` entry on a free port on 0.0.0.0
+   */
+  listen?: SessionListenOptions | readonly SessionListenOptions[];
   /** The MeshName of this runtime's object mesh (`objectRole` `client` or `server`). */
   mesh: string;
   /** The longest frame body a client may send, in bytes (announced in the Welcome). @default 65536 */
@@ -36,7 +38,10 @@ export interface SessionListenerOptions {
    * session (`tooManyInFlight`). @default 64
    */
   maxInFlight?: number;
-  /** Sessions open at once on this listener; a further connection is closed (`full`). @default 100000 */
+  /**
+   * Sessions open at once on this listener, all its entries together; a further connection is closed
+   * (`full`). @default 100000
+   */
   maxSessions?: number;
   /**
    * Bytes of replies and pushes a session may have waiting for a client that reads slowly; past it the
@@ -51,21 +56,17 @@ export interface SessionListenerOptions {
    */
   sealTimeoutMs?: number;
   /**
-   * The socket the listener accepts on, both speaking the same wire: `'net'`, Node's own `net.Server`
-   * (which also knows the client's address), or `'zmq-stream'`, a ZeroMQ STREAM socket, kept until it
-   * is removed (docs/decisions.md#the-listener-on-nodenet-by-measurement-issue-53-libtransportnet-libtransportsession).
-   * @default 'net'
+   * How long a session whose connection dropped waits for its client to resume it, in ms; past it the
+   * session closes (`resumeExpired`). Only for clients that ask for resume in their Hello
+   * (docs/sessions.md#resume-after-a-drop). 0 turns resume off. @default 30000
    */
-  socket?: SessionSocket;
+  resumeGraceMs?: number;
 }
-
-/** The sockets a session listener can accept on (`sessions.<name>.socket`). */
-export type SessionSocket = 'zmq-stream' | 'net';
-const SESSION_SOCKETS: readonly SessionSocket[] = ['zmq-stream', 'net'];
 
 export interface NormalizedSessionListener {
   readonly listener: string;
-  readonly listen: NormalizedListen;
+  /** At least one entry, in the order given. */
+  readonly listen: readonly NormalizedSessionListen[];
   readonly mesh: string;
   readonly maxFrameBytes: number;
   readonly helloTimeoutMs: number;
@@ -76,7 +77,8 @@ export interface NormalizedSessionListener {
   readonly maxPendingBytes: number;
   readonly drainGraceMs: number;
   readonly sealTimeoutMs: number;
-  readonly socket: SessionSocket;
+  /** 0 when resume is off. */
+  readonly resumeGraceMs: number;
 }
 
 /** The largest `maxFrameBytes`: 16 MiB (a game message larger than that belongs in a download). */
@@ -90,6 +92,10 @@ export const MIN_SESSION_PENDING_BYTES = 64 * 1024;
 export const DEFAULT_SESSION_FRAME_BYTES = 65536;
 /** @default 10000 */
 export const DEFAULT_SESSION_SEAL_TIMEOUT_MS = 10000;
+/** @default 30000 */
+export const DEFAULT_SESSION_RESUME_GRACE_MS = 30000;
+/** The longest `resumeGraceMs`: a day (a timer cannot wait much longer, and a seat kept longer is lost). */
+export const MAX_SESSION_RESUME_GRACE_MS = 24 * 60 * 60 * 1000;
 
 const LISTENER_KEYS = [
   'listen',
@@ -103,7 +109,7 @@ const LISTENER_KEYS = [
   'maxPendingBytes',
   'drainGraceMs',
   'sealTimeoutMs',
-  'socket',
+  'resumeGraceMs',
 ];
 
 function normalizeListener(
@@ -147,16 +153,19 @@ function normalizeListener(
       `${field}.maxPendingBytes`,
       `must be at least ${MIN_SESSION_PENDING_BYTES} (64 KiB), got ${maxPendingBytes}`,
     );
-  const socket = value.socket === undefined ? 'net' : value.socket;
-  if (!SESSION_SOCKETS.includes(socket as SessionSocket))
+  const resumeGraceMs = nonNegativeInt(
+    `${field}.resumeGraceMs`,
+    value.resumeGraceMs,
+    DEFAULT_SESSION_RESUME_GRACE_MS,
+  );
+  if (resumeGraceMs > MAX_SESSION_RESUME_GRACE_MS)
     throw configurationError(
-      `${field}.socket`,
-      `must be ${SESSION_SOCKETS.map((k) => `'${k}'`).join(' or ')}, got ${JSON.stringify(socket)}`,
+      `${field}.resumeGraceMs`,
+      `must be 0..${MAX_SESSION_RESUME_GRACE_MS} (a day; 0 = off), got ${resumeGraceMs}`,
     );
   return Object.freeze({
     listener,
-    socket: socket as SessionSocket,
-    listen: normalizeListen(`${field}.listen`, value.listen),
+    listen: normalizeSessionListens(`${field}.listen`, value.listen),
     mesh,
     maxFrameBytes,
     helloTimeoutMs: positiveInt(`${field}.helloTimeoutMs`, value.helloTimeoutMs, 5000),
@@ -171,6 +180,7 @@ function normalizeListener(
       value.sealTimeoutMs,
       DEFAULT_SESSION_SEAL_TIMEOUT_MS,
     ),
+    resumeGraceMs,
   });
 }
 
@@ -186,5 +196,6 @@ export function normalizeSessions(
     checkName(`sessions.${listener}`, listener);
     out.set(listener, normalizeListener(listener, options, meshes));
   }
+  checkDistinctPorts([...out.values()].flatMap((l) => l.listen));
   return out;
 }

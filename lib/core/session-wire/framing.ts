@@ -13,6 +13,15 @@ export const FRAME_HEADER_BYTES = 4;
 export type FramingFault = 'emptyFrame' | 'frameTooLarge';
 
 /**
+ * What is wrong with a frame body of `length` bytes, if anything: `1 <= length <= maxFrameBytes`
+ * (docs/sessions-wire.md#framing), whether the length came in a prefix or as a whole message.
+ */
+export function bodyLengthFault(length: number, maxFrameBytes: number): FramingFault | undefined {
+  if (length === 0) return 'emptyFrame';
+  return length > maxFrameBytes ? 'frameTooLarge' : undefined;
+}
+
+/**
  * Splits one connection's byte stream into frame bodies. A body that lies inside one chunk is handed
  * on as a view of that chunk (no copy); one that spans chunks is gathered and joined once, when its
  * last byte arrives — never allocated up front from the announced length, so a peer that announces
@@ -58,8 +67,8 @@ export class FrameSplitter {
           this.headerHave = 0;
           this.want = readLength(this.header, 0);
         }
-        if (this.want === 0) return (this.fault = 'emptyFrame');
-        if (this.want > this.maxFrameBytes) return (this.fault = 'frameTooLarge');
+        const fault = bodyLengthFault(this.want, this.maxFrameBytes);
+        if (fault !== undefined) return (this.fault = fault);
       }
       const missing = this.want - this.have;
       const available = chunk.length - at;

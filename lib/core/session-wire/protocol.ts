@@ -18,6 +18,7 @@ export const SessionFrameKind = {
   Ping: 8,
   Pong: 9,
   Close: 10,
+  Ack: 11,
 } as const;
 
 /**
@@ -51,6 +52,10 @@ export const SessionCloseCode = {
   serverError: 1011,
   /** The listener holds `maxSessions` sessions already. */
   full: 1012,
+  /** A dropped session's client did not resume it within the listener's `resumeGraceMs`. */
+  resumeExpired: 1013,
+  /** A Hello asked to resume a session it cannot: unknown, expired, or a wrong or used token. */
+  resumeRefused: 1014,
 } as const;
 
 export type SessionCloseReason = keyof typeof SessionCloseCode;

@@ -1,10 +1,11 @@
 import { Buffer } from 'node:buffer';
-import { packr } from './codec.js';
+import { isCount, packr } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
 import { msgpackValueEnd } from './msgpack-scan.js';
 import { put, strHead, strSize, uint, uintSize, utf8Length } from './msgpack-write.js';
 import {
   FRAME_HEADER_BYTES,
+  SESSION_PROTOCOL_VERSION,
   SessionCloseCode,
   SessionFrameKind,
   writeFrameHeader,
@@ -15,8 +16,9 @@ import {
  * Every body is one msgpack array whose first item is the frame kind; items a later version appends
  * after the ones listed here are ignored by this one.
  *
- *     Hello    c→s  [1, version, token?]
- *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight]
+ *     Hello    c→s  [1, version, token?, resume?]
+ *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight,
+ *                    resumeToken?, resumeGraceMs?, received?]
  *     Request  c→s  [3, correlation, packet, payload]
  *     Reply    s→c  [4, correlation, payload]
  *     Error    s→c  [5, correlation, code, message, details?]
@@ -25,15 +27,39 @@ import {
  *     Ping     both [8]
  *     Pong     both [9]
  *     Close    both [10, code, reason]
+ *     Ack      c→s  [11, received]
  *
+ * The Hello's `resume`, the Welcome's last three items and Ack are resume after a drop
+ * (docs/sessions-wire.md#resume-after-a-drop): a client that sends no `resume` sees neither.
  * `payload` is any one msgpack value, written inline (not wrapped in bin): a client in any language
  * packs the whole array with its msgpack library. The server never decodes a payload it only relays:
  * it hands on the payload's bytes as they arrived.
  */
 
+/**
+ * What a Hello asks of resume (docs/sessions-wire.md#resume-after-a-drop): a new session it may resume
+ * later (`resume: []`), or to resume session `sessionId` with its token, having received `received` of
+ * its Replies, Errors and Pushes. A Hello without `resume` asks for neither.
+ */
+export type SessionResumeAsk =
+  | { readonly kind: 'new' }
+  | {
+      readonly kind: 'resume';
+      readonly sessionId: string;
+      readonly token: string;
+      readonly received: number;
+    };
+
+const NEW_RESUMABLE: SessionResumeAsk = Object.freeze({ kind: 'new' });
+
 /** A frame a client sent, as the server reads it; a payload is the msgpack bytes of the value. */
 export type ClientFrame =
-  | { readonly kind: typeof SessionFrameKind.Hello; readonly version: number; readonly token: unknown }
+  | {
+      readonly kind: typeof SessionFrameKind.Hello;
+      readonly version: number;
+      readonly token: unknown;
+      readonly resume: SessionResumeAsk | undefined;
+    }
   | {
       readonly kind: typeof SessionFrameKind.Request;
       readonly correlation: number;
@@ -42,7 +68,8 @@ export type ClientFrame =
     }
   | { readonly kind: typeof SessionFrameKind.Send; readonly packet: string; readonly payload: Uint8Array }
   | { readonly kind: typeof SessionFrameKind.Ping | typeof SessionFrameKind.Pong }
-  | { readonly kind: typeof SessionFrameKind.Close; readonly code: number; readonly reason: string };
+  | { readonly kind: typeof SessionFrameKind.Close; readonly code: number; readonly reason: string }
+  | { readonly kind: typeof SessionFrameKind.Ack; readonly received: number };
 
 /**
  * Every kind but Request and Send is decoded whole: this bounds what one such frame can make the
@@ -88,9 +115,15 @@ export function readClientFrame(body: Uint8Array): ClientFrame | string {
   }
   const v = items as unknown[];
   switch (kind) {
-    case SessionFrameKind.Hello:
+    case SessionFrameKind.Hello: {
       if (!Number.isSafeInteger(v[1])) return 'a hello needs its protocol version, an integer';
-      return { kind, version: v[1] as number, token: v[2] ?? undefined };
+      const resume = readResumeAsk(v[3]);
+      if (typeof resume === 'string') return resume;
+      return { kind, version: v[1] as number, token: v[2] ?? undefined, resume };
+    }
+    case SessionFrameKind.Ack:
+      if (!isCount(v[1])) return 'an ack needs the count of frames received, an integer >= 0';
+      return { kind, received: v[1] };
     case SessionFrameKind.Ping:
     case SessionFrameKind.Pong:
       return { kind };
@@ -103,6 +136,19 @@ export function readClientFrame(body: Uint8Array): ClientFrame | string {
     default:
       return `unknown frame kind ${typeof kind === 'number' ? kind : String(v[0])}`;
   }
+}
+
+/**
+ * A Hello's `resume` item: `[]`, or `[sessionId, resumeToken, received]`. Anything but an array is no
+ * resume, as a version 1 reader ignored a fourth item; an array of another shape is refused.
+ */
+function readResumeAsk(item: unknown): SessionResumeAsk | undefined | string {
+  if (!Array.isArray(item)) return undefined;
+  if (item.length === 0) return NEW_RESUMABLE;
+  const [sessionId, token, received] = item as unknown[];
+  if (typeof sessionId === 'string' && typeof token === 'string' && isCount(received))
+    return { kind: 'resume', sessionId, token, received };
+  return "a hello's resume must be [] or [sessionId, resumeToken, received]";
 }
 
 /** A packet name: a non-empty msgpack string (fixstr, str 8 or str 16). */
@@ -162,6 +208,36 @@ export function controlFrame(items: readonly unknown[]): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + body.length);
   put(out, writeFrameHeader(out, 0, body.length), body);
   return out;
+}
+
+/** What a Welcome announces of the listener's limits. */
+export interface WelcomeLimits {
+  readonly heartbeatMs: number;
+  readonly maxFrameBytes: number;
+  readonly maxInFlight: number;
+}
+
+/** A resumable session's part of its Welcome (docs/sessions-wire.md#resume-after-a-drop). */
+export interface WelcomeResume {
+  /** The token that resumes the session once, after a drop. */
+  readonly token: string;
+  readonly graceMs: number;
+  /** The client's Requests and Sends the server has taken (0 for a new session). */
+  readonly received: number;
+}
+
+/** A Welcome frame, prefix included; the resume items only for a session the client may resume. */
+export function welcomeFrame(sessionId: string, limits: WelcomeLimits, resume?: WelcomeResume): Buffer {
+  const { heartbeatMs, maxFrameBytes, maxInFlight } = limits;
+  const items = [
+    SessionFrameKind.Welcome,
+    SESSION_PROTOCOL_VERSION,
+    sessionId,
+    heartbeatMs,
+    maxFrameBytes,
+    maxInFlight,
+  ];
+  return controlFrame(resume ? [...items, resume.token, resume.graceMs, resume.received] : items);
 }
 
 /**

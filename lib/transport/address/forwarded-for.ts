@@ -1,7 +1,13 @@
 import { configurationError } from '../../core/errors.js';
 import { checkKeys, isRecord } from '../../core/option-checks.js';
-import { type IpBytes, type RemoteAddress, parseIPv6, parseIp, remoteOf } from './ip-text.js';
-import type { TrustedProxies } from './trusted-proxies.js';
+import {
+  type IpBytes,
+  type RemoteAddress,
+  type TrustedProxies,
+  parseIPv6,
+  parseIp,
+  remoteOf,
+} from '../../core/options/index.js';
 
 /**
  * The most hops read from `X-Forwarded-For`: a real chain is a CDN and a load balancer or two, so a

@@ -3,15 +3,18 @@
  * `tcp`/`tls` listener reads first, the trusted proxies whose word is believed, and the client an
  * `X-Forwarded-For` names on a WebSocket upgrade (docs/decisions.md#the-clients-address-behind-a-proxy-issue-53).
  */
+// The address text and the trusted proxies are read when the options are (core/options); the door
+// still shows them beside what reads the headers.
 export {
   type AddressFamily,
   type RemoteAddress,
+  TrustedProxies,
   formatIPv4,
   formatIPv6,
   parseIPv4,
   parseIPv6,
   parseIp,
-} from './ip-text.js';
+} from '../../core/options/index.js';
 export type { ProxyHeaderStep, ProxyRefusal } from './proxy-step.js';
 export {
   DEFAULT_V2_CAP,
@@ -23,7 +26,6 @@ export {
 } from './proxy-header.js';
 export { V1_MAX_BYTES } from './proxy-v1.js';
 export { V2_SIGNATURE } from './proxy-v2.js';
-export { TrustedProxies } from './trusted-proxies.js';
 export {
   DEFAULT_FORWARDED_MAX_BYTES,
   DEFAULT_FORWARDED_MAX_ENTRIES,

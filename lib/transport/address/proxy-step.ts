@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { RemoteAddress } from './ip-text.js';
+import type { RemoteAddress } from '../../core/options/index.js';
 
 /**
  * Why a PROXY protocol header was refused (docs/decisions.md#the-clients-address-behind-a-proxy-issue-53):

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { mapV4, parseIPv4, parseIPv6, remoteOf } from './ip-text.js';
+import { mapV4, parseIPv4, parseIPv6, remoteOf } from '../../core/options/index.js';
 import { MORE, type ProxyHeaderStep, agreesWith, refused } from './proxy-step.js';
 
 /** The protocol's longest v1 line, CRLF included (`PROXY UNKNOWN` with two full IPv6 addresses). */

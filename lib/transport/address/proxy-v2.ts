@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { type RemoteAddress, mapV4, remoteOf } from './ip-text.js';
+import { type RemoteAddress, mapV4, remoteOf } from '../../core/options/index.js';
 import { MORE, type ProxyHeaderStep, agreesWith, refused } from './proxy-step.js';
 
 /** The 12 bytes every v2 header starts with. */

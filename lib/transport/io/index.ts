@@ -6,7 +6,6 @@ export { ListenAddress } from './endpoints.js';
 export { ReadProgress, afterQueuedReads, hasFrames, nextMessage } from './receive.js';
 export { type SendableSocket, SocketPump } from './socket-pump.js';
 export {
-  STREAM_SEND_HWM_MESSAGES,
   type SocketCurve,
   clientDealer,
   connectTo,
@@ -14,7 +13,6 @@ export {
   listenerRouter,
   meshRouter,
   publisherSocket,
-  streamListener,
   subscriberSocket,
   zapRouter,
 } from './sockets.js';

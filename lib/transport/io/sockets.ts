@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Dealer, Router, type Socket, Stream, Subscriber, XPublisher } from 'zeromq';
+import { Dealer, Router, type Socket, Subscriber, XPublisher } from 'zeromq';
 import { MAX_MESSAGE_BYTES } from './socket-limits.js';
 import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from '../timing.js';
 
@@ -11,7 +11,6 @@ import { HANDSHAKE_MS, SEND_RECHECK_MS, SUBSCRIBER_RECONNECT_MAX_MS } from '../t
 
 /** The roles of ZLink's sockets: which side of a connection each one is decides its security options. */
 export type SocketRole = 'mesh-router' | 'listener-router' | 'client-dealer' | 'publisher' | 'subscriber';
-// A session listener (`streamListener`) has no role here: raw TCP has no security options to set.
 
 /** A socket's own CURVE keys and the ZAP domain its accepted connections are checked under. */
 export interface SocketCurve {
@@ -253,43 +252,6 @@ export function subscriberSocket(
     ),
   );
   return observed(socket);
-}
-
-/**
- * zeromq messages a STREAM holds per connection before a write to it fails `EAGAIN` (at once: a STREAM
- * always polls writable). The listener writes at most its chunk size a message (see `SessionListener`),
- * so this bounds, with the message zeromq is writing out, the bytes zeromq can hold for one client:
- * they count toward the session's `maxPendingBytes` like the session's own buffer.
- */
-export const STREAM_SEND_HWM_MESSAGES = 16;
-
-/**
- * An end-user session listener: a STREAM socket, raw TCP (no ZMTP, and so no CURVE: a game client
- * speaks the session wire, docs/sessions-wire.md). `notify`: an empty message tells each connect and
- * each disconnect the peer made (our own close is not told back). Routing ids are libzmq's own (a
- * zero byte and a counter), never chosen by a peer.
- *
- * `tcpMaxRetransmitTimeout` (TCP_USER_TIMEOUT) is the listener's heartbeat: a connection whose sent
- * bytes stay unacknowledged, or whose receive window stays shut, for that long is dropped by the
- * kernel. It is what really ends a slow consumer: libzmq closes a STREAM connection (the empty
- * message) only once what it holds for it is written out, which a client that reads nothing never
- * lets happen. The price: a client on a network that stalls longer than a heartbeat while bytes are
- * on their way to it is reset too (it reconnects). Linux only: elsewhere libzmq ignores the option and
- * a slow consumer stays connected until TCP keepalive or the client ends it (docs/decisions.md,
- * "A slow consumer's connection ends within a heartbeat").
- */
-export function streamListener(ipv6: boolean, heartbeatMs: number): Stream {
-  return new Stream({
-    notify: true,
-    linger: 0,
-    ipv6,
-    sendHighWaterMark: STREAM_SEND_HWM_MESSAGES,
-    tcpMaxRetransmitTimeout: heartbeatMs,
-    // A write to a full connection queue fails at once (EAGAIN) rather than wait: the listener's one
-    // writer must never stand still for one slow client.
-    sendTimeout: 0,
-    ...KEEPALIVE,
-  });
 }
 
 /** The process's ZAP handler socket (see `security/zap-handler.ts`): inproc, answers libzmq itself. */

@@ -1,16 +1,24 @@
 import { Buffer } from 'node:buffer';
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
+import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 import type { SessionCloseReason } from '../../core/wire/index.js';
-import { ListenAddress } from '../io/index.js';
-import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
+import type { SessionListenerSnapshot } from '../../core/observe/index.js';
+import { type NormalizedSessionListen, secureContextOptions } from '../../core/options/index.js';
+import { type SessionListenerConfig, SessionListenerBase, resetSocket } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
 /** Up to this many bytes, a turn's frames for one connection are joined into one buffer to write. */
 const JOIN_BYTES = 16 * 1024;
 
 /**
- * One end-user session listener on Node's own sockets (`sessions.<name>.socket: 'net'`): a
- * `net.Server`, the same frames, states and rules as the STREAM listener (`SessionListenerBase`).
+ * One end-user session listener entry on Node's own sockets, of kind `tcp` or `tls`: a `net.Server`,
+ * with the frames, states and rules every session listener shares (`SessionListenerBase`).
+ *
+ * A `tls` entry wraps each accepted TCP socket in a server `TLSSocket` (what `tls.Server` does itself),
+ * so the connection exists from the TCP accept: its TLS handshake and its Hello together must finish
+ * within `helloTimeoutMs`, and it counts toward `maxSessions` from then. A handshake that fails (bytes
+ * that are no TLS, a plain TCP client, a version under `minVersion`, a reset) or never finishes in
+ * time is counted (`tlsErrors` in the snapshot) and the connection closed, never more.
  *
  * Writes are batched per turn and connection: the frames a turn queued for one connection leave as one
  * `socket.write`. Backpressure is the socket's own: once a `write` returns `false` the connection's
@@ -27,9 +35,20 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
    */
   private readonly sockets = new Set<Socket>();
   private nextKey = 0;
+  /** A `tls` entry's key and certificate, read once (the options checked them at startup). */
+  private readonly secureContext: SecureContext | undefined;
+  /** TLS handshakes that failed or never finished, and TLS records that could not be read. */
+  tlsErrors = 0;
 
-  constructor(config: SessionListenerConfig) {
-    super(config, new ListenAddress(config.options.listen));
+  /** A listener for one `tcp` or `tls` entry of `config`'s listener name. */
+  constructor(config: SessionListenerConfig, entry: NormalizedSessionListen) {
+    super(config, entry);
+    if (entry.kind === 'tls')
+      this.secureContext = createSecureContext(
+        secureContextOptions(entry.tls as NonNullable<typeof entry.tls>),
+      );
+    else if (entry.kind !== 'tcp')
+      throw new Error(`a node:net session listener serves no '${entry.kind}' entry`);
     this.server = createServer(
       { noDelay: true, keepAlive: true, keepAliveInitialDelay: config.options.heartbeatMs },
       (socket) => this.accept(socket),
@@ -52,28 +71,46 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     this.listening();
   }
 
-  private accept(socket: Socket): void {
-    if (this.closed) return void socket.destroy();
+  private accept(raw: Socket): void {
+    if (this.closed) return void raw.destroy();
     const key = String(++this.nextKey);
-    const connection = new NetConnection(socket, this, Date.now());
-    this.sockets.add(socket);
+    const socket = this.secureContext
+      ? new TLSSocket(raw, { isServer: true, secureContext: this.secureContext })
+      : raw;
+    const connection = new NetConnection(socket, this, Date.now(), raw);
+    this.sockets.add(raw);
+    if (socket !== raw) socket.once('secure', () => (connection.secured = true));
     socket.on('data', (chunk: Buffer) => {
       this.framesIn++;
       connection.receive(chunk, Date.now());
     });
     // The client closed, half-closed or reset: the session ends, told as the client's.
     socket.on('end', () => connection.finish('normal', 'the client disconnected', true));
-    socket.on('error', () => connection.finish('normal', 'the connection is gone', true));
+    socket.on('error', (error: NodeJS.ErrnoException) => this.failed(connection, error));
     socket.on('close', () => {
       connection.finish('normal', 'the connection is gone', true);
       this.connections.delete(key);
-      this.sockets.delete(socket);
+      this.sockets.delete(raw);
     });
     socket.on('drain', () => {
       connection.blocked = false;
       this.flushConnection(connection);
     });
     this.accepted(key, connection);
+  }
+
+  /**
+   * The socket failed. Under TLS, a failed handshake (whatever came instead: bytes that are no TLS, an
+   * old version, a reset) or a TLS record that could not be read is counted and ends the connection
+   * `protocolError`; anything else ends it as the client's going.
+   */
+  private failed(connection: NetConnection, error: NodeJS.ErrnoException): void {
+    if (!connection.open) return;
+    if (this.secureContext && (!connection.secured || error.code?.startsWith('ERR_SSL') === true)) {
+      this.tlsErrors++;
+      return connection.finish('protocolError', `TLS: ${error.code ?? error.message}`, true);
+    }
+    connection.finish('normal', 'the connection is gone', true);
   }
 
   protected enqueue(connection: NetConnection, frame: Buffer): void {
@@ -109,13 +146,22 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
   protected terminate(connection: NetConnection, reason: SessionCloseReason): void {
     connection.out = [];
     connection.outBytes = 0;
-    const { socket } = connection;
+    const { socket, raw } = connection;
     if (socket.destroyed) return;
-    if (reason === 'slowConsumer') return void socket.resetAndDestroy();
+    if (!connection.secured) {
+      // A TLS handshake never finished: nothing sent can reach the client, and a TLS end would wait
+      // for the handshake. Counted when it ran out of time.
+      if (reason === 'helloTimeout') this.tlsErrors++;
+      return void raw.destroy();
+    }
+    if (reason === 'slowConsumer') return resetSocket(raw);
     socket.end();
-    setTimeout(() => {
-      if (!socket.destroyed) socket.resetAndDestroy();
-    }, this.config.options.heartbeatMs).unref();
+    setTimeout(() => resetSocket(raw), this.config.options.heartbeatMs).unref();
+  }
+
+  override snapshot(): SessionListenerSnapshot {
+    const snapshot = super.snapshot();
+    return this.secureContext ? { ...snapshot, tlsErrors: this.tlsErrors } : snapshot;
   }
 
   protected async closeSocket(): Promise<void> {

@@ -4,7 +4,10 @@
  */
 export { type ConnectionHost, SessionConnection } from './session-connection.js';
 export {
+  type SessionCount,
   type SessionListenerConfig,
   type SessionListening,
   SessionListenerBase,
+  sessionUrl,
 } from './session-listener-base.js';
+export { resetSocket, socketAddressOf } from './node-socket.js';

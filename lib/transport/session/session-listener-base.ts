@@ -2,28 +2,53 @@ import type { Buffer } from 'node:buffer';
 import type { SessionCloseReason } from '../../core/wire/index.js';
 import type { SessionListenerSnapshot, ZLinkEvents } from '../../core/observe/index.js';
 import type { SessionLinkHandler } from '../../core/ports/index.js';
-import type { NormalizedSessionListener } from '../../core/options/index.js';
-import type { ListenAddress } from '../io/index.js';
+import type { NormalizedSessionListen, NormalizedSessionListener } from '../../core/options/index.js';
+import { ListenAddress } from '../io/index.js';
 import type { ConnectionHost, SessionConnection } from './session-connection.js';
 import { SESSION_CLOSE_LINGER_MS, SESSION_TOMBSTONE_MS } from '../timing.js';
 
+/**
+ * The sessions open on one listener name, whatever entry they came in on: each of the name's listeners
+ * holds the same object, so `maxSessions` counts them together.
+ */
+export interface SessionCount {
+  open: number;
+}
+
+/** What every listener of one name shares (one per `sessions.<name>`), whatever entry it serves. */
 export interface SessionListenerConfig {
   readonly options: NormalizedSessionListener;
   readonly handler: SessionLinkHandler;
   readonly events: ZLinkEvents;
+  readonly count: SessionCount;
 }
 
-/** A session listener as the runtime drives it, whatever its socket. */
+/** A session listener entry as the runtime drives it, whatever its kind. */
 export interface SessionListening {
-  /** Where clients connect (advertise host and bound port), once bound. */
+  /** The entry it serves (`sessions.<name>.listen[i]`). */
+  readonly entry: NormalizedSessionListen;
+  /**
+   * Where clients connect, once bound: a URL of the entry's kind (`tcp://host:port`, `tls://host:port`,
+   * `ws://host:port/path`, `wss://host:port/path`) on the advertise host and the bound port.
+   */
   readonly endpoint: string | undefined;
-  /** Where this machine reaches the listener (loopback for a wildcard bind), once bound. */
+  /** Where this machine reaches the listener (loopback for a wildcard bind), once bound, as `endpoint`. */
   readonly localEndpoint: string | undefined;
   /** Binds and starts accepting; rejects when the address cannot be bound. */
   bind(): Promise<void>;
   drain(): Promise<void>;
   close(): Promise<void>;
   snapshot(): SessionListenerSnapshot;
+}
+
+/**
+ * An entry's URL from the `tcp://host:port` its address gives: the scheme of its kind (with TLS, the
+ * secure one), and for a WebSocket its path (docs/sessions.md#where-clients-connect).
+ */
+export function sessionUrl(entry: NormalizedSessionListen, tcpEndpoint: string): string {
+  const hostPort = tcpEndpoint.slice('tcp://'.length);
+  if (entry.kind === 'websocket') return `${entry.tls ? 'wss' : 'ws'}://${hostPort}${entry.path}`;
+  return `${entry.kind}://${hostPort}`;
 }
 
 /**
@@ -44,7 +69,7 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   protected accepting = true;
   /** Set by `close()` once the last Close frames went out: nothing is accepted or written after it. */
   protected closed = false;
-  private open = 0;
+  protected readonly address: ListenAddress;
   framesIn = 0;
   framesOut = 0;
   /** The most bytes one connection held at once for writing since the bind (see `write`). */
@@ -52,8 +77,10 @@ export abstract class SessionListenerBase<C extends SessionConnection>
 
   constructor(
     protected readonly config: SessionListenerConfig,
-    protected readonly address: ListenAddress,
-  ) {}
+    readonly entry: NormalizedSessionListen,
+  ) {
+    this.address = new ListenAddress(entry.listen);
+  }
 
   get options(): NormalizedSessionListener {
     return this.config.options;
@@ -64,11 +91,11 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   }
 
   get endpoint(): string | undefined {
-    return this.address.bound ? this.address.endpoint : undefined;
+    return this.address.bound ? sessionUrl(this.entry, this.address.endpoint) : undefined;
   }
 
   get localEndpoint(): string | undefined {
-    return this.address.bound ? this.address.local : undefined;
+    return this.address.bound ? sessionUrl(this.entry, this.address.local) : undefined;
   }
 
   abstract bind(): Promise<void>;
@@ -117,24 +144,25 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   }
 
   /**
-   * A new connection under `key`: known from now on, and counted toward `maxSessions` unless the
-   * listener is draining (closed `goingAway`) or full (closed `full`).
+   * A new connection under `key`: known from now on, and counted toward `maxSessions` (with every entry
+   * of the listener's name) unless the listener is draining (closed `goingAway`) or full (closed `full`).
    */
   protected accepted(key: string, connection: C): void {
     this.connections.set(key, connection);
+    const { count } = this.config;
     if (!this.accepting) connection.close('goingAway', 'the server is draining');
-    else if (this.open >= this.config.options.maxSessions)
+    else if (count.open >= this.config.options.maxSessions)
       connection.close('full', `${this.config.options.maxSessions} sessions are open`);
     else {
       connection.counted = true;
-      this.open++;
+      count.open++;
     }
   }
 
   welcomed(connection: C): void {
     this.config.events.emit({
       type: 'session',
-      state: 'opened',
+      state: connection.resumed ? 'resumed' : 'opened',
       listener: this.config.options.listener,
       sessionId: connection.sessionId as string,
     });
@@ -142,9 +170,9 @@ export abstract class SessionListenerBase<C extends SessionConnection>
 
   write(connection: C, frame: Buffer, limited = true): void {
     const { maxPendingBytes } = this.config.options;
-    // What it held before this frame is checked, not after: what the socket below may hold can stay
-    // counted after a reading client took it (see the STREAM listener), and one large frame on top
-    // of it must not close that client. So the gateway holds at most the limit plus this one frame.
+    // What it held before this frame is checked, not after: one large frame on top of what a reading
+    // client has not yet taken must not close that client. So the gateway holds at most the limit
+    // plus this one frame.
     if (limited && connection.writeBytes > maxPendingBytes) {
       connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
       return;
@@ -177,11 +205,11 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   }
 
   ended(connection: C, reason: SessionCloseReason, detail: string, byClient: boolean): void {
-    if (connection.counted) this.open--;
+    if (connection.counted) this.config.count.open--;
     const { listener } = this.config.options;
     this.config.events.emit({
       type: 'session',
-      state: connection.sessionId === undefined ? 'refused' : 'closed',
+      state: connection.sessionId === undefined ? 'refused' : connection.dropped ? 'dropped' : 'closed',
       listener,
       ...(connection.sessionId !== undefined && { sessionId: connection.sessionId }),
       reason,
@@ -202,8 +230,13 @@ export abstract class SessionListenerBase<C extends SessionConnection>
       } else if (connection.handshaking) {
         if (now - connection.acceptedAt >= helloTimeoutMs)
           connection.close('helloTimeout', `no Hello and Welcome within ${helloTimeoutMs} ms`);
-      } else if (now - connection.heardAt >= idleTimeoutMs)
-        connection.close('idleTimeout', `nothing heard for ${idleTimeoutMs} ms`);
+      } else if (now - connection.heardAt >= idleTimeoutMs) {
+        // A resumable session's client may still be there, behind a connection that died unseen: no
+        // Close frame, which would end the session for it (docs/sessions-wire.md#resume-after-a-drop).
+        const detail = `nothing heard for ${idleTimeoutMs} ms`;
+        if (connection.resumable) connection.drop('idleTimeout', detail);
+        else connection.close('idleTimeout', detail);
+      }
     }
   }
 
@@ -243,6 +276,7 @@ export abstract class SessionListenerBase<C extends SessionConnection>
     }
     return {
       listener: this.config.options.listener,
+      kind: this.entry.kind,
       endpoint: this.endpoint,
       sessions,
       handshaking,

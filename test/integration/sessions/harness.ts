@@ -1,12 +1,9 @@
 import { connect, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { Packr } from 'msgpackr';
 import { MemoryLocationStore, type ZLinkOptions, ZLinkRuntime } from '../../../lib/index.js';
 import type { HandlerFn, SessionHookRegistration } from '../../../lib/core/index.js';
 import { objectMeshOptions } from '../spot/harness.js';
-
-/** The sockets a session listener accepts on: every session suite runs on each. */
-export const SESSION_SOCKETS = ['zmq-stream', 'net'] as const;
-export type SessionSocketName = (typeof SESSION_SOCKETS)[number];
 
 /** One gateway runtime with a session listener `game` on its object mesh (in-process Location Store). */
 export function gatewayOptions(
@@ -49,20 +46,33 @@ export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = 
 }
 
 export function portOf(runtime: ZLinkRuntime, listener = 'game'): number {
-  return Number((runtime.sessions.localEndpoint(listener) as string).split(':').pop());
+  return Number(new URL(runtime.sessions.localEndpoint(listener) as string).port);
+}
+
+/** The bound port of each of a listener's entries, in order (their local endpoints are URLs). */
+export function portsOf(runtime: ZLinkRuntime, listener = 'game'): number[] {
+  return runtime.sessions.localEndpoints(listener).map((url) => Number(new URL(url).port));
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
 
-/** A raw TCP peer that speaks the wire by hand (for hostile input): frames out, frames in, close seen. */
+/**
+ * A raw TCP peer that speaks the wire by hand (for hostile input): frames out, frames in, close seen.
+ * With `tls` (e.g. `{ ca }`), the same inside TLS to 127.0.0.1.
+ */
 export class RawPeer {
   readonly socket: Socket;
   readonly frames: unknown[][] = [];
   closed = false;
   private buffer = Buffer.alloc(0);
 
-  constructor(port: number) {
-    this.socket = connect({ host: '127.0.0.1', port });
+  constructor(
+    port: number,
+    private readonly tls?: ConnectionOptions,
+  ) {
+    this.socket = tls
+      ? tlsConnect({ host: '127.0.0.1', port, ...tls })
+      : connect({ host: '127.0.0.1', port });
     this.socket.on('data', (chunk: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, chunk]);
       while (this.buffer.length >= 4) {
@@ -76,8 +86,11 @@ export class RawPeer {
     this.socket.on('close', () => (this.closed = true));
   }
 
+  /** Connected (over TLS: the handshake done). */
   ready(): Promise<void> {
-    return new Promise((resolve) => this.socket.once('connect', () => resolve()));
+    return new Promise((resolve) =>
+      this.socket.once(this.tls ? 'secureConnect' : 'connect', () => resolve()),
+    );
   }
 
   frame(items: unknown[]): void {

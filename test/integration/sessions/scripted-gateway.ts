@@ -28,6 +28,5 @@ export function startScriptedGateway(listen: readonly Record<string, unknown>[])
 
 /** `runtime.sessions.endpoints('game')`: every entry's endpoint, in order (docs/sessions.md). */
 export function endpointsOf(runtime: ZLinkRuntime): string[] {
-  // TODO(lead): call runtime.sessions.endpoints directly once the listener kinds are merged.
-  return (runtime.sessions as unknown as { endpoints(name: string): string[] }).endpoints('game');
+  return runtime.sessions.endpoints('game');
 }

@@ -29,8 +29,7 @@ async function clientOf(entry: number, token: string): Promise<ZLinkSessionClien
   return cleanup.add(new ZLinkSessionClient({ endpoint, token, ...tls }));
 }
 
-// TODO(lead): enable once the tls and websocket kinds are wired
-describe.skip('the Node client on each listener kind of one gateway', () => {
+describe('the Node client on each listener kind of one gateway', () => {
   it('finds the endpoints in order: tcp, tls, ws, wss', async () => {
     const runtime = cleanup.add(await startScriptedGateway(LISTEN));
     expect(endpointsOf(runtime)).toEqual([

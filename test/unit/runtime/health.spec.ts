@@ -106,6 +106,7 @@ describe('healthReport', () => {
     });
     const listener = (accepting: boolean) => ({
       listener: 'players',
+      kind: 'tcp' as const,
       endpoint: 'tcp://127.0.0.1:7000',
       sessions: 12,
       handshaking: 0,

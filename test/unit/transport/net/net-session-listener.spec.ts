@@ -30,7 +30,7 @@ const options = normalizeOptions({
   locationStore: { redis: 'redis://127.0.0.1:6379' },
   meshes: { world: { objectRole: 'client' } },
   sessions: {
-    players: { mesh: 'world', socket: 'net', listen: { bindHost: '127.0.0.1' }, maxPendingBytes: LIMIT },
+    players: { mesh: 'world', listen: { bindHost: '127.0.0.1' }, maxPendingBytes: LIMIT },
   },
 }).sessions.get('players');
 
@@ -61,7 +61,10 @@ async function welcomed(): Promise<{
     closed: (_link, reason) => closed.push(reason),
   };
   const events = new ZLinkEvents();
-  listener = new NetSessionListener({ options: options!, handler, events });
+  listener = new NetSessionListener(
+    { options: options!, handler, events, count: { open: 0 } },
+    options!.listen[0]!,
+  );
   await listener.bind();
   const port = Number((listener.localEndpoint as string).split(':').pop());
   const socket = connect({ host: '127.0.0.1', port });

@@ -1,4 +1,4 @@
-import { configurationError } from '../../core/errors.js';
+import { configurationError } from '../errors.js';
 import { parseIp } from './ip-text.js';
 
 /**

@@ -3,7 +3,7 @@
  * proxies stand on.
  */
 import { describe, expect, it } from '@jest/globals';
-import { formatIPv6, parseIPv4, parseIPv6, parseIp } from '../../../../lib/transport/address/index.js';
+import { formatIPv6, parseIPv4, parseIPv6, parseIp } from '../../../../lib/core/options/index.js';
 
 const v6 = (text: string) => {
   const bytes = parseIPv6(text);

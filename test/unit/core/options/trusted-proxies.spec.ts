@@ -3,7 +3,7 @@
  * options, refused there with the field named, and matched against a peer as `node:net` reports it.
  */
 import { describe, expect, it } from '@jest/globals';
-import { TrustedProxies } from '../../../../lib/transport/address/index.js';
+import { TrustedProxies } from '../../../../lib/core/options/index.js';
 import { isZLinkError } from '../../../../lib/index.js';
 
 const list = (...entries: string[]) => TrustedProxies.parse('sessions.trustedProxies', entries);

@@ -1,1 +1,0 @@
-export { SessionListener } from './session-listener.js';

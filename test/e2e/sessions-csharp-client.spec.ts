@@ -1,0 +1,473 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, type Server, type Socket, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import { ZLinkError, type ZLinkSessionContext } from '../../lib/core/index.js';
+import { csharpTools, howToInstall } from '../../scripts/system-deps.mjs';
+import { Cleanup, waitFor } from '../helpers/index.js';
+import { runCommand } from '../helpers/run-node.js';
+import { RawPeer, frameOf, gatewayOptions, portOf, startGateway } from '../integration/sessions/harness.js';
+import { read, sectionOf } from '../docs/markdown.js';
+
+/**
+ * docs/sessions-wire.md claims a client in any language can be written from it alone. This compiles
+ * one that was — the C# client users drop into a Unity project, clients/csharp/ZLinkSession — with
+ * Debian's mcs, together with a small program that drives it (test/clients/csharp/SessionClientRun.cs),
+ * and runs that with mono against a live gateway: one child process per run, its outcomes one line each
+ * on stdout. It also compiles docs/sessions.md's C# example against the client.
+ */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLIENT_DIR = join(root, 'clients', 'csharp', 'ZLinkSession');
+const RUNNER = join(root, 'test', 'clients', 'csharp', 'SessionClientRun.cs');
+const CA = join(root, 'test', 'fixtures', 'tls', 'ca.crt');
+const RUN_TIMEOUT_MS = 30000;
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.closeAll());
+
+let buildDir = '';
+let runner = '';
+
+/**
+ * mcs and mono, or a failure with the install hint: CI installs them (scripts/setup.sh), and a skipped
+ * proof of the page would read like a passing one.
+ */
+function tools(): { mcs: string; mono: string } {
+  const found = csharpTools();
+  if (found) return found;
+  throw new Error(
+    'mcs and mono are not on PATH; the C# session client test compiles with mcs and runs with mono.\n' +
+      howToInstall(['mono-mcs']),
+  );
+}
+
+/** Compiles `sources` with mcs into `out` (C# 7.2, the newest mcs has; every warning an error). */
+function compile(out: string, sources: string[], extra: string[] = []): void {
+  const result = spawnSync(
+    tools().mcs,
+    ['-langversion:7.2', '-warn:4', '-warnaserror', '-nologo', `-out:${out}`, ...extra, ...sources],
+    { encoding: 'utf8', timeout: 120000 },
+  );
+  if (result.status !== 0)
+    throw new Error(`mcs failed (${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
+}
+
+const clientSources = (): string[] =>
+  readdirSync(CLIENT_DIR)
+    .filter((f) => f.endsWith('.cs'))
+    .map((f) => join(CLIENT_DIR, f));
+
+beforeAll(() => {
+  buildDir = mkdtempSync(join(tmpdir(), 'zlink-csharp-'));
+  runner = join(buildDir, 'run.exe');
+  compile(runner, [...clientSources(), RUNNER]);
+}, 180000);
+
+afterAll(() => {
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+/** Runs a scenario to its end and returns its outcome lines by name; a run past the bound is killed. */
+async function run(scenario: string, args: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const argv = [runner, scenario, ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v])];
+  const { code, out, err } = await runCommand(tools().mono, argv, {
+    env: process.env,
+    limitMs: RUN_TIMEOUT_MS,
+  });
+  if (code !== 0) throw new Error(`mono ${scenario} exited ${code}: ${err || '(no stderr)'}\nstdout: ${out}`);
+  const seen: Record<string, unknown> = {};
+  for (const line of out.trim().split('\n')) {
+    const space = line.indexOf(' ');
+    seen[line.slice(0, space)] = JSON.parse(line.slice(space + 1));
+  }
+  if (!('done' in seen)) throw new Error(`mono ${scenario} did not finish: ${out}`);
+  return seen;
+}
+
+/** Bytes as the runner prints them: `{ bin: '<hex>' }`, anywhere in a value. */
+function binAsHex(value: unknown): unknown {
+  if (value instanceof Uint8Array) return { bin: Buffer.from(value).toString('hex') };
+  if (Array.isArray(value)) return value.map(binAsHex);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, binAsHex(v)]));
+  return value;
+}
+
+const bytes = (n: number): { bin: string } => ({
+  bin: Buffer.from(Array.from({ length: n }, (_, i) => (i * 7) & 0xff)).toString('hex'),
+});
+const counted = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+/** What the runner's every-type payload is once the gateway has decoded it (JavaScript values). */
+const ALL_TYPES_AS_JS = {
+  nil: null,
+  true: true,
+  false: false,
+  fixint: 7,
+  uint8: 200,
+  uint16: 60000,
+  uint32: 4000000000,
+  past32: 2 ** 40,
+  uint64: 2n ** 53n + 1n,
+  negFixint: -5,
+  int8: -100,
+  int16: -30000,
+  int32: -2000000000,
+  negPast32: -(2 ** 40),
+  int64: -(2n ** 53n) - 1n,
+  float32: 1.5,
+  float64: 3.25,
+  wholeDouble: 2,
+  fixstr: 'héllo',
+  str8: 'a'.repeat(40),
+  str16: 'b'.repeat(300),
+  str32: 'c'.repeat(70000),
+  bin8: bytes(5),
+  bin16: bytes(300),
+  bin32: bytes(70000),
+  fixarray: [1, 'two', null],
+  array16: counted(20),
+  fixmap: { a: 1 },
+  map16: Object.fromEntries(counted(20).map((i) => [`k${i}`, i])),
+  intKeys: { '1': 'one' },
+  nested: { list: [{ deep: [true] }] },
+};
+
+interface Gateway {
+  readonly port: number;
+  readonly received: unknown[];
+  readonly closes: string[];
+}
+
+async function gateway(listener: Record<string, unknown> = {}): Promise<Gateway> {
+  const received: unknown[] = [];
+  const closes: string[] = [];
+  const session = (ctx: unknown) => (ctx as ZLinkSessionContext).session;
+  const runtime = await startGateway(gatewayOptions(listener), {
+    handlers: {
+      echo: {
+        fn: (payload, ctx) => {
+          received.push(payload);
+          return { echo: payload, sessionId: session(ctx).id };
+        },
+      },
+      note: { kind: 'send', fn: (payload, ctx) => void session(ctx).push('noted', { got: payload }) },
+      fail: {
+        fn: (payload) => {
+          throw new Error(`failed: ${String(payload)}`);
+        },
+      },
+      invalid: {
+        fn: () => {
+          throw new ZLinkError('InvalidArgument', 'name is required', { details: { field: 'name' } });
+        },
+      },
+      burst: {
+        fn: (payload, ctx) => {
+          for (let i = 0; i < (payload as number); i++) session(ctx).push('tick', i);
+          return 'done';
+        },
+      },
+      slow: {
+        fn: (payload) => new Promise((resolve) => setTimeout(() => resolve('late'), payload as number)),
+      },
+      closeMe: {
+        fn: (_payload, ctx) =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              session(ctx).close('goingAway', 'server restarts');
+              resolve('too late');
+            }, 50),
+          ),
+      },
+    },
+    onOpen: (_session, hello) => hello.token === 'csharp',
+    onClose: (_session, reason) => void closes.push(reason),
+  });
+  cleanup.add(runtime);
+  return { port: portOf(runtime), received, closes };
+}
+
+/** A TLS terminator in front of the gateway's TCP port (what docs/sessions.md asks for today). */
+async function tlsTerminator(port: number): Promise<number> {
+  const fixtures = join(root, 'test', 'fixtures', 'tls');
+  const sockets = new Set<Socket>();
+  const server = createTlsServer(
+    {
+      key: readFileSync(join(fixtures, 'server.key')),
+      cert: readFileSync(join(fixtures, 'server.crt')),
+      minVersion: 'TLSv1.2',
+    },
+    (secure) => {
+      const plain = connect({ host: '127.0.0.1', port });
+      for (const s of [secure, plain]) {
+        sockets.add(s);
+        s.on('error', () => undefined).on('close', () => sockets.delete(s));
+      }
+      secure.pipe(plain).pipe(secure);
+    },
+  );
+  return listen(server, () => sockets.forEach((s) => s.destroy()));
+}
+
+/**
+ * A WebSocket bridge in front of the gateway's TCP port: each binary message is one frame body, as the
+ * WebSocket listener kind will take it (docs/sessions-wire.md), sent on with its length prefix; each
+ * frame back is one binary message. It proves the client's WebSocket transport until that kind lands.
+ */
+async function webSocketBridge(port: number): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server = createHttpServer();
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    const tcp = connect({ host: '127.0.0.1', port });
+    sockets.add(tcp);
+    let buffer = Buffer.alloc(0);
+    tcp.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readUInt32BE(0)) {
+        ws.send(buffer.subarray(4, 4 + buffer.readUInt32BE(0)), { binary: true });
+        buffer = buffer.subarray(4 + buffer.readUInt32BE(0));
+      }
+    });
+    tcp.on('error', () => undefined).on('close', () => ws.close());
+    ws.on('message', (data: Buffer, isBinary: boolean) =>
+      isBinary ? tcp.write(frameOf(data)) : ws.close(1003),
+    );
+    ws.on('close', () => tcp.end());
+  });
+  return listen(server, () => {
+    sockets.forEach((s) => s.destroy());
+    wss.clients.forEach((c) => c.terminate());
+    wss.close();
+  });
+}
+
+async function listen(server: Server, stop: () => void): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.add({
+    close: () =>
+      new Promise<void>((resolve) => {
+        stop();
+        server.close(() => resolve());
+      }),
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+describe('the C# client, written from docs/sessions-wire.md alone, compiled with mcs and run on mono', () => {
+  it("encodes and decodes every msgpack form, refuses hostile bytes, and writes the wire page's example bytes", async () => {
+    const seen = await run('codec', { doc: join(root, 'docs', 'sessions-wire.md') });
+    expect(seen.codec).toEqual({ docRows: 7, failures: [] });
+  });
+
+  const transports: [string, (port: number) => Promise<string>][] = [
+    ['tcp', async (port) => `tcp://127.0.0.1:${port}`],
+    ['tls, through a TLS terminator', async (port) => `tls://localhost:${await tlsTerminator(port)}`],
+    [
+      'websocket, through a bridge to the TCP listener',
+      async (port) => `ws://127.0.0.1:${await webSocketBridge(port)}/`,
+    ],
+  ];
+
+  describe.each(transports)('over %s', (_name, endpointFor) => {
+    it('is welcomed, round-trips every msgpack type, gets errors, pushes in order and paced replies, and closes', async () => {
+      // Frames up to 256 KiB: the payload's str 32 and bin 32 (70,000 bytes each) need more than 64 KiB.
+      const gw = await gateway({ maxFrameBytes: 262144 });
+      const seen = await run('main', { endpoint: await endpointFor(gw.port), token: 'csharp', ca: CA });
+
+      const welcome = seen.welcome as Record<string, unknown>;
+      expect(welcome).toEqual({
+        version: 1,
+        sessionId: expect.any(String),
+        heartbeatMs: 10000,
+        maxFrameBytes: 262144,
+        maxInFlight: 64,
+      });
+      // One connection, one session: the handler ran under the id the Welcome gave.
+      expect(seen.echoSessionId).toBe(welcome.sessionId);
+      // C# -> server: every type arrived as the JavaScript value it stands for; server -> C#: what came
+      // back is what the client expected (the runner compares value and .NET type).
+      expect(binAsHex(gw.received[0])).toEqual(ALL_TYPES_AS_JS);
+      expect(seen.roundTrip).toEqual({ ok: true, diff: null });
+
+      expect(seen.noHandler).toMatchObject({ kind: 'Remote', code: 'NoHandler' });
+      expect(seen.handlerError).toMatchObject({
+        kind: 'Remote',
+        code: 'HandlerError',
+        message: expect.stringContaining('failed: boom'),
+      });
+      expect(seen.invalid).toMatchObject({
+        kind: 'Remote',
+        code: 'InvalidArgument',
+        message: 'name is required',
+        details: { field: 'name' },
+      });
+      expect(seen.sent).toBe(true);
+      expect(seen.push).toEqual(['noted', { got: 7 }]);
+      expect(seen.burst).toEqual({
+        pushes: [
+          ['tick', 0],
+          ['tick', 1],
+          ['tick', 2],
+        ],
+        reply: 'done',
+      });
+      // Twice maxInFlight and more at once: held back by the client, never a tooManyInFlight close.
+      expect(seen.many).toEqual({ count: 133, allOwn: true });
+      expect(seen.timeout).toMatchObject({ kind: 'Timeout' });
+      expect(seen.afterTimeout).toBe('after');
+      expect(seen.tooLarge).toMatchObject({ kind: 'ArgumentException' });
+
+      expect(seen.closed).toEqual({
+        by: 'Client',
+        code: 1000,
+        reason: 'normal',
+        detail: 'bye',
+        mayReconnect: true,
+      });
+      expect(seen.afterClose).toEqual({
+        request: expect.objectContaining({ kind: 'Closed' }),
+        send: false,
+        isOpen: false,
+      });
+      await waitFor(() => gw.closes.length > 0, 5000, 'the gateway hearing the close');
+      expect(gw.closes).toEqual(['normal']);
+    });
+  });
+
+  it("refuses a TLS server whose certificate does not chain to the CA it trusts or the system's, or names another host", async () => {
+    const gw = await gateway();
+    const endpoint = `tls://localhost:${await tlsTerminator(gw.port)}`;
+    // The server's own certificate as the "CA": it is no CA, so the chain cannot end there.
+    const wrongCa = join(root, 'test', 'fixtures', 'tls', 'server.crt');
+    const cases: Record<string, string>[] = [{}, { ca: wrongCa }, { ca: CA, tlsName: 'example.com' }];
+    for (const args of cases) {
+      const seen = await run('refused', { endpoint, token: 'csharp', ...args });
+      expect(seen.connect).toMatchObject({
+        kind: 'Closed',
+        closed: {
+          by: 'Connection',
+          code: null,
+          reason: 'lost',
+          detail: expect.stringContaining('could not connect'),
+        },
+      });
+    }
+    expect(gw.closes).toEqual([]);
+  });
+
+  it('is refused with close code 1006 when the application rejects its token, and told not to retry it', async () => {
+    const gw = await gateway();
+    const seen = await run('refused', { endpoint: `tcp://127.0.0.1:${gw.port}`, token: 'not-csharp' });
+    const refused = {
+      by: 'Server',
+      code: 1006,
+      reason: 'refused',
+      detail: expect.any(String),
+      mayReconnect: false,
+    };
+    expect(seen.connect).toMatchObject({ kind: 'Closed', closed: refused });
+    expect(seen.closed).toEqual(refused);
+  });
+
+  it('keeps an idle session open past the idle timeout with its heartbeats', async () => {
+    const gw = await gateway({ heartbeatMs: 200, idleTimeoutMs: 600 });
+    // The control: a peer that says Hello and then nothing is closed idleTimeout with these settings.
+    const silent = cleanup.add(new RawPeer(gw.port));
+    await silent.ready();
+    silent.frame([1, 1, 'csharp']);
+    const seen = await run('heartbeat', {
+      endpoint: `tcp://127.0.0.1:${gw.port}`,
+      token: 'csharp',
+      idle: '2000',
+    });
+    await waitFor(() => silent.closeFrame() !== undefined, 5000, 'the silent peer closed');
+    expect(silent.closeFrame()?.[1]).toBe(1008);
+
+    const idle = seen.idle as Record<string, number | null>;
+    expect(idle.closedMeanwhile).toBeNull();
+    expect(idle.pingsSent).toBeGreaterThanOrEqual(3);
+    expect(idle.pongsReceived).toBeGreaterThanOrEqual(1);
+    expect(seen.afterIdle).toEqual({ echo: 'still here', sameSession: true });
+  });
+
+  it("fails a waiting request when the server closes the session, and reports the server's reason", async () => {
+    const gw = await gateway();
+    const seen = await run('serverClose', { endpoint: `tcp://127.0.0.1:${gw.port}`, token: 'csharp' });
+    const goingAway = {
+      by: 'Server',
+      code: 1001,
+      reason: 'goingAway',
+      detail: 'server restarts',
+      mayReconnect: true,
+    };
+    expect(seen.pending).toMatchObject({ kind: 'Closed', closed: goingAway });
+    expect(seen.closed).toEqual(goingAway);
+    expect(seen.afterClose).toEqual({ send: false, isOpen: false });
+    expect(gw.closes).toEqual(['goingAway']);
+  });
+
+  // The same run straight against each kind of the gateway's listener.
+  it.each(['websocket', 'tls'])('runs against the %s listener kind itself', async (kind) => {
+    const fixtures = join(root, 'test', 'fixtures', 'tls');
+    const tls = {
+      key: readFileSync(join(fixtures, 'server.key')),
+      cert: readFileSync(join(fixtures, 'server.crt')),
+    };
+    const gw = await gateway({
+      maxFrameBytes: 262144,
+      listen: { bindHost: '127.0.0.1', port: 0, kind, ...(kind === 'tls' ? { tls } : {}) },
+    });
+    const endpoint = `${kind === 'tls' ? 'tls://localhost' : 'ws://127.0.0.1'}:${gw.port}${kind === 'tls' ? '' : '/'}`;
+    const seen = await run('main', { endpoint, token: 'csharp', ca: CA });
+    expect(seen.roundTrip).toEqual({ ok: true, diff: null });
+    expect(seen.closed).toMatchObject({ by: 'Client', reason: 'normal' });
+  });
+
+  it("compiles docs/sessions.md's C# example and the client README's against the client", () => {
+    const csharpBlocks = (markdown: string): string[] =>
+      [...markdown.matchAll(/^```csharp\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);
+    const docs = csharpBlocks(sectionOf(read('docs/sessions.md'), 'Clients'));
+    const readme = csharpBlocks(read(join(CLIENT_DIR, 'README.md')));
+    expect([docs.length, readme.length]).toEqual([1, 1]);
+    // The docs' example is a whole Unity script; the README's, statements in an async method.
+    const sources = [
+      ...docs,
+      ...readme.map(
+        (block, i) =>
+          'using System.Collections.Generic;\nusing System.Threading.Tasks;\nusing ZLink.Session;\n' +
+          `public static class ReadmeExample${i} {\n  public static async Task Run() {\n${block}  }\n}\n`,
+      ),
+      // The few UnityEngine members the script uses, stubbed, stand in for Unity.
+      'namespace UnityEngine {\n' +
+        '  public class Object {}\n' +
+        '  public class Component : Object {}\n' +
+        '  public class Behaviour : Component {}\n' +
+        '  public class MonoBehaviour : Behaviour {}\n' +
+        '  public static class Debug {\n' +
+        '    public static void Log(object message) {}\n' +
+        '    public static void LogWarning(object message) {}\n' +
+        '  }\n' +
+        '}\n',
+    ];
+    const files = sources.map((source, i) => {
+      const file = join(buildDir, `example-${i}.cs`);
+      writeFileSync(file, source);
+      return file;
+    });
+    // A fragment may leave a variable unused (CS0219); every other warning still fails.
+    compile(
+      join(buildDir, 'examples.dll'),
+      [...clientSources(), ...files],
+      ['-target:library', '-nowarn:219'],
+    );
+  });
+});

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The test CA and the `localhost` server certificate signed by it (test/fixtures/tls, made by its
+ * make.sh; test-only keys): `server` is what a `tls` or `wss` listener takes, `ca` what a client trusts.
+ */
+export interface TestTls {
+  readonly key: string;
+  readonly cert: string;
+  readonly ca: string;
+  /** The CA's own key: a valid key that is not the server certificate's. */
+  readonly caKey: string;
+}
+
+let cached: TestTls | undefined;
+
+export function testTls(): TestTls {
+  const read = (name: string) =>
+    readFileSync(fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url)), 'utf8');
+  cached ??= { key: read('server.key'), cert: read('server.crt'), ca: read('ca.crt'), caKey: read('ca.key') };
+  return cached;
+}
