@@ -7,6 +7,7 @@ export default {
     // The examples import the package by name, as a user does (tsconfig's paths for the compiler).
     '^nestjs-zlink$': '<rootDir>/lib/index.ts',
     '^nestjs-zlink/session-client$': '<rootDir>/lib/session-client/index.ts',
+    '^nestjs-zlink/session-client/browser$': '<rootDir>/lib/session-client/browser.ts',
   },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testMatch: ['<rootDir>/test/**/*.spec.ts'],

@@ -59,6 +59,7 @@ export type {
   ZLinkBoundSessions,
   ZLinkRelayOptions,
   SessionCloseReason,
+  SessionDropReason,
   SessionHandlerRegistration,
   SessionHookRegistration,
   SessionListenerOptions,
@@ -69,6 +70,7 @@ export type {
   SessionTlsVersion,
   RemoteAddress,
   AddressFamily,
+  UpgradeRefusal,
 } from './core/index.js';
 // `ZLinkSession` (the session's type and its parameter decorator) comes with the Nest surface below.
 export { SESSION_PROTOCOL_VERSION, SessionCloseCode } from './core/index.js';

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a checkout on Debian/Ubuntu (a fresh machine included): installs, with apt-get, whichever of
 # the system packages the demo and the tests need is missing — redis-server, python3-msgpack, mono-mcs,
-# haproxy — then the npm dependencies (npm ci). Needs node and npm already; uses sudo when not root.
-# `.ci/run` runs this same script. What "missing" means is scripts/preflight.mjs's check, the one
-# `npm test` runs.
+# chromium, haproxy — then the npm dependencies (npm ci). Needs node and npm already; uses sudo when
+# not root. `.ci/run` runs this same script. What "missing" means is scripts/preflight.mjs's check, the
+# one `npm test` runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

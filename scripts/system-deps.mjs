@@ -1,8 +1,8 @@
 // The system dependencies the demo and the tests need, and the one command that installs them: what
 // scripts/preflight.mjs checks, what the demo's private redis-server needs, which interpreter the
-// Python session test runs, the C# compiler and runtime the C# session test uses, and the HAProxy the
-// client-address test puts in front of a gateway. One module, so they never disagree on a name or a
-// command.
+// Python session test runs, the C# compiler and runtime the C# session test uses, which Chromium the
+// browser test drives, and the HAProxy the client-address test puts in front of a gateway. One module,
+// so they never disagree on a name or a command.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -27,6 +27,21 @@ export function howToInstall(packages) {
 }
 
 /**
+ * Whether `path` is a file this process may execute.
+ *
+ * @param {string} path
+ * @returns {boolean}
+ */
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The first executable `name` on PATH, or undefined.
  *
  * @param {string} name
@@ -34,13 +49,7 @@ export function howToInstall(packages) {
  */
 export function onPath(name) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not in this directory
-    }
+    if (dir !== '' && executable(join(dir, name))) return join(dir, name);
   }
   return undefined;
 }
@@ -66,6 +75,16 @@ export function pythonWithMsgpack() {
   return pythons().find(
     (python) => spawnSync(python, ['-c', 'import msgpack'], { stdio: 'ignore', timeout: 10000 }).status === 0,
   );
+}
+
+/**
+ * The Chromium the browser session test drives with playwright-core: Debian's (no browser is
+ * downloaded), or ZLINK_CHROMIUM when set.
+ *
+ * @returns {string}
+ */
+export function chromium() {
+  return process.env.ZLINK_CHROMIUM || '/usr/bin/chromium';
 }
 
 /**
@@ -113,6 +132,14 @@ export const CHECKS = [
       pythonWithMsgpack()
         ? undefined
         : `${pythons().join(' and ') || 'no python3'} cannot import msgpack (the Python session client needs it)`,
+  },
+  {
+    what: 'chromium',
+    debian: 'chromium',
+    missing: () =>
+      executable(chromium())
+        ? undefined
+        : `${chromium()} is not there (the browser session client test drives it; no browser is downloaded)`,
   },
   {
     what: 'mcs and mono',

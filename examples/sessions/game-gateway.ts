@@ -14,7 +14,9 @@ import {
   MemoryLocationStore,
   MemoryRelocationStore,
   OnSessionClose,
+  OnSessionDropped,
   OnSessionOpen,
+  OnSessionResumed,
   SessionHandler,
   Spot,
   SpotHandler,
@@ -28,6 +30,7 @@ import {
   type LocationStoreOptions,
   type RelocationStoreOptions,
   type SessionCloseReason,
+  type SessionDropReason,
   type ZLinkObjectContext,
   type ZLinkObjectScope,
   type ZLinkSessionHello,
@@ -51,6 +54,16 @@ export class PlayerActor {
   // The session ended (the player left, the gateway closed it, or the gateway was lost).
   onSessionClosed(ctx: ZLinkObjectScope, session: ZLinkSessionRef, reason: string): void {
     console.log(`${ctx.id}: session ${session.id} ended (${reason})`);
+  }
+
+  // The player's connection dropped; its session waits on the gateway for it to come back (resume).
+  onSessionDropped(ctx: ZLinkObjectScope, session: ZLinkSessionRef, reason: string): void {
+    console.log(`${ctx.id}: session ${session.id} dropped (${reason}), its pushes are kept`);
+  }
+
+  // It came back on a new connection: the same session, still bound, and nothing it was sent is lost.
+  onSessionResumed(ctx: ZLinkObjectScope, session: ZLinkSessionRef): void {
+    console.log(`${ctx.id}: session ${session.id} resumed`);
   }
 
   // A player moves with its Actor's state; its connection stays where it is.
@@ -109,6 +122,18 @@ export class Lobby {
   @OnSessionClose('players')
   close(session: ZLinkSession, reason: SessionCloseReason): void {
     console.log(`gateway: ${String(session.data.name)} left (${reason})`);
+  }
+
+  // A client that asked for resume lost its connection: its seat is kept for `resumeGraceMs`.
+  @OnSessionDropped('players')
+  dropped(session: ZLinkSession, reason: SessionDropReason): void {
+    console.log(`gateway: ${String(session.data.name)} dropped (${reason}), waiting for a resume`);
+  }
+
+  // It resumed: `session.data` and the bindings are as they were.
+  @OnSessionResumed('players')
+  resumed(session: ZLinkSession): void {
+    console.log(`gateway: ${String(session.data.name)} is back`);
   }
 }
 

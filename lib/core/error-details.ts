@@ -1,5 +1,3 @@
-import { Buffer } from 'node:buffer';
-
 /**
  * The most an error's `details` take on any wire (msgpack bytes). Larger details are cut to fit: of
  * Nest's HTTP error body (`{ statusCode, message: [...], error }`, a `ValidationPipe` failure) the
@@ -18,6 +16,24 @@ export interface BoundedDetails {
   readonly details?: unknown;
   /** Why the details could not be encoded (a cycle, a symbol, a BigInt past 64 bits, a throwing `toJSON`). */
   readonly note?: string;
+}
+
+/**
+ * The UTF-8 length of `s`, as Buffer.byteLength gives it (a lone surrogate counts as U+FFFD, 3 bytes),
+ * without Buffer: errors reach the browser session client too.
+ */
+function utf8Bytes(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** Thrown inside the walk only: the details can never be encoded. */
@@ -106,7 +122,7 @@ class Walk {
   plain(value: unknown, depth: number): unknown {
     switch (typeof value) {
       case 'string':
-        this.add(5 + Buffer.byteLength(value));
+        this.add(5 + utf8Bytes(value));
         return value;
       case 'symbol':
         throw new Unencodable('a symbol');
@@ -191,7 +207,7 @@ class Walk {
     for (const key in value) {
       if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
       if (!this.add(0)) break;
-      this.add(5 + Buffer.byteLength(key));
+      this.add(5 + utf8Bytes(key));
       out[key] = this.plain((value as Record<string, unknown>)[key], depth);
     }
     return out;

@@ -16,6 +16,8 @@ export {
   SessionHandler,
   OnSessionOpen,
   OnSessionClose,
+  OnSessionDropped,
+  OnSessionResumed,
   ZLinkSession,
   type SessionHandlerOptions,
 } from './decorators/index.js';

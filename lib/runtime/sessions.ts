@@ -11,7 +11,12 @@ import {
   type ZLinkSession,
 } from '../core/objects/index.js';
 import { SessionHost } from '../spot/index.js';
-import { NetSessionListener, type SessionListenerConfig, type SessionListening } from '../transport/index.js';
+import {
+  NetSessionListener,
+  type SessionListenerConfig,
+  type SessionListening,
+  WebSocketSessionListener,
+} from '../transport/index.js';
 import { bindListener } from './bind.js';
 import type { BindContext, Topology } from './topology.js';
 
@@ -27,10 +32,7 @@ type ListenerFactory = (config: SessionListenerConfig, entry: NormalizedSessionL
 const LISTENERS: Record<SessionListenKind, ListenerFactory> = {
   tcp: (config, entry) => new NetSessionListener(config, entry),
   tls: (config, entry) => new NetSessionListener(config, entry),
-  websocket: (_config, entry) => {
-    // TODO(lead): wire WebSocketSessionListener
-    throw configurationError(`${entry.field}.kind`, "'websocket' listener is not built in this version");
-  },
+  websocket: (config, entry) => new WebSocketSessionListener(config, entry),
 };
 
 /**
@@ -70,7 +72,7 @@ export class RuntimeSessions implements Topology {
     this.handlers.register(registration);
   }
 
-  /** `@OnSessionOpen` / `@OnSessionClose`; `Configuration` as `registerHandler`. */
+  /** `@OnSessionOpen` and the other session hooks; `Configuration` as `registerHandler`. */
   registerHook(registration: SessionHookRegistration): void {
     this.checkListener(registration.listener, `session hook ${registration.source}`);
     this.hooks.register(registration);
@@ -149,12 +151,17 @@ export class RuntimeSessions implements Topology {
     return [];
   }
 
-  /** Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`. */
+  /**
+   * Every listener drains at once: no new session, answers in flight given their grace, then `goingAway`
+   * (sessions whose client is away after a drop end `goingAway` at once: none resumes from then on).
+   */
   async drain(): Promise<void> {
+    this.host.drain();
     await Promise.all(this.all().map((l) => l.drain()));
   }
 
   async close(): Promise<void> {
+    this.host.drain();
     await Promise.all(this.all().map((l) => l.close()));
   }
 
@@ -166,7 +173,11 @@ export class RuntimeSessions implements Topology {
   snapshot(): SessionListenerSnapshot[] {
     return this.all().map((l) => {
       const s = l.snapshot();
-      return { ...s, roomPushRecords: this.host.roomPushRecords(s.listener) };
+      return {
+        ...s,
+        roomPushRecords: this.host.roomPushRecords(s.listener),
+        ...this.host.resumeSnapshot(s.listener),
+      };
     });
   }
 }

@@ -1,11 +1,8 @@
-/** `nestjs-zlink/session-client`: a Node client of the end-user session wire (docs/sessions-wire.md). */
-export {
-  ZLinkSessionClient,
-  type SessionClientClose,
-  type SessionClientOptions,
-  type SessionClientSettings,
-  type SessionWelcome,
-} from './session-client.js';
+/**
+ * `nestjs-zlink/session-client`: the Node client of the end-user session wire (docs/sessions-wire.md),
+ * over TCP, TLS or WebSocket. Browsers import `nestjs-zlink/session-client/browser` (`browser.ts`).
+ */
+export { ZLinkSessionClient, type SessionClientOptions } from './session-client.js';
+export type { SessionClientTls } from './node-transports.js';
 export type { SessionAddress } from './session-address.js';
-export { ZLinkError } from '../core/errors.js';
-export type { SessionCloseReason } from '../core/wire/index.js';
+export * from './common.js';

@@ -6,3 +6,4 @@ export { admitThen, type Submission } from './outbound/index.js';
 export { CurveKeyring } from './security/index.js';
 export type { SessionCount, SessionListenerConfig, SessionListening } from './session/index.js';
 export * from './net/index.js';
+export * from './websocket/index.js';

@@ -16,6 +16,8 @@ const SESSIONS = [
   'examples/sessions/game-gateway.ts',
   'examples/sessions/tls-gateway.ts',
   'examples/sessions/behind-a-proxy.ts',
+  'examples/sessions/browser-socket.ts',
+  'examples/sessions/browser-player.ts',
 ];
 const CURVE = ['examples/security/curve-mesh.ts'];
 const QUICKSTART = ['examples/quickstart/main.ts'];

@@ -122,12 +122,20 @@ describe('user docs', () => {
     expect(blocks.filter((block) => !isRunOf(block, example))).toEqual([]);
   });
 
-  it('every TypeScript snippet of docs/sessions.md is a run of lines of examples/sessions/game-gateway.ts, tls-gateway.ts or behind-a-proxy.ts', () => {
-    const examples = ['game-gateway', 'tls-gateway', 'behind-a-proxy'].map((f) =>
-      read(`examples/sessions/${f}.ts`),
-    );
+  it('every TypeScript snippet of docs/sessions.md is a run of lines of one of examples/sessions/*.ts', () => {
+    const examples = [
+      'game-gateway',
+      'browser-player',
+      'tls-gateway',
+      'browser-socket',
+      'behind-a-proxy',
+    ].map((f) => read(`examples/sessions/${f}.ts`));
     const blocks = tsBlocks(read('docs/sessions.md'));
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
     expect(blocks.filter((block) => !examples.some((example) => isRunOf(block, example)))).toEqual([]);
+    // The browser client's section shows the browser example.
+    expect(
+      tsBlocks(sectionOf(read('docs/sessions.md'), 'Clients')).some((b) => isRunOf(b, examples[1] as string)),
+    ).toBe(true);
   });
 });

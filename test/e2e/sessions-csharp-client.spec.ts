@@ -415,15 +415,15 @@ describe('the C# client, written from docs/sessions-wire.md alone, compiled with
     expect(gw.closes).toEqual(['goingAway']);
   });
 
-  // TODO(lead): enable once the `websocket` and `tls` session listener kinds land (issue 53 item 1, the
-  // "kinds" helper): the same run straight against each kind, from runtime.sessions.endpoint('game').
-  it.skip.each(['websocket', 'tls'])('runs against the %s listener kind itself', async (kind) => {
+  // The same run straight against each kind of the gateway's listener.
+  it.each(['websocket', 'tls'])('runs against the %s listener kind itself', async (kind) => {
     const fixtures = join(root, 'test', 'fixtures', 'tls');
     const tls = {
       key: readFileSync(join(fixtures, 'server.key')),
       cert: readFileSync(join(fixtures, 'server.crt')),
     };
     const gw = await gateway({
+      maxFrameBytes: 262144,
       listen: { bindHost: '127.0.0.1', port: 0, kind, ...(kind === 'tls' ? { tls } : {}) },
     });
     const endpoint = `${kind === 'tls' ? 'tls://localhost' : 'ws://127.0.0.1'}:${gw.port}${kind === 'tls' ? '' : '/'}`;

@@ -36,6 +36,7 @@ const ENTRY_POINTS = [
   'nestjs-zlink/redis-store',
   'nestjs-zlink/terminus',
   'nestjs-zlink/session-client',
+  'nestjs-zlink/session-client/browser',
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'zlink-consumer-'));
@@ -165,7 +166,7 @@ describe.each([
     const app = apps[type];
     const { stdout } = await runOk(process.execPath, ['dist/subpaths.js'], app, 60000);
     expect(stdout).toContain(
-      'loaded {"ZLinkModule":"function","ZLinkError":"function","ZLINK_TRANSPORT":"symbol","ZLinkClientProxy":"function","ZLinkServer":"function","RedisLocationStore":"function","ZLinkHealthIndicator":"function","checkZLinkHealth":"function","ZLinkSessionClient":"function"}',
+      'loaded {"ZLinkModule":"function","ZLinkError":"function","ZLINK_TRANSPORT":"symbol","ZLinkClientProxy":"function","ZLinkServer":"function","RedisLocationStore":"function","ZLinkHealthIndicator":"function","checkZLinkHealth":"function","ZLinkSessionClient":"function","BrowserSessionClient":"function"}',
     );
     const load = type === 'commonjs' ? 'require' : 'await import';
     const script = ENTRY_POINTS.map(

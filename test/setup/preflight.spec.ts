@@ -38,8 +38,17 @@ const preflight = (env: NodeJS.ProcessEnv, args: string[] = []) => runNode(PREFL
 
 // A PATH without redis-server, and a python that cannot import msgpack: Debian's own without its
 // site directories (-S), where python3-msgpack puts the module; or none at all where there is no such file.
+// A Chromium that is not there, and one that is (any executable stands for it: nothing launches it).
 const emptyPath = bin('empty', {});
 const pythonWithoutMsgpack = join(bin('python', { python3: 'exec /usr/bin/python3 -S "$@"' }), 'python3');
+const noChromium = join(root, 'no-such-chromium');
+const aChromium = join(bin('chromium', { chromium: 'exit 0' }), 'chromium');
+// An HAProxy that is not there (ZLINK_HAPROXY names it, so Debian's in /usr/sbin is not looked at), and
+// one that is; mcs and mono are looked for on PATH.
+const noHaproxy = join(root, 'no-such-haproxy');
+const aHaproxy = join(bin('haproxy', { haproxy: 'exit 0' }), 'haproxy');
+const MONO = { mcs: 'exit 0', mono: 'exit 0' };
+const ALL_PACKAGES = ['redis-server', 'python3-msgpack', 'chromium', 'mono-mcs', 'haproxy'];
 
 describe('npm test preflight', () => {
   it('runs first in npm test', () => {
@@ -47,24 +56,40 @@ describe('npm test preflight', () => {
     expect(pkg.scripts.test.startsWith('node scripts/preflight.mjs && ')).toBe(true);
   });
 
-  it('stops within seconds naming redis-server and python3-msgpack, and the one command that installs both', async () => {
-    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack });
+  it('stops within seconds naming everything missing, and the one command that installs them', async () => {
+    const run = await preflight({
+      PATH: emptyPath,
+      ZLINK_PYTHON: pythonWithoutMsgpack,
+      ZLINK_CHROMIUM: noChromium,
+      ZLINK_HAPROXY: noHaproxy,
+    });
     expect(run.code).toBe(1);
     expect(run.err).toContain('redis-server: not on PATH');
     expect(run.err).toContain(`python3 with msgpack: ${pythonWithoutMsgpack} cannot import msgpack`);
+    expect(run.err).toContain(
+      `chromium: ${noChromium} is not there (the browser session client test drives it`,
+    );
     // The one command is scripts/setup.sh (apt-get update when needed, sudo only when not root): a bare
     // `apt-get install` fails where the package lists are empty, `sudo` where root has no sudo.
     expect(run.err).toContain('Install it with: scripts/setup.sh\n');
-    expect(run.err).toContain('apt-get install -y redis-server python3-msgpack,');
-    expect(run.err).toContain(`${howToInstall(['redis-server', 'python3-msgpack'])}\n`);
+    expect(run.err).toContain('mcs and mono: not on PATH');
+    expect(run.err).toContain('haproxy:');
+    expect(run.err).toContain(`apt-get install -y ${ALL_PACKAGES.join(' ')},`);
+    expect(run.err).toContain(`${howToInstall(ALL_PACKAGES)}\n`);
     expect(run.ms).toBeLessThan(20000);
   });
 
   it('names only what is missing: redis-server on PATH, python without msgpack', async () => {
-    const path = bin('redis-only', { 'redis-server': 'exit 0' });
-    const run = await preflight({ PATH: path, ZLINK_PYTHON: pythonWithoutMsgpack });
+    const path = bin('redis-only', { 'redis-server': 'exit 0', ...MONO });
+    const run = await preflight({
+      PATH: path,
+      ZLINK_PYTHON: pythonWithoutMsgpack,
+      ZLINK_CHROMIUM: aChromium,
+      ZLINK_HAPROXY: aHaproxy,
+    });
     expect(run.code).toBe(1);
     expect(run.err).not.toContain('redis-server:');
+    expect(run.err).not.toContain('chromium:');
     expect(run.err).toContain(`${howToInstall(['python3-msgpack'])}\n`);
   });
 
@@ -74,20 +99,34 @@ describe('npm test preflight', () => {
   });
 
   it('--packages lists the Debian packages of what is missing, for scripts/setup.sh', async () => {
-    const run = await preflight({ PATH: emptyPath, ZLINK_PYTHON: pythonWithoutMsgpack }, ['--packages']);
+    const run = await preflight(
+      {
+        PATH: emptyPath,
+        ZLINK_PYTHON: pythonWithoutMsgpack,
+        ZLINK_CHROMIUM: noChromium,
+        ZLINK_HAPROXY: noHaproxy,
+      },
+      ['--packages'],
+    );
     expect(run.code).toBe(0);
-    expect(run.out).toBe('redis-server\npython3-msgpack\n');
+    expect(run.out).toBe(`${ALL_PACKAGES.join('\n')}\n`);
   });
 
-  it('passes, in one line, when both are there', async () => {
-    const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0' });
-    const run = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') });
+  it('passes, in one line, when all are there', async () => {
+    const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0', ...MONO });
+    const env = {
+      PATH: path,
+      ZLINK_PYTHON: join(path, 'python3'),
+      ZLINK_CHROMIUM: aChromium,
+      ZLINK_HAPROXY: aHaproxy,
+    };
+    const run = await preflight(env);
     expect([run.code, run.out, run.err]).toEqual([
       0,
-      'preflight: redis-server, python3 with msgpack: found\n',
+      'preflight: redis-server, python3 with msgpack, chromium, mcs and mono, haproxy: found\n',
       '',
     ]);
-    const packages = await preflight({ PATH: path, ZLINK_PYTHON: join(path, 'python3') }, ['--packages']);
+    const packages = await preflight(env, ['--packages']);
     expect(packages.out).toBe('');
   });
 });

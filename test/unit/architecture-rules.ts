@@ -230,7 +230,15 @@ export interface FloorPlan {
 }
 
 /** The rooms of lib/core, lowest first: a room imports only rooms before it and core's root files. */
-export const CORE_ROOMS = ['wire', 'observe', 'calls', 'ports', 'options', 'objects'] as const;
+export const CORE_ROOMS = [
+  'session-wire',
+  'wire',
+  'observe',
+  'calls',
+  'ports',
+  'options',
+  'objects',
+] as const;
 
 /** Every layer whose rooms have a checked order (see `checkRooms`). */
 export const FLOOR_PLANS: readonly FloorPlan[] = [
@@ -241,7 +249,7 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
       '(root)',
       ['address', 'io'],
       ['inbound', 'liveness', 'outbound', 'security', 'session'],
-      ['client-server', 'fanout', 'net', 'route-mesh'],
+      ['client-server', 'fanout', 'net', 'route-mesh', 'websocket'],
     ],
     doors: true,
   },

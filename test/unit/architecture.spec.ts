@@ -102,10 +102,10 @@ describe('folder cycles and core rooms (on synthetic input)', () => {
       rules(file('lib/core/ports/lease.ts', '../observe/events.js', '../errors.js', './ports.js')),
     ).toEqual([]);
     expect(rules(file('lib/core/wire/codec.ts', '../options/options.js'))).toEqual([
-      'core/wire imports core/options, a room after it (order: (root) < wire < observe < calls < ports < options < objects)',
+      'core/wire imports core/options, a room after it (order: (root) < session-wire < wire < observe < calls < ports < options < objects)',
     ]);
     expect(rules(file('lib/core/errors.ts', './wire/codec.js'))).toEqual([
-      'errors.ts imports core/wire, a room after it (order: (root) < wire < observe < calls < ports < options < objects)',
+      'errors.ts imports core/wire, a room after it (order: (root) < session-wire < wire < observe < calls < ports < options < objects)',
     ]);
     expect(rules(file('lib/core/index.ts', './wire/index.js', './objects/index.js'))).toEqual([]);
   });

@@ -42,6 +42,13 @@ export interface ObjectLifecycleHooks {
   readonly onActorLeave: boolean;
   /** An Actor's: a session bound to it ended (`onSessionClosed(ctx, session, reason)`). */
   readonly onSessionClosed: boolean;
+  /**
+   * An Actor's: a bound session's connection dropped and its client may resume it
+   * (`onSessionDropped(ctx, session, reason)`).
+   */
+  readonly onSessionDropped: boolean;
+  /** An Actor's: a bound session's client resumed it after a drop (`onSessionResumed(ctx, session)`). */
+  readonly onSessionResumed: boolean;
 }
 
 /** The lifecycle methods the runtime calls when a class has them (docs/architecture.md#public-surface). */
@@ -55,6 +62,8 @@ const LIFECYCLE_HOOKS: readonly ObjectLifecycleHook[] = [
   'onActorJoin',
   'onActorLeave',
   'onSessionClosed',
+  'onSessionDropped',
+  'onSessionResumed',
 ];
 
 /** Which lifecycle methods a class's prototype has: the one rule, for decorated and plain classes. */

@@ -1,7 +1,7 @@
 import type { RemoteAddress } from '../kinds.js';
 import type { MessageKind } from '../calls/handlers.js';
 import type { ZLinkMetadata } from '../wire/metadata.js';
-import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { SessionCloseReason } from '../session-wire/index.js';
 import type { ActorRef } from './object-context.js';
 
 /**
@@ -12,7 +12,7 @@ import type { ActorRef } from './object-context.js';
 /**
  * Why a session ended, as `@OnSessionClose` hears it; the Close frame's reason names (docs/sessions-wire.md).
  */
-export type { SessionCloseReason } from '../wire/session-frames.js';
+export type { SessionCloseReason } from '../session-wire/index.js';
 
 /** One end-user session, on the node that owns its connection (the Session owner). */
 export interface ZLinkSession {
@@ -26,8 +26,13 @@ export interface ZLinkSession {
    * `X-Forwarded-For` names. Known from `@OnSessionOpen` on (ban an address there by returning `false`).
    */
   readonly remoteAddress: RemoteAddress;
-  /** Whether the session is still open. */
+  /**
+   * Whether the session is still open: true too while its client is away after a drop, for the
+   * listener's `resumeGraceMs` (docs/sessions.md#resume-after-a-drop).
+   */
   readonly open: boolean;
+  /** Whether the client is connected: open and not away after a drop. */
+  readonly connected: boolean;
   /**
    * The application's own values for this session (a user id after login, say): kept on the Session
    * owner only, never sent anywhere, gone with the session.
@@ -35,7 +40,8 @@ export interface ZLinkSession {
   readonly data: Record<string, unknown>;
   /**
    * Sends the client a Push (`msg` as msgpack). Returns `false` when the session is closed; never
-   * throws for that. A client that reads too slowly is closed (`slowConsumer`).
+   * throws for that. A client that reads too slowly is closed (`slowConsumer`). While a resumable
+   * session's client is away, the push waits for its resume (within `maxPendingBytes`).
    */
   push(packet: string, msg: unknown): boolean;
   /** Closes the session: the client gets a Close with `reason`, `@OnSessionClose` runs once. */

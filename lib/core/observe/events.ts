@@ -121,11 +121,14 @@ export type ZLinkEvent =
        * refusal by `@OnSessionOpen`, the listener full or draining), `unbound` when a binding of it was
        * lost (`ownerLost`: the bound Actor's owner left the mesh), `sealed` when a bound Actor's move
        * sealed its binding (its messages wait here), `routed` when the move gave it its route (`reason`:
-       * `commit` or `abort`). `reason` is the close reason
+       * `commit` or `abort`), `dropped` when a resumable session's connection was lost (it waits for its
+       * client to resume it: docs/sessions.md#resume-after-a-drop) and `resumed` when it came back.
+       * `reason` is the close reason
        * (`protocolError`, `idleTimeout`, ...), counted per state and reason (`session:closed:idleTimeout`).
        */
       readonly type: 'session';
-      readonly state: 'opened' | 'closed' | 'refused' | 'unbound' | 'sealed' | 'routed';
+      readonly state:
+        'opened' | 'closed' | 'refused' | 'unbound' | 'sealed' | 'routed' | 'dropped' | 'resumed';
       readonly listener: string;
       readonly sessionId?: string;
       readonly reason?: string;

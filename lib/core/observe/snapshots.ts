@@ -109,6 +109,25 @@ export interface ObjectActivationSnapshot {
   readonly members?: readonly string[];
 }
 
+/**
+ * Why a WebSocket session listener answered a connection over HTTP instead of upgrading it
+ * (docs/sessions-wire.md#upgrade-refusals): a wrong path (404), an Origin not allowed (403), a method
+ * other than GET (405), a bad WebSocket handshake (400: Upgrade, Sec-WebSocket-Key or -Version), headers
+ * over the bound (431), a plain HTTP request (426), bytes that are no HTTP (400), no upgrade in time
+ * (408 or dropped), a failed TLS handshake (dropped).
+ */
+export type UpgradeRefusal =
+  | 'path'
+  | 'origin'
+  | 'method'
+  | 'handshake'
+  | 'headersTooLarge'
+  | 'forwardedFor'
+  | 'notUpgrade'
+  | 'malformed'
+  | 'timeout'
+  | 'tls';
+
 /** A session listener at one moment (`snapshot().sessions`). */
 /** One entry of a session listener (`sessions.<name>.listen[i]`): a name with several entries has several. */
 export interface SessionListenerSnapshot {
@@ -157,4 +176,14 @@ export interface SessionListenerSnapshot {
    * same figure (the name's) on each of a name's entries.
    */
   readonly roomPushRecords?: number;
+  /** A WebSocket listener's connections answered over HTTP and closed, by why, since the bind. */
+  readonly upgradeRefusals?: Readonly<Record<UpgradeRefusal, number>>;
+  /**
+   * Resume after a drop (docs/sessions.md#resume-after-a-drop), set by the runtime: sessions whose client
+   * is away now (they hold their seat and their output), sessions resumed since the start, and Hellos
+   * refused a resume (a wrong, used or expired token, or an unknown session: `resumeRefused`).
+   */
+  readonly detached?: number;
+  readonly resumes?: number;
+  readonly resumesRefused?: number;
 }

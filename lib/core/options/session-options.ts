@@ -1,5 +1,5 @@
 import { configurationError } from '../errors.js';
-import { checkKeys, checkName, isRecord, positiveInt } from '../option-checks.js';
+import { checkKeys, checkName, isRecord, nonNegativeInt, positiveInt } from '../option-checks.js';
 import type { NormalizedMesh } from './mesh-options.js';
 import {
   type NormalizedSessionListen,
@@ -55,6 +55,12 @@ export interface SessionListenerOptions {
    * before it is closed (`relocationTimeout`). @default 10000
    */
   sealTimeoutMs?: number;
+  /**
+   * How long a session whose connection dropped waits for its client to resume it, in ms; past it the
+   * session closes (`resumeExpired`). Only for clients that ask for resume in their Hello
+   * (docs/sessions.md#resume-after-a-drop). 0 turns resume off. @default 30000
+   */
+  resumeGraceMs?: number;
 }
 
 export interface NormalizedSessionListener {
@@ -71,6 +77,8 @@ export interface NormalizedSessionListener {
   readonly maxPendingBytes: number;
   readonly drainGraceMs: number;
   readonly sealTimeoutMs: number;
+  /** 0 when resume is off. */
+  readonly resumeGraceMs: number;
 }
 
 /** The largest `maxFrameBytes`: 16 MiB (a game message larger than that belongs in a download). */
@@ -84,6 +92,10 @@ export const MIN_SESSION_PENDING_BYTES = 64 * 1024;
 export const DEFAULT_SESSION_FRAME_BYTES = 65536;
 /** @default 10000 */
 export const DEFAULT_SESSION_SEAL_TIMEOUT_MS = 10000;
+/** @default 30000 */
+export const DEFAULT_SESSION_RESUME_GRACE_MS = 30000;
+/** The longest `resumeGraceMs`: a day (a timer cannot wait much longer, and a seat kept longer is lost). */
+export const MAX_SESSION_RESUME_GRACE_MS = 24 * 60 * 60 * 1000;
 
 const LISTENER_KEYS = [
   'listen',
@@ -97,6 +109,7 @@ const LISTENER_KEYS = [
   'maxPendingBytes',
   'drainGraceMs',
   'sealTimeoutMs',
+  'resumeGraceMs',
 ];
 
 function normalizeListener(
@@ -140,6 +153,16 @@ function normalizeListener(
       `${field}.maxPendingBytes`,
       `must be at least ${MIN_SESSION_PENDING_BYTES} (64 KiB), got ${maxPendingBytes}`,
     );
+  const resumeGraceMs = nonNegativeInt(
+    `${field}.resumeGraceMs`,
+    value.resumeGraceMs,
+    DEFAULT_SESSION_RESUME_GRACE_MS,
+  );
+  if (resumeGraceMs > MAX_SESSION_RESUME_GRACE_MS)
+    throw configurationError(
+      `${field}.resumeGraceMs`,
+      `must be 0..${MAX_SESSION_RESUME_GRACE_MS} (a day; 0 = off), got ${resumeGraceMs}`,
+    );
   return Object.freeze({
     listener,
     listen: normalizeSessionListens(`${field}.listen`, value.listen),
@@ -157,6 +180,7 @@ function normalizeListener(
       value.sealTimeoutMs,
       DEFAULT_SESSION_SEAL_TIMEOUT_MS,
     ),
+    resumeGraceMs,
   });
 }
 

@@ -1,5 +1,6 @@
 import type { RemoteAddress } from '../kinds.js';
-import type { SessionCloseReason } from '../wire/session-frames.js';
+import type { SessionCloseReason } from '../session-wire/index.js';
+import type { SessionResumeAsk, WelcomeResume } from '../wire/session-frames.js';
 
 /**
  * The SessionLink port: one end-user connection on a session listener, as the layers above the
@@ -22,8 +23,13 @@ export interface SessionLink {
   readonly open: boolean;
   /** Requests the client sent that have no answer yet. */
   readonly awaiting: number;
-  /** Admits the session: the client gets its Welcome with `sessionId`. Once; after `opened` only. */
-  welcome(sessionId: string): void;
+  /**
+   * Admits the session: the client gets its Welcome with `sessionId`. Once; after `opened` only. With
+   * `resume` the Welcome carries its terms and the link is resumable: lost without a Close frame, or
+   * silent for `idleTimeoutMs`, it ends with no Close frame and is told as a drop
+   * (docs/sessions-wire.md#resume-after-a-drop).
+   */
+  welcome(sessionId: string, resume?: SessionResumeTerms): void;
   /**
    * Answers request `correlation` with a payload (its msgpack bytes). Returns `false`, nothing sent,
    * when the request was answered already or the session has closed: each request gets exactly one
@@ -42,6 +48,22 @@ export interface SessionLink {
   push(packet: string, payload: Uint8Array): boolean;
   /** Sends a Close with `reason` and closes the connection; later calls do nothing. */
   close(reason: SessionCloseReason, detail?: string): void;
+  /**
+   * Ends the connection without a Close frame (the client is gone, or came back on another
+   * connection); told to the handler as a drop when the link is resumable. Later calls do nothing.
+   */
+  drop(reason: SessionCloseReason, detail: string): void;
+}
+
+/** What a resumable session's Welcome says, and what its new connection takes over. */
+export interface SessionResumeTerms extends WelcomeResume {
+  /** The Welcome resumes a session the client had (told as `resumed`, not `opened`). */
+  readonly resumed: boolean;
+  /**
+   * Correlations of requests taken on an earlier connection that this one may still answer (each
+   * once): the ones without an answer yet and the ones whose answer is sent again.
+   */
+  readonly awaiting: Iterable<number>;
 }
 
 /** What a session listener tells the layer above, per connection; every call runs on its receive turn. */
@@ -51,14 +73,18 @@ export interface SessionLinkHandler {
    * or later (within the listener's `helloTimeoutMs`, or the connection is closed `helloTimeout`). A
    * client waits for its Welcome: any frame but a Ping or a Close before it is a `protocolError`.
    */
-  opened(link: SessionLink, token: unknown): void;
+  opened(link: SessionLink, token: unknown, resume?: SessionResumeAsk): void;
   /** A request of a welcomed session; it must end in one `reply` or `error` (or the session's close). */
   request(link: SessionLink, correlation: number, packet: string, payload: Uint8Array): void;
   /** A one-way message of a welcomed session. */
   send(link: SessionLink, packet: string, payload: Uint8Array): void;
   /**
    * The connection ended, after `opened` (welcomed or not): by the client, by `close`, by a fault
-   * of its input, by its silence, or by the listener closing. Once per link.
+   * of its input, by its silence, or by the listener closing. Once per link. `dropped` when a
+   * resumable link ended without a Close frame either way (lost, silent, or `drop`): the client may
+   * resume the session on another connection.
    */
-  closed(link: SessionLink, reason: SessionCloseReason, detail: string): void;
+  closed(link: SessionLink, reason: SessionCloseReason, detail: string, dropped: boolean): void;
+  /** A resumable session's client has received `received` of its Replies, Errors and Pushes (an Ack). */
+  acked?(link: SessionLink, received: number): void;
 }

@@ -1,4 +1,4 @@
-import { Packr } from 'msgpackr';
+import { packr } from '../session-wire/index.js';
 import type { ObjectKind } from '../kinds.js';
 
 /**
@@ -126,17 +126,9 @@ export function unreadableKind(kind: unknown): MalformedRecord {
     : { reason: `record kind ${kind as number} (${reserved}) is reserved; this version does not read it` };
 }
 
-/**
- * The one msgpack codec of every record and payload. `variableMapSize`: a map gets its shortest header
- * (a fixmap up to 15 entries, as docs/sessions-wire.md shows), not msgpackr's default map 16 written
- * before the entries are counted — 2 bytes less per map, in every payload a node or a session sends.
- */
-export const packr = new Packr({
-  useRecords: false,
-  moreTypes: false,
-  mapsAsObjects: true,
-  variableMapSize: true,
-});
+// The one msgpack codec of every record and payload lives in the session-wire room, which a browser's
+// session client imports without Node built-ins: every side packs with the same settings.
+export { packr };
 
 /** A record that could not be read. `correlation` is set when it was a request whose id was legible. */
 export interface MalformedRecord {

@@ -23,6 +23,7 @@ export {
 export { MsgpackReader } from './msgpack-read.js';
 export { countMsgpackValues, msgpackValueEnd } from './msgpack-scan.js';
 export * as msgpackWrite from './msgpack-write.js';
-// The end-user session wire (docs/sessions-wire.md): framing and frames, for the listener and the clients.
-export * from './session-framing.js';
+// The end-user session wire (docs/sessions-wire.md): its base (codec, framing, kinds, close codes; no
+// Node built-ins) and the server's frame reader and writers.
+export * from '../session-wire/index.js';
 export * from './session-frames.js';

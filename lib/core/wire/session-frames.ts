@@ -1,17 +1,24 @@
 import { Buffer } from 'node:buffer';
-import { packr } from './codec.js';
+import { isCount, packr } from './codec.js';
 import { MsgpackReader } from './msgpack-read.js';
 import { msgpackValueEnd } from './msgpack-scan.js';
 import { put, strHead, strSize, uint, uintSize, utf8Length } from './msgpack-write.js';
-import { FRAME_HEADER_BYTES, writeFrameHeader } from './session-framing.js';
+import {
+  FRAME_HEADER_BYTES,
+  SESSION_PROTOCOL_VERSION,
+  SessionCloseCode,
+  SessionFrameKind,
+  writeFrameHeader,
+} from '../session-wire/index.js';
 
 /**
  * The frames of an end-user session (docs/sessions-wire.md is the contract; keep the two in step).
  * Every body is one msgpack array whose first item is the frame kind; items a later version appends
  * after the ones listed here are ignored by this one.
  *
- *     Hello    c→s  [1, version, token?]
- *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight]
+ *     Hello    c→s  [1, version, token?, resume?]
+ *     Welcome  s→c  [2, version, sessionId, heartbeatMs, maxFrameBytes, maxInFlight,
+ *                    resumeToken?, resumeGraceMs?, received?]
  *     Request  c→s  [3, correlation, packet, payload]
  *     Reply    s→c  [4, correlation, payload]
  *     Error    s→c  [5, correlation, code, message, details?]
@@ -20,75 +27,39 @@ import { FRAME_HEADER_BYTES, writeFrameHeader } from './session-framing.js';
  *     Ping     both [8]
  *     Pong     both [9]
  *     Close    both [10, code, reason]
+ *     Ack      c→s  [11, received]
  *
+ * The Hello's `resume`, the Welcome's last three items and Ack are resume after a drop
+ * (docs/sessions-wire.md#resume-after-a-drop): a client that sends no `resume` sees neither.
  * `payload` is any one msgpack value, written inline (not wrapped in bin): a client in any language
  * packs the whole array with its msgpack library. The server never decodes a payload it only relays:
  * it hands on the payload's bytes as they arrived.
  */
 
-/** The session protocol this version speaks (the Hello's `version`). */
-export const SESSION_PROTOCOL_VERSION = 1;
-
-export const SessionFrameKind = {
-  Hello: 1,
-  Welcome: 2,
-  Request: 3,
-  Reply: 4,
-  Error: 5,
-  Send: 6,
-  Push: 7,
-  Ping: 8,
-  Pong: 9,
-  Close: 10,
-} as const;
-
 /**
- * Why a session ended, as the Close frame carries it (after WebSocket's numbering: 1000 normal, 1001
- * going away, the rest ours). The same names appear in events, metrics and `onSessionClose`.
+ * What a Hello asks of resume (docs/sessions-wire.md#resume-after-a-drop): a new session it may resume
+ * later (`resume: []`), or to resume session `sessionId` with its token, having received `received` of
+ * its Replies, Errors and Pushes. A Hello without `resume` asks for neither.
  */
-export const SessionCloseCode = {
-  /** The client or the application closed it. */
-  normal: 1000,
-  /** The server is draining or shutting down. */
-  goingAway: 1001,
-  /** Malformed framing or msgpack, an unknown kind, a frame out of place (before Hello, a second Hello). */
-  protocolError: 1002,
-  /** A frame longer than the listener's `maxFrameBytes`. */
-  frameTooLarge: 1003,
-  /** No Hello within the listener's `helloTimeoutMs`. */
-  helloTimeout: 1004,
-  /** A Hello with a protocol version this server does not speak. */
-  unsupportedVersion: 1005,
-  /** `@OnSessionOpen` refused the session (a bad token, say). */
-  refused: 1006,
-  /** More requests and messages waiting than the listener's `maxInFlight`. */
-  tooManyInFlight: 1007,
-  /** Nothing heard for the listener's `idleTimeoutMs`. */
-  idleTimeout: 1008,
-  /** The client read its pushes and replies too slowly: more than `maxPendingBytes` waited for it. */
-  slowConsumer: 1009,
-  /** A bound Actor's move did not give the session its new route within `sealTimeoutMs`. */
-  relocationTimeout: 1010,
-  /** The server failed (an `@OnSessionOpen` that threw, say). */
-  serverError: 1011,
-  /** The listener holds `maxSessions` sessions already. */
-  full: 1012,
-} as const;
+export type SessionResumeAsk =
+  | { readonly kind: 'new' }
+  | {
+      readonly kind: 'resume';
+      readonly sessionId: string;
+      readonly token: string;
+      readonly received: number;
+    };
 
-export type SessionCloseReason = keyof typeof SessionCloseCode;
-
-const REASON_BY_CODE = new Map<number, SessionCloseReason>(
-  Object.entries(SessionCloseCode).map(([reason, code]) => [code, reason as SessionCloseReason]),
-);
-
-/** The name of a Close frame's code, `undefined` for a code this version does not know. */
-export function closeReasonOf(code: number): SessionCloseReason | undefined {
-  return REASON_BY_CODE.get(code);
-}
+const NEW_RESUMABLE: SessionResumeAsk = Object.freeze({ kind: 'new' });
 
 /** A frame a client sent, as the server reads it; a payload is the msgpack bytes of the value. */
 export type ClientFrame =
-  | { readonly kind: typeof SessionFrameKind.Hello; readonly version: number; readonly token: unknown }
+  | {
+      readonly kind: typeof SessionFrameKind.Hello;
+      readonly version: number;
+      readonly token: unknown;
+      readonly resume: SessionResumeAsk | undefined;
+    }
   | {
       readonly kind: typeof SessionFrameKind.Request;
       readonly correlation: number;
@@ -97,10 +68,8 @@ export type ClientFrame =
     }
   | { readonly kind: typeof SessionFrameKind.Send; readonly packet: string; readonly payload: Uint8Array }
   | { readonly kind: typeof SessionFrameKind.Ping | typeof SessionFrameKind.Pong }
-  | { readonly kind: typeof SessionFrameKind.Close; readonly code: number; readonly reason: string };
-
-/** The largest correlation a client may use: a uint32, never 0. */
-export const MAX_SESSION_CORRELATION = 0xffffffff;
+  | { readonly kind: typeof SessionFrameKind.Close; readonly code: number; readonly reason: string }
+  | { readonly kind: typeof SessionFrameKind.Ack; readonly received: number };
 
 /**
  * Every kind but Request and Send is decoded whole: this bounds what one such frame can make the
@@ -146,9 +115,15 @@ export function readClientFrame(body: Uint8Array): ClientFrame | string {
   }
   const v = items as unknown[];
   switch (kind) {
-    case SessionFrameKind.Hello:
+    case SessionFrameKind.Hello: {
       if (!Number.isSafeInteger(v[1])) return 'a hello needs its protocol version, an integer';
-      return { kind, version: v[1] as number, token: v[2] ?? undefined };
+      const resume = readResumeAsk(v[3]);
+      if (typeof resume === 'string') return resume;
+      return { kind, version: v[1] as number, token: v[2] ?? undefined, resume };
+    }
+    case SessionFrameKind.Ack:
+      if (!isCount(v[1])) return 'an ack needs the count of frames received, an integer >= 0';
+      return { kind, received: v[1] };
     case SessionFrameKind.Ping:
     case SessionFrameKind.Pong:
       return { kind };
@@ -161,6 +136,19 @@ export function readClientFrame(body: Uint8Array): ClientFrame | string {
     default:
       return `unknown frame kind ${typeof kind === 'number' ? kind : String(v[0])}`;
   }
+}
+
+/**
+ * A Hello's `resume` item: `[]`, or `[sessionId, resumeToken, received]`. Anything but an array is no
+ * resume, as a version 1 reader ignored a fourth item; an array of another shape is refused.
+ */
+function readResumeAsk(item: unknown): SessionResumeAsk | undefined | string {
+  if (!Array.isArray(item)) return undefined;
+  if (item.length === 0) return NEW_RESUMABLE;
+  const [sessionId, token, received] = item as unknown[];
+  if (typeof sessionId === 'string' && typeof token === 'string' && isCount(received))
+    return { kind: 'resume', sessionId, token, received };
+  return "a hello's resume must be [] or [sessionId, resumeToken, received]";
 }
 
 /** A packet name: a non-empty msgpack string (fixstr, str 8 or str 16). */
@@ -220,6 +208,36 @@ export function controlFrame(items: readonly unknown[]): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + body.length);
   put(out, writeFrameHeader(out, 0, body.length), body);
   return out;
+}
+
+/** What a Welcome announces of the listener's limits. */
+export interface WelcomeLimits {
+  readonly heartbeatMs: number;
+  readonly maxFrameBytes: number;
+  readonly maxInFlight: number;
+}
+
+/** A resumable session's part of its Welcome (docs/sessions-wire.md#resume-after-a-drop). */
+export interface WelcomeResume {
+  /** The token that resumes the session once, after a drop. */
+  readonly token: string;
+  readonly graceMs: number;
+  /** The client's Requests and Sends the server has taken (0 for a new session). */
+  readonly received: number;
+}
+
+/** A Welcome frame, prefix included; the resume items only for a session the client may resume. */
+export function welcomeFrame(sessionId: string, limits: WelcomeLimits, resume?: WelcomeResume): Buffer {
+  const { heartbeatMs, maxFrameBytes, maxInFlight } = limits;
+  const items = [
+    SessionFrameKind.Welcome,
+    SESSION_PROTOCOL_VERSION,
+    sessionId,
+    heartbeatMs,
+    maxFrameBytes,
+    maxInFlight,
+  ];
+  return controlFrame(resume ? [...items, resume.token, resume.graceMs, resume.received] : items);
 }
 
 /**

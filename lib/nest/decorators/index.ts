@@ -13,6 +13,8 @@ export {
   SessionHandler,
   OnSessionOpen,
   OnSessionClose,
+  OnSessionDropped,
+  OnSessionResumed,
   ZLinkSession,
   type SessionHandlerOptions,
 } from './session.decorator.js';

@@ -11,10 +11,10 @@ export interface SessionHandlerMetadata {
   readonly kind: MessageKind;
 }
 
-/** What `@OnSessionOpen` / `@OnSessionClose` record on a method. @internal */
+/** What `@OnSessionOpen` and the other session hooks record on a method. @internal */
 export interface SessionHookMetadata {
   readonly listener: string;
-  readonly hook: 'open' | 'close';
+  readonly hook: 'open' | 'close' | 'dropped' | 'resumed';
 }
 
 export interface SessionHandlerOptions {
@@ -46,7 +46,7 @@ export function SessionHandler(
   );
 }
 
-function hookDecorator(name: string, hook: 'open' | 'close', listener: string): MethodDecorator {
+function hookDecorator(name: string, hook: SessionHookMetadata['hook'], listener: string): MethodDecorator {
   const entry: SessionHookMetadata = { listener, hook };
   return methodDecorator(name, ZLINK_SESSION_HOOK, entry, (where) => checkName(where, 'listener', listener));
 }
@@ -67,6 +67,26 @@ export function OnSessionOpen(listener: string): MethodDecorator {
  */
 export function OnSessionClose(listener: string): MethodDecorator {
   return hookDecorator('OnSessionClose', 'close', listener);
+}
+
+/**
+ * Marks the method a resumable session of `listener` calls when its connection dropped and its client
+ * may resume it within `resumeGraceMs` (docs/sessions.md#resume-after-a-drop): `(session: ZLinkSession,
+ * reason: SessionDropReason, detail: string)`, `reason` `lost`, `idleTimeout` or `replaced`. The session
+ * stays open meanwhile; past the grace it closes `resumeExpired` (`@OnSessionClose`). One per listener;
+ * a plain call.
+ */
+export function OnSessionDropped(listener: string): MethodDecorator {
+  return hookDecorator('OnSessionDropped', 'dropped', listener);
+}
+
+/**
+ * Marks the method a session of `listener` calls when its client resumed it after a drop, on a new
+ * connection, once what was held for it was sent: `(session: ZLinkSession)`. One per listener; a plain
+ * call.
+ */
+export function OnSessionResumed(listener: string): MethodDecorator {
+  return hookDecorator('OnSessionResumed', 'resumed', listener);
 }
 
 /** The session a handler serves (`ctx.session`). */

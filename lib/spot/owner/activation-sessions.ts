@@ -78,6 +78,15 @@ export class ObjectSessions implements ZLinkBoundSessions {
     return b;
   }
 
+  /**
+   * The binding of session (`ownerRid`, `sessionId`) if it is the one of `bindingGeneration` or older
+   * (as `unbind` would remove it), left in place.
+   */
+  find(ownerRid: string, sessionId: string, bindingGeneration: number): ActorBinding | undefined {
+    const b = this.bound.get(bindingKey(ownerRid, sessionId));
+    return b === undefined || b.bindingGeneration > bindingGeneration ? undefined : b;
+  }
+
   /** Every binding of Session owner run `rid` (it ended): removed, and returned. */
   dropOwner(rid: string, generation: string): ActorBinding[] {
     const gone: ActorBinding[] = [];

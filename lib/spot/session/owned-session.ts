@@ -18,6 +18,7 @@ import type { ObjectSubmission } from '../caller/index.js';
 import { packSessionStamp } from '../wire/index.js';
 import { type BindingRoute, SessionBindings, bindingRouteOf, lostError } from './session-bindings.js';
 import type { SessionRunner } from './session-runner.js';
+import type { FrameToHold, SessionResume } from './session-resume.js';
 
 /** One frame of a session waiting for its turn. */
 interface SessionWork {
@@ -34,10 +35,20 @@ interface SessionWork {
  * `@SessionHandler` answered; a relay's when it was handed to its binding route, so relayed requests
  * still pipeline and reach the Actor in session order. At most `maxInFlight` frames wait: one more
  * closes the session (`tooManyInFlight`).
+ *
+ * A resumable session (docs/sessions.md#resume-after-a-drop) outlives its connection: its Replies,
+ * Errors and Pushes go through `resume`, which holds each until the client acknowledges it, and while
+ * the client is away (`away`) its frames keep their turns and their answers wait there.
  */
 export class OwnedSession implements ZLinkSession {
   readonly data: Record<string, unknown> = {};
   readonly bindings = new SessionBindings();
+  /** Set for a session the client may resume. */
+  resume: SessionResume | undefined;
+  /** The client is away (its connection dropped) and may resume it. */
+  away = false;
+  /** The session has ended, for good. */
+  ended = false;
   private readonly queue: SessionWork[] = [];
   private running = false;
   /** The session sequence: one number per message relayed, in the order the session accepted them. */
@@ -50,9 +61,11 @@ export class OwnedSession implements ZLinkSession {
 
   constructor(
     readonly id: string,
-    readonly link: SessionLink,
+    /** The connection the session is on now: a resume moves it to another. */
+    public link: SessionLink,
     private readonly runner: SessionRunner,
     private readonly maxInFlight: number,
+    private readonly maxPendingBytes: number,
   ) {}
 
   get listener(): string {
@@ -64,7 +77,50 @@ export class OwnedSession implements ZLinkSession {
   }
 
   get open(): boolean {
-    return this.link.open;
+    return !this.ended && (this.away || this.link.open);
+  }
+
+  get connected(): boolean {
+    return !this.ended && !this.away && this.link.open;
+  }
+
+  /** Answers request `correlation` with a payload, once, on the connection the session is on. */
+  answer(correlation: number, payload: Uint8Array): boolean {
+    const r = this.resume;
+    if (r === undefined) return this.link.reply(correlation, payload);
+    if (!r.pending.delete(correlation)) return false;
+    return (
+      this.held({ kind: 'reply', correlation, payload }) &&
+      (this.away || this.link.reply(correlation, payload))
+    );
+  }
+
+  /** Answers request `correlation` with an error, as `answer`. */
+  fail(correlation: number, code: string, message: string, details?: unknown): boolean {
+    const r = this.resume;
+    if (r === undefined) return this.link.error(correlation, code, message, details);
+    if (!r.pending.delete(correlation)) return false;
+    return (
+      this.held({ kind: 'error', correlation, code, message, details }) &&
+      (this.away || this.link.error(correlation, code, message, details))
+    );
+  }
+
+  /** A Push (its payload's msgpack bytes) for the client; `false` once the session has ended. */
+  deliver(packet: string, payload: Uint8Array): boolean {
+    if (this.resume === undefined) return this.link.push(packet, payload);
+    if (this.ended) return false;
+    return this.held({ kind: 'push', packet, payload }) && (this.away || this.link.push(packet, payload));
+  }
+
+  /**
+   * Holds a frame of a resumable session until the client acknowledges it; more than
+   * `maxPendingBytes` held already ends the session `slowConsumer` (docs/sessions.md#slow-consumers).
+   */
+  private held(frame: FrameToHold): boolean {
+    if ((this.resume as SessionResume).hold(frame, this.maxPendingBytes)) return true;
+    this.close('slowConsumer', `more than ${this.maxPendingBytes} bytes waited for the client`);
+    return false;
   }
 
   get actors(): readonly string[] {
@@ -72,12 +128,13 @@ export class OwnedSession implements ZLinkSession {
   }
 
   push(packet: string, msg: unknown): boolean {
-    if (!this.link.open) return false;
-    return this.link.push(packet, encodePayload(msg));
+    if (!this.open) return false;
+    return this.deliver(packet, encodePayload(msg));
   }
 
   close(reason: SessionCloseReason = 'normal', detail = 'closed by the application'): void {
-    this.link.close(reason, detail);
+    if (this.away) this.runner.endAway(this, reason, detail);
+    else this.link.close(reason, detail);
   }
 
   async bind(actor: ActorRef, options: { readonly timeoutMs?: number } = {}): Promise<void> {
@@ -85,7 +142,7 @@ export class OwnedSession implements ZLinkSession {
     const objects = this.runner.objects(what);
     if (actor?.kind !== 'actor' || actor.mesh !== objects.mesh)
       throw new ZLinkError('InvalidArgument', `${what}: needs an ActorRef of mesh '${objects.mesh}'`);
-    if (!this.link.open) throw new ZLinkError('Unavailable', `${what}: the session has closed`);
+    if (!this.open) throw new ZLinkError('Unavailable', `${what}: the session has closed`);
     const bindingGeneration = this.bindings.nextGeneration();
     const previous = this.bindings.get(actor.id)?.route.owner;
     const binding = {
@@ -98,7 +155,7 @@ export class OwnedSession implements ZLinkSession {
     const answer = await objects.bind(actor, binding, previous, options.timeoutMs ?? this.runner.timeoutMs);
     const route = bindingRouteOf(objects.mesh, actor.id, bindingGeneration, answer);
     // Closed while the bind was out: the Actor is told, as for any binding of a session that ends.
-    if (!this.link.open) {
+    if (!this.open) {
       this.runner.ended(this.id, route, 'normal');
       throw new ZLinkError('Unavailable', `${what}: the session closed while binding`);
     }
@@ -196,8 +253,14 @@ export class OwnedSession implements ZLinkSession {
   /** A frame of the client's, in arrival order. */
   enqueue(kind: MessageKind, correlation: number, packet: string, payload: Uint8Array): void {
     if (this.queue.length >= this.maxInFlight) {
-      this.link.close('tooManyInFlight', `more than ${this.maxInFlight} messages waiting`);
+      this.close('tooManyInFlight', `more than ${this.maxInFlight} messages waiting`);
       return;
+    }
+    const r = this.resume;
+    if (r !== undefined) {
+      // Counted as taken: a resume tells the client it need not send it again.
+      r.received++;
+      if (kind === 'request') r.pending.add(correlation);
     }
     this.queue.push({ kind, correlation, packet, payload });
     if (!this.running) void this.drain();
@@ -207,7 +270,7 @@ export class OwnedSession implements ZLinkSession {
     this.running = true;
     try {
       for (let work = this.queue.shift(); work !== undefined; work = this.queue.shift()) {
-        if (!this.link.open) {
+        if (!this.open) {
           this.queue.length = 0;
           break;
         }
@@ -227,13 +290,13 @@ export class OwnedSession implements ZLinkSession {
       if (primary !== undefined) return this.relayFrame(primary, work);
       this.runner.failed(this.listener, 'no_handler', packet);
       if (kind === 'request')
-        this.link.error(correlation, REMOTE_CODES.noHandler, `no handler for '${packet}' on this session`);
+        this.fail(correlation, REMOTE_CODES.noHandler, `no handler for '${packet}' on this session`);
       return;
     }
     const decoded = decodePayload(work.payload);
     if (!decoded.ok) {
       this.runner.failed(this.listener, 'decode_error', packet);
-      if (kind === 'request') this.link.error(correlation, REMOTE_CODES.decodeError, decoded.reason);
+      if (kind === 'request') this.fail(correlation, REMOTE_CODES.decodeError, decoded.reason);
       return;
     }
     const context: ZLinkSessionContext = {
@@ -247,11 +310,11 @@ export class OwnedSession implements ZLinkSession {
     };
     try {
       const result = await this.runner.run(handler, decoded.value, context);
-      if (kind === 'request') this.link.reply(correlation, encodePayload(result));
+      if (kind === 'request') this.answer(correlation, encodePayload(result));
     } catch (error) {
       this.runner.failed(this.listener, 'handler_error', packet);
       const wire = toWireError(error);
-      if (kind === 'request') this.link.error(correlation, wire.code, wire.message, wire.details);
+      if (kind === 'request') this.fail(correlation, wire.code, wire.message, wire.details);
     }
   }
 
@@ -275,10 +338,10 @@ export class OwnedSession implements ZLinkSession {
       return;
     }
     relayed.then(
-      (value) => this.link.reply(work.correlation, encodePayload(value)),
+      (value) => this.answer(work.correlation, encodePayload(value)),
       (error: unknown) => {
         const wire = toWireError(error);
-        this.link.error(work.correlation, wire.code, wire.message, wire.details);
+        this.fail(work.correlation, wire.code, wire.message, wire.details);
       },
     );
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ZLinkError, errorMessage } from '../../core/errors.js';
-import type { SessionCloseReason } from '../../core/wire/index.js';
+import type { SessionCloseReason, SessionResumeAsk } from '../../core/wire/index.js';
 import type { DeliveryResult, ScopeMetrics, ZLinkEvents } from '../../core/observe/index.js';
 import type { HandlerFn, JobQueue, MessageKind } from '../../core/calls/index.js';
 import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
@@ -15,7 +15,9 @@ import { OwnedSession } from './owned-session.js';
 import type { SessionRunner } from './session-runner.js';
 import { type BindingRoute, bindingRouteOf } from './session-bindings.js';
 import type { SessionObjects, SessionSink } from './session-objects.js';
-import { SESSION_CLOSED_PACKET, endPayload } from './session-turns.js';
+import { SessionResume } from './session-resume.js';
+import { SessionNotices } from './session-notices.js';
+import { SessionResumes } from './session-resumes.js';
 import type {
   SessionBindingEndedRecord,
   SessionPushRecord,
@@ -39,10 +41,18 @@ export interface SessionHostConfig {
  * The Session owner's side of every session listener of a runtime: it admits a session after its
  * Hello (asking `@OnSessionOpen`), gives each session its ordered turns, and hears its end once
  * (`@OnSessionClose`). It is the layer above the listener's SessionLinkHandler port.
+ *
+ * It also keeps a resumable session whose connection dropped (docs/sessions.md#resume-after-a-drop):
+ * found by id whichever listener entry the client comes back on, for `resumeGraceMs`, its turns going
+ * on and its output held; a Hello with its token then moves it to the new connection.
  */
 export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSink {
   private readonly byLink = new Map<SessionLink, OwnedSession>();
   private readonly byId = new Map<string, OwnedSession>();
+  /** Sessions of each listener, welcomed and not ended (the client there or away): `maxSessions` bounds them. */
+  private readonly counts = new Map<string, number>();
+  private readonly notices: SessionNotices;
+  private readonly resumes: SessionResumes;
   private readonly metrics = new Map<string, ScopeMetrics>();
   /** Session ids: a random prefix per run and a counter, so an id is never reused by this node run. */
   private readonly idPrefix = randomBytes(6).toString('base64url');
@@ -51,12 +61,26 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
   private layer: SessionObjects | undefined;
 
   constructor(private readonly config: SessionHostConfig) {
+    this.notices = new SessionNotices(config.hooks, config.timeoutMs, this);
+    this.resumes = new SessionResumes(
+      {
+        byId: this.byId,
+        byLink: this.byLink,
+        end: (session, reason, detail) => this.end(session, reason, detail),
+      },
+      this.notices,
+    );
     for (const [listener, options] of config.listeners)
       this.metrics.set(listener, config.events.metrics.scope('session', listener, options.mesh));
   }
 
   get timeoutMs(): number {
     return this.config.timeoutMs;
+  }
+
+  /** The object layer, once attached. */
+  get layerNow(): SessionObjects | undefined {
+    return this.layer;
   }
 
   /** The object layer sessions bind over; the runtime attaches it once started (and detaches at close). */
@@ -75,10 +99,16 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     return this.byId.get(id);
   }
 
-  opened(link: SessionLink, token: unknown): void {
+  opened(link: SessionLink, token: unknown, resume?: SessionResumeAsk): void {
+    if (resume?.kind === 'resume') return this.resumes.resume(link, resume);
     const options = this.config.listeners.get(link.listener) as NormalizedSessionListener;
+    // Away sessions hold their seat: they count toward `maxSessions` with the connected ones.
+    if ((this.counts.get(link.listener) ?? 0) >= options.maxSessions)
+      return link.close('full', `${options.maxSessions} sessions are open`);
     const id = `${this.idPrefix}.${(this.nextId++).toString(36)}`;
-    const session = new OwnedSession(id, link, this, options.maxInFlight);
+    const session = new OwnedSession(id, link, this, options.maxInFlight, options.maxPendingBytes);
+    if (resume?.kind === 'new' && options.resumeGraceMs > 0)
+      session.resume = new SessionResume(options.resumeGraceMs);
     this.byLink.set(link, session);
     const hook = this.config.hooks.get('open', link.listener);
     if (!hook) return this.admit(session);
@@ -100,7 +130,12 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
   private admit(session: OwnedSession): void {
     if (!session.link.open) return;
     this.byId.set(session.id, session);
-    session.link.welcome(session.id);
+    this.counts.set(session.listener, (this.counts.get(session.listener) ?? 0) + 1);
+    session.link.welcome(session.id, this.resumes.welcomeTerms(session));
+  }
+
+  acked(link: SessionLink, received: number): void {
+    this.resumes.acked(link, received);
   }
 
   request(link: SessionLink, correlation: number, packet: string, payload: Uint8Array): void {
@@ -111,23 +146,60 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
     this.byLink.get(link)?.enqueue('send', 0, packet, payload);
   }
 
-  closed(link: SessionLink, reason: SessionCloseReason, detail: string): void {
+  closed(link: SessionLink, reason: SessionCloseReason, detail: string, dropped = false): void {
     const session = this.byLink.get(link);
     if (!session) return;
     this.byLink.delete(link);
     // A session refused before its Welcome was never the application's: its close hook does not run.
-    if (!this.byId.delete(session.id)) return;
+    if (!this.byId.has(session.id)) return;
+    // A resumable session keeps its seat for its client (docs/sessions.md#resume-after-a-drop).
+    if (dropped && this.resumes.detach(session, reason, detail)) return;
+    this.end(session, reason, detail);
+  }
+
+  endAway(session: ZLinkSession, reason: SessionCloseReason, detail: string): void {
+    const owned = this.byId.get(session.id);
+    if (owned?.away) this.end(owned, reason, detail);
+  }
+
+  /**
+   * A session ends for good, once: its seals are given up, its bound Actors and `@OnSessionClose` hear
+   * it. One whose client is away has no connection to tell it: the `session` event `closed` is told
+   * here (the listener tells the others).
+   */
+  private end(session: OwnedSession, reason: SessionCloseReason, detail: string): void {
+    if (session.ended || !this.byId.delete(session.id)) return;
+    session.ended = true;
+    this.byLink.delete(session.link);
+    const { listener } = session;
+    this.counts.set(listener, (this.counts.get(listener) ?? 1) - 1);
+    if (session.away) {
+      this.resumes.left(session);
+      this.config.events.emit({
+        type: 'session',
+        state: 'closed',
+        listener,
+        sessionId: session.id,
+        reason,
+        detail,
+      });
+    }
+    session.resume?.clear();
     for (const h of session.bindings.unsealAll())
       h.reject(new ZLinkError('Unavailable', `session '${session.id}' closed (${reason})`));
     for (const binding of session.bindings.all())
       if (binding.lost === undefined) this.ended(session.id, binding, reason);
-    const hook = this.config.hooks.get('close', link.listener);
-    if (!hook) return;
-    try {
-      void Promise.resolve(hook.fn(session, reason, detail)).catch(() => undefined);
-    } catch {
-      // The hook's failure is its own; the session is gone either way.
-    }
+    this.notices.hook('close', session, reason, detail);
+  }
+
+  /** Ends every session whose client is away (`goingAway`), and resumes none from now on: a drain. */
+  drain(): void {
+    this.resumes.drain();
+  }
+
+  /** Resume counts of `listener` for its snapshot. */
+  resumeSnapshot(listener: string): { detached: number; resumes: number; resumesRefused: number } {
+    return this.resumes.snapshot(listener);
   }
 
   /**
@@ -146,30 +218,14 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
 
   private batch: (() => void)[] = [];
 
-  private readonly flushBatch = (): void => {
+  readonly flushBatch = (): void => {
     const batch = this.batch;
     this.batch = [];
     for (const go of batch) go();
   };
 
   ended(sessionId: string, binding: BindingRoute, reason: string): void {
-    const layer = this.layer;
-    if (layer === undefined) return;
-    // Behind every relay the session made: they leave first.
-    this.flushBatch();
-    const sub = {
-      messageKind: 'send' as const,
-      objectKind: 'actor' as const,
-      id: binding.actorId,
-      packet: SESSION_CLOSED_PACKET,
-      metadata: undefined,
-      payload: endPayload(layer.self.rid, sessionId, binding.bindingGeneration, reason),
-      trace: undefined,
-      timeoutMs: this.config.timeoutMs,
-      signal: undefined,
-    };
-    // Over the stored route like every message of the session; an owner that is gone hears nothing.
-    layer.callOnRoute(binding.route, sub).catch(() => undefined);
+    this.notices.closed(sessionId, binding, reason);
   }
 
   pushed(r: Omit<SessionPushRecord, 'kind'>): void {
@@ -216,7 +272,7 @@ export class SessionHost implements SessionLinkHandler, SessionRunner, SessionSi
       });
       return;
     }
-    session.link.push(packet, payload);
+    session.deliver(packet, payload);
   }
 
   bindingEnded(r: Omit<SessionBindingEndedRecord, 'kind'>): void {

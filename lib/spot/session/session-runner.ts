@@ -4,6 +4,7 @@ import type { ZLinkSession, ZLinkSessionContext } from '../../core/objects/index
 import type { BindingRoute } from './session-bindings.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import type { SessionObjects } from './session-objects.js';
+import type { SessionCloseReason } from '../../core/wire/index.js';
 
 /** What a session needs of its host: handler tables, the job queue, the object layer, the counters. */
 export interface SessionRunner {
@@ -26,4 +27,9 @@ export interface SessionRunner {
   unbound(session: ZLinkSession, reason: string, detail: string): void;
   /** Tells the Actor of `binding` that session `sessionId` ended (over the stored route; never throws). */
   ended(sessionId: string, binding: BindingRoute, reason: string): void;
+  /**
+   * Ends a session whose client is away (no connection to send a Close on): told as its close, to the
+   * hooks and the bound Actors, as a session that closed on its connection would be.
+   */
+  endAway(session: ZLinkSession, reason: SessionCloseReason, detail: string): void;
 }

@@ -18,11 +18,14 @@ import { SESSION_UNBIND_TIMEOUT_MS } from '../timing/index.js';
  * The turns a bound Actor runs for its sessions (docs/protocol.md#session-bindings), each an object call of a
  * runtime packet so that it keeps its place in the Actor's queue and moves with it when the Actor
  * relocates: a bind (registers the binding and answers with the route it is held on), a tombstone (a
- * rebind moved the binding elsewhere) and a session's end (`onSessionClosed`).
+ * rebind moved the binding elsewhere), a session's end (`onSessionClosed`), and a resumable session's
+ * drop and resume (`onSessionDropped`, `onSessionResumed`: docs/sessions.md#resume-after-a-drop).
  */
 export const SESSION_BIND_PACKET = `${RUNTIME_PACKET_PREFIX}session-bind`;
 export const SESSION_UNBIND_PACKET = `${RUNTIME_PACKET_PREFIX}session-unbind`;
 export const SESSION_CLOSED_PACKET = `${RUNTIME_PACKET_PREFIX}session-closed`;
+export const SESSION_DROPPED_PACKET = `${RUNTIME_PACKET_PREFIX}session-dropped`;
+export const SESSION_RESUMED_PACKET = `${RUNTIME_PACKET_PREFIX}session-resumed`;
 
 /** A bind's payload: the binding, and the owner run of the binding it replaces (a rebind), if any. */
 export function bindPayload(binding: ActorBinding, previous: NodeRun | undefined): Uint8Array {
@@ -116,6 +119,25 @@ export function sessionTurns(deps: SessionTurnDeps): RuntimeTurnBuilder {
           if (closed && removed && a.cls.hooks.onSessionClosed) {
             const session = { id: removed.sessionId, listener: removed.listener, ownerRid: removed.ownerRid };
             await userCode('onSessionClosed', () => a.hook('onSessionClosed', a.scope, session, end.reason));
+          }
+          return null;
+        };
+      }
+      case SESSION_DROPPED_PACKET:
+      case SESSION_RESUMED_PACKET: {
+        const note = readEnd(call.payload);
+        if (note === undefined) return new ZLinkError('ProtocolError', `${what}: malformed payload`);
+        if (sessions === undefined) return onlyActors(what);
+        const dropped = call.packet === SESSION_DROPPED_PACKET;
+        const hook = dropped ? 'onSessionDropped' : 'onSessionResumed';
+        return async () => {
+          // Only a binding it still holds (a late notice of a replaced binding is nobody's).
+          const b = sessions.find(note.ownerRid, note.sessionId, note.gen);
+          if (b !== undefined && a.cls.hooks[hook]) {
+            const session = { id: b.sessionId, listener: b.listener, ownerRid: b.ownerRid };
+            await userCode(hook, () =>
+              dropped ? a.hook(hook, a.scope, session, note.reason) : a.hook(hook, a.scope, session),
+            );
           }
           return null;
         };

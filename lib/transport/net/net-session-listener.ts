@@ -12,7 +12,7 @@ import {
   RefusalCounts,
   socketAddressOf,
 } from '../address/index.js';
-import { type SessionListenerConfig, SessionListenerBase } from '../session/index.js';
+import { type SessionListenerConfig, SessionListenerBase, resetSocket } from '../session/index.js';
 import { NetConnection } from './net-connection.js';
 
 /** Up to this many bytes, a turn's frames for one connection are joined into one buffer to write. */
@@ -279,11 +279,11 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
       if (reason === 'helloTimeout') this.tlsErrors++;
       return void raw.destroy();
     }
-    if (reason === 'slowConsumer') return void raw.resetAndDestroy();
+    if (reason === 'slowConsumer') return resetSocket(raw);
     socket.end();
-    setTimeout(() => {
-      if (!socket.destroyed) socket.resetAndDestroy();
-    }, this.config.options.heartbeatMs).unref();
+    // The TCP socket is reset, not a TLS one: Node resets only a TCP handle (a TLS socket's
+    // `resetAndDestroy` throws, here in a timer, out of the process).
+    setTimeout(() => resetSocket(raw), this.config.options.heartbeatMs).unref();
   }
 
   override snapshot(): SessionListenerSnapshot {

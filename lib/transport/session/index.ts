@@ -10,3 +10,4 @@ export {
   SessionListenerBase,
   sessionUrl,
 } from './session-listener-base.js';
+export { resetSocket } from './node-socket.js';

@@ -6,17 +6,18 @@ import {
   SESSION_PROTOCOL_VERSION,
   type SessionCloseReason,
   SessionFrameKind,
+  bodyLengthFault,
   closeFrame,
   closeReasonOf,
-  controlFrame,
   errorFrame,
   pushFrame,
   readClientFrame,
   replyFrame,
   SessionCloseCode,
+  welcomeFrame,
 } from '../../core/wire/index.js';
 import type { RemoteAddress } from '../../core/kinds.js';
-import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
+import type { SessionLink, SessionLinkHandler, SessionResumeTerms } from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
@@ -46,16 +47,21 @@ const FAULT_REASON: Record<FramingFault, SessionCloseReason> = {
   emptyFrame: 'protocolError',
   frameTooLarge: 'frameTooLarge',
 };
+const FAULT_DETAIL: Record<FramingFault, string> = {
+  emptyFrame: 'a frame of length 0',
+  frameTooLarge: 'frame over maxFrameBytes',
+};
 
 /**
- * One TCP connection on a session listener, whatever the socket: its byte stream split into frames,
- * the protocol state, the requests awaiting their answer. Implements the SessionLink port for the
+ * One connection on a session listener, whatever the socket: its frames (split from a byte stream, or
+ * one per message), the protocol state, the requests awaiting their answer. Implements the SessionLink port for the
  * layer above. Every path that ends it goes through `finish`, once. A listener's own connection class
  * adds what its socket needs to write (and says how many bytes that holds, `writeBytes`).
  */
 export abstract class SessionConnection implements SessionLink {
   private state: ConnectionState = 'hello';
-  private readonly splitter: FrameSplitter;
+  /** Made at the first chunk of a byte stream: a message transport never needs one. */
+  private splitter: FrameSplitter | undefined;
   private readonly waiting = new Set<number>();
   /** In the listener's dirty list for this turn's flush. */
   dirty = false;
@@ -72,13 +78,18 @@ export abstract class SessionConnection implements SessionLink {
    * names (its PROXY header, read before any frame) before the Hello can reach the layer above.
    */
   remoteAddress: RemoteAddress;
+  /** Welcomed with resume terms: its end without a Close frame is a drop (docs/sessions-wire.md#resume-after-a-drop). */
+  resumable = false;
+  /** Its Welcome resumed a session (told as `resumed`). */
+  resumed = false;
+  /** It ended as a drop (told as `dropped`): the session may come back on another connection. */
+  dropped = false;
 
   constructor(
     private readonly host: ConnectionHost,
     now: number,
     remoteAddress: RemoteAddress,
   ) {
-    this.splitter = new FrameSplitter(host.options.maxFrameBytes);
     this.heardAt = now;
     this.acceptedAt = now;
     this.remoteAddress = remoteAddress;
@@ -114,22 +125,39 @@ export abstract class SessionConnection implements SessionLink {
 
   /** Bytes held for this connection right now: a frame being gathered, and `writeBytes`. */
   get heldBytes(): number {
-    return this.splitter.buffered + this.writeBytes;
+    return (this.splitter?.buffered ?? 0) + this.writeBytes;
   }
 
-  /** One chunk of the client's byte stream (as the socket delivered it). */
+  /**
+   * One chunk of the client's byte stream (as the socket delivered it), split into frame bodies at
+   * their length prefixes (docs/sessions-wire.md#framing).
+   */
   receive(chunk: Buffer, now: number): void {
     if (this.state === 'closed') return;
     this.heardAt = now;
+    this.splitter ??= new FrameSplitter(this.host.options.maxFrameBytes);
     const fault = this.splitter.push(chunk, (body) => {
       this.frame(body);
       return this.open;
     });
-    if (fault !== undefined && this.open)
-      this.close(
-        FAULT_REASON[fault],
-        fault === 'emptyFrame' ? 'a frame of length 0' : 'frame over maxFrameBytes',
-      );
+    if (fault !== undefined) this.framingFault(fault);
+  }
+
+  /**
+   * One whole frame body, from a transport whose messages are the frames (a WebSocket's binary
+   * message, no length prefix). The same length rule as a prefix's (docs/sessions-wire.md#framing),
+   * then the same path as a body split from a stream.
+   */
+  receiveBody(body: Uint8Array, now: number): void {
+    if (this.state === 'closed') return;
+    this.heardAt = now;
+    const fault = bodyLengthFault(body.length, this.host.options.maxFrameBytes);
+    if (fault !== undefined) return this.framingFault(fault);
+    this.frame(body);
+  }
+
+  private framingFault(fault: FramingFault): void {
+    if (this.open) this.close(FAULT_REASON[fault], FAULT_DETAIL[fault]);
   }
 
   private frame(body: Uint8Array): void {
@@ -141,14 +169,14 @@ export abstract class SessionConnection implements SessionLink {
       case SessionFrameKind.Pong:
         return;
       case SessionFrameKind.Close:
-        return this.finish('normal', closeDetail(f), true);
+        return this.finish('normal', closeDetail(f), true, false);
     }
     if (this.state === 'open') return this.business(f);
     if (this.state === 'hello' && f.kind === SessionFrameKind.Hello) {
       if (f.version !== SESSION_PROTOCOL_VERSION)
         return this.close('unsupportedVersion', `this server speaks version ${SESSION_PROTOCOL_VERSION}`);
       this.state = 'opening';
-      return this.host.handler.opened(this, f.token);
+      return this.host.handler.opened(this, f.token, f.resume);
     }
     this.close(
       'protocolError',
@@ -166,25 +194,23 @@ export abstract class SessionConnection implements SessionLink {
       return this.host.handler.request(this, f.correlation, f.packet, f.payload);
     }
     if (f.kind === SessionFrameKind.Send) return this.host.handler.send(this, f.packet, f.payload);
+    if (f.kind === SessionFrameKind.Ack) {
+      if (this.resumable) return this.host.handler.acked?.(this, f.received);
+      return this.close('protocolError', 'an Ack on a session without resume');
+    }
     this.close('protocolError', 'a second Hello');
   }
 
-  welcome(sessionId: string): void {
+  welcome(sessionId: string, resume?: SessionResumeTerms): void {
     if (this.state !== 'opening') return;
     this.state = 'open';
     this.sessionId = sessionId;
-    const o = this.host.options;
-    this.host.write(
-      this,
-      controlFrame([
-        SessionFrameKind.Welcome,
-        SESSION_PROTOCOL_VERSION,
-        sessionId,
-        o.heartbeatMs,
-        o.maxFrameBytes,
-        o.maxInFlight,
-      ]),
-    );
+    this.host.write(this, welcomeFrame(sessionId, this.host.options, resume));
+    if (resume) {
+      this.resumable = true;
+      this.resumed = resume.resumed;
+      for (const correlation of resume.awaiting) this.waiting.add(correlation);
+    }
     this.host.welcomed(this);
   }
 
@@ -213,14 +239,22 @@ export abstract class SessionConnection implements SessionLink {
     this.finish(reason, detail, false);
   }
 
-  /** The one end of a connection: the layer above hears of it once, if it had heard of the Hello. */
-  finish(reason: SessionCloseReason, detail: string, byClient: boolean): void {
+  drop(reason: SessionCloseReason, detail: string): void {
+    this.finish(reason, detail, true, true);
+  }
+
+  /**
+   * The one end of a connection: the layer above hears of it once, if it had heard of the Hello. `lost`
+   * (by default, an end the client did not say with a Close frame) makes a resumable link's end a drop.
+   */
+  finish(reason: SessionCloseReason, detail: string, byClient: boolean, lost = byClient): void {
     if (this.state === 'closed') return;
     const told = this.state !== 'hello';
     this.state = 'closed';
     this.waiting.clear();
+    this.dropped = lost && this.resumable;
     this.host.ended(this, reason, detail, byClient);
-    if (told) this.host.handler.closed(this, reason, detail);
+    if (told) this.host.handler.closed(this, reason, detail, this.dropped);
   }
 }
 

@@ -162,7 +162,7 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   welcomed(connection: C): void {
     this.config.events.emit({
       type: 'session',
-      state: 'opened',
+      state: connection.resumed ? 'resumed' : 'opened',
       listener: this.config.options.listener,
       sessionId: connection.sessionId as string,
     });
@@ -209,7 +209,7 @@ export abstract class SessionListenerBase<C extends SessionConnection>
     const { listener } = this.config.options;
     this.config.events.emit({
       type: 'session',
-      state: connection.sessionId === undefined ? 'refused' : 'closed',
+      state: connection.sessionId === undefined ? 'refused' : connection.dropped ? 'dropped' : 'closed',
       listener,
       ...(connection.sessionId !== undefined && { sessionId: connection.sessionId }),
       reason,
@@ -230,8 +230,13 @@ export abstract class SessionListenerBase<C extends SessionConnection>
       } else if (connection.handshaking) {
         if (now - connection.acceptedAt >= helloTimeoutMs)
           connection.close('helloTimeout', `no Hello and Welcome within ${helloTimeoutMs} ms`);
-      } else if (now - connection.heardAt >= idleTimeoutMs)
-        connection.close('idleTimeout', `nothing heard for ${idleTimeoutMs} ms`);
+      } else if (now - connection.heardAt >= idleTimeoutMs) {
+        // A resumable session's client may still be there, behind a connection that died unseen: no
+        // Close frame, which would end the session for it (docs/sessions-wire.md#resume-after-a-drop).
+        const detail = `nothing heard for ${idleTimeoutMs} ms`;
+        if (connection.resumable) connection.drop('idleTimeout', detail);
+        else connection.close('idleTimeout', detail);
+      }
     }
   }
 

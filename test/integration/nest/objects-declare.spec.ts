@@ -128,6 +128,8 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
         onActorJoin: false,
         onActorLeave: false,
         onSessionClosed: false,
+        onSessionDropped: false,
+        onSessionResumed: false,
       });
       expect(registry?.handler('actor', 'player', 'send', 'move')?.method).toBe('move');
       expect(registry?.handler('actor', 'player', 'request', 'move')?.method).toBe('moveAndTell');

@@ -46,7 +46,7 @@ export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = 
 }
 
 export function portOf(runtime: ZLinkRuntime, listener = 'game'): number {
-  return Number((runtime.sessions.localEndpoint(listener) as string).split(':').pop());
+  return Number(new URL(runtime.sessions.localEndpoint(listener) as string).port);
 }
 
 /** The bound port of each of a listener's entries, in order (their local endpoints are URLs). */

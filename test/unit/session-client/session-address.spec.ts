@@ -1,10 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { type SessionAddress, sessionAddress } from '../../../lib/session-client/session-address.js';
+import {
+  type SessionAddress,
+  sessionAddress,
+  webSocketUrl,
+} from '../../../lib/session-client/session-address.js';
 
 /**
  * Where a session client connects, read once when it is made: the listener's endpoint exactly as
- * `runtime.sessions.endpoint()` gives it, or a host and a port. Anything else is a `Configuration`
- * error naming the field the user got wrong, before any connection is tried.
+ * `runtime.sessions.endpoint()` gives it (its scheme picks the transport: tcp, tls, ws, wss), or a
+ * host and a port (TCP). Anything else is a `Configuration` error naming the field the user got wrong,
+ * before any connection is tried.
  */
 
 const refusal = (field: string) => expect.objectContaining({ code: 'Configuration', details: { field } });
@@ -18,7 +23,22 @@ describe('sessionAddress', () => {
     ['tcp://[::1]:7000', '::1', 7000],
     ['tcp://[fe80::1:2]:443', 'fe80::1:2', 443],
   ])('reads the endpoint %s as host %s, port %d', (endpoint, host, port) => {
-    expect(sessionAddress({ endpoint })).toEqual({ host, port });
+    expect(sessionAddress({ endpoint })).toEqual({ scheme: 'tcp', host, port, path: '' });
+  });
+
+  it.each([
+    ['tls://game.example.com:7443', 'tls', 'game.example.com', 7443, ''],
+    ['tls://[::1]:7443', 'tls', '::1', 7443, ''],
+    ['ws://127.0.0.1:7000/play', 'ws', '127.0.0.1', 7000, '/play'],
+    ['ws://127.0.0.1:7000', 'ws', '127.0.0.1', 7000, '/'],
+    ['ws://[::1]:7000/', 'ws', '::1', 7000, '/'],
+    ['wss://game.example.com:8443/play/eu?room=1', 'wss', 'game.example.com', 8443, '/play/eu?room=1'],
+    // A WebSocket URL may leave the port out, as a browser's does.
+    ['ws://game.example.com/play', 'ws', 'game.example.com', 80, '/play'],
+    ['wss://game.example.com/play', 'wss', 'game.example.com', 443, '/play'],
+    ['wss://game.example.com?x=1', 'wss', 'game.example.com', 443, '/?x=1'],
+  ])('reads the endpoint %s as %s to host %s, port %d, path %j', (endpoint, scheme, host, port, path) => {
+    expect(sessionAddress({ endpoint })).toEqual({ scheme, host, port, path });
   });
 
   it.each([
@@ -32,7 +52,14 @@ describe('sessionAddress', () => {
     'tcp://127.0.0.1:7000/path',
     ' tcp://127.0.0.1:7000',
     'TCP://127.0.0.1:7000',
-    'ws://127.0.0.1:7000',
+    'tls://127.0.0.1',
+    'tls://127.0.0.1:7000/play',
+    'ws://127.0.0.1:0/play',
+    'wss://127.0.0.1:65536/play',
+    'wss://a host/play',
+    'ws:/127.0.0.1:7000/play',
+    'http://127.0.0.1:7000/play',
+    'ipc:///tmp/game',
     '',
   ])('refuses the endpoint %j, naming endpoint and quoting it', (endpoint) => {
     expect(() => sessionAddress({ endpoint })).toThrow(refusal('endpoint'));
@@ -45,8 +72,13 @@ describe('sessionAddress', () => {
   });
 
   it('takes host and port as given', () => {
-    expect(sessionAddress({ host: '10.0.0.5', port: 7000 })).toEqual({ host: '10.0.0.5', port: 7000 });
-    expect(sessionAddress({ host: '::1', port: 1 })).toEqual({ host: '::1', port: 1 });
+    expect(sessionAddress({ host: '10.0.0.5', port: 7000 })).toEqual({
+      scheme: 'tcp',
+      host: '10.0.0.5',
+      port: 7000,
+      path: '',
+    });
+    expect(sessionAddress({ host: '::1', port: 1 })).toMatchObject({ host: '::1', port: 1 });
   });
 
   it.each([
@@ -61,5 +93,15 @@ describe('sessionAddress', () => {
     [{ host: '127.0.0.1', port: Number.NaN }, 'port'],
   ])('refuses %j, naming %s', (address, field) => {
     expect(() => sessionAddress(address as unknown as SessionAddress)).toThrow(refusal(field));
+  });
+});
+
+describe('webSocketUrl', () => {
+  it.each([
+    ['ws://127.0.0.1:7000/play', 'ws://127.0.0.1:7000/play'],
+    ['wss://game.example.com/play', 'wss://game.example.com:443/play'],
+    ['ws://[::1]:7000', 'ws://[::1]:7000/'],
+  ])('connects to %s at %s', (endpoint, url) => {
+    expect(webSocketUrl(sessionAddress({ endpoint }))).toBe(url);
   });
 });

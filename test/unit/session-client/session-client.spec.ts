@@ -280,6 +280,31 @@ describe('ZLinkSessionClient against a scripted server', () => {
     expect(reconnecting).toEqual([]);
   });
 
+  it.each([
+    ['malformed msgpack (an array cut short)', Uint8Array.of(0x93, 0x04), 'malformed msgpack'],
+    ['a body that is not an array', packr.pack('hello'), 'not a msgpack array'],
+  ])(
+    'ends the session as protocolError on %s from the server, failing what waits (no crash)',
+    async (_, body, detail) => {
+      const server = await ScriptedServer.start();
+      const c = client(server);
+      const seen = closes(c);
+      await open(server, c);
+      const pending = c.request('a');
+      await waitFor(() => server.of(SessionFrameKind.Request).length === 1, 5000, 'request');
+      server.latest().write(frame(body));
+      await expect(pending).rejects.toMatchObject({ code: 'Unavailable' });
+      expect(seen).toEqual([
+        {
+          reason: 'protocolError',
+          code: undefined,
+          detail: expect.stringContaining(detail),
+          by: 'connection',
+        },
+      ]);
+    },
+  );
+
   it('after a lost connection, reconnects with a delay between half and all of initialMs, then opens anew', async () => {
     const server = await ScriptedServer.start();
     const c = client(server, { reconnect: { initialMs: 40, maxMs: 1000 } });

@@ -251,6 +251,9 @@ function link(): { l: SessionLink; sent: string[] } {
       sent.push(`close ${reason}`);
       (this as { open: boolean }).open = false;
     },
+    drop(reason: SessionCloseReason) {
+      this.close(reason);
+    },
   };
   return { l, sent };
 }
@@ -292,6 +295,7 @@ function runner(): Scripted {
     },
     unbound: () => undefined,
     ended: () => undefined,
+    endAway: () => undefined,
   };
   return { runner: r, relays, binds, answers };
 }
@@ -305,7 +309,7 @@ describe('a session on its Session owner', () => {
   it('two binds of one Actor: the later wins even when the earlier answer comes last', async () => {
     const s = runner();
     const { l } = link();
-    const session = new OwnedSession('s.1', l, s.runner, 8);
+    const session = new OwnedSession('s.1', l, s.runner, 8, 1 << 20);
     const first = session.bind(actorRef('p1'));
     const second = session.bind(actorRef('p1'));
     await flush();
@@ -321,7 +325,7 @@ describe('a session on its Session owner', () => {
   it("relays the client's frames to the primary Actor in arrival order, each stamped with the next sequence", async () => {
     const s = runner();
     const { l, sent } = link();
-    const session = new OwnedSession('s.1', l, s.runner, 8);
+    const session = new OwnedSession('s.1', l, s.runner, 8, 1 << 20);
     session.bindings.set(route('p1', 1));
     session.enqueue('request', 11, 'move', encodePayload('a'));
     session.enqueue('request', 12, 'move', encodePayload('b'));
@@ -338,14 +342,14 @@ describe('a session on its Session owner', () => {
   it('a frame with no handler and no Actor bound is answered noHandler; one more frame than maxInFlight closes the session', async () => {
     const s = runner();
     const { l, sent } = link();
-    const session = new OwnedSession('s.1', l, s.runner, 2);
+    const session = new OwnedSession('s.1', l, s.runner, 2, 1 << 20);
     session.enqueue('request', 1, 'hello', encodePayload(null));
     await flush();
     expect(sent).toEqual([expect.stringMatching(/^error 1 /)]);
     sent.length = 0;
     // A handler that never ends: the first frame holds the turn, the next ones wait.
     const never = { ...s.runner, handler: () => () => null, run: () => new Promise<never>(() => undefined) };
-    const blocked = new OwnedSession('s.2', l, never, 2);
+    const blocked = new OwnedSession('s.2', l, never, 2, 1 << 20);
     for (const c of [1, 2, 3]) blocked.enqueue('request', c, 'slow', encodePayload(null));
     expect(sent).toEqual([]);
     blocked.enqueue('request', 4, 'slow', encodePayload(null));
@@ -355,7 +359,7 @@ describe('a session on its Session owner', () => {
   it('a relay on a lost binding ends Unavailable with the reason, without reaching the Actor', async () => {
     const s = runner();
     const { l } = link();
-    const session = new OwnedSession('s.1', l, s.runner, 8);
+    const session = new OwnedSession('s.1', l, s.runner, 8, 1 << 20);
     session.bindings.set(route('p1', 1));
     session.bindings.lose('p1', { reason: 'ownerLost', detail: "owner 'node-a' left" });
     await expect(session.relay('move', 'x')).rejects.toMatchObject({
@@ -368,7 +372,7 @@ describe('a session on its Session owner', () => {
   it('relays for a sealed binding wait, in session order, and go when the seal ends', async () => {
     const s = runner();
     const { l } = link();
-    const session = new OwnedSession('s.1', l, s.runner, 8);
+    const session = new OwnedSession('s.1', l, s.runner, 8, 1 << 20);
     session.bindings.set(route('p1', 1));
     session.bindings.seal('p1', 'move-1', 60_000, () => undefined);
     void session.relay('a', 1);

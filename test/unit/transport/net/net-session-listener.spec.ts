@@ -21,7 +21,7 @@ import { NetSessionListener } from '../../../../lib/transport/net/index.js';
  */
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
-const framed = (items: unknown[]): Buffer => frame(new Uint8Array(packr.pack(items)));
+const framed = (items: unknown[]): Buffer => Buffer.from(frame(new Uint8Array(packr.pack(items))));
 const LIMIT = 64 * 1024;
 const PUSH = Buffer.alloc(8192, 7);
 const turn = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));

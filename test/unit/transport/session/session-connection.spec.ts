@@ -20,7 +20,7 @@ import { type ConnectionHost, SessionConnection } from '../../../../lib/transpor
  */
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
-const framed = (items: unknown[]): Buffer => frame(new Uint8Array(packr.pack(items)));
+const framed = (items: unknown[]): Buffer => Buffer.from(frame(new Uint8Array(packr.pack(items))));
 const hello = (version = SESSION_PROTOCOL_VERSION) => framed([SessionFrameKind.Hello, version, 'token']);
 const request = (correlation: number, packet = 'echo') =>
   framed([SessionFrameKind.Request, correlation, packet, { n: correlation }]);
@@ -147,6 +147,40 @@ describe('SessionConnection: framing', () => {
     h.connection.receive(send('later'), 3);
     expect(h.heard).toEqual(['closed frameTooLarge']);
     expect(h.ended).toHaveLength(1);
+  });
+});
+
+describe('SessionConnection: one body per message (receiveBody)', () => {
+  const body = (items: unknown[]): Uint8Array => new Uint8Array(packr.pack(items));
+
+  it('takes whole bodies with no length prefix, through the same states as a stream', () => {
+    const h = harness();
+    h.connection.receiveBody(body([SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, 'token']), 1);
+    h.connection.welcome('s-1');
+    h.connection.receiveBody(body([SessionFrameKind.Request, 4, 'echo', 1]), 2);
+    h.connection.receiveBody(body([SessionFrameKind.Ping]), 3);
+    expect(h.heard).toEqual(['opened token', 'welcomed', 'request 4 echo']);
+    expect(h.kinds()).toEqual([SessionFrameKind.Welcome, SessionFrameKind.Pong]);
+    expect(h.connection.heardAt).toBe(3);
+    expect(h.connection.heldBytes).toBe(0);
+  });
+
+  it('closes frameTooLarge on a body over maxFrameBytes and protocolError on an empty one', () => {
+    const big = opened();
+    big.connection.receiveBody(new Uint8Array(MAX_FRAME + 1), 2);
+    expect(big.ended).toEqual([{ reason: 'frameTooLarge', byClient: false }]);
+    expect(big.kinds()).toEqual([`close ${SessionCloseCode.frameTooLarge}`]);
+    const empty = opened();
+    empty.connection.receiveBody(new Uint8Array(0), 2);
+    expect(empty.ended).toEqual([{ reason: 'protocolError', byClient: false }]);
+    empty.connection.receiveBody(body([SessionFrameKind.Send, 'late', 1]), 3);
+    expect(empty.heard).toEqual(['closed protocolError']);
+  });
+
+  it('accepts a body of exactly maxFrameBytes', () => {
+    const h = opened();
+    h.connection.receiveBody(body([SessionFrameKind.Send, 'big', 'x'.repeat(MAX_FRAME - 8)]), 2);
+    expect(h.heard).toEqual(['send big']);
   });
 });
 

@@ -1,0 +1,9 @@
+/** What both entries (`index.ts` for Node, `browser.ts`) export besides their own client class. */
+export type {
+  SessionClientClose,
+  SessionClientMethods,
+  SessionClientSettings,
+  SessionWelcome,
+} from './session-machine.js';
+export { ZLinkError } from '../core/errors.js';
+export type { SessionCloseReason } from '../core/session-wire/index.js';
