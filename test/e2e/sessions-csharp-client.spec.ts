@@ -1,26 +1,32 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, type Server, type Socket, connect } from 'node:net';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createServer as createTlsServer } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer } from 'ws';
-import { ZLinkError, type ZLinkSessionContext } from '../../lib/core/index.js';
+import { ZLinkError, type ZLinkSession, type ZLinkSessionContext } from '../../lib/core/index.js';
+import type { ZLinkRuntime } from '../../lib/runtime/index.js';
 import { csharpTools, howToInstall } from '../../scripts/system-deps.mjs';
 import { Cleanup, waitFor } from '../helpers/index.js';
 import { runCommand } from '../helpers/run-node.js';
-import { RawPeer, frameOf, gatewayOptions, portOf, startGateway } from '../integration/sessions/harness.js';
+import { RecordingProxy } from '../helpers/tcp-proxy.js';
+import { testTls } from '../helpers/test-tls.js';
+import {
+  type GatewaySetup,
+  RawPeer,
+  gatewayOptions,
+  portOf,
+  startGateway,
+} from '../integration/sessions/harness.js';
 import { read, sectionOf } from '../docs/markdown.js';
 
 /**
  * docs/sessions-wire.md claims a client in any language can be written from it alone. This compiles
  * one that was — the C# client users drop into a Unity project, clients/csharp/ZLinkSession — with
  * Debian's mcs, together with a small program that drives it (test/clients/csharp/SessionClientRun.cs),
- * and runs that with mono against a live gateway: one child process per run, its outcomes one line each
- * on stdout. It also compiles docs/sessions.md's C# example against the client.
+ * and runs that with mono against a live gateway, on each of its listener kinds (tcp, tls, websocket):
+ * one child process per run, its outcomes one line each on stdout. Resume after a drop runs through a
+ * TCP proxy the test cuts. It also compiles docs/sessions.md's C# example against the client.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -141,15 +147,27 @@ const ALL_TYPES_AS_JS = {
 };
 
 interface Gateway {
+  readonly runtime: ZLinkRuntime;
   readonly port: number;
   readonly received: unknown[];
+  readonly notes: unknown[];
   readonly closes: string[];
+  readonly drops: string[];
+  readonly resumes: string[];
 }
 
-async function gateway(listener: Record<string, unknown> = {}): Promise<Gateway> {
+const session = (ctx: unknown): ZLinkSession => (ctx as ZLinkSessionContext).session;
+
+/** A gateway on the listener options given, with the runner's handlers and `more` (a test's own). */
+async function gateway(
+  listener: Record<string, unknown> = {},
+  more: GatewaySetup['handlers'] = {},
+): Promise<Gateway> {
   const received: unknown[] = [];
+  const notes: unknown[] = [];
   const closes: string[] = [];
-  const session = (ctx: unknown) => (ctx as ZLinkSessionContext).session;
+  const drops: string[] = [];
+  const resumes: string[] = [];
   const runtime = await startGateway(gatewayOptions(listener), {
     handlers: {
       echo: {
@@ -158,7 +176,13 @@ async function gateway(listener: Record<string, unknown> = {}): Promise<Gateway>
           return { echo: payload, sessionId: session(ctx).id };
         },
       },
-      note: { kind: 'send', fn: (payload, ctx) => void session(ctx).push('noted', { got: payload }) },
+      note: {
+        kind: 'send',
+        fn: (payload, ctx) => {
+          notes.push(payload);
+          session(ctx).push('noted', { got: payload });
+        },
+      },
       fail: {
         fn: (payload) => {
           throw new Error(`failed: ${String(payload)}`);
@@ -187,80 +211,34 @@ async function gateway(listener: Record<string, unknown> = {}): Promise<Gateway>
             }, 50),
           ),
       },
+      ...more,
     },
     onOpen: (_session, hello) => hello.token === 'csharp',
     onClose: (_session, reason) => void closes.push(reason),
+    onDropped: (_session, reason) => void drops.push(reason),
+    onResumed: (s) => void resumes.push(s.id),
   });
   cleanup.add(runtime);
-  return { port: portOf(runtime), received, closes };
+  return { runtime, port: portOf(runtime), received, notes, closes, drops, resumes };
 }
 
-/** A TLS terminator in front of the gateway's TCP port (what docs/sessions.md asks for today). */
-async function tlsTerminator(port: number): Promise<number> {
-  const fixtures = join(root, 'test', 'fixtures', 'tls');
-  const sockets = new Set<Socket>();
-  const server = createTlsServer(
-    {
-      key: readFileSync(join(fixtures, 'server.key')),
-      cert: readFileSync(join(fixtures, 'server.crt')),
-      minVersion: 'TLSv1.2',
+const TLS = testTls();
+
+/** A listener kind's `sessions.game` options, and the endpoint of a port of it (the gateway's, or a proxy's). */
+const kinds = {
+  tcp: { listener: {}, endpoint: (port: number) => `tcp://127.0.0.1:${port}` },
+  tls: {
+    listener: {
+      listen: { bindHost: '127.0.0.1', port: 0, kind: 'tls', tls: { key: TLS.key, cert: TLS.cert } },
     },
-    (secure) => {
-      const plain = connect({ host: '127.0.0.1', port });
-      for (const s of [secure, plain]) {
-        sockets.add(s);
-        s.on('error', () => undefined).on('close', () => sockets.delete(s));
-      }
-      secure.pipe(plain).pipe(secure);
-    },
-  );
-  return listen(server, () => sockets.forEach((s) => s.destroy()));
-}
-
-/**
- * A WebSocket bridge in front of the gateway's TCP port: each binary message is one frame body, as the
- * WebSocket listener kind will take it (docs/sessions-wire.md), sent on with its length prefix; each
- * frame back is one binary message. It proves the client's WebSocket transport until that kind lands.
- */
-async function webSocketBridge(port: number): Promise<number> {
-  const sockets = new Set<Socket>();
-  const server = createHttpServer();
-  const wss = new WebSocketServer({ server });
-  wss.on('connection', (ws) => {
-    const tcp = connect({ host: '127.0.0.1', port });
-    sockets.add(tcp);
-    let buffer = Buffer.alloc(0);
-    tcp.on('data', (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readUInt32BE(0)) {
-        ws.send(buffer.subarray(4, 4 + buffer.readUInt32BE(0)), { binary: true });
-        buffer = buffer.subarray(4 + buffer.readUInt32BE(0));
-      }
-    });
-    tcp.on('error', () => undefined).on('close', () => ws.close());
-    ws.on('message', (data: Buffer, isBinary: boolean) =>
-      isBinary ? tcp.write(frameOf(data)) : ws.close(1003),
-    );
-    ws.on('close', () => tcp.end());
-  });
-  return listen(server, () => {
-    sockets.forEach((s) => s.destroy());
-    wss.clients.forEach((c) => c.terminate());
-    wss.close();
-  });
-}
-
-async function listen(server: Server, stop: () => void): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.add({
-    close: () =>
-      new Promise<void>((resolve) => {
-        stop();
-        server.close(() => resolve());
-      }),
-  });
-  return (server.address() as AddressInfo).port;
-}
+    // The test certificate names localhost.
+    endpoint: (port: number) => `tls://localhost:${port}`,
+  },
+  websocket: {
+    listener: { listen: { bindHost: '127.0.0.1', port: 0, kind: 'websocket', path: '/play' } },
+    endpoint: (port: number) => `ws://127.0.0.1:${port}/play`,
+  },
+} satisfies Record<string, { listener: Record<string, unknown>; endpoint: (port: number) => string }>;
 
 describe('the C# client, written from docs/sessions-wire.md alone, compiled with mcs and run on mono', () => {
   it("encodes and decodes every msgpack form, refuses hostile bytes, and writes the wire page's example bytes", async () => {
@@ -268,20 +246,13 @@ describe('the C# client, written from docs/sessions-wire.md alone, compiled with
     expect(seen.codec).toEqual({ docRows: 7, failures: [] });
   });
 
-  const transports: [string, (port: number) => Promise<string>][] = [
-    ['tcp', async (port) => `tcp://127.0.0.1:${port}`],
-    ['tls, through a TLS terminator', async (port) => `tls://localhost:${await tlsTerminator(port)}`],
-    [
-      'websocket, through a bridge to the TCP listener',
-      async (port) => `ws://127.0.0.1:${await webSocketBridge(port)}/`,
-    ],
-  ];
-
-  describe.each(transports)('over %s', (_name, endpointFor) => {
+  // Each kind of the gateway's listener itself: the wire's framing on TCP and inside TLS (the test CA),
+  // and one binary message per frame on a WebSocket at its path.
+  describe.each(['tcp', 'tls', 'websocket'] as const)('over %s', (kind) => {
     it('is welcomed, round-trips every msgpack type, gets errors, pushes in order and paced replies, and closes', async () => {
       // Frames up to 256 KiB: the payload's str 32 and bin 32 (70,000 bytes each) need more than 64 KiB.
-      const gw = await gateway({ maxFrameBytes: 262144 });
-      const seen = await run('main', { endpoint: await endpointFor(gw.port), token: 'csharp', ca: CA });
+      const gw = await gateway({ maxFrameBytes: 262144, ...kinds[kind].listener });
+      const seen = await run('main', { endpoint: kinds[kind].endpoint(gw.port), token: 'csharp', ca: CA });
 
       const welcome = seen.welcome as Record<string, unknown>;
       expect(welcome).toEqual({
@@ -344,8 +315,8 @@ describe('the C# client, written from docs/sessions-wire.md alone, compiled with
   });
 
   it("refuses a TLS server whose certificate does not chain to the CA it trusts or the system's, or names another host", async () => {
-    const gw = await gateway();
-    const endpoint = `tls://localhost:${await tlsTerminator(gw.port)}`;
+    const gw = await gateway(kinds.tls.listener);
+    const endpoint = kinds.tls.endpoint(gw.port);
     // The server's own certificate as the "CA": it is no CA, so the chain cannot end there.
     const wrongCa = join(root, 'test', 'fixtures', 'tls', 'server.crt');
     const cases: Record<string, string>[] = [{}, { ca: wrongCa }, { ca: CA, tlsName: 'example.com' }];
@@ -415,21 +386,214 @@ describe('the C# client, written from docs/sessions-wire.md alone, compiled with
     expect(gw.closes).toEqual(['goingAway']);
   });
 
-  // The same run straight against each kind of the gateway's listener.
-  it.each(['websocket', 'tls'])('runs against the %s listener kind itself', async (kind) => {
-    const fixtures = join(root, 'test', 'fixtures', 'tls');
-    const tls = {
-      key: readFileSync(join(fixtures, 'server.key')),
-      cert: readFileSync(join(fixtures, 'server.crt')),
-    };
-    const gw = await gateway({
-      maxFrameBytes: 262144,
-      listen: { bindHost: '127.0.0.1', port: 0, kind, ...(kind === 'tls' ? { tls } : {}) },
+  // The client asks for resume (ZLinkSessionOptions.Resume) and reaches the gateway through a TCP proxy
+  // the test cuts: a network that fails under the player (docs/sessions-wire.md#resume-after-a-drop).
+  describe('resume after a drop', () => {
+    async function proxyTo(port: number | undefined): Promise<RecordingProxy> {
+      const proxy = cleanup.add(await RecordingProxy.start());
+      proxy.target = port;
+      return proxy;
+    }
+
+    const cases = [
+      { title: 'over tcp', kind: 'tcp', resendBuffer: undefined },
+      { title: 'over websocket', kind: 'websocket', resendBuffer: undefined },
+      // A resend buffer of 1 byte: the Send is let go at once, and found lost at the resume.
+      { title: 'over tcp, its Send past the resend buffer', kind: 'tcp', resendBuffer: 1 },
+    ] as const;
+    it.each(cases)(
+      '$title: the same session comes back; its request in flight is answered once, what the server never got is sent again and runs once, and the pushes made while away arrive in order',
+      async ({ kind, resendBuffer }) => {
+        const proxy = await proxyTo(undefined);
+        const release = cleanup.gate();
+        let held: ZLinkSession | undefined;
+        let holds = 0;
+        const gw = await gateway(kinds[kind].listener, {
+          // The request in flight: from here on what the client sends is lost in the network; the
+          // client hears "holding" and then writes a Request and a Send the server will never get.
+          hold: {
+            fn: async (_payload, ctx) => {
+              holds++;
+              held = session(ctx);
+              proxy.discardFromClient = true;
+              held.push('holding', 1);
+              await release.promise;
+              return 'held';
+            },
+          },
+          // Asked by the runner's second session (straight to the gateway) once it wrote both: the
+          // connection drops; while the client is away, a push and the hold's answer are made.
+          cut: {
+            fn: async () => {
+              proxy.cut();
+              proxy.target = undefined;
+              await waitFor(() => held?.connected === false, 5000, 'the gateway seeing the drop');
+              held?.push('whileAway', 2);
+              release.open();
+              await new Promise((resolve) => setImmediate(resolve));
+              proxy.discardFromClient = false;
+              proxy.target = gw.port;
+              return 'cut';
+            },
+          },
+        });
+        proxy.target = gw.port;
+        const seen = await run('resume', {
+          endpoint: kinds[kind].endpoint(proxy.port),
+          control: kinds[kind].endpoint(gw.port),
+          token: 'csharp',
+          ...(resendBuffer === undefined ? {} : { resendBuffer: String(resendBuffer) }),
+        });
+        const kept = resendBuffer === undefined;
+
+        const resume = seen.resume as Record<string, unknown>;
+        const ids = resume.sessionIds as string[];
+        expect(new Set(ids).size).toBe(1);
+        expect(resume).toEqual({
+          welcome: { resumable: true, resumeGraceMs: 30000 },
+          // In the order the server made them, each once, the resume between the drop and what was
+          // kept for the client.
+          events: [
+            'push holding 1',
+            'dropped',
+            'resumed',
+            'push whileAway 2',
+            ...(kept ? ['push noted {"got":9}'] : []),
+          ],
+          held: 'held',
+          lostEcho: 'lost',
+          sent: true,
+          sessionIds: ids,
+          // The echo "lost" and the Send: above the resumed Welcome's count, sent again (the Send only
+          // if the client still held it).
+          resent: kept ? 2 : 1,
+          sendsLost: kept ? 0 : 1,
+          attempted: true,
+          connected: true,
+        });
+        // Each ran once: the hold before the drop, the two lost frames after the resume.
+        expect(holds).toBe(1);
+        expect(gw.received).toEqual(['before', 'lost', 'after']);
+        expect(gw.notes).toEqual(kept ? [9] : []);
+        expect(gw.drops).toEqual(['lost']);
+        expect(gw.resumes).toEqual([ids[0]]);
+        expect(seen.closed).toMatchObject({ by: 'Client', code: 1000, reason: 'normal' });
+        await waitFor(() => gw.closes.length === 2, 5000, 'the gateway hearing both sessions close');
+        expect(gw.closes).toEqual(['normal', 'normal']);
+      },
+    );
+
+    it('acknowledges what it receives, so the gateway forgets it: a stream past maxPendingBytes keeps the session open', async () => {
+      // 24 answers of 4 pushes of 4 KiB: 384 KiB kept on the gateway unless the client's Acks count them,
+      // against a maxPendingBytes of 64 KiB.
+      const gw = await gateway(
+        { maxPendingBytes: 65536 },
+        {
+          chunk: {
+            fn: (payload, ctx) => {
+              for (let i = 0; i < 4; i++) session(ctx).push('chunk', 'x'.repeat(4096));
+              return payload;
+            },
+          },
+        },
+      );
+      const seen = await run('acks', {
+        endpoint: kinds.tcp.endpoint(gw.port),
+        token: 'csharp',
+        chunks: '24',
+      });
+      expect(seen.acks).toEqual({
+        answers: 24,
+        pushes: 96,
+        connected: true,
+        closed: expect.objectContaining({ by: 'Client', reason: 'normal' }),
+      });
+      await waitFor(() => gw.closes.length === 1, 5000, 'the gateway hearing the close');
+      expect(gw.closes).toEqual(['normal']);
     });
-    const endpoint = `${kind === 'tls' ? 'tls://localhost' : 'ws://127.0.0.1'}:${gw.port}${kind === 'tls' ? '' : '/'}`;
-    const seen = await run('main', { endpoint, token: 'csharp', ca: CA });
-    expect(seen.roundTrip).toEqual({ ok: true, diff: null });
-    expect(seen.closed).toMatchObject({ by: 'Client', reason: 'normal' });
+
+    /**
+     * What the `lostForGood` run reports when its session ended as `closed`: the request in flight
+     * failed with it, "dropped" came first when the session was resumable, and a new session opened.
+     */
+    const endedAs = (resumable: boolean, closed: Record<string, unknown>) => {
+      const ended = { ...closed, mayReconnect: true };
+      return {
+        resumable,
+        request: expect.objectContaining({ kind: 'Closed', closed: ended }),
+        closed: ended,
+        events: resumable ? ['dropped'] : [],
+        afterClose: { send: false, isOpen: false },
+        newSession: { other: true, echo: 'new session' },
+      };
+    };
+
+    /** The handler that drops its own session's connection (and keeps new ones out with `refuse`). */
+    const away = (proxy: RecordingProxy, refuse: boolean, then?: () => Promise<void>) => ({
+      away: {
+        fn: () => {
+          proxy.cut();
+          if (refuse) proxy.target = undefined;
+          void then?.();
+          return 'never seen';
+        },
+      },
+    });
+
+    it('ends the session resumeExpired when it cannot come back within the grace', async () => {
+      const proxy = await proxyTo(undefined);
+      const gw = await gateway({ resumeGraceMs: 1500 }, away(proxy, true));
+      proxy.target = gw.port;
+      const seen = await run('lostForGood', {
+        endpoint: kinds.tcp.endpoint(proxy.port),
+        fresh: kinds.tcp.endpoint(gw.port),
+        token: 'csharp',
+      });
+      expect(seen.lostForGood).toEqual(
+        endedAs(true, {
+          by: 'Connection',
+          code: null,
+          reason: 'resumeExpired',
+          detail: expect.stringContaining('1500 ms'),
+        }),
+      );
+      await waitFor(() => gw.closes.includes('resumeExpired'), 5000, 'the gateway expiring the session');
+      expect(gw.drops).toEqual(['lost']);
+      expect(gw.resumes).toEqual([]);
+    });
+
+    it('ends the session resumeRefused when the gateway no longer has it (a restart), and a new session opens', async () => {
+      const proxy = await proxyTo(undefined);
+      let second: Gateway | undefined;
+      const first: Gateway = await gateway(
+        {},
+        away(proxy, true, async () => {
+          await first.runtime.close();
+          second = await gateway();
+          proxy.target = second.port;
+        }),
+      );
+      proxy.target = first.port;
+      const seen = await run('lostForGood', { endpoint: kinds.tcp.endpoint(proxy.port), token: 'csharp' });
+      // The new session is on the new gateway, behind the same endpoint.
+      expect(seen.lostForGood).toEqual(
+        endedAs(true, { by: 'Server', code: 1014, reason: 'resumeRefused', detail: expect.any(String) }),
+      );
+      const listener = second?.runtime.snapshot().sessions?.find((s) => s.listener === 'game');
+      expect(listener?.resumesRefused).toBe(1);
+      expect(second?.received).toEqual(['new session']);
+    });
+
+    it('treats a drop as the end of the session when the server offers no resume (resumeGraceMs 0)', async () => {
+      const proxy = await proxyTo(undefined);
+      const gw = await gateway({ resumeGraceMs: 0 }, away(proxy, false));
+      proxy.target = gw.port;
+      const seen = await run('lostForGood', { endpoint: kinds.tcp.endpoint(proxy.port), token: 'csharp' });
+      expect(seen.lostForGood).toEqual(
+        endedAs(false, { by: 'Connection', code: null, reason: 'lost', detail: expect.any(String) }),
+      );
+      expect(gw.drops).toEqual([]);
+    });
   });
 
   it("compiles docs/sessions.md's C# example and the client README's against the client", () => {

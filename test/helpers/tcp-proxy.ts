@@ -5,10 +5,13 @@ import { type Server, type Socket, createServer, connect } from 'node:net';
  * wire between two processes would see. Its target is set once the peer behind it has bound (until
  * then a connection is closed at once, and zeromq connects again). With `replyDelayMs` it holds back
  * what the target sends for that long (in order): a process behind it learns every answer late,
- * while the target has long acted on the request.
+ * while the target has long acted on the request. A network that fails under a client: `cut()` drops
+ * every connection it carries, `target = undefined` refuses new ones, and `discardFromClient` loses
+ * what the clients send while it is set.
  */
 export class RecordingProxy {
   target: number | undefined;
+  discardFromClient = false;
   private readonly chunks: Buffer[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -55,6 +58,7 @@ export class RecordingProxy {
     const carry = (from: Socket, to: Socket, delayMs: number) =>
       from.on('data', (chunk: Buffer) => {
         this.chunks.push(Buffer.from(chunk));
+        if (from === client && this.discardFromClient) return;
         // Timers of one delay fire in the order they were set: the stream keeps its order.
         if (delayMs === 0) to.write(chunk);
         else setTimeout(() => to.destroyed || to.write(chunk), delayMs);
@@ -63,6 +67,11 @@ export class RecordingProxy {
     carry(upstream, client, this.replyDelayMs);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
+  }
+
+  /** Drops every connection it carries, both sides at once, with no goodbye. */
+  cut(): void {
+    for (const s of this.sockets) s.destroy();
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,23 @@ namespace ZLink.Session
 
         /// <summary>TLS for a <c>tls://</c> endpoint given to <see cref="ZLinkSessionClient.ForEndpoint"/>. Default: the system's trust store.</summary>
         public SessionTlsOptions Tls;
+
+        /// <summary>
+        /// Ask for resume (docs/sessions-wire.md#resume-after-a-drop): when the connection drops, the
+        /// client connects again within the server's grace and takes its session back, with nothing
+        /// lost and nothing run twice (<see cref="ZLinkSessionClient.Dropped"/>,
+        /// <see cref="ZLinkSessionClient.Resumed"/>). Needs a client that can open a new connection:
+        /// <see cref="ZLinkSessionClient.ForEndpoint"/>, or a transport factory. Default false.
+        /// </summary>
+        public bool Resume;
+
+        /// <summary>
+        /// With <see cref="Resume"/>: the most bytes of Sends kept until the server is known to have taken
+        /// them, to send again after a resume. Past it the oldest are let go; one the server turns out
+        /// never to have got is lost (counted in <see cref="ZLinkSessionClient.SendsLost"/>). Requests are
+        /// always kept until answered (at most MaxInFlight of them). Default 1048576.
+        /// </summary>
+        public int ResendBufferBytes = 1024 * 1024;
     }
 
     /// <summary>What the server's Welcome announced (docs/sessions-wire.md#bodies).</summary>
@@ -37,8 +54,59 @@ namespace ZLink.Session
         /// <summary>The most requests without an answer at once (this client holds further requests back).</summary>
         public int MaxInFlight { get; internal set; }
 
-        // Resume (issue 53, being designed): the Welcome's resume fields go here once
-        // docs/sessions-wire.md defines them. Items after maxInFlight are ignored today, as the wire asks.
+        /// <summary>
+        /// Whether a drop can be survived: the client asked for resume and the server offers it (its
+        /// Welcome carried a resume token). The token itself stays inside the client: it is worth the session.
+        /// </summary>
+        public bool Resumable { get; internal set; }
+
+        /// <summary>How long the server keeps the session after a drop, in ms; 0 when it is not <see cref="Resumable"/>.</summary>
+        public int ResumeGraceMs { get; internal set; }
+    }
+
+    /// <summary>A resumable session lost its connection: the client is resuming it (raised once per drop).</summary>
+    public sealed class SessionDropped
+    {
+        internal SessionDropped(string detail, int resumeGraceMs)
+        {
+            Detail = detail ?? "";
+            ResumeGraceMs = resumeGraceMs;
+        }
+
+        /// <summary>What happened to the connection (reset, ended, nothing heard for 3 heartbeats).</summary>
+        public string Detail { get; private set; }
+
+        /// <summary>How long the client keeps trying, in ms: past it the session ends <c>resumeExpired</c>.</summary>
+        public int ResumeGraceMs { get; private set; }
+
+        public override string ToString()
+        {
+            return "session dropped (" + Detail + "); resuming within " + ResumeGraceMs + " ms";
+        }
+    }
+
+    /// <summary>A dropped session is back on a new connection: the same session, nothing lost.</summary>
+    public sealed class SessionResumed
+    {
+        internal SessionResumed(SessionWelcome welcome, int resent, long sendsLost, int attempts)
+        {
+            Welcome = welcome;
+            Resent = resent;
+            SendsLost = sendsLost;
+            Attempts = attempts;
+        }
+
+        /// <summary>The new Welcome: the same SessionId (its other values may differ on another endpoint).</summary>
+        public SessionWelcome Welcome { get; private set; }
+
+        /// <summary>Requests and Sends the server never got before the drop, sent again now, in order.</summary>
+        public int Resent { get; private set; }
+
+        /// <summary>Sends the server never got that the client no longer held (past ResendBufferBytes): lost.</summary>
+        public long SendsLost { get; private set; }
+
+        /// <summary>Connections it took, this one included.</summary>
+        public int Attempts { get; private set; }
     }
 
     /// <summary>Who ended a session.</summary>
@@ -50,7 +118,10 @@ namespace ZLink.Session
         /// <summary>The server, with a Close frame.</summary>
         Server,
 
-        /// <summary>No Close: the connection dropped or failed, nothing was heard for 3 heartbeats, or the server broke the wire.</summary>
+        /// <summary>
+        /// No Close: the connection dropped or failed, nothing was heard for 3 heartbeats, the server broke
+        /// the wire, or a resumable session was not resumed within its grace.
+        /// </summary>
         Connection,
     }
 
@@ -73,7 +144,9 @@ namespace ZLink.Session
         /// <summary>
         /// The code's name on the wire (<c>"normal"</c>, <c>"goingAway"</c>, <c>"refused"</c>, ...:
         /// docs/sessions-wire.md#close-codes); <c>"lost"</c> for a dropped connection or a code this
-        /// version does not know; <c>"protocolError"</c> when the server broke the wire.
+        /// version does not know; <c>"protocolError"</c> when the server broke the wire. With resume:
+        /// <c>"resumeRefused"</c> (the server's 1014: it no longer has the session) or
+        /// <c>"resumeExpired"</c> (no resume within the grace; the client's own verdict, no Code).
         /// </summary>
         public string Reason { get; private set; }
 

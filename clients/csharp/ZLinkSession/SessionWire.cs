@@ -18,6 +18,7 @@ namespace ZLink.Session
         Ping = 8,
         Pong = 9,
         Close = 10,
+        Ack = 11,
     }
 
     /// <summary>A Close frame's code (docs/sessions-wire.md#close-codes).</summary>
@@ -36,6 +37,8 @@ namespace ZLink.Session
         RelocationTimeout = 1010,
         ServerError = 1011,
         Full = 1012,
+        ResumeExpired = 1013,
+        ResumeRefused = 1014,
     }
 
     /// <summary>The wire's names for close codes, and the frames this client writes.</summary>
@@ -71,6 +74,8 @@ namespace ZLink.Session
             { 1010, "relocationTimeout" },
             { 1011, "serverError" },
             { 1012, "full" },
+            { 1013, "resumeExpired" },
+            { 1014, "resumeRefused" },
         };
 
         /// <summary>The wire's name of a close code (<c>"goingAway"</c> for 1001), or <see cref="Lost"/> for one it does not know.</summary>
@@ -91,11 +96,30 @@ namespace ZLink.Session
 
         // Every body is a fixarray of at most 15 items (docs/sessions-wire.md#bodies); MsgPack writes
         // arrays that short in that form.
-        internal static byte[] Hello(object token)
+        internal static byte[] Hello(object token, object[] resume)
         {
-            // Resume (issue 53, being designed): a Hello that resumes a session carries what
-            // docs/sessions-wire.md will define for it; today's Hello is [1, version, token].
-            return MsgPack.Encode(new object[] { (int)FrameKind.Hello, Version, token });
+            // No fourth item for a client that does not resume: the Hello of a client written before
+            // resume existed (docs/sessions-wire.md#resume-after-a-drop).
+            return MsgPack.Encode(resume == null
+                ? new object[] { (int)FrameKind.Hello, Version, token }
+                : new object[] { (int)FrameKind.Hello, Version, token, resume });
+        }
+
+        /// <summary>The Hello's fourth item that asks for a session the client may resume: <c>[]</c>.</summary>
+        internal static readonly object[] AskResume = new object[0];
+
+        /// <summary>
+        /// The Hello's fourth item that resumes a session: <c>[sessionId, resumeToken, received]</c>. The
+        /// login token is not checked again, so the Hello carries none (docs/sessions-wire.md#resuming).
+        /// </summary>
+        internal static byte[] ResumeHello(string sessionId, string resumeToken, long received)
+        {
+            return Hello(null, new object[] { sessionId, resumeToken, received });
+        }
+
+        internal static byte[] Ack(long received)
+        {
+            return MsgPack.Encode(new object[] { (int)FrameKind.Ack, received });
         }
 
         internal static byte[] Request(uint correlation, string packet, object payload)

@@ -1,11 +1,15 @@
 // Drives clients/csharp/ZLinkSession against a live gateway for test/e2e/sessions-csharp-client.spec.ts.
 // It prints one line per outcome, "<name> <json>", and "done {}" last; the spec reads them.
 //
-//   mono run.exe <scenario> [--endpoint URL] [--token T] [--ca FILE [--tlsName NAME]] [--doc FILE] [--idle MS]
+//   mono run.exe <scenario> [--endpoint URL] [--control URL] [--fresh URL] [--token T] [--ca FILE [--tlsName NAME]]
+//                [--doc FILE] [--idle MS] [--resendBuffer BYTES] [--chunks N]
 //
 // Scenarios: main (request/reply with every msgpack type, errors, send, pushes, pacing, timeout,
 // close), refused, heartbeat, serverClose, codec (the codec on its own, and docs/sessions-wire.md's
-// example bytes).
+// example bytes); with resume: resume (a drop the test makes when the control session asks, and what
+// comes after the resume), lostForGood (a drop the session does not survive: the test refuses or
+// lets it expire, or the server offers no resume), acks (a stream of pushes, paced by requests, that
+// only the client's Acks let the server forget).
 using System;
 using System.Collections;
 using System.Collections.Generic;
@@ -22,7 +26,17 @@ public static class SessionClientRun
 {
     private static readonly Dictionary<string, string> Args = new Dictionary<string, string>();
 
-    public static int Main(string[] argv)
+    // Exits with Environment.Exit rather than by returning: after a run that dropped WebSocket
+    // connections, Mono's exit (a return from Main) sometimes waits forever with no thread of the run
+    // left (seen on Debian's mono 6.8; Unity never exits that way).
+    public static void Main(string[] argv)
+    {
+        var code = Run(argv);
+        Console.Out.Flush();
+        Environment.Exit(code);
+    }
+
+    private static int Run(string[] argv)
     {
         for (var i = 1; i + 1 < argv.Length; i += 2) Args[argv[i].TrimStart('-')] = argv[i + 1];
         try
@@ -33,6 +47,9 @@ public static class SessionClientRun
                 case "refused": Refused().Wait(); break;
                 case "heartbeat": Heartbeat().Wait(); break;
                 case "serverClose": ServerClose().Wait(); break;
+                case "resume": Resume().Wait(); break;
+                case "lostForGood": LostForGood().Wait(); break;
+                case "acks": Acks().Wait(); break;
                 case "codec": Codec(); break;
                 default: throw new ArgumentException("unknown scenario " + argv[0]);
             }
@@ -49,9 +66,11 @@ public static class SessionClientRun
     // ---------------------------------------------------------------------------------------------
     // Scenarios against a gateway
 
-    private static ZLinkSessionClient Client(object token)
+    private static ZLinkSessionClient Client(object token, bool resume = false)
     {
-        var options = new ZLinkSessionOptions { Token = token, RequestTimeoutMs = 5000 };
+        var options = new ZLinkSessionOptions { Token = token, RequestTimeoutMs = 5000, Resume = resume };
+        string resendBuffer;
+        if (Args.TryGetValue("resendBuffer", out resendBuffer)) options.ResendBufferBytes = int.Parse(resendBuffer);
         string ca;
         if (Args.TryGetValue("ca", out ca))
             options.Tls = new SessionTlsOptions { TrustedCa = new X509Certificate2(ca) };
@@ -194,6 +213,154 @@ public static class SessionClientRun
         Print("pending", await Failure(client.RequestAsync("closeMe", null)));
         Print("closed", ClosedJson(await closed));
         Print("afterClose", new Dictionary<string, object> { { "send", client.Send("note", 1) }, { "isOpen", client.IsOpen } });
+    }
+
+    // What a resumable client saw, in the order it saw it: pushes ("push <packet> <payload>"), "dropped"
+    // and "resumed".
+    private sealed class Seen
+    {
+        public readonly List<object> Events = new List<object>();
+        public SessionResumed Resumed;
+
+        public Seen(ZLinkSessionClient client)
+        {
+            client.PushReceived += (packet, payload) => Add("push " + packet + " " + Json(payload));
+            client.Dropped += dropped => Add("dropped");
+            client.Resumed += resumed =>
+            {
+                Resumed = resumed;
+                Add("resumed");
+            };
+        }
+
+        private void Add(string what)
+        {
+            lock (Events)
+            {
+                Events.Add(what);
+                Monitor.PulseAll(Events);
+            }
+        }
+
+        // Waits at most 10 s for `what` to have been seen.
+        public void WaitFor(string what)
+        {
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            lock (Events)
+            {
+                while (!Events.Contains(what))
+                {
+                    var left = deadline - DateTime.UtcNow;
+                    if (left <= TimeSpan.Zero) throw new TimeoutException("never saw " + what + ": " + Json(Events));
+                    Monitor.Wait(Events, left);
+                }
+            }
+        }
+
+        public List<object> Snapshot()
+        {
+            lock (Events) return new List<object>(Events);
+        }
+    }
+
+    // A drop with a request in flight and a Request and a Send the server never gets: after the resume
+    // the first is answered once, the other two are sent again and run once, and the pushes made while
+    // away arrive in order. The test drops the connection when the control session (straight to the
+    // gateway) asks it to "cut": after the client got "holding", and after it wrote the two frames.
+    private static async Task Resume()
+    {
+        var client = Client(Args["token"], true);
+        var seen = new Seen(client);
+        var closed = ClosedOf(client);
+        var welcome = await client.ConnectAsync();
+        var before = (Dictionary<string, object>)await client.RequestAsync("echo", "before");
+        var hold = client.RequestAsync("hold", null, 20000);
+        seen.WaitFor("push holding 1");
+        var lost = client.RequestAsync("echo", "lost", 20000);
+        var sent = client.Send("note", 9);
+
+        var control = ZLinkSessionClient.ForEndpoint(Args["control"], new ZLinkSessionOptions { Token = Args["token"] });
+        await control.ConnectAsync();
+        await control.RequestAsync("cut", null, 20000);
+        await control.CloseAsync();
+
+        var held = await hold;
+        var lostReply = (Dictionary<string, object>)await lost;
+        // Answered behind the resent frames: every push they made has been raised by then.
+        var after = (Dictionary<string, object>)await client.RequestAsync("echo", "after");
+        var resumed = seen.Resumed;
+        Print("resume", new Dictionary<string, object>
+        {
+            { "welcome", new Dictionary<string, object> { { "resumable", welcome.Resumable }, { "resumeGraceMs", welcome.ResumeGraceMs } } },
+            { "events", seen.Snapshot() },
+            { "held", held },
+            { "lostEcho", lostReply["echo"] },
+            { "sent", sent },
+            { "sessionIds", new List<object> { welcome.SessionId, before["sessionId"], lostReply["sessionId"], after["sessionId"], client.SessionId, resumed.Welcome.SessionId } },
+            { "resent", resumed.Resent },
+            { "sendsLost", resumed.SendsLost },
+            { "attempted", resumed.Attempts >= 1 },
+            { "connected", client.IsConnected },
+        });
+        await client.CloseAsync(SessionCloseCode.Normal, "bye");
+        Print("closed", ClosedJson(await closed));
+    }
+
+    // A drop the session does not survive: the request in flight ("away", whose handler drops the
+    // connection) fails with the session's end, which Closed reports once, after "dropped" when the
+    // session was resumable. Then a new client opens a new session, at --fresh if given, else at the
+    // same endpoint.
+    private static async Task LostForGood()
+    {
+        var client = Client(Args["token"], true);
+        var seen = new Seen(client);
+        var closed = ClosedOf(client);
+        var welcome = await client.ConnectAsync();
+        var away = await Failure(client.RequestAsync("away", null, 20000));
+        var end = await closed;
+        var events = seen.Snapshot();
+        var sent = client.Send("note", 1);
+
+        string freshEndpoint;
+        var fresh = Args.TryGetValue("fresh", out freshEndpoint)
+            ? ZLinkSessionClient.ForEndpoint(freshEndpoint, new ZLinkSessionOptions { Token = Args["token"], Resume = true })
+            : Client(Args["token"], true);
+        var again = await fresh.ConnectAsync();
+        var echo = (Dictionary<string, object>)await fresh.RequestAsync("echo", "new session");
+        await fresh.CloseAsync();
+        Print("lostForGood", new Dictionary<string, object>
+        {
+            { "resumable", welcome.Resumable },
+            { "request", away },
+            { "closed", ClosedJson(end) },
+            { "events", events },
+            { "afterClose", new Dictionary<string, object> { { "send", sent }, { "isOpen", client.IsOpen } } },
+            { "newSession", new Dictionary<string, object> { { "other", again.SessionId != welcome.SessionId }, { "echo", echo["echo"] } } },
+        });
+    }
+
+    // Requests whose answers bring pushes, one after the other: the server keeps each push until the
+    // client's Ack counts it (docs/sessions-wire.md#counting-and-acks).
+    private static async Task Acks()
+    {
+        var client = Client(Args["token"], true);
+        var seen = new Seen(client);
+        var closed = ClosedOf(client);
+        await client.ConnectAsync();
+        var chunks = int.Parse(Args["chunks"]);
+        var answers = 0;
+        for (var i = 0; i < chunks; i++)
+            if ((long)await client.RequestAsync("chunk", i) == i) answers++;
+        var pushes = seen.Snapshot().Count;
+        var connected = client.IsConnected;
+        await client.CloseAsync();
+        Print("acks", new Dictionary<string, object>
+        {
+            { "answers", answers },
+            { "pushes", pushes },
+            { "connected", connected },
+            { "closed", ClosedJson(await closed) },
+        });
     }
 
     private static async Task<Dictionary<string, object>> Failure<T>(Task<T> task)

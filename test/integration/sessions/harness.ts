@@ -25,6 +25,8 @@ export interface GatewaySetup {
   readonly handlers?: Record<string, { kind?: 'request' | 'send'; fn: HandlerFn }>;
   readonly onOpen?: Extract<SessionHookRegistration, { hook: 'open' }>['fn'];
   readonly onClose?: Extract<SessionHookRegistration, { hook: 'close' }>['fn'];
+  readonly onDropped?: Extract<SessionHookRegistration, { hook: 'dropped' }>['fn'];
+  readonly onResumed?: Extract<SessionHookRegistration, { hook: 'resumed' }>['fn'];
 }
 
 export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = {}): Promise<ZLinkRuntime> {
@@ -41,6 +43,20 @@ export async function startGateway(options: ZLinkOptions, setup: GatewaySetup = 
     runtime.sessions.registerHook({ listener: 'game', hook: 'open', fn: setup.onOpen, source: 'onOpen' });
   if (setup.onClose)
     runtime.sessions.registerHook({ listener: 'game', hook: 'close', fn: setup.onClose, source: 'onClose' });
+  if (setup.onDropped)
+    runtime.sessions.registerHook({
+      listener: 'game',
+      hook: 'dropped',
+      fn: setup.onDropped,
+      source: 'onDropped',
+    });
+  if (setup.onResumed)
+    runtime.sessions.registerHook({
+      listener: 'game',
+      hook: 'resumed',
+      fn: setup.onResumed,
+      source: 'onResumed',
+    });
   await runtime.start();
   return runtime;
 }
