@@ -12,6 +12,8 @@ import { type Server, type Socket, createServer, connect } from 'node:net';
 export class RecordingProxy {
   target: number | undefined;
   discardFromClient = false;
+  /** Connections closed at once for want of a target. */
+  refused = 0;
   private readonly chunks: Buffer[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -48,7 +50,10 @@ export class RecordingProxy {
   }
 
   private accept(client: Socket): void {
-    if (this.target === undefined) return void client.destroy();
+    if (this.target === undefined) {
+      this.refused++;
+      return void client.destroy();
+    }
     const upstream = connect(this.target, '127.0.0.1');
     for (const s of [client, upstream]) {
       this.sockets.add(s);

@@ -299,7 +299,7 @@ public static class SessionClientRun
             { "sessionIds", new List<object> { welcome.SessionId, before["sessionId"], lostReply["sessionId"], after["sessionId"], client.SessionId, resumed.Welcome.SessionId } },
             { "resent", resumed.Resent },
             { "sendsLost", resumed.SendsLost },
-            { "attempted", resumed.Attempts >= 1 },
+            { "attempts", resumed.Attempts },
             { "connected", client.IsConnected },
         });
         await client.CloseAsync(SessionCloseCode.Normal, "bye");
