@@ -1,7 +1,5 @@
-import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
-  FrameSplitter,
   SESSION_PROTOCOL_VERSION,
   SessionCloseCode,
   SessionFrameKind,
@@ -14,6 +12,7 @@ import {
   ZLinkSessionClient,
 } from '../../../lib/session-client/index.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
+import { ScriptedServer } from './scripted-server.js';
 
 /**
  * The Node session client's own rules, against a scripted server on a local socket (no listener, no
@@ -23,63 +22,6 @@ import { Cleanup, waitFor } from '../../helpers/index.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
-
-/** A server that records every frame a client sends and writes frames when the test says. */
-class ScriptedServer {
-  readonly frames: unknown[][] = [];
-  readonly connections: Socket[] = [];
-  private readonly server: Server;
-
-  private constructor(server: Server) {
-    this.server = server;
-  }
-
-  static async start(): Promise<ScriptedServer> {
-    const scripted = new ScriptedServer(createServer());
-    scripted.server.on('connection', (socket) => {
-      scripted.connections.push(socket);
-      const splitter = new FrameSplitter(1 << 20);
-      socket.on('data', (chunk: Buffer) =>
-        splitter.push(chunk, (body) => {
-          scripted.frames.push(packr.unpack(body) as unknown[]);
-          return true;
-        }),
-      );
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => scripted.server.listen(0, '127.0.0.1', resolve));
-    return cleanup.add(scripted);
-  }
-
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  /** Writes one frame to the latest connection. */
-  send(items: unknown[]): void {
-    this.latest().write(frame(packr.pack(items)));
-  }
-
-  latest(): Socket {
-    const socket = this.connections.at(-1);
-    if (!socket) throw new Error('no connection yet');
-    return socket;
-  }
-
-  welcome(sessionId = 'session-1'): void {
-    this.send([SessionFrameKind.Welcome, SESSION_PROTOCOL_VERSION, sessionId, 60_000, 1 << 20, 64]);
-  }
-
-  /** The frames the client sent of one kind. */
-  of(kind: number): unknown[][] {
-    return this.frames.filter((f) => f[0] === kind);
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.connections) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 function client(server: ScriptedServer, settings: SessionClientSettings = {}): ZLinkSessionClient {
   const c = new ZLinkSessionClient({ host: '127.0.0.1', port: server.port, ...settings });
@@ -104,7 +46,7 @@ function closes(c: ZLinkSessionClient): SessionClientClose[] {
 
 describe('ZLinkSessionClient against a scripted server', () => {
   it('opens with a Hello carrying the protocol version and the token (null without one)', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     await open(server, client(server, { token: { user: 'ana' } }));
     await open(server, client(server));
     expect(server.of(SessionFrameKind.Hello)).toEqual([
@@ -114,7 +56,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it("resolves connect() with the server's Welcome and exposes its session id while open", async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     expect(c.isOpen).toBe(false);
     const welcomed = c.connect();
@@ -131,7 +73,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('refuses request() and send() while no session is open, sending nothing', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     await expect(c.request('echo', 1)).rejects.toMatchObject({ code: 'InvalidArgument' });
     expect(c.send('note', 1)).toBe(false);
@@ -141,7 +83,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('numbers requests from 1 and settles each by its own correlation, in whatever order replies come', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     await open(server, c);
     const first = c.request('a', { n: 1 });
@@ -161,7 +103,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it("turns an Error frame into RemoteError with the server's code, message and details", async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     await open(server, c);
     const plain = c.request('missing');
@@ -183,7 +125,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('answers a Ping with a Pong and hands a Push to its listeners', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     const pushes: unknown[][] = [];
     c.on('push', (packet: string, msg: unknown) => pushes.push([packet, msg]));
@@ -199,7 +141,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('times a request out after its deadline and ignores the reply that comes later', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { requestTimeoutMs: 10_000 });
     await open(server, c);
     await expect(c.request('slow', null, { timeoutMs: 30 })).rejects.toMatchObject({ code: 'Timeout' });
@@ -212,7 +154,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it("reports the server's Close by its reason, and a code it does not know as 'lost'", async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const known = client(server);
     const knownCloses = closes(known);
     await open(server, known);
@@ -234,7 +176,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('fails every request in flight with Unavailable when the session ends', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server);
     await open(server, c);
     const pending = [c.request('a'), c.request('b')];
@@ -248,7 +190,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('rejects connect() with Unavailable, the Close in details, when the server refuses the Hello', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { reconnect: { initialMs: 10 } });
     const reconnecting: number[] = [];
     c.on('reconnecting', (delay: number) => reconnecting.push(delay));
@@ -266,7 +208,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('ends the session as protocolError, and does not reconnect, when the server breaks the framing', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { reconnect: { initialMs: 10 } });
     const seen = closes(c);
     const reconnecting: number[] = [];
@@ -286,7 +228,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   ])(
     'ends the session as protocolError on %s from the server, failing what waits (no crash)',
     async (_, body, detail) => {
-      const server = await ScriptedServer.start();
+      const server = cleanup.add(await ScriptedServer.start());
       const c = client(server);
       const seen = closes(c);
       await open(server, c);
@@ -306,7 +248,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   );
 
   it('after a lost connection, reconnects with a delay between half and all of initialMs, then opens anew', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { reconnect: { initialMs: 40, maxMs: 1000 } });
     const reconnecting: number[] = [];
     const opened: string[] = [];
@@ -324,7 +266,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it('doubles the reconnect delay per failed attempt, up to maxMs, and starts over once welcomed', async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { reconnect: { initialMs: 8, maxMs: 20 } });
     const reconnecting: number[] = [];
     c.on('reconnecting', (delay: number) => reconnecting.push(delay));
@@ -350,7 +292,7 @@ describe('ZLinkSessionClient against a scripted server', () => {
   });
 
   it("does not reconnect after its own close(), and reports that close as the client's", async () => {
-    const server = await ScriptedServer.start();
+    const server = cleanup.add(await ScriptedServer.start());
     const c = client(server, { reconnect: { initialMs: 10 } });
     const seen = closes(c);
     const reconnecting: number[] = [];
