@@ -22,9 +22,11 @@ import { type WebSocketLike, webSocketTransport } from './websocket-transport.js
 export type BrowserSessionClientOptions = { readonly endpoint: string } & SessionClientSettings;
 
 /**
- * Events: `open` (SessionWelcome) for every session, `close` (SessionClientClose) once for every session
- * or attempt that ends, `push` (packet, msg) for every Push, `reconnecting` (delayMs) after a `close`
- * when a new attempt is due. Its constructor throws `Configuration` (naming the field) for an endpoint
+ * Events: `open` (SessionWelcome) for every new session, `close` (SessionClientClose) once for every
+ * session or attempt that ends, `push` (packet, msg) for every Push, `reconnecting` (delayMs) when a new
+ * attempt is due, and with `resume` `dropped` (SessionClientDrop) and `resumed` (SessionWelcome). A
+ * page reload loses the session unless the page keeps `client.resumeState` (in `sessionStorage`) and
+ * gives it back as `resumeFrom`. Its constructor throws `Configuration` (naming the field) for an endpoint
  * that is not ws:// or wss://, and for `tls` (a browser checks certificates itself).
  */
 export const ZLinkSessionClient = sessionClientClass(SessionEmitter, browserTransport);

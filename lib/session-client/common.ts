@@ -1,8 +1,10 @@
 /** What both entries (`index.ts` for Node, `browser.ts`) export besides their own client class. */
 export type {
   SessionClientClose,
+  SessionClientDrop,
   SessionClientMethods,
   SessionClientSettings,
+  SessionResumeState,
   SessionWelcome,
 } from './session-machine.js';
 export { ZLinkError } from '../core/errors.js';

@@ -1,4 +1,4 @@
-import type { SessionClientClose, SessionWelcome } from './session-machine.js';
+import type { SessionClientClose, SessionClientDrop, SessionWelcome } from './session-machine.js';
 
 /** The events of a session client and their arguments (docs/sessions.md#the-node-client). */
 export interface SessionClientEvents {
@@ -6,6 +6,8 @@ export interface SessionClientEvents {
   push: [packet: string, msg: unknown];
   close: [close: SessionClientClose];
   reconnecting: [delayMs: number];
+  dropped: [drop: SessionClientDrop];
+  resumed: [welcome: SessionWelcome];
 }
 
 /**

@@ -11,6 +11,8 @@ import {
 export class ScriptedServer {
   readonly frames: unknown[][] = [];
   readonly connections: Socket[] = [];
+  /** While true, a new connection is closed at once (a server the client cannot reach). */
+  refusing = false;
   private readonly server: Server;
 
   private constructor(server: Server) {
@@ -20,6 +22,7 @@ export class ScriptedServer {
   static async start(): Promise<ScriptedServer> {
     const scripted = new ScriptedServer(createServer());
     scripted.server.on('connection', (socket) => {
+      if (scripted.refusing) return void socket.destroy();
       scripted.connections.push(socket);
       const splitter = new FrameSplitter(1 << 20);
       socket.on('data', (chunk: Buffer) =>
@@ -49,8 +52,14 @@ export class ScriptedServer {
     return socket;
   }
 
-  welcome(sessionId = 'session-1'): void {
-    this.send([SessionFrameKind.Welcome, SESSION_PROTOCOL_VERSION, sessionId, 60_000, 1 << 20, 64]);
+  /** A Welcome; with `resume`, the resume items (docs/sessions-wire.md#resume-after-a-drop). */
+  welcome(
+    sessionId = 'session-1',
+    resume?: { token: string; graceMs: number; received: number },
+    heartbeatMs = 60_000,
+  ): void {
+    const items = [SessionFrameKind.Welcome, SESSION_PROTOCOL_VERSION, sessionId, heartbeatMs, 1 << 20, 64];
+    this.send(resume ? [...items, resume.token, resume.graceMs, resume.received] : items);
   }
 
   /** The frames the client sent of one kind. */
