@@ -10,11 +10,8 @@
 import { configurationError } from '../core/errors.js';
 import { SessionEmitter } from './emitter.js';
 import { sessionAddress, webSocketUrl } from './session-address.js';
-import {
-  type SessionClientMethods,
-  type SessionClientSettings,
-  sessionClientClass,
-} from './session-machine.js';
+import type { SessionClientMethods, SessionClientSettings } from './session-api.js';
+import { sessionClientClass } from './session-machine.js';
 import type { SessionTransportOpener } from './session-transport.js';
 import { type WebSocketLike, webSocketTransport } from './websocket-transport.js';
 

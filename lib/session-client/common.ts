@@ -6,6 +6,6 @@ export type {
   SessionClientSettings,
   SessionResumeState,
   SessionWelcome,
-} from './session-machine.js';
+} from './session-api.js';
 export { ZLinkError } from '../core/errors.js';
 export type { SessionCloseReason } from '../core/session-wire/index.js';

@@ -1,4 +1,4 @@
-import type { SessionClientClose, SessionClientDrop, SessionWelcome } from './session-machine.js';
+import type { SessionClientClose, SessionClientDrop, SessionWelcome } from './session-api.js';
 
 /** The events of a session client and their arguments (docs/sessions.md#the-node-client). */
 export interface SessionClientEvents {

@@ -5,6 +5,8 @@
  * (what a resume sends again). The protocol (`session-machine.ts`) drives it. No Node built-in here.
  */
 
+import type { SessionResumeState } from './session-api.js';
+
 /** What a kept frame costs besides its body, toward the Ping that lets go of it. */
 const FRAME_COST_BYTES = 64;
 
@@ -57,6 +59,24 @@ export class ResumeLedger {
   ) {
     this.received = received;
     this.acked = received;
+  }
+
+  /** The ledger of a session saved by another client (`resumeFrom`): its grace is what is left of it. */
+  static from(state: SessionResumeState): ResumeLedger {
+    return new ResumeLedger(
+      state.sessionId,
+      state.token,
+      Math.max(0, state.until - Date.now()),
+      state.received,
+    );
+  }
+
+  /**
+   * What resumes this session from another client: `until` the end of its grace, as this side counts
+   * it (by default a grace from now: the session is connected).
+   */
+  state(nextCorrelation: number, until = Date.now() + this.graceMs): SessionResumeState {
+    return { sessionId: this.sessionId, token: this.token, received: this.received, nextCorrelation, until };
   }
 
   /** Frames kept for a resume, and their bytes (bodies only). */

@@ -1,11 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { type SessionClientTls, nodeTransport } from './node-transports.js';
 import { type SessionAddress, sessionAddress } from './session-address.js';
-import {
-  type SessionClientMethods,
-  type SessionClientSettings,
-  sessionClientClass,
-} from './session-machine.js';
+import type { SessionClientMethods, SessionClientSettings } from './session-api.js';
+import { sessionClientClass } from './session-machine.js';
 
 /**
  * A client of the session wire (docs/sessions-wire.md) for Node: a test harness, a bot, a load

@@ -1,13 +1,25 @@
-import { ZLinkError, configurationError } from '../core/errors.js';
+import { ZLinkError } from '../core/errors.js';
 import {
   SESSION_PROTOCOL_VERSION,
   SessionCloseCode,
   type SessionCloseReason,
   SessionFrameKind,
-  closeReasonOf,
   packr,
 } from '../core/session-wire/index.js';
+import { PendingRequests } from './pending-requests.js';
 import { type KeptFrame, ResumeLedger } from './resume-ledger.js';
+import {
+  MAX_CORRELATION,
+  type SessionClientClose,
+  type SessionClientDrop,
+  type SessionClientMethods,
+  type SessionClientSettings,
+  type SessionEventEmitter,
+  type SessionResumeState,
+  type SessionWelcome,
+  resumeSettings,
+} from './session-api.js';
+import { connectionEnd, readServerFrame, readWelcome, serverClose } from './server-frames.js';
 import { type SessionTransport, type SessionTransportOpener, unref } from './session-transport.js';
 
 /**
@@ -18,141 +30,7 @@ import { type SessionTransport, type SessionTransportOpener, unref } from './ses
  * (`session-transport.ts`). No Node built-in and no Buffer here: this runs in browsers.
  */
 
-/** What a session client does besides where it connects. */
-export interface SessionClientSettings {
-  /** Sent in the Hello (any msgpack value): what `@OnSessionOpen` checks. @default none */
-  readonly token?: unknown;
-  /** Deadline of a request, in ms. @default 10000 */
-  readonly requestTimeoutMs?: number;
-  /**
-   * Open a new session after the connection is lost or closed by the server (not after `close()`, a
-   * refusal or an unsupported version), after `initialMs` doubling up to `maxMs`, with jitter. With
-   * `resume`, a lost connection is resumed first (at this pace); a new session follows only when the
-   * resumable one ends. @default off
-   */
-  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number } | false;
-  /**
-   * Ask for resume after a drop (docs/sessions.md#resume-in-the-client): a connection lost without a
-   * Close leaves the session waiting on the server for its grace; the client connects again (at
-   * `reconnect`'s pace, or from 100 ms doubling up to 5 s) and gets the same session back, with its
-   * requests in flight answered once and the pushes sent meanwhile. Events `dropped` and `resumed`.
-   * @default false
-   */
-  readonly resume?: boolean;
-  /**
-   * A session to resume at the first `connect()`: an earlier client's `resumeState` (a page saved it
-   * in `sessionStorage` before a reload). Implies `resume`. @default none
-   */
-  readonly resumeFrom?: SessionResumeState;
-}
-
-/** The server's Welcome: the session id and the limits it announced. */
-export interface SessionWelcome {
-  readonly sessionId: string;
-  readonly heartbeatMs: number;
-  readonly maxFrameBytes: number;
-  readonly maxInFlight: number;
-  /** Present when the session can be resumed after a drop: the server's grace, in ms. */
-  readonly resumeGraceMs?: number;
-}
-
-/**
- * Why a session of this client ended, and who ended it (`by`):
- * - `client`: this client's `close(reason, detail)`; `reason`, `code` and `detail` are what it sent;
- * - `server`: a Close frame from the server; its reason (`lost` for a code this version does not know);
- *   `resumeRefused` when a resume was refused;
- * - `connection`: no Close — the connection dropped, or nothing was heard for 3 heartbeats (`lost`),
- *   or the server's framing was broken (`protocolError`), or a resumable session was not resumed
- *   within its grace (`resumeExpired`); `code` is then `undefined`.
- */
-export interface SessionClientClose {
-  readonly reason: SessionCloseReason | 'lost';
-  readonly code: number | undefined;
-  readonly detail: string;
-  readonly by: 'client' | 'server' | 'connection';
-}
-
-/** A resumable session's connection was lost: what is known of why, and how long it may be resumed. */
-export interface SessionClientDrop {
-  readonly detail: string;
-  readonly graceMs: number;
-}
-
-/**
- * What resumes a session from another client object (a page reloaded): `client.resumeState`, given
- * back as the option `resumeFrom`. The token is worth the session: keep it where only this player's
- * page reads it (`sessionStorage`), never in a log.
- */
-export interface SessionResumeState {
-  readonly sessionId: string;
-  readonly token: string;
-  /** Replies, Errors and Pushes received so far. */
-  readonly received: number;
-  /** The correlation of the next request (requests still running on the server keep theirs). */
-  readonly nextCorrelation: number;
-  /** Until when (ms since the epoch) the session may still be resumed, as this client counts it. */
-  readonly until: number;
-}
-
-/**
- * A session client (docs/sessions.md#the-node-client). Events: `open` (SessionWelcome) for every new
- * session, `close` (SessionClientClose) once for every session or attempt that ends, `push` (packet,
- * msg) for every Push, `reconnecting` (delayMs) when a new attempt is due (after a `close`, or after a
- * `dropped`), `dropped` (SessionClientDrop) when a resumable session lost its connection, `resumed`
- * (SessionWelcome) when it got it back.
- */
-export interface SessionClientMethods {
-  /** The current session's id (`undefined` while there is none; kept while it is away, resuming). */
-  readonly sessionId: string | undefined;
-  /** Whether a session is open (welcomed on a live connection, not ended). */
-  readonly isOpen: boolean;
-  /**
-   * What resumes the current session from another client (option `resumeFrom`), while it can be
-   * resumed; `undefined` otherwise. Read it when it is to be used (a page's `pagehide`): the count in
-   * it must be at least what this client acknowledged.
-   */
-  readonly resumeState: SessionResumeState | undefined;
-  /**
-   * Connects and says Hello; resolves with the Welcome. Rejects `Unavailable` when the connection
-   * fails or closes first (the Close's reason in `details.reason`: `refused`, say). With `resumeFrom`,
-   * resumes that session: resolves once resumed (tries again within its grace), rejects with
-   * `resumeRefused` or `resumeExpired`.
-   */
-  connect(): Promise<SessionWelcome>;
-  /**
-   * One request; resolves with the reply's payload. Rejects `RemoteError` with the server's code
-   * (`remote.code`: `NoHandler`, `HandlerError`, `Unavailable`, ...), `Timeout` after the deadline,
-   * `Unavailable` when the session ends first or while it is away (resuming), `InvalidArgument` when
-   * no session is open. A request in flight when a resumable session drops stays waiting: it gets its
-   * one result after the resume.
-   */
-  request<T = unknown>(packet: string, msg?: unknown, opts?: { timeoutMs?: number }): Promise<T>;
-  /** A one-way message; `false` when no session is open or it is away (nothing sent). */
-  send(packet: string, msg?: unknown): boolean;
-  /**
-   * Sends a Close and ends the session; no reconnect. Resolves once the connection is closed; the
-   * `close` event then reports this reason and detail, `by: 'client'` (unless the server's Close or the
-   * connection's end came first). A session that is away ends here at once (the server ends it when
-   * its grace passes).
-   */
-  close(reason?: SessionCloseReason, detail?: string): Promise<void>;
-}
-
-/** What a client class extends: an event emitter (Node's `EventEmitter`, or the browser entry's own). */
-export interface SessionEventEmitter {
-  emit(event: string, ...args: unknown[]): boolean;
-}
-
 type Timer = ReturnType<typeof setTimeout>;
-
-interface Waiting {
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: ZLinkError) => void;
-  readonly timer: Timer;
-  readonly packet: string;
-  /** Its frame, kept for a resume until the server is known to have taken it. */
-  readonly kept: KeptFrame | undefined;
-}
 
 /** Reasons after which a new session would be refused the same way: no reconnect. */
 const FINAL: ReadonlySet<string> = new Set([
@@ -161,9 +39,6 @@ const FINAL: ReadonlySet<string> = new Set([
   'protocolError',
   'frameTooLarge',
 ]);
-
-/** The largest correlation; the counter wraps to 1 after it. */
-const MAX_CORRELATION = 0xffffffff;
 
 /**
  * The client class of an entry: `Base` is its event emitter, `transportOf` reads the options (throwing
@@ -178,7 +53,7 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
     private transport: SessionTransport | undefined;
     /** Settles when the current connection has closed (what `close()` waits for). */
     private whenClosed: Promise<void> = Promise.resolve();
-    private waiting = new Map<number, Waiting>();
+    private readonly pending = new PendingRequests();
     private nextCorrelation = 1;
     private welcome: SessionWelcome | undefined;
     private opening: { resolve: (w: SessionWelcome) => void; reject: (e: ZLinkError) => void } | undefined;
@@ -202,12 +77,7 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       this.openTransport = transportOf(options);
       const from = resumeSettings(options);
       if (from) {
-        this.ledger = new ResumeLedger(
-          from.sessionId,
-          from.token,
-          Math.max(0, from.until - Date.now()),
-          from.received,
-        );
+        this.ledger = ResumeLedger.from(from);
         this.nextCorrelation = from.nextCorrelation;
       }
     }
@@ -221,26 +91,18 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
     }
 
     get resumeState(): SessionResumeState | undefined {
-      const l = this.ledger;
-      if (!l) return undefined;
-      return {
-        sessionId: l.sessionId,
-        token: l.token,
-        received: l.received,
-        nextCorrelation: this.nextCorrelation,
-        until: this.away?.until ?? Date.now() + l.graceMs,
-      };
+      return this.ledger?.state(this.nextCorrelation, this.away?.until);
     }
 
     connect(): Promise<SessionWelcome> {
       this.closing = false;
       return new Promise((resolve, reject) => {
         this.opening = { resolve, reject };
-        // Away after a drop: the resume under way settles it.
+        // Away after a drop, the resume under way settles it; a session given by `resumeFrom` is
+        // away from the start, and this connection resumes it.
         if (this.away) return;
-        // A session given by `resumeFrom` is away from the start: this connection resumes it.
         const l = this.ledger;
-        if (l && !this.away && !this.welcome) {
+        if (l && !this.welcome) {
           if (l.graceMs <= 0) return this.expire();
           this.leave(l.graceMs);
         }
@@ -266,28 +128,16 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
             if (current()) this.read(body);
           },
           fault: (detail) => {
-            if (current())
-              this.end({
-                reason: 'protocolError',
-                code: undefined,
-                detail: `server framing: ${detail}`,
-                by: 'connection',
-              });
+            if (current()) this.end(connectionEnd('protocolError', `server framing: ${detail}`));
           },
           closed: (detail) => {
-            if (current())
-              this.lost(this.sentClose ?? { reason: 'lost', code: undefined, detail, by: 'connection' });
+            if (current()) this.lost(this.sentClose ?? connectionEnd('lost', detail));
             closed();
           },
         });
       } catch (error) {
         closed();
-        return this.lost({
-          reason: 'lost',
-          code: undefined,
-          detail: String((error as Error)?.message ?? error),
-          by: 'connection',
-        });
+        return this.lost(connectionEnd('lost', String((error as Error)?.message ?? error)));
       }
       this.transport = transport;
     }
@@ -297,34 +147,16 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
      * what it received), else a new session — resumable (`[]`) when `resume` is on.
      */
     private hello(): unknown[] {
-      const token = this.options.token ?? null;
-      if (this.ledger)
-        return [SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, token, this.ledger.resumeAsk()];
-      if (this.options.resume) return [SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, token, []];
-      return [SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, token];
+      const hello = [SessionFrameKind.Hello, SESSION_PROTOCOL_VERSION, this.options.token ?? null];
+      if (this.ledger) return [...hello, this.ledger.resumeAsk()];
+      return this.options.resume ? [...hello, []] : hello;
     }
 
     /** One frame body from the server: a msgpack array whose first item is its kind. */
     private read(body: Uint8Array): void {
       this.heardAt = Date.now();
-      let items: unknown;
-      try {
-        items = packr.unpack(body);
-      } catch (error) {
-        return this.end({
-          reason: 'protocolError',
-          code: undefined,
-          detail: `server frame: malformed msgpack (${(error as Error).message})`,
-          by: 'connection',
-        });
-      }
-      if (!Array.isArray(items))
-        return this.end({
-          reason: 'protocolError',
-          code: undefined,
-          detail: 'server frame: not a msgpack array',
-          by: 'connection',
-        });
+      const items = readServerFrame(body);
+      if (typeof items === 'string') return this.end(connectionEnd('protocolError', items));
       this.frame(items);
     }
 
@@ -333,21 +165,12 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
         case SessionFrameKind.Welcome:
           return this.welcomed(v);
         case SessionFrameKind.Reply:
+        case SessionFrameKind.Error: {
           this.counted();
-          return this.settle(v[1] as number, (w) => w.resolve(v[2]));
-        case SessionFrameKind.Error:
-          this.counted();
-          return this.settle(v[1] as number, (w) =>
-            w.reject(
-              new ZLinkError('RemoteError', `request ${w.packet}: ${String(v[2])}: ${String(v[3])}`, {
-                remote:
-                  v[4] === undefined
-                    ? { code: String(v[2]), message: String(v[3]) }
-                    : { code: String(v[2]), message: String(v[3]), details: v[4] },
-                details: v[4],
-              }),
-            ),
-          );
+          const kept = this.pending.settle(v);
+          if (kept) this.ledger?.answered(kept);
+          return;
+        }
         case SessionFrameKind.Push:
           this.counted();
           this.emit('push', v[1] as string, v[2]);
@@ -357,36 +180,27 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
         case SessionFrameKind.Pong:
           this.ledger?.ponged();
           return;
-        case SessionFrameKind.Close: {
-          const code = v[1] as number;
-          return this.end({
-            reason: closeReasonOf(code) ?? 'lost',
-            code,
-            detail: String(v[2] ?? ''),
-            by: 'server',
-          });
-        }
+        case SessionFrameKind.Close:
+          return this.end(serverClose(v));
       }
     }
 
     private welcomed(v: unknown[]): void {
-      const [token, graceMs, received] = [v[6], v[7], v[8]];
-      const resumable = typeof token === 'string' && typeof graceMs === 'number' && graceMs > 0;
-      const w: SessionWelcome = {
-        sessionId: v[2] as string,
-        heartbeatMs: v[3] as number,
-        maxFrameBytes: v[4] as number,
-        maxInFlight: v[5] as number,
-        ...(resumable && { resumeGraceMs: graceMs }),
-      };
-      if (this.ledger) return this.resumed(w, resumable ? token : undefined, received);
-      if (this.options.resume && resumable) this.ledger = new ResumeLedger(w.sessionId, token, graceMs);
+      const { welcome: w, resume } = readWelcome(v);
+      if (this.ledger) return this.resumed(w, resume?.token, resume?.received);
+      if (this.options.resume && resume)
+        this.ledger = new ResumeLedger(w.sessionId, resume.token, resume.graceMs);
+      this.live(w, 'open');
+    }
+
+    /** The session is (back) on this connection: heartbeats start, `connect()` settles, `event` is told. */
+    private live(w: SessionWelcome, event: 'open' | 'resumed'): void {
       this.welcome = w;
       this.attempt = 0;
       this.startHeartbeat(w.heartbeatMs);
       this.opening?.resolve(w);
       this.opening = undefined;
-      this.emit('open', w);
+      this.emit(event, w);
     }
 
     /**
@@ -399,26 +213,21 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       const again =
         w.sessionId === l.sessionId && token !== undefined && typeof received === 'number'
           ? l.resumed(received, token, w.resumeGraceMs as number, (f) =>
-              f.correlation === undefined ? true : this.waiting.has(f.correlation),
+              f.correlation === undefined ? true : this.pending.has(f.correlation),
             )
           : undefined;
       if (again === undefined)
-        return this.end({
-          reason: 'protocolError',
-          code: undefined,
-          detail: `server Welcome: not a resume of session ${l.sessionId} (${JSON.stringify([w.sessionId, received])})`,
-          by: 'connection',
-        });
+        return this.end(
+          connectionEnd(
+            'protocolError',
+            `server Welcome: not a resume of session ${l.sessionId} (${JSON.stringify([w.sessionId, received])})`,
+          ),
+        );
       clearTimeout(this.away?.timer);
       this.away = undefined;
-      this.welcome = w;
-      this.attempt = 0;
-      this.startHeartbeat(w.heartbeatMs);
       for (const f of again) (this.transport as SessionTransport).send(f.body);
       if (l.pingDue) this.ping();
-      this.opening?.resolve(w);
-      this.opening = undefined;
-      this.emit('resumed', w);
+      this.live(w, 'resumed');
     }
 
     /** A Reply, Error or Push arrived: counted, and acknowledged once this read is done. */
@@ -439,42 +248,18 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       if (count !== undefined) this.write([SessionFrameKind.Ack, count]);
     }
 
-    private settle(correlation: number, how: (w: Waiting) => void): void {
-      const w = this.waiting.get(correlation);
-      if (!w) return;
-      this.waiting.delete(correlation);
-      clearTimeout(w.timer);
-      if (w.kept) this.ledger?.answered(w.kept);
-      how(w);
-    }
-
     request<T = unknown>(packet: string, msg?: unknown, opts: { timeoutMs?: number } = {}): Promise<T> {
       if (!this.welcome)
         return Promise.reject(
           this.away
-            ? new ZLinkError(
-                'Unavailable',
-                `request ${packet}: the connection dropped; the session is resuming`,
-              )
+            ? new ZLinkError('Unavailable', `request ${packet}: the session is away, resuming`)
             : new ZLinkError('InvalidArgument', `request ${packet}: no session is open`),
         );
       const correlation = this.nextCorrelation;
       this.nextCorrelation = correlation >= MAX_CORRELATION ? 1 : correlation + 1;
       const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs ?? 10000;
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          if (this.waiting.delete(correlation))
-            reject(new ZLinkError('Timeout', `request ${packet}: no reply within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const kept = this.business([SessionFrameKind.Request, correlation, packet, msg ?? null], correlation);
-        this.waiting.set(correlation, {
-          resolve: resolve as (v: unknown) => void,
-          reject,
-          timer,
-          packet,
-          kept,
-        });
-      });
+      const kept = this.business([SessionFrameKind.Request, correlation, packet, msg ?? null], correlation);
+      return this.pending.wait<T>(correlation, packet, timeoutMs, kept);
     }
 
     send(packet: string, msg?: unknown): boolean {
@@ -535,12 +320,7 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
         () => {
           const now = Date.now();
           if (now - this.heardAt > 3 * heartbeatMs)
-            return this.lost({
-              reason: 'lost',
-              code: undefined,
-              detail: `nothing heard for ${3 * heartbeatMs} ms`,
-              by: 'connection',
-            });
+            return this.lost(connectionEnd('lost', `nothing heard for ${3 * heartbeatMs} ms`));
           // A client that only sends hears nothing back: its Pings are what keeps the line proven.
           if (now - this.sentAt >= heartbeatMs / 2 || now - this.heardAt >= heartbeatMs) this.ping();
         },
@@ -572,12 +352,7 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
     }
 
     private expire(): void {
-      this.end({
-        reason: 'resumeExpired',
-        code: undefined,
-        detail: `not resumed within ${this.ledger?.graceMs ?? 0} ms`,
-        by: 'connection',
-      });
+      this.end(connectionEnd('resumeExpired', `not resumed within ${this.ledger?.graceMs ?? 0} ms`));
     }
 
     /** Drops the current connection, if any, and what belongs to it. */
@@ -609,11 +384,7 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       this.away = undefined;
       this.ledger = undefined;
       this.disconnect();
-      for (const [, w] of this.waiting) {
-        clearTimeout(w.timer);
-        w.reject(new ZLinkError('Unavailable', `request ${w.packet}: the session ended (${close.reason})`));
-      }
-      this.waiting.clear();
+      this.pending.failAll(close.reason);
       if (this.opening) {
         this.opening.reject(
           new ZLinkError('Unavailable', `no session: ${close.reason} ${close.detail}`, { details: close }),
@@ -626,34 +397,4 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
     }
   }
   return ZLinkSessionClient as unknown as new (options: O) => E & SessionClientMethods;
-}
-
-/**
- * `resume` and `resumeFrom`, checked when the client is made (`Configuration` naming the field); the
- * state to resume from, if any.
- */
-function resumeSettings(options: SessionClientSettings): SessionResumeState | undefined {
-  if (options.resume !== undefined && typeof options.resume !== 'boolean')
-    throw configurationError('resume', `must be a boolean, got ${JSON.stringify(options.resume)}`);
-  const from = options.resumeFrom as Partial<Record<keyof SessionResumeState, unknown>> | undefined;
-  if (from === undefined) return undefined;
-  const count = (n: unknown, min: number, max: number): boolean =>
-    Number.isInteger(n) && (n as number) >= min && (n as number) <= max;
-  if (
-    typeof from !== 'object' ||
-    from === null ||
-    typeof from.sessionId !== 'string' ||
-    from.sessionId === '' ||
-    typeof from.token !== 'string' ||
-    from.token === '' ||
-    !count(from.received, 0, Number.MAX_SAFE_INTEGER) ||
-    !count(from.nextCorrelation, 1, MAX_CORRELATION) ||
-    typeof from.until !== 'number' ||
-    Number.isNaN(from.until)
-  )
-    throw configurationError(
-      'resumeFrom',
-      'must be a resumeState as a client gave it ({ sessionId, token, received, nextCorrelation, until })',
-    );
-  return from as SessionResumeState;
 }
