@@ -18,6 +18,7 @@ const SESSIONS = [
   'examples/sessions/behind-a-proxy.ts',
   'examples/sessions/browser-socket.ts',
   'examples/sessions/browser-player.ts',
+  'examples/sessions/browser-resume.ts',
 ];
 const CURVE = ['examples/security/curve-mesh.ts'];
 const QUICKSTART = ['examples/quickstart/main.ts'];

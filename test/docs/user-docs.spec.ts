@@ -129,6 +129,7 @@ describe('user docs', () => {
       'tls-gateway',
       'browser-socket',
       'behind-a-proxy',
+      'browser-resume',
     ].map((f) => read(`examples/sessions/${f}.ts`));
     const blocks = tsBlocks(read('docs/sessions.md'));
     expect(blocks.length).toBeGreaterThanOrEqual(5);
