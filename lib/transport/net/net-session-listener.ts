@@ -19,6 +19,17 @@ import { NetConnection } from './net-connection.js';
 const JOIN_BYTES = 16 * 1024;
 
 /**
+ * Has a server `TLSSocket` made by hand report its TLS errors after the handshake as `'error'`, as
+ * `tls.Server` has its own do once the handshake is done (it releases the socket's control then).
+ * Without it Node keeps such an error to itself: a TLS record that cannot be read after the handshake
+ * (bytes that are no TLS on the TCP connection, found by the session fuzz) made the TLS layer send its
+ * alert and stop reading, while the connection stayed open and uncounted until `idleTimeoutMs`.
+ */
+function releaseTlsErrors(socket: Socket): void {
+  (socket as unknown as { _releaseControl?: () => boolean })._releaseControl?.();
+}
+
+/**
  * One end-user session listener entry on Node's own sockets, of kind `tcp` or `tls`: a `net.Server`,
  * with the frames, states and rules every session listener shares (`SessionListenerBase`).
  *
@@ -197,7 +208,10 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
     if (this.secureContext) {
       socket = new TLSSocket(raw, { isServer: true, secureContext: this.secureContext });
       connection.socket = socket;
-      socket.once('secure', () => (connection.secured = true));
+      socket.once('secure', () => {
+        connection.secured = true;
+        releaseTlsErrors(socket);
+      });
       socket.on('error', (error: NodeJS.ErrnoException) => this.failed(connection, error));
       socket.on('close', gone);
     }

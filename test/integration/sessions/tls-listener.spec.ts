@@ -6,6 +6,7 @@ import type { ZLinkRuntime } from '../../../lib/index.js';
 import { Cleanup, waitFor } from '../../helpers/index.js';
 import { testTls } from '../../helpers/test-tls.js';
 import { RawPeer, gatewayOptions, portsOf, startGateway } from './harness.js';
+import { HostileSession, hostileTarget } from './hostile-peers.js';
 
 /**
  * The `tls` listener kind over real sockets: a raw `tls.connect` client trusting the test CA speaks the
@@ -86,6 +87,22 @@ describe('the tls session listener', () => {
     good.frame([3, 1, 'echo', 'after']);
     await waitFor(() => good.frames.length >= 2, 5000, 'the reply');
     expect(good.frames[1]?.[2]).toMatchObject({ echo: 'after' });
+  });
+
+  it('closes a session whose TCP connection carries bytes that are no TLS after the handshake, counted', async () => {
+    // Node reports such an error on a server TLSSocket made by hand only once its control is released:
+    // before the fix the alert went out and the connection stayed open until idleTimeoutMs (10 s here).
+    const runtime = cleanup.add(
+      await startGateway(gatewayOptions({ listen: TLS_ENTRY, heartbeatMs: 5000 }), { handlers }),
+    );
+    const [port] = portsOf(runtime) as [number];
+    const broken = await new HostileSession(hostileTarget(`tls://127.0.0.1:${port}`, pem.ca)).hello();
+    cleanup.add({ close: () => broken.close() });
+    broken.writeTcp(Buffer.concat([Buffer.from('GET / HTTP/1.1\r\n'), randomBytes(64)]));
+    expect(await broken.closedWithin(3000)).toBe(true);
+    await waitFor(() => entryOf(runtime)?.tlsErrors === 1, 5000, 'counted');
+    expect(runtime.events.count('session:closed:protocolError')).toBe(1);
+    expect(entryOf(runtime)).toMatchObject({ sessions: 0, handshaking: 0 });
   });
 
   it('closes a peer that opens and never finishes its handshake within helloTimeoutMs, counted', async () => {
