@@ -45,6 +45,8 @@ export class HostileSession {
   readonly received = new Map<number, number>();
   /** The code of the listener's session Close frame, or of its WebSocket close. */
   closeCode: number | undefined;
+  /** The listener's WebSocket close came: it waits for the client's (up to a heartbeat), then closes. */
+  wsClosed = false;
   /** The HTTP status of the upgrade's answer (`websocket`). */
   status: number | undefined;
   bytesIn = 0;
@@ -118,10 +120,15 @@ export class HostileSession {
     return this.received.get(kind) ?? 0;
   }
 
-  /** Whether the connection is closed within `timeoutMs`. */
-  async closedWithin(timeoutMs: number): Promise<boolean> {
-    await this.until(() => this.closed, timeoutMs, 'the close').catch(() => undefined);
-    return this.closed;
+  /** The listener ended the connection: closed it, or (on a WebSocket) sent its close. */
+  get ended(): boolean {
+    return this.closed || this.wsClosed;
+  }
+
+  /** Whether the listener ended the connection within `timeoutMs`. */
+  async endedWithin(timeoutMs: number): Promise<boolean> {
+    await this.until(() => this.ended, timeoutMs, 'the end').catch(() => undefined);
+    return this.ended;
   }
 
   /** Resolves once `predicate` holds (checked at each chunk received and at the close); rejects after `timeoutMs`. */
@@ -218,7 +225,10 @@ export class HostileSession {
     if (buffer.length < start + length) return -1;
     const payload = buffer.subarray(start, start + length);
     if (opcode === Opcode.binary) this.body(payload);
-    else if (opcode === Opcode.close && payload.length >= 2) this.closeCode ??= payload.readUInt16BE(0);
+    else if (opcode === Opcode.close) {
+      this.wsClosed = true;
+      if (payload.length >= 2) this.closeCode ??= payload.readUInt16BE(0);
+    }
     return start + length;
   }
 

@@ -99,7 +99,7 @@ describe('the tls session listener', () => {
     const broken = await new HostileSession(hostileTarget(`tls://127.0.0.1:${port}`, pem.ca)).hello();
     cleanup.add({ close: () => broken.close() });
     broken.writeTcp(Buffer.concat([Buffer.from('GET / HTTP/1.1\r\n'), randomBytes(64)]));
-    expect(await broken.closedWithin(3000)).toBe(true);
+    expect(await broken.endedWithin(3000)).toBe(true);
     await waitFor(() => entryOf(runtime)?.tlsErrors === 1, 5000, 'counted');
     expect(runtime.events.count('session:closed:protocolError')).toBe(1);
     expect(entryOf(runtime)).toMatchObject({ sessions: 0, handshaking: 0 });

@@ -125,20 +125,33 @@ export function upgradeRequest(path = '/game', headers: Record<string, string | 
   return `GET ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
 }
 
+/** How `wsFrame` writes a frame: by default FIN, masked, no RSV bit, the shortest length form. */
+export interface WsFrameShape {
+  readonly fin?: boolean;
+  readonly mask?: boolean;
+  /** RSV1-3 bits (0x40, 0x20, 0x10) set in the first byte. */
+  readonly rsv?: number;
+  /** The length field's form: 7 bits, 16 or 64 (a form longer than needed is legal to read). */
+  readonly lengthForm?: 7 | 16 | 64;
+  /** The length the header declares, when not the payload's (a header alone, or a lie). */
+  readonly declared?: number;
+}
+
 /** One WebSocket frame as a client writes it: masked unless told otherwise, FIN unless told otherwise. */
 export function wsFrame(
   opcode: number,
   payload: Uint8Array,
-  { fin = true, mask = true }: { fin?: boolean; mask?: boolean } = {},
+  { fin = true, mask = true, rsv = 0, lengthForm, declared = payload.length }: WsFrameShape = {},
 ): Buffer {
-  const length = payload.length;
-  const head: number[] = [(fin ? 0x80 : 0) | opcode];
+  const head: number[] = [(fin ? 0x80 : 0) | rsv | opcode];
   const maskBit = mask ? 0x80 : 0;
-  if (length < 126) head.push(maskBit | length);
-  else if (length < 65536) head.push(maskBit | 126, length >> 8, length & 0xff);
+  const form = lengthForm ?? (declared < 126 ? 7 : declared < 65536 ? 16 : 64);
+  if (form === 7) head.push(maskBit | declared);
+  else if (form === 16) head.push(maskBit | 126, (declared >> 8) & 0xff, declared & 0xff);
   else {
-    head.push(maskBit | 127, 0, 0, 0, 0);
-    head.push((length >>> 24) & 0xff, (length >>> 16) & 0xff, (length >>> 8) & 0xff, length & 0xff);
+    const high = Math.floor(declared / 0x100000000);
+    head.push(maskBit | 127, (high >>> 24) & 0xff, (high >>> 16) & 0xff, (high >>> 8) & 0xff, high & 0xff);
+    head.push((declared >>> 24) & 0xff, (declared >>> 16) & 0xff, (declared >>> 8) & 0xff, declared & 0xff);
   }
   const key = mask ? randomBytes(4) : Buffer.alloc(0);
   const body = Buffer.from(payload);
