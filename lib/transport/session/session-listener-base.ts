@@ -169,19 +169,26 @@ export abstract class SessionListenerBase<C extends SessionConnection>
   }
 
   write(connection: C, frame: Buffer, limited = true): void {
-    const { maxPendingBytes } = this.config.options;
     // What it held before this frame is checked, not after: one large frame on top of what a reading
     // client has not yet taken must not close that client. So the gateway holds at most the limit
     // plus this one frame.
-    if (limited && connection.writeBytes > maxPendingBytes) {
-      connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
-      return;
-    }
+    if (limited && this.overPending(connection)) return;
     this.enqueue(connection, frame);
     this.framesOut++;
     const held = connection.writeBytes;
     if (held > this.peakConnectionBytes) this.peakConnectionBytes = held;
     this.markDirty(connection);
+  }
+
+  /**
+   * Closes the session `slowConsumer` (and says so) when the bytes it holds for writing are past
+   * `maxPendingBytes`: the rule of every write, including one a socket library makes by itself.
+   */
+  protected overPending(connection: C): boolean {
+    const { maxPendingBytes } = this.config.options;
+    if (connection.writeBytes <= maxPendingBytes) return false;
+    connection.close('slowConsumer', `more than ${maxPendingBytes} bytes waited`);
+    return true;
   }
 
   /** The connection has something to write this turn: its flush runs once, after the turn. */

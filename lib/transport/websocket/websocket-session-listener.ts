@@ -35,6 +35,7 @@ interface WsLimits extends WsServerOptions {
   closeTimeout?: number;
   maxFragments?: number;
   maxBufferedChunks?: number;
+  maxPendingAutoPongs?: number;
 }
 
 /** A connection not upgraded yet: when it came, its deadline, and whether it was answered already. */
@@ -127,6 +128,9 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
       maxFragments: MAX_MESSAGE_FRAGMENTS,
       // Chunks of a message still arriving: enough for a whole maxFrameBytes in small TCP segments.
       maxBufferedChunks: Math.max(1024, Math.ceil(maxFrameBytes / 512)),
+      // The pongs `ws` writes by itself answer to maxPendingBytes as every write does (see `opened`),
+      // not to a count of their own, which ended a client flooding pings as if it had gone.
+      maxPendingAutoPongs: 0,
     };
     this.wss = new WebSocketServer(limits);
     // `ws` found the handshake bad (Upgrade, Sec-WebSocket-Key, -Version, -Extensions): counted here.
@@ -267,8 +271,14 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
       connection.closeCode = WebSocketClose.unsupportedData;
       connection.close('protocolError', 'a text message: the session wire is binary');
     });
-    // A WebSocket ping (answered by `ws`) is something heard, as a session Ping is.
-    ws.on('ping', () => (connection.heardAt = Date.now()));
+    // A WebSocket ping is something heard, as a session Ping is; `ws` has written its pong before
+    // this event, and that write answers to maxPendingBytes like the session's own. Without this, a
+    // client flooding pings and reading nothing was ended by `ws` after 60 unanswered pongs, counted
+    // as a client that went away (`normal`), never as the `slowConsumer` it is (net-hostile.spec.ts).
+    ws.on('ping', () => {
+      connection.heardAt = Date.now();
+      this.overPending(connection);
+    });
     // `ws` refused what the client sent (a message over maxFrameBytes, a protocol violation) and
     // closed the WebSocket with its code (1009, 1002): the session ends with it.
     ws.on('error', (error: Error & { code?: string }) =>
