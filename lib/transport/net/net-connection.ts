@@ -45,7 +45,14 @@ export class NetConnection extends SessionConnection {
     return !this.tls || this.socket !== this.raw;
   }
 
-  /** What waits here, and what the socket (and under TLS the TCP socket) took and not yet handed on. */
+  /**
+   * What waits here, and what the socket took and has not handed to the kernel. On `tls` the TLS
+   * socket's `writableLength` keeps a write, in clear, until the TLS layer has handed all of its
+   * encrypted bytes to the kernel, so the TLS layer's own buffer (the encrypted copy of the write in
+   * progress) is counted through it: 64 MiB queued for a client reading nothing cost the process 72.5
+   * MiB of RSS under TLS, 70.4 MiB on TCP. The TCP socket under TLS is written by the TLS layer on its
+   * handle, never through its own buffer (its `writableLength` stays 0); it is added should that change.
+   */
   get writeBytes(): number {
     const below = this.raw === this.socket ? 0 : this.raw.writableLength;
     return this.outBytes + this.socket.writableLength + below;
