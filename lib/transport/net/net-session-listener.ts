@@ -287,17 +287,35 @@ export class NetSessionListener extends SessionListenerBase<NetConnection> {
       if (reason === 'helloTimeout') this.proxyRefusals.count('timeout');
       return void raw.destroy();
     }
-    if (!connection.secured) {
-      // A TLS handshake never finished: nothing sent can reach the client, and a TLS end would wait
-      // for the handshake. Counted when it ran out of time.
-      if (reason === 'helloTimeout') this.tlsErrors++;
-      return void raw.destroy();
-    }
+    // A TLS handshake never finished: nothing sent can reach the client, and a TLS end would wait
+    // for the handshake (counted in `ended`).
+    if (!connection.secured) return void raw.destroy();
     if (reason === 'slowConsumer') return resetSocket(raw);
     socket.end();
     // The TCP socket is reset, not a TLS one: Node resets only a TCP handle (a TLS socket's
     // `resetAndDestroy` throws, here in a timer, out of the process).
     setTimeout(() => resetSocket(raw), this.config.options.heartbeatMs).unref();
+  }
+
+  /**
+   * A TLS handshake that ran out of time is counted with the refusal's event, not at the close's
+   * linger: counted there, a snapshot between the two showed the refusal without it, and a client gone
+   * within the linger was never counted (its socket already destroyed).
+   */
+  override ended(
+    connection: NetConnection,
+    reason: SessionCloseReason,
+    detail: string,
+    byClient: boolean,
+  ): void {
+    if (
+      this.secureContext &&
+      connection.proxy === undefined &&
+      !connection.secured &&
+      reason === 'helloTimeout'
+    )
+      this.tlsErrors++;
+    super.ended(connection, reason, detail, byClient);
   }
 
   override snapshot(): SessionListenerSnapshot {
