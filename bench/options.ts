@@ -61,6 +61,11 @@ export interface BenchOptions {
    * during the first measured run of each workload (bench/results/profiles/); absent: no profile.
    */
   readonly profile?: ProfileKind;
+  /**
+   * `--session-idle LIST`: how many idle sessions the sessions bench opens on a fresh gateway per kind
+   * for its memory per session, one measurement per count (default 10,000; `--quick`: 1,000).
+   */
+  readonly sessionIdle: readonly number[];
   /** Requests outstanding in the pipelined workload. */
   readonly depth: number;
   /** One-way sends started per event-loop turn. */
@@ -82,7 +87,7 @@ export const BASELINE_SYSTEMS: readonly SystemName[] = ['zlink', 'mesh', 'mesh-n
 
 export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS.join(',')}]
                        [--workloads ${WORKLOADS.join(',')}] [--quick] [--cpu-prof | --alloc-prof]
-                       [--baseline REV] [--scale] [--idle-ms N]
+                       [--baseline REV] [--scale] [--idle-ms N] [--session-idle LIST]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
   --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
@@ -96,7 +101,10 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                  bytes allocated per call come from, top 10 allocation sites printed at the end
   --baseline REV also build REV's lib and bench (a git revision: HEAD~3, main, a commit) and run
                  its ${BASELINE_SYSTEMS.join(', ')} (those --only selects) interleaved with the
-                 current ones; the table adds a column current ÷ baseline for each`;
+                 current ones; the table adds a column current ÷ baseline for each
+  --session-idle L  idle sessions per kind for the sessions bench's memory per session, a fresh
+                 gateway for each count (default 10000; --quick: 1000); e.g. 10000,50000. A count the
+                 open-file limit (ulimit -n) cannot hold is reported as not run`;
 
 function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
   const items = (value ?? '').split(',').filter((s) => s.length > 0);
@@ -131,6 +139,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let profile: ProfileKind | undefined;
   let baseline: string | undefined;
   let idleMs = 0;
+  let sessionIdle: number[] | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
     const [name, inline] = flag.includes('=') ? flag.split('=', 2) : [flag, undefined];
@@ -168,6 +177,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--idle-ms':
         idleMs = positive(name, value());
         break;
+      case '--session-idle':
+        sessionIdle = (value() ?? '').split(',').map((v) => Math.round(positive(name, v)));
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);
@@ -193,6 +205,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,
     ...(profile === undefined ? {} : { profile }),
+    sessionIdle: sessionIdle ?? [quick ? 1000 : 10_000],
     depth: 256,
     burst: 256,
     idleMs,

@@ -155,12 +155,12 @@ async function runBench(
     if ('error' in report.relocation) log(`relocation FAILED: ${report.relocation.error}`);
   }
   if (options.sessions) {
-    report.sessions = await runSessions(
-      join(HERE, 'systems'),
+    report.sessions = await runSessions(join(HERE, 'systems'), {
       repMs,
-      options.reps,
-      options.quick ? 1000 : 10_000,
-    );
+      reps: options.reps,
+      idleCounts: options.sessionIdle,
+      quick: options.quick,
+    });
     if ('error' in report.sessions) log(`sessions FAILED: ${report.sessions.error}`);
   }
   if (options.multicast) {

@@ -1,16 +1,17 @@
 /**
  * The floor under the sessions bench's ratio (bench/sessions.ts): the same three processes and the
  * same extra hop with raw zeromq.js and no ZLink at all. `server`: a ROUTER that echoes each message
- * (a batch of length-prefixed records) as it came. `gateway <server endpoint>`: a STREAM socket taking
- * a TCP client's bytes and forwarding them to the server in one message per I/O phase, the server's
- * answers written back to the client as they come. `client`: `depth` 100-byte records outstanding,
+ * (a batch of length-prefixed records) as it came. `gateway <server endpoint>`: a `node:net` server (the
+ * socket the `tcp` session listener runs on) taking a TCP client's bytes and forwarding them to the
+ * server on a DEALER in one message per I/O phase, the server's answers written back to the client as
+ * they come. `client`: `depth` 100-byte records outstanding,
  * batched per turn, either over plain TCP through the gateway (`via: 'gateway'`) or on a DEALER
  * straight to the server (`via: 'direct'`). What the relayed ÷ direct ratio of these is, no
  * application code can beat on the same machine.
  * Usage: node raw-hop.js server | gateway <endpoint> | client
  */
-import { connect as tcpConnect } from 'node:net';
-import { Dealer, Router, Stream } from 'zeromq';
+import { type AddressInfo, type Socket, createServer, connect as tcpConnect } from 'node:net';
+import { Dealer, Router } from 'zeromq';
 import { emit, onCommands } from '../workload/protocol.js';
 
 interface HopCommand {
@@ -33,10 +34,7 @@ async function server(): Promise<void> {
 async function gateway(): Promise<void> {
   const dealer = new Dealer();
   dealer.connect(serverEndpoint);
-  const stream = new Stream();
-  await stream.bind('tcp://127.0.0.1:0');
-  emit({ type: 'ready', endpoint: stream.lastEndpoint });
-  let client: Buffer | undefined;
+  let client: Socket | undefined;
   let pending: Buffer[] = [];
   // zeromq.js takes one send at a time per socket: they queue behind each other.
   let sending = Promise.resolve();
@@ -45,14 +43,16 @@ async function gateway(): Promise<void> {
     pending = [];
     sending = sending.then(() => dealer.send(batch));
   };
-  void (async () => {
-    for await (const [id, data] of stream) {
-      client = id as Buffer;
-      if ((data as Buffer).length === 0) continue; // connect or disconnect notice
-      if (pending.push(data as Buffer) === 1) setImmediate(forward);
-    }
-  })();
-  for await (const [batch] of dealer) if (client) await stream.send([client, batch as Buffer]);
+  const server = createServer({ noDelay: true }, (socket) => {
+    client = socket;
+    socket.on('data', (data: Buffer) => {
+      if (pending.push(data) === 1) setImmediate(forward);
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  emit({ type: 'ready', endpoint: `tcp://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  for await (const [batch] of dealer) client?.write(batch as Buffer);
 }
 
 const RECORD = (() => {

@@ -1,35 +1,51 @@
 /**
- * Game clients of the sessions bench (bench/sessions.ts), with the package's Node session client: one
- * session bound to an Actor with `depth` requests outstanding through it, or one-way sends through it
- * (each 256th a request, so the client never outruns `maxInFlight`: it waits for that answer), or
- * `count` idle sessions held open; each command names the gateway port (the listener) it goes to.
+ * Game clients of the sessions bench (bench/sessions.ts), with the bench's own session peer
+ * (bench/systems/session-peer.ts) on every listener kind: one session bound to an Actor with `depth`
+ * requests outstanding through it, or one-way sends through it (each 256th a request, so the client
+ * never outruns `maxInFlight`: it waits for that answer); a burst of sessions opened and closed (the
+ * accept rate); `count` idle sessions held open; resumes after a drop. Each command names the
+ * listener's endpoint, whose scheme is its kind.
  */
-import { ZLinkSessionClient } from '../../lib/session-client/index.js';
+import { type SecureContext, createSecureContext } from 'node:tls';
 import { PAYLOAD } from '../workload/payload.js';
 import { emit, onCommands } from '../workload/protocol.js';
-import type { IdleCommand, RelayCommand } from './zlink-sessions.js';
+import { SessionPeer, type PeerTarget } from './session-peer.js';
+import {
+  type AcceptCommand,
+  type IdleCommand,
+  type RelayCommand,
+  type ResumeCommand,
+  benchTls,
+} from './zlink-sessions.js';
 
-const idle: ZLinkSessionClient[] = [];
+const idle: SessionPeer[] = [];
+let secureContext: SecureContext | undefined;
+
+function target(url: string, localAddress?: string): PeerTarget {
+  if (url.startsWith('tls:') || url.startsWith('wss:'))
+    secureContext ??= createSecureContext({ ca: benchTls().ca });
+  return { url, secureContext, localAddress };
+}
 
 async function relay(c: RelayCommand): Promise<void> {
-  const client = new ZLinkSessionClient({ host: '127.0.0.1', port: c.port, requestTimeoutMs: 30_000 });
-  await client.connect();
-  await client.request('login', c.actor);
+  const peer = new SessionPeer(target(c.url));
+  await peer.open();
+  await peer.request('login', c.actor);
   let count = 0;
   let failed = 0;
   const end = performance.now() + c.durationMs;
   const t0 = performance.now();
   if (c.oneway) {
     while (performance.now() < end) {
-      for (let i = 0; i < 255; i++) client.send('tap', i);
+      for (let i = 0; i < 255; i++) peer.send('tap', i);
       count += 255;
-      await client.request('echo', 0).catch(() => failed++);
+      await peer.request('echo', 0).catch(() => failed++);
     }
   } else {
     const lane = async (): Promise<void> => {
       while (performance.now() < end) {
         try {
-          await client.request('echo', PAYLOAD);
+          await peer.request('echo', PAYLOAD);
           count++;
         } catch {
           failed++;
@@ -39,31 +55,92 @@ async function relay(c: RelayCommand): Promise<void> {
     await Promise.all(Array.from({ length: c.depth }, lane));
   }
   const elapsed = performance.now() - t0;
-  await client.close();
+  await peer.close();
   emit({ type: 'relay-result', result: { perSec: (count * 1000) / elapsed, count, failed } });
 }
 
+/** Opens `count` peers, `concurrency` at once; the ones that failed to open are counted, not kept. */
+async function openMany(
+  count: number,
+  concurrency: number,
+  make: (i: number) => SessionPeer,
+): Promise<{ peers: SessionPeer[]; failed: number }> {
+  const peers: SessionPeer[] = [];
+  let next = 0;
+  let failed = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      const peer = make(next++);
+      try {
+        await peer.open();
+        peers.push(peer);
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+  return { peers, failed };
+}
+
+async function accept(c: AcceptCommand): Promise<void> {
+  const t0 = performance.now();
+  const { peers, failed } = await openMany(c.count, c.concurrency, () => new SessionPeer(target(c.url)));
+  const elapsed = performance.now() - t0;
+  await Promise.all(peers.map((p) => p.close()));
+  emit({
+    type: 'accept-result',
+    result: { perSec: (peers.length * 1000) / elapsed, count: peers.length, failed },
+  });
+}
+
 async function openIdle(c: IdleCommand): Promise<void> {
-  while (idle.length < c.count) {
-    const batch = Array.from({ length: Math.min(500, c.count - idle.length) }, async () => {
-      const client = new ZLinkSessionClient({ host: '127.0.0.1', port: c.port });
-      await client.connect();
-      return client;
-    });
-    idle.push(...(await Promise.all(batch)));
+  const t0 = performance.now();
+  const { peers, failed } = await openMany(
+    c.count,
+    256,
+    (i) => new SessionPeer(target(c.url, c.sources[i % c.sources.length])),
+  );
+  idle.push(...peers);
+  const elapsed = performance.now() - t0;
+  emit({ type: 'idle-open', count: peers.length, failed, perSec: (peers.length * 1000) / elapsed });
+}
+
+async function resume(c: ResumeCommand): Promise<void> {
+  const ms: number[] = [];
+  let failed = 0;
+  for (let i = 0; i < c.tries; i++) {
+    const first = new SessionPeer(target(c.url));
+    const welcome = await first.open([]);
+    await first.drop();
+    await new Promise((r) => setTimeout(r, c.awayMs));
+    const again = new SessionPeer(target(c.url));
+    const t0 = performance.now();
+    try {
+      const pushed = again.nextPush(10_000);
+      pushed.catch(() => undefined);
+      await again.open([welcome.sessionId, welcome.token, first.received]);
+      await pushed;
+      ms.push(performance.now() - t0);
+    } catch {
+      failed++;
+    }
+    await again.close();
   }
-  emit({ type: 'idle-open', count: idle.length });
+  emit({ type: 'resume-result', result: { ms, failed } });
 }
 
 onCommands(
   async (command) => {
     if (command.type === 'relay') await relay(command as unknown as RelayCommand);
+    else if (command.type === 'accept') await accept(command as unknown as AcceptCommand);
     else if (command.type === 'idle') await openIdle(command as unknown as IdleCommand);
-    else throw new Error(`unknown command ${command.type}`);
+    else if (command.type === 'resume') await resume(command as unknown as ResumeCommand);
+    else if (command.type !== 'shutdown') throw new Error(`unknown command ${command.type}`);
   },
   async () => {
-    await Promise.all(idle.map((c) => c.close()));
-    process.exit(0);
+    // Dropped, not closed: the gateway goes with them, and no Close frame need cross for each.
+    for (const peer of idle) void peer.drop();
   },
 );
 emit({ type: 'ready', pid: process.pid });

@@ -1,12 +1,13 @@
 /**
  * The gateway of the sessions bench (bench/sessions.ts): an Object Client with a session listener per
- * kind measured (`bench-players-tcp`, ...), whose `login` binds a session to the `bench-player` Actor
- * it names. For the comparison it also calls an Actor straight (`toActor`), `depth` requests
- * outstanding (`direct`), and reports its own memory (`rss`). Env: BENCH_REDIS_URL, BENCH_KEY_PREFIX;
- * BENCH_SESSION_KINDS (comma-separated, default every kind) and BENCH_GATEWAY_RID, for a gateway that
- * measures one kind's idle sessions alone.
+ * kind measured (`bench-players-tcp`, `bench-players-tls`, `bench-players-websocket`), whose `login`
+ * binds a session to the `bench-player` Actor it names, and which pushes to a resumable session as it
+ * drops (the push a resume waits for). For the comparison it also calls an Actor straight (`toActor`),
+ * `depth` requests outstanding (`direct`), and reports its own memory (`rss`). Env: BENCH_REDIS_URL,
+ * BENCH_KEY_PREFIX; BENCH_SESSION_KINDS (comma-separated, default every kind) and BENCH_GATEWAY_RID,
+ * for a gateway that measures one kind's idle sessions alone.
  */
-import { ZLinkRuntime, type ZLinkSessionContext } from '../../lib/index.js';
+import { type SessionListenOptions, ZLinkRuntime, type ZLinkSessionContext } from '../../lib/index.js';
 import { PAYLOAD } from '../workload/payload.js';
 import { emit, fail, onCommands } from '../workload/protocol.js';
 import { BENCH_OBJECTS_MESH, objectsLocationStore } from './zlink-objects.js';
@@ -15,10 +16,23 @@ import {
   BENCH_SESSION_KINDS,
   type BenchSessionKind,
   type DirectCommand,
+  HELD_PUSH_PACKET,
   benchListener,
+  benchTls,
 } from './zlink-sessions.js';
 
 const kinds = (process.env.BENCH_SESSION_KINDS?.split(',') ?? BENCH_SESSION_KINDS) as BenchSessionKind[];
+
+/** The listener entry of `kind` on loopback, port from the OS; `tls` with the test certificate. */
+function listenEntry(kind: BenchSessionKind): SessionListenOptions {
+  const at = { bindHost: '127.0.0.1', port: 0 };
+  if (kind === 'tls') {
+    const { key, cert } = benchTls();
+    return { ...at, kind, tls: { key, cert } };
+  }
+  if (kind === 'websocket') return { ...at, kind, path: '/bench' };
+  return { ...at, kind };
+}
 
 async function main(): Promise<void> {
   const runtime = new ZLinkRuntime({
@@ -36,14 +50,23 @@ async function main(): Promise<void> {
         benchListener(kind),
         {
           mesh: BENCH_OBJECTS_MESH,
-          listen: { bindHost: '127.0.0.1', port: 0 },
+          listen: listenEntry(kind),
           maxInFlight: 256,
           maxPendingBytes: 16 * 1024 * 1024,
+          // The bench's idle sessions never ping: opening 10,000 of them (TLS handshakes) may take
+          // longer than the default idle timeout (3 × 10 s).
+          heartbeatMs: 120_000,
         },
       ]),
     ),
   });
-  for (const kind of kinds)
+  for (const kind of kinds) {
+    runtime.sessions.registerHook({
+      listener: benchListener(kind),
+      hook: 'dropped',
+      source: `dropped on ${kind}`,
+      fn: (session) => session.push(HELD_PUSH_PACKET, 1),
+    });
     runtime.sessions.registerHandler({
       listener: benchListener(kind),
       kind: 'request',
@@ -55,6 +78,7 @@ async function main(): Promise<void> {
         return ref.rid;
       },
     });
+  }
   await runtime.start();
   await runtime.waitForPeers(BENCH_OBJECTS_MESH, 1, 30_000);
 
@@ -92,20 +116,17 @@ async function main(): Promise<void> {
           rss: process.memoryUsage().rss,
           sessions: (runtime.snapshot().sessions ?? []).reduce((n, l) => n + l.sessions, 0),
         });
-      } else throw new Error(`unknown command ${command.type}`);
+      } else if (command.type !== 'shutdown') throw new Error(`unknown command ${command.type}`);
     },
     async () => {
       await runtime.close();
       process.exit(0);
     },
   );
-  const ports = Object.fromEntries(
-    kinds.map((kind) => {
-      const endpoint = runtime.sessions.localEndpoint(benchListener(kind)) as string;
-      return [kind, Number(endpoint.split(':').pop())];
-    }),
+  const endpoints = Object.fromEntries(
+    kinds.map((kind) => [kind, runtime.sessions.localEndpoint(benchListener(kind)) as string]),
   );
-  emit({ type: 'ready', ports, pid: process.pid });
+  emit({ type: 'ready', endpoints, pid: process.pid });
 }
 
 main().catch(fail);
