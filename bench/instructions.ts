@@ -7,13 +7,16 @@
  *   `raw-framed,mesh,node,cs` by default; `raw-batched` too);
  * - `--tool sequential`: `sequential-overhead.js --target T --marks`, one request at a time (targets
  *   `raw,zlink` by default: raw zeromq.js one record per send, ZLink ClientServer; `mesh` and
- *   `raw-mesh`, the MeshNode's ROUTER-to-ROUTER sockets in raw zeromq.js, too).
+ *   `raw-mesh`, the MeshNode's ROUTER-to-ROUTER sockets in raw zeromq.js, too);
+ * - `--tool sessions`: `session-overhead.js --target T --marks`, a request straight to an Actor with
+ *   `toActor` or relayed through a session (targets `direct,relayed-tcp` by default; `relayed-tls` and
+ *   `relayed-websocket` too), the session peer's own work included.
  * A count, not a time: it holds still on a machine whose clock speed and neighbours do not, so a small
  * hot-path change shows up in it. Slow (valgrind runs the process about 50 times slower): meant for
  * before/after comparisons. Each target's count is also given ÷ the first target's.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
- *   node .bench-build/bench/instructions.js [--tool objects|send|sequential] [--n 20000] [--runs 2]
+ *   node .bench-build/bench/instructions.js [--tool objects|send|sequential|sessions] [--n 20000] [--runs 2]
  *     [--targets a,b] [--cache] [--functions [N]]
  * `--cache`: callgrind also simulates the caches (slower) and gives the JavaScript thread's first- and
  * last-level data cache misses per call — memory touched, which instruction counts do not show.
@@ -79,6 +82,11 @@ const TOOLS = {
     script: 'sequential-overhead.js',
     args: (target: string) => ['--target', target],
     targets: 'raw,zlink',
+  },
+  sessions: {
+    script: 'session-overhead.js',
+    args: (target: string) => ['--target', target],
+    targets: 'direct,relayed-tcp',
   },
 } as const;
 type Tool = keyof typeof TOOLS;
