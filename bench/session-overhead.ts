@@ -1,20 +1,24 @@
 /**
- * CPU per request of the sessions bench's two paths in one process, over real sockets: an object
- * server holding `bench-player` Actors, a gateway (an object client with a session listener of each
- * kind) and the bench's session peer (bench/systems/session-peer.ts). `direct`: the gateway keeps
- * `depth` requests outstanding on an Actor with `toActor`; `relayed-<kind>`: the peer keeps `depth`
- * outstanding through a session bound to another Actor (peer → gateway → Actor and back). The figure
- * is the minimum over rounds of `process.cpuUsage()` ÷ N; with `--marks`, a driver counts instructions
- * around the measured rounds instead (bench/instructions.ts `--tool sessions`). Meant for before/after
- * comparisons of the relayed path's hot code, not for the table (`npm run bench -- --only sessions` is).
- * The relayed figure holds the peer's own work too (in the bench it is a process of its own).
+ * CPU per request of the sessions bench's two paths, the gateway and the Actor's server in one
+ * process, over real sockets: an object server holding `bench-player` Actors and a gateway (an object
+ * client with a session listener of each kind); the game client, the bench's session peer
+ * (bench/systems/zlink-sessions-client.ts), in a process of its own, as a player's would be.
+ * `direct`: the gateway keeps `depth` requests outstanding on an Actor with `toActor`;
+ * `relayed-<kind>`: the client keeps `depth` outstanding through a session bound to another Actor
+ * (client → gateway → Actor and back). So both figures count the same two parts, gateway and server,
+ * and their difference is what relaying through a session costs them. The figure is the minimum over
+ * rounds of `process.cpuUsage()` ÷ N; with `--marks`, a driver counts instructions around the measured
+ * rounds instead (bench/instructions.ts `--tool sessions`: valgrind does not follow the client, which
+ * runs at full speed). Meant for before/after comparisons of the relayed path's hot code, not for the
+ * table (`npm run bench -- --only sessions` is).
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/session-overhead.js [--target direct|relayed-tcp|relayed-tls|relayed-websocket]
  *     [--n 20000] [--rounds 6] [--depth 32] [--marks] [--cpu-prof FILE]
  * Without `--target`, every target's rounds, interleaved.
  */
-import { createSecureContext } from 'node:tls';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   MemoryLocationStore,
   ObjectClassRegistry,
@@ -29,14 +33,17 @@ import { mark } from './marks.js';
 import { minAndMedian } from './workload/stats.js';
 import { PAYLOAD } from './workload/payload.js';
 import { startProfile, stopProfile } from './systems/profiler.js';
-import { SessionPeer } from './systems/session-peer.js';
+import { BenchChild } from './children.js';
 import {
   BENCH_PLAYER_TYPE,
   BENCH_SESSION_KINDS,
   type BenchSessionKind,
+  type RelayCommand,
   benchListener,
   benchTls,
 } from './systems/zlink-sessions.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 const TARGETS = ['direct', ...BENCH_SESSION_KINDS.map((k) => `relayed-${k}` as const)] as const;
 type Target = (typeof TARGETS)[number];
@@ -106,7 +113,8 @@ function listenEntry(kind: BenchSessionKind): SessionListenOptions {
 interface Pair {
   readonly gateway: ZLinkRuntime;
   readonly server: ZLinkRuntime;
-  readonly peers: Partial<Record<BenchSessionKind, SessionPeer>>;
+  /** The game client's process. */
+  readonly client: BenchChild;
 }
 
 /**
@@ -154,39 +162,37 @@ async function start(args: Args): Promise<Pair> {
   await gateway.start();
   await gateway.waitForPeers('objects', 1, READY_MS);
   await gateway.objects.getOrCreateActor(BENCH_PLAYER_TYPE, 'direct');
-  const secureContext = createSecureContext({ ca: benchTls().ca });
-  const peers: Pair['peers'] = {};
-  for (const kind of kinds) {
-    const peer = new SessionPeer({
-      url: gateway.sessions.localEndpoint(benchListener(kind)) as string,
-      secureContext,
-    });
-    await peer.open();
-    await peer.request('login', `relayed-${kind}`);
-    peers[kind] = peer;
-  }
-  return { gateway, server, peers };
+  const client = new BenchChild('session client', join(HERE, 'systems', 'zlink-sessions-client.js'));
+  await client.next('ready', READY_MS);
+  return { gateway, server, client };
 }
 
-/** `n` requests of `target`, `depth` outstanding; CPU ns per request. */
+/** `n` requests of `target`, `depth` outstanding; this process's CPU ns per request. */
 async function round(pair: Pair, target: Target, args: Args): Promise<number> {
-  let call: () => Promise<unknown>;
+  const start = process.cpuUsage();
   if (target === 'direct') {
     const actor = pair.gateway.routeClient.toActor('direct');
-    call = () => actor.request('echo', PAYLOAD).async();
+    let left = args.n;
+    const lane = async (): Promise<void> => {
+      while (left-- > 0) await actor.request('echo', PAYLOAD).async();
+    };
+    await Promise.all(Array.from({ length: args.depth }, lane));
   } else {
-    const peer = pair.peers[target.slice('relayed-'.length) as BenchSessionKind] as SessionPeer;
-    call = () => peer.request('echo', PAYLOAD);
+    const kind = target.slice('relayed-'.length) as BenchSessionKind;
+    const command: RelayCommand = {
+      type: 'relay',
+      url: pair.gateway.sessions.localEndpoint(benchListener(kind)) as string,
+      actor: target,
+      durationMs: 0,
+      depth: args.depth,
+      oneway: false,
+      requests: args.n,
+      keep: true,
+    };
+    pair.client.command({ ...command });
+    const { result } = await pair.client.next('relay-result', 3_600_000);
+    if ((result as { failed: number }).failed > 0) throw new Error(`${target}: requests failed`);
   }
-  let left = args.n;
-  const lane = async (): Promise<void> => {
-    while (left > 0) {
-      left--;
-      await call();
-    }
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: args.depth }, lane));
   const used = process.cpuUsage(start);
   return ((used.user + used.system) * 1000) / args.n;
 }
@@ -218,7 +224,7 @@ async function main(): Promise<void> {
           );
     console.log(JSON.stringify(result));
   } finally {
-    for (const peer of Object.values(pair.peers)) await peer.close();
+    await pair.client.stop(5000);
     await pair.gateway.close();
     await pair.server.close();
   }

@@ -19,6 +19,8 @@ import {
 } from './zlink-sessions.js';
 
 const idle: SessionPeer[] = [];
+/** Sessions kept for the next relay command (`keep`), by endpoint and Actor. */
+const kept = new Map<string, SessionPeer>();
 let secureContext: SecureContext | undefined;
 
 function target(url: string, localAddress?: string): PeerTarget {
@@ -28,12 +30,17 @@ function target(url: string, localAddress?: string): PeerTarget {
 }
 
 async function relay(c: RelayCommand): Promise<void> {
-  const peer = new SessionPeer(target(c.url));
-  await peer.open();
-  await peer.request('login', c.actor);
+  const key = `${c.url} ${c.actor}`;
+  let peer = kept.get(key);
+  if (peer === undefined) {
+    peer = new SessionPeer(target(c.url));
+    await peer.open();
+    await peer.request('login', c.actor);
+  }
   let count = 0;
   let failed = 0;
-  const end = performance.now() + c.durationMs;
+  const end = c.requests === undefined ? performance.now() + c.durationMs : Number.POSITIVE_INFINITY;
+  let left = c.requests ?? Number.POSITIVE_INFINITY;
   const t0 = performance.now();
   if (c.oneway) {
     while (performance.now() < end) {
@@ -42,10 +49,11 @@ async function relay(c: RelayCommand): Promise<void> {
       await peer.request('echo', 0).catch(() => failed++);
     }
   } else {
+    const session = peer;
     const lane = async (): Promise<void> => {
-      while (performance.now() < end) {
+      while (left-- > 0 && performance.now() < end) {
         try {
-          await peer.request('echo', PAYLOAD);
+          await session.request('echo', PAYLOAD);
           count++;
         } catch {
           failed++;
@@ -55,7 +63,11 @@ async function relay(c: RelayCommand): Promise<void> {
     await Promise.all(Array.from({ length: c.depth }, lane));
   }
   const elapsed = performance.now() - t0;
-  await peer.close();
+  if (c.keep) kept.set(key, peer);
+  else {
+    kept.delete(key);
+    await peer.close();
+  }
   emit({ type: 'relay-result', result: { perSec: (count * 1000) / elapsed, count, failed } });
 }
 

@@ -57,6 +57,10 @@ export interface RelayCommand {
   readonly durationMs: number;
   readonly depth: number;
   readonly oneway: boolean;
+  /** Exactly this many requests instead of `durationMs` (`oneway` false only). */
+  readonly requests?: number;
+  /** Keep the session for the next command on the same endpoint and Actor (no connect, no login then). */
+  readonly keep?: boolean;
 }
 
 /**
