@@ -338,11 +338,10 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       const l = this.ledger;
       if (!l || this.closing || this.sentClose) return this.end(close);
       this.disconnect();
-      if (!this.away) {
-        this.leave(l.graceMs);
-        this.emit('dropped', { detail: close.detail, graceMs: l.graceMs } satisfies SessionClientDrop);
-      }
-      this.retry();
+      if (this.away) return this.retry();
+      this.leave(l.graceMs);
+      this.emit('dropped', { detail: close.detail, graceMs: l.graceMs } satisfies SessionClientDrop);
+      this.retry(true); // the first try at once (docs/sessions-wire.md#what-counts-as-a-drop)
     }
 
     /** The session is away for at most `graceMs` more, as this side counts it. */
@@ -364,10 +363,10 @@ export function sessionClientClass<E extends SessionEventEmitter, O extends Sess
       this.welcome = undefined;
     }
 
-    /** The next attempt, after a delay that doubles with each attempt not welcomed (with jitter). */
-    private retry(): void {
+    /** The next attempt: `now`, or after a delay that doubles with each attempt not welcomed (with jitter). */
+    private retry(now = false): void {
       const again = this.options.reconnect || {};
-      const base = Math.min(again.maxMs ?? 5000, (again.initialMs ?? 100) * 2 ** this.attempt++);
+      const base = now ? 0 : Math.min(again.maxMs ?? 5000, (again.initialMs ?? 100) * 2 ** this.attempt++);
       const delay = Math.round(base / 2 + Math.random() * (base / 2));
       this.emit('reconnecting', delay);
       this.retryTimer = setTimeout(() => {
