@@ -340,6 +340,8 @@ class SessionClient:
 def run_script(client):
     seen = {"welcome": client.connect()}
     seen["echo"] = client.request("echo", {"hello": "from python", "n": [1, 2, 3]})
+    # msgpack-python writes any integer past 32 bits in a 64-bit form (uint 64 / int 64).
+    seen["wide"] = client.request("wide", {"ms": 1796256000000, "neg": -(2 ** 40), "huge": 2 ** 60})
     try:
         client.request("nobody", None)
         raise AssertionError("request 'nobody' was answered with a Reply, expected an Error frame")

@@ -80,6 +80,19 @@ async function gateway() {
       echo: {
         fn: (payload, ctx) => ({ echo: payload, sessionId: (ctx as ZLinkSessionContext).session.id }),
       },
+      // What a handler can do with integers past 32 bits that came in msgpack's 64-bit forms.
+      wide: {
+        fn: (payload) => {
+          const { ms, neg, huge } = payload as { ms: number; neg: number; huge: bigint };
+          return {
+            ms: typeof ms,
+            later: ms + 1000,
+            neg: typeof neg,
+            huge: typeof huge,
+            hugeText: String(huge),
+          };
+        },
+      },
       note: {
         kind: 'send',
         fn: (payload, ctx) => {
@@ -109,6 +122,14 @@ describe('a Python client written from docs/sessions-wire.md alone', () => {
     expect(seen.echo).toEqual({
       echo: { hello: 'from python', n: [1, 2, 3] },
       sessionId: welcome.sessionId,
+    });
+    // Exact in a double: a number, whose arithmetic works; past 2^53: a BigInt, the value kept.
+    expect(seen.wide).toEqual({
+      ms: 'number',
+      later: 1796256001000,
+      neg: 'number',
+      huge: 'bigint',
+      hugeText: String(2n ** 60n),
     });
     expect(seen.nobodyCode).toBe('NoHandler');
     expect(seen.push).toEqual(['noted', { got: 7 }]);

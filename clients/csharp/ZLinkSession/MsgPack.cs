@@ -121,9 +121,9 @@ namespace ZLink.Session
 
         private const ulong MaxExactDouble = 1UL << 53;
 
-        // An integer given as its magnitude and sign. JavaScript has one number type: msgpackr on the
-        // server reads the 64-bit forms as BigInt, which a handler cannot add to a number, and writes a
-        // number past 32 bits as float 64. So the same here: float 64 while it is exact.
+        // An integer given as its magnitude and sign. JavaScript has one number type: the server reads a
+        // 64-bit form past 2^53 as BigInt, which a handler cannot add to a number, and writes a number
+        // past 32 bits as float 64. So the same here: float 64 while it is exact, as the Node client.
         private static void WriteInteger(Stream o, ulong magnitude, bool negative)
         {
             if (!negative && magnitude <= uint.MaxValue) { WriteUnsigned(o, magnitude); return; }
