@@ -67,13 +67,46 @@ async function start(listener: Record<string, unknown>): Promise<{ url: string; 
   return { url: ready.url as string, port: ready.port as number };
 }
 
-/** An upgraded raw client that said Hello, then writes `bad`, and waits until the listener closed it. */
-async function faultAfterHello(port: number, bad: Buffer): Promise<number | undefined> {
+/**
+ * A good client requesting `echo` one after another until `stop`, which resolves with how many were
+ * answered and what came back wrong.
+ */
+function serve(good: WsPeer): { stop(): Promise<{ answered: number; wrong: unknown[] }> } {
+  let correlation = 0;
+  let answered = 0;
+  const wrong: unknown[] = [];
+  let running = true;
+  const served = (async () => {
+    while (running) {
+      const n = ++correlation;
+      const answer = await good.request(n, 'echo', { n }).catch((error: unknown) => String(error));
+      if (JSON.stringify(answer) === JSON.stringify([4, n, { n }])) answered++;
+      else wrong.push(answer);
+      good.frames.length = 0;
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await served;
+      return { answered, wrong };
+    },
+  };
+}
+
+/** An upgraded raw client that said Hello and got its Welcome. */
+async function welcomed(port: number, token: string): Promise<RawWs> {
   const raw = new RawWs(port);
   opened.push(raw);
   await raw.upgradedWith();
-  raw.write(binaryFrame([1, 1, 'hostile']));
+  raw.write(binaryFrame([1, 1, token]));
   await waitFor(() => raw.sessionFrames().length >= 1 || raw.closed, 10000, 'a Welcome');
+  return raw;
+}
+
+/** An upgraded raw client that said Hello, then writes `bad`, and waits until the listener closed it. */
+async function faultAfterHello(port: number, bad: Buffer): Promise<number | undefined> {
+  const raw = await welcomed(port, 'hostile');
   raw.write(bad);
   const code = await raw.waitCloseCode(10000);
   raw.close();
@@ -172,26 +205,13 @@ describe('WebSocket listener under hostile input, between processes', () => {
     const good = new WsPeer(url);
     opened.push(good);
     await good.hello('good');
-    let correlation = 0;
-    let answered = 0;
-    const wrong: unknown[] = [];
-    let running = true;
-    const served = (async () => {
-      while (running) {
-        const n = ++correlation;
-        const answer = await good.request(n, 'echo', { n }).catch((error: unknown) => String(error));
-        if (JSON.stringify(answer) === JSON.stringify([4, n, { n }])) answered++;
-        else wrong.push(answer);
-        good.frames.length = 0;
-      }
-    })();
+    const served = serve(good);
 
     await assault(port);
     const before = await settled();
     for (let round = 0; round < ROUNDS; round++) await assault(port);
     const after = await settled();
-    running = false;
-    await served;
+    const { answered, wrong } = await served.stop();
 
     const rounds = ROUNDS + 1;
     for (const [reason, n] of Object.entries(PER_ROUND))
