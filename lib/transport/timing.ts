@@ -87,6 +87,15 @@ export const STALL_MS = 1000;
  */
 export const SUBSCRIBER_RECONNECT_MAX_MS = 5000;
 
+/**
+ * What one byte counts for toward a session's idle timeout when it completes no frame (part of a frame
+ * still arriving, a WebSocket's control frames), in ms; a whole frame counts as heard at once. So a
+ * frame arriving at 1,000 bytes a second or faster keeps its session however long it takes, one
+ * trickling in a byte a second is as idle as silence (docs/sessions.md#idle-timeout; the rate is
+ * reasoned in docs/decisions.md).
+ */
+export const SESSION_BYTE_HEARD_MS = 1;
+
 /** How long a session closed by the server keeps its connection, so its Close frame reaches the client. */
 export const SESSION_CLOSE_LINGER_MS = 100;
 /**

@@ -31,7 +31,11 @@ export interface SessionListenerOptions {
    * Welcome; the server answers each with a Pong). @default 10000
    */
   heartbeatMs?: number;
-  /** A session that sends nothing for this long is closed (`idleTimeout`). @default 3 × heartbeatMs */
+  /**
+   * A session that sends no whole frame for this long is closed (`idleTimeout`); a frame still arriving
+   * counts 1 ms per byte, so one coming in at 1,000 bytes a second or faster keeps the session
+   * (docs/sessions.md#idle-timeout). @default 3 × heartbeatMs
+   */
   idleTimeoutMs?: number;
   /**
    * Requests awaiting their reply plus messages not yet handled, per session; one more closes the

@@ -42,7 +42,7 @@ export const SessionCloseCode = {
   refused: 1006,
   /** More requests and messages waiting than the listener's `maxInFlight`. */
   tooManyInFlight: 1007,
-  /** Nothing heard for the listener's `idleTimeoutMs`. */
+  /** Nothing heard for the listener's `idleTimeoutMs`: no whole frame, no frame arriving at a usable rate. */
   idleTimeout: 1008,
   /** The client read its pushes and replies too slowly: more than `maxPendingBytes` waited for it. */
   slowConsumer: 1009,

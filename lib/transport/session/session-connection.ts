@@ -19,6 +19,7 @@ import {
 import type { RemoteAddress } from '../../core/kinds.js';
 import type { SessionLink, SessionLinkHandler, SessionResumeTerms } from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
+import { SESSION_BYTE_HEARD_MS } from '../timing.js';
 
 /** Where a connection is in the session protocol (docs/sessions-wire.md, "A session's life"). */
 type ConnectionState = 'hello' | 'opening' | 'open' | 'closed';
@@ -70,7 +71,11 @@ export abstract class SessionConnection implements SessionLink {
   counted = false;
   /** When it ended (ms), for the listener's tombstone. */
   closedAt: number | undefined;
-  /** When a byte last arrived, and when the connection was accepted (ms, the listener's clock). */
+  /**
+   * When the client was last heard, for the idle timeout (ms, the listener's clock): a whole frame sets
+   * it to the time it completed; bytes that complete none move it on by `heardBytes`
+   * (docs/sessions.md#idle-timeout). And when the connection was accepted.
+   */
   heardAt: number;
   readonly acceptedAt: number;
   /**
@@ -134,13 +139,25 @@ export abstract class SessionConnection implements SessionLink {
    */
   receive(chunk: Buffer, now: number): void {
     if (this.state === 'closed') return;
-    this.heardAt = now;
     this.splitter ??= new FrameSplitter(this.host.options.maxFrameBytes);
     const fault = this.splitter.push(chunk, (body) => {
+      this.heardAt = now;
       this.frame(body);
       return this.open;
     });
+    // No frame completed: the chunk is part of one still arriving, and counts by its bytes.
+    if (this.heardAt !== now) this.heardBytes(chunk.length, now);
     if (fault !== undefined) this.framingFault(fault);
+  }
+
+  /**
+   * `bytes` arrived and completed no frame (part of one still arriving, or a WebSocket's control
+   * frames): each counts `SESSION_BYTE_HEARD_MS` toward the idle timeout, never past `now`. A frame
+   * trickling in is then as idle as silence, and a slow one at a usable rate is never cut
+   * (docs/sessions.md#idle-timeout).
+   */
+  heardBytes(bytes: number, now: number): void {
+    this.heardAt = Math.min(now, this.heardAt + bytes * SESSION_BYTE_HEARD_MS);
   }
 
   /**

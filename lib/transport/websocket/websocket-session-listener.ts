@@ -72,7 +72,9 @@ function noRefusals(): Record<UpgradeRefusal, number> {
  * the refusal counted (`upgradeRefusals`); a connection not upgraded within `helloTimeoutMs` is closed
  * (and the Hello must come within the same time from the TCP accept). A text message closes the
  * WebSocket 1003, a message over `maxFrameBytes` 1009 (`ws` reads no further than its header);
- * other faults close the session as on every listener, its Close frame first.
+ * other faults close the session as on every listener, its Close frame first. A message counts as
+ * heard once whole, and its bytes (and the control frames') as a stream's do until then
+ * (docs/sessions.md#idle-timeout).
  *
  * Writes are batched per turn and connection: the turn's frames go to `ws` with the socket corked, so
  * they leave in one write. Backpressure is the socket's own: once it holds more than its high-water
@@ -271,14 +273,16 @@ export class WebSocketSessionListener extends SessionListenerBase<WsConnection> 
       connection.closeCode = WebSocketClose.unsupportedData;
       connection.close('protocolError', 'a text message: the session wire is binary');
     });
-    // A WebSocket ping is something heard, as a session Ping is; `ws` has written its pong before
-    // this event, and that write answers to maxPendingBytes like the session's own. Without this, a
-    // client flooding pings and reading nothing was ended by `ws` after 60 unanswered pongs, counted
-    // as a client that went away (`normal`), never as the `slowConsumer` it is (net-hostile.spec.ts).
-    ws.on('ping', () => {
-      connection.heardAt = Date.now();
-      this.overPending(connection);
-    });
+    // `ws` tells of a message once it is whole: until then its bytes count as a stream's do, and so
+    // do the pings a client may slip between its fragments, which kept a message trickling in a
+    // fragment at a time open for ever when a ping counted as a frame heard
+    // (docs/sessions.md#idle-timeout, net-hostile.spec.ts).
+    socket.on('data', (chunk: Buffer) => connection.heardBytes(chunk.length, Date.now()));
+    // `ws` has written its pong before this event, and that write answers to maxPendingBytes like the
+    // session's own. Without this, a client flooding pings and reading nothing was ended by `ws` after
+    // 60 unanswered pongs, counted as a client that went away (`normal`), never as the `slowConsumer`
+    // it is (net-hostile.spec.ts).
+    ws.on('ping', () => this.overPending(connection));
     // `ws` refused what the client sent (a message over maxFrameBytes, a protocol violation) and
     // closed the WebSocket with its code (1009, 1002): the session ends with it.
     ws.on('error', (error: Error & { code?: string }) =>

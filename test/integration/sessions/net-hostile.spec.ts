@@ -23,10 +23,11 @@ import { Opcode, packr, rawHttp, upgradeRequest, wsFrame } from './ws-peers.js';
  * in its own process listens on a tcp, a tls and a websocket entry of one listener name; this test
  * sends each entry garbage, slowloris (a Hello, a TLS ClientHello, one byte a second), half-open
  * connections (silent ones, sessions stalled inside a frame, and enough silent ones to fill
- * `maxSessions`), bytes that are no TLS before and after the handshake, clients that read nothing
- * while the gateway pushes to them or answers their pings, and length prefixes past any limit. The
- * WebSocket's own upgrade abuse is websocket-hostile.spec.ts's; here the websocket entry takes the
- * same session-level abuse where it applies, and its own ping flood.
+ * `maxSessions`), sessions trickling a frame in a byte a second (beside ones sending a frame slowly
+ * but at a usable rate), bytes that are no TLS before and after the handshake, clients that read
+ * nothing while the gateway pushes to them or answers their pings, and length prefixes past any
+ * limit. The WebSocket's own upgrade abuse is websocket-hostile.spec.ts's; here the websocket entry
+ * takes the same session-level abuse where it applies, and its own ping flood.
  *
  * For each abuse: the gateway answers a snapshot command (it is up), counts what it refused by reason
  * (events, `tlsErrors`, `upgradeRefusals`), holds no more than it did (its heap after a full collection
@@ -379,6 +380,99 @@ async function halfOpen(): Promise<void> {
   ]);
 }
 
+/** A frame's bytes as the kind carries them, with its length prefix or its WebSocket header. */
+function announced(kind: SessionKind, length: number): Buffer {
+  if (kind === 'websocket') return wsFrame(Opcode.binary, Buffer.alloc(0), { declared: length });
+  const prefix = Buffer.alloc(4);
+  prefix.writeUInt32BE(length, 0);
+  return prefix;
+}
+
+/**
+ * A welcomed session that starts a frame of `MAX_FRAME` bytes and then sends one byte of it a second;
+ * with `fragments` (a WebSocket), a message in one-byte fragments, one a second, each followed by a
+ * WebSocket ping. Resolves with how long after its Welcome the listener ended it, `idleTimeout`.
+ */
+async function trickle(kind: SessionKind, fragments = false): Promise<number> {
+  const peer = await hostile(kind).hello();
+  const welcomed = Date.now();
+  const fragment = (): Buffer =>
+    Buffer.concat([
+      wsFrame(Opcode.continuation, Buffer.alloc(1), { fin: false }),
+      wsFrame(Opcode.ping, Buffer.from('still here')),
+    ]);
+  peer.write(
+    fragments ? wsFrame(Opcode.binary, Buffer.from([0x94]), { fin: false }) : announced(kind, MAX_FRAME),
+  );
+  const timer = setInterval(() => peer.write(fragments ? fragment() : randomBytes(1)), 1000);
+  try {
+    expect([kind, fragments, await peer.endedWithin(IDLE_TIMEOUT_MS + 5000)]).toEqual([
+      kind,
+      fragments,
+      true,
+    ]);
+  } finally {
+    clearInterval(timer);
+  }
+  const took = Date.now() - welcomed;
+  expect([kind, fragments, peer.closeCode]).toEqual([kind, fragments, 1008]);
+  peer.close();
+  return took;
+}
+
+/** Bytes a second of `slowFrame`: under the idle clock's 1,000 (docs/sessions.md#idle-timeout). */
+const SLOW_RATE = 900;
+
+/**
+ * A welcomed session that sends an `echo` Request of nearly `MAX_FRAME` bytes at `SLOW_RATE` bytes a
+ * second (held to that rate over the whole frame, whatever the timers do), so the frame takes longer
+ * than the idle timeout. Resolves with how long it took to send: it must be answered, never closed.
+ */
+async function slowFrame(kind: SessionKind): Promise<number> {
+  const peer = await hostile(kind).hello();
+  const bytes = carried(kind, packr.pack([3, 7, 'echo', { pad: 'x'.repeat(MAX_FRAME - 64) }]));
+  const started = Date.now();
+  let sent = 0;
+  while (sent < bytes.length && !peer.ended) {
+    const due = Math.min(bytes.length, Math.floor(((Date.now() - started) * SLOW_RATE) / 1000));
+    if (due > sent) peer.write(bytes.subarray(sent, due));
+    sent = Math.max(sent, due);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const took = Date.now() - started;
+  await peer.until(() => peer.count(4) === 1 || peer.ended, 5000, 'the echo').catch(() => undefined);
+  expect([kind, peer.count(4), peer.ended]).toEqual([kind, 1, false]);
+  peer.close();
+  return took;
+}
+
+async function trickling(): Promise<void> {
+  const took: number[] = [];
+  const slow: number[] = [];
+  const c = await abuse('trickling', async () => {
+    const [trickled, sent] = await Promise.all([
+      Promise.all([
+        ...KINDS.flatMap((kind) => times(EACH, () => trickle(kind))),
+        ...times(EACH, () => trickle('websocket', true)),
+      ]),
+      Promise.all(KINDS.flatMap((kind) => times(EACH, () => slowFrame(kind)))),
+    ]);
+    took.push(...trickled);
+    slow.push(...sent);
+  });
+  console.log(
+    `trickling: closed idleTimeout ${Math.min(...took)}..${Math.max(...took)} ms after the Welcome ` +
+      `(idle timeout ${IDLE_TIMEOUT_MS} ms); slow frames of ${MAX_FRAME} bytes sent in ` +
+      `${Math.min(...slow)}..${Math.max(...slow)} ms, each answered`,
+  );
+  // What a byte a second buys (1 ms each) is nothing: each is closed as if silent, within a sweep.
+  expect(Math.min(...took)).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 500);
+  expect(Math.max(...took)).toBeLessThan(IDLE_TIMEOUT_MS + 2000);
+  // The slow frames took longer than the idle timeout, and were answered.
+  expect(Math.min(...slow)).toBeGreaterThan(IDLE_TIMEOUT_MS);
+  expect(c.closed('idleTimeout')).toBe(4 * EACH);
+}
+
 async function maxSessions(): Promise<void> {
   const holders = MAX_SESSIONS - KINDS.length;
   const third = Math.floor(holders / 3);
@@ -535,6 +629,10 @@ describe('tcp and tls listeners under hostile input, between processes', () => {
     halfOpen,
   );
   it(
+    'closes sessions trickling a frame in (a byte, or a fragment and a ping, a second) at idleTimeoutMs, and answers a slow frame',
+    trickling,
+  );
+  it(
     'refuses connections past maxSessions (full) while silent ones hold every place, and admits again once they are gone',
     maxSessions,
   );
@@ -550,7 +648,16 @@ describe('tcp and tls listeners under hostile input, between processes', () => {
 
   it('takes every abuse again with its memory where the first time left it', async () => {
     const first = await snapshot(true);
-    for (const run of [garbage, slowloris, halfOpen, maxSessions, slowConsumer, oversize, pingFlood])
+    for (const run of [
+      garbage,
+      slowloris,
+      halfOpen,
+      trickling,
+      maxSessions,
+      slowConsumer,
+      oversize,
+      pingFlood,
+    ])
       await run();
     const again = await snapshot(true);
     console.log(

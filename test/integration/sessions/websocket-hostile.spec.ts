@@ -14,7 +14,9 @@ import { Opcode, RawWs, WsPeer, binaryFrame, rawHttp, upgradeRequest, wsFrame } 
  * fragmented control frames, unmasked frames, endless fragments, half-closes), while a good client
  * keeps making requests. Each refusal is counted by its reason, the gateway's memory stays bounded
  * (its RSS, read by the gateway itself), and the good client never misses an answer. A client that
- * reads nothing is dropped `slowConsumer` holding at most `maxPendingBytes` plus one frame.
+ * reads nothing is dropped `slowConsumer` holding at most `maxPendingBytes` plus one frame. A session
+ * trickling a message in (a byte at a time, or fragments with pings between them) is closed
+ * `idleTimeout`, while one sending a message slowly at a usable rate is answered.
  */
 
 const MiB = 1024 * 1024;
@@ -68,7 +70,8 @@ async function start(listener: Record<string, unknown>): Promise<{ url: string; 
 }
 
 /**
- * A good client requesting `echo` one after another until `stop`, which resolves with how many were
+ * A good client requesting `echo` one after another until `stop` (or its WebSocket closed: a failed
+ * test's gateway is killed, and the loop must not outlive it), which resolves with how many were
  * answered and what came back wrong.
  */
 function serve(good: WsPeer): { stop(): Promise<{ answered: number; wrong: unknown[] }> } {
@@ -77,7 +80,7 @@ function serve(good: WsPeer): { stop(): Promise<{ answered: number; wrong: unkno
   const wrong: unknown[] = [];
   let running = true;
   const served = (async () => {
-    while (running) {
+    while (running && good.closed === undefined) {
       const n = ++correlation;
       const answer = await good.request(n, 'echo', { n }).catch((error: unknown) => String(error));
       if (JSON.stringify(answer) === JSON.stringify([4, n, { n }])) answered++;
@@ -266,7 +269,107 @@ describe('WebSocket listener under hostile input, between processes', () => {
     expect(s.listener).toMatchObject({ sessions: 1, heldBytes: 0 });
     expect(await good.request(1, 'echo', 'unharmed')).toEqual([4, 1, 'unharmed']);
   });
+
+  it('closes sessions trickling a message in at idleTimeoutMs, counted, and answers a slow message', async () => {
+    const { url, port } = await start({
+      maxFrameBytes: MAX_FRAME,
+      heartbeatMs: 500,
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+    });
+    const good = new WsPeer(url);
+    opened.push(good);
+    await good.hello('good');
+    const served = serve(good);
+    const hows: Trickle[] = ['bytes', 'fragments', 'pings'];
+    const [took, slow] = await Promise.all([
+      Promise.all(hows.flatMap((how) => Array.from({ length: EACH }, () => trickle(port, how)))),
+      Promise.all(Array.from({ length: EACH }, () => slowMessage(port))),
+    ]);
+    const { answered, wrong } = await served.stop();
+    const s = await settled();
+    console.log(
+      `websocket trickling: closed idleTimeout ${Math.min(...took)}..${Math.max(...took)} ms after the ` +
+        `Welcome (idle timeout ${IDLE_TIMEOUT_MS} ms); slow messages of ${MAX_FRAME} bytes sent in ` +
+        `${Math.min(...slow)}..${Math.max(...slow)} ms, each answered; good client answered ${answered}`,
+    );
+    // A byte, a fragment or a ping every 250 ms buys nothing: closed as if silent, within a sweep.
+    expect(Math.min(...took)).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - SWEEP_MS);
+    expect(Math.max(...took)).toBeLessThan(IDLE_TIMEOUT_MS + 2 * SWEEP_MS + 1000);
+    expect(Math.min(...slow)).toBeGreaterThan(IDLE_TIMEOUT_MS);
+    expect(s.counts['session:closed:idleTimeout']).toBe(hows.length * EACH);
+    expect(wrong).toEqual([]);
+    expect(answered).toBeGreaterThan(0);
+    expect(good.closed).toBeUndefined();
+  });
 });
+
+/**
+ * The trickling test's idle timeout, and its sweep (a quarter of it): a silent session is closed within
+ * both.
+ */
+const IDLE_TIMEOUT_MS = 2000;
+const SWEEP_MS = 500;
+
+/** How a trickling session keeps a message from completing. */
+type Trickle = 'bytes' | 'fragments' | 'pings';
+
+/**
+ * A welcomed session that keeps a message from completing, writing every 250 ms: `bytes`, one byte of
+ * a binary frame that announced `MAX_FRAME`; `fragments`, a one-byte continuation fragment and a ping;
+ * `pings`, a ping alone (no message at all). Resolves with how long after its Welcome the listener
+ * closed it, once it checked the close was `idleTimeout`'s, Close frame first.
+ */
+async function trickle(port: number, how: Trickle): Promise<number> {
+  const raw = await welcomed(port, `trickle-${how}`);
+  const since = Date.now();
+  if (how === 'bytes') raw.write(wsFrame(Opcode.binary, Buffer.alloc(0), { declared: MAX_FRAME }));
+  if (how === 'fragments') raw.write(wsFrame(Opcode.binary, Buffer.from([0x94]), { fin: false }));
+  const ping = (): Buffer => wsFrame(Opcode.ping, Buffer.from('still here'));
+  const next = {
+    bytes: () => randomBytes(1),
+    fragments: () => Buffer.concat([wsFrame(Opcode.continuation, Buffer.alloc(1), { fin: false }), ping()]),
+    pings: ping,
+  }[how];
+  const timer = setInterval(() => raw.write(next()), 250);
+  try {
+    expect([how, await raw.waitCloseCode(IDLE_TIMEOUT_MS + 5000)]).toEqual([how, 1008]);
+  } finally {
+    clearInterval(timer);
+  }
+  const took = Date.now() - since;
+  expect([how, raw.sessionFrames().at(-1)]).toEqual([
+    how,
+    [10, 1008, `nothing heard for ${IDLE_TIMEOUT_MS} ms`],
+  ]);
+  raw.close();
+  return took;
+}
+
+/**
+ * A welcomed session that sends an `echo` Request of nearly `MAX_FRAME` bytes as one binary message at
+ * 900 bytes a second (held to that rate over the message), longer than the idle timeout; resolves with
+ * how long that took, once it checked the answer came and the session is open.
+ */
+async function slowMessage(port: number): Promise<number> {
+  const raw = await welcomed(port, 'slow');
+  const payload = { pad: 'x'.repeat(MAX_FRAME - 64) };
+  const bytes = binaryFrame([3, 1, 'echo', payload]);
+  const started = Date.now();
+  for (let sent = 0; sent < bytes.length && !raw.closed;) {
+    const due = Math.min(bytes.length, Math.floor(((Date.now() - started) * 900) / 1000));
+    if (due > sent) raw.write(bytes.subarray(sent, due));
+    sent = Math.max(sent, due);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const took = Date.now() - started;
+  await waitFor(() => raw.sessionFrames().length >= 2 || raw.closed, 5000, 'the echo');
+  const answers = raw.sessionFrames().slice(1);
+  expect(answers.map((f) => (f[0] === 4 ? f.slice(0, 2) : f))).toEqual([[4, 1]]);
+  expect(answers[0]?.[2]).toEqual(payload);
+  expect(raw.closed).toBe(false);
+  raw.close();
+  return took;
+}
 
 /**
  * The gateway once every hostile connection of the last round is gone (only the good session left),

@@ -150,6 +150,49 @@ describe('SessionConnection: framing', () => {
   });
 });
 
+describe('SessionConnection: the idle clock (docs/sessions.md#idle-timeout)', () => {
+  it('sets heardAt to the time a frame completes, and moves it 1 ms a byte for bytes that complete none', () => {
+    const h = opened();
+    expect(h.connection.heardAt).toBe(1); // the Hello
+    const bytes = request(5);
+    h.connection.receive(bytes.subarray(0, 10), 1000);
+    expect(h.connection.heardAt).toBe(11);
+    h.connection.receive(bytes.subarray(10, 12), 2000);
+    expect(h.connection.heardAt).toBe(13);
+    h.connection.receive(bytes.subarray(12), 3000);
+    expect(h.heard).toEqual(['request 5 echo']);
+    expect(h.connection.heardAt).toBe(3000);
+    // A chunk that completes a frame and starts the next: heard at its time.
+    h.connection.receive(Buffer.concat([ping(), send().subarray(0, 3)]), 4000);
+    expect(h.connection.heardAt).toBe(4000);
+  });
+
+  it('lags a frame trickling in a byte a second by nearly a second a second', () => {
+    const h = opened();
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32BE(MAX_FRAME);
+    h.connection.receive(prefix, 1);
+    for (let second = 1; second <= 30; second++) h.connection.receive(Buffer.alloc(1), 1 + second * 1000);
+    // The prefix came with the Hello's time; then 30 bytes: 30 ms heard of the 30 s gone by.
+    expect(h.connection.heardAt).toBe(1 + 30);
+    expect(h.connection.open).toBe(true);
+  });
+
+  it('keeps up with a frame arriving at 1,000 bytes a second or faster, and never runs ahead of now', () => {
+    const h = opened();
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32BE(MAX_FRAME);
+    h.connection.receive(prefix, 101);
+    expect(h.connection.heardAt).toBe(5); // 100 ms behind, 4 bytes made up
+    h.connection.receive(Buffer.alloc(200), 201);
+    expect(h.connection.heardAt).toBe(201); // caught up: 200 bytes in 100 ms
+    h.connection.receive(Buffer.alloc(50), 251);
+    expect(h.connection.heardAt).toBe(251); // exactly the rate: still level
+    h.connection.heardBytes(1000, 300);
+    expect(h.connection.heardAt).toBe(300); // bytes to spare are not banked
+  });
+});
+
 describe('SessionConnection: one body per message (receiveBody)', () => {
   const body = (items: unknown[]): Uint8Array => new Uint8Array(packr.pack(items));
 
