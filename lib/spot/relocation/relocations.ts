@@ -11,12 +11,13 @@ import {
   within,
 } from '../owner/index.js';
 import type { Placement } from '../resolve/index.js';
+import { drainNode } from './drain-moves.js';
 import { IncomingMove } from './incoming-move.js';
 import { memberMove } from './member-moves.js';
 import { MoveRecord } from './move-records.js';
 import { type MoveContext, type MoveRequest, type RelocationResult, abortedBy } from './move-context.js';
 import { OutgoingMove } from './outgoing-move.js';
-import { INCOMING_LINGER_MS, RELAY_QUIET_MS } from '../timing/index.js';
+import { INCOMING_LINGER_MS } from '../timing/index.js';
 
 /** What a move needs beyond the shared context: where objects may go. */
 export interface RelocationsConfig extends MoveContext {
@@ -24,9 +25,6 @@ export interface RelocationsConfig extends MoveContext {
   /** Asks `owner` to move its object (ObjectControl `relocate`): a Spot's member brought back beside it. */
   readonly moveAt: (owner: string, req: MoveRequest, type: string) => Promise<RelocationResult>;
 }
-
-/** Moves a drain runs at once: enough to empty a node quickly, few enough not to swamp its peers. */
-const DRAIN_CONCURRENCY = 8;
 
 /**
  * The moves of one node, both ways (docs/protocol.md#relocation-steps): `move` starts one of an object held
@@ -221,69 +219,21 @@ export class Relocations {
   }
 
   /**
-   * A drain: no object moves here any more; with `relocate`, every object that can move goes to the
-   * other object servers (`moveAll`), every peer drops its routes to this node (`leave`: the barrier),
-   * then this node keeps relaying the calls that still come for them until none came for
-   * `RELAY_QUIET_MS` (`lastRelayAt`: a flush keeping a sender's order comes after the barrier), all
-   * within `deadlineMs`.
+   * A drain: no object moves here any more; with `relocate`, the objects that can move go to the other
+   * object servers first (see `drainNode`).
    */
-  async drain(
+  drain(
     deadlineMs: number,
     relocate: boolean,
     lastRelayAt: () => number,
     leave: (timeoutMs: number) => Promise<void>,
   ): Promise<void> {
-    this.config.host.moves.draining = true;
-    if (!relocate) return;
-    const { clock } = this.config;
-    const end = clock.now() + deadlineMs;
-    // A move waits for the running turn and, past its go, for the store: the drain waits no longer than its
-    // deadline.
-    await within(this.moveAll(deadlineMs), deadlineMs);
-    // Every peer drops its routes to this node; what it sent before is here (and relayed) once it answered.
-    await leave(Math.max(0, end - clock.now()));
-    while (clock.now() < end && Date.now() - lastRelayAt() < RELAY_QUIET_MS)
-      await new Promise((r) => setTimeout(r, 50));
-  }
-
-  /**
-   * Moves every object here that can move to the other object servers, `concurrency` at a time,
-   * each within what is left of `timeoutMs`; resolves with how many moved. One that cannot move
-   * (aborted, refused, no server to take it) stays, for the caller to release.
-   */
-  async moveAll(timeoutMs: number, concurrency = DRAIN_CONCURRENCY): Promise<number> {
-    const deadline = this.config.clock.now() + timeoutMs;
-    const { host } = this.config;
-    const movable = host.moves.movable();
-    // A member whose Spot is here and can move goes with it (its Spot's move takes it); Spots first.
-    const withSpot = (a: Activation): boolean => {
-      const spot = a.membership.spot;
-      return spot !== undefined && movable.some((s) => s.key.kind === 'spot' && s.key.id === spot);
+    const deps = {
+      host: this.config.host,
+      clock: this.config.clock,
+      move: (req: MoveRequest) => this.move(req),
     };
-    const queue = [
-      ...movable.filter((a) => a.key.kind === 'spot'),
-      ...movable.filter((a) => a.key.kind === 'actor' && !withSpot(a)),
-    ];
-    let moved = 0;
-    const worker = async (): Promise<void> => {
-      for (let a = queue.shift(); a !== undefined; a = queue.shift()) {
-        const left = deadline - this.config.clock.now();
-        if (left <= 0) return;
-        const { kind, id } = a.key;
-        const result = await this.move({
-          kind,
-          id,
-          objectGeneration: a.authority.objectGeneration,
-          target: undefined,
-          timeoutMs: left,
-          // A member here whose Spot cannot move goes on its own: the Spot ends here and lets it go.
-          forGroup: true,
-        }).catch(() => undefined);
-        if (result?.outcome === 'committed') moved++;
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    return moved;
+    return drainNode(deps, deadlineMs, relocate, lastRelayAt, leave);
   }
 
   /**
