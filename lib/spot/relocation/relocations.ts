@@ -35,6 +35,8 @@ export class Relocations {
   private readonly outgoing = new Map<string, OutgoingMove>();
   private readonly incoming = new Map<string, IncomingMove>();
   private moves = 0;
+  /** Moves away from this node that committed (a drain after none needs no leave barrier). */
+  private movedAway = 0;
   /** Objects whose move is writing its first record: a second move of one is refused meanwhile. */
   private readonly starting = new Set<Activation>();
   private closed = false;
@@ -172,6 +174,7 @@ export class Relocations {
     const { relocationId } = move;
     const result = await move.done;
     this.outgoing.delete(relocationId);
+    if (result.outcome === 'committed') this.movedAway++;
     const end = move.targetEnd();
     void record.close(result, end, this.config.followRoutes.followDurationMs, this.config.events);
     return result;
@@ -228,10 +231,14 @@ export class Relocations {
     lastRelayAt: () => number,
     leave: (timeoutMs: number) => Promise<void>,
   ): Promise<void> {
+    const { host, clock, placement, self } = this.config;
     const deps = {
-      host: this.config.host,
-      clock: this.config.clock,
+      host,
+      clock,
+      placement,
+      self: self.rid,
       move: (req: MoveRequest) => this.move(req),
+      movedAway: () => this.movedAway,
     };
     return drainNode(deps, deadlineMs, relocate, lastRelayAt, leave);
   }

@@ -48,6 +48,18 @@ export const RECHECK_RETRY_MS = 200;
 /** How long a draining node waits with no relay before it lets its follow routes go (it stops next). */
 export const RELAY_QUIET_MS = 1000;
 
+/**
+ * How much of a drain's deadline its moves leave for what follows them (the peers' answers to the leave
+ * barrier, then `RELAY_QUIET_MS` of quiet); a quarter of the deadline when that is less.
+ */
+export const DRAIN_LEAVE_RESERVE_MS = 2000;
+
+/** How often a drain tries to move one object (a target that began draining meanwhile refuses it). */
+export const DRAIN_MOVE_TRIES = 3;
+
+/** How long a draining node waits between looks at objects still arriving by a move begun before it drained. */
+export const DRAIN_ARRIVAL_POLL_MS = 50;
+
 /** How long a release keeps trying a write the store did not answer (a destroy then fails `Unavailable`). */
 export const RELEASE_RETRY_MS = 2000;
 
