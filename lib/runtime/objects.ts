@@ -184,7 +184,8 @@ export class RuntimeObjects implements Topology {
   }
 
   /**
-   * With `onDrain: 'relocate'`, moves this object server's objects elsewhere first (see `ObjectLayer.drain`).
+   * With `onDrain: 'relocate'` (the default), moves this object server's objects elsewhere first (see
+   * `ObjectLayer.drain`).
    */
   async drain(deadlineMs: number): Promise<void> {
     await this.layer?.drain(deadlineMs);

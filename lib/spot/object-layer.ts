@@ -317,10 +317,11 @@ export class ObjectLayer {
   }
 
   /**
-   * Drain: no object is placed here any more; with `onDrain: 'relocate'` every object of a relocatable
-   * class moves to another object server, then this node keeps relaying calls that still come for them
-   * until none came for `RELAY_QUIET_MS` (callers have learned the new owners), within `deadlineMs`.
-   * Whatever did not move is released at close, as with `'deactivate'`.
+   * Drain: no object is placed here any more; with `onDrain: 'relocate'` (the default) every object of
+   * a relocatable class that has somewhere to go moves to another object server, then this node keeps
+   * relaying calls that still come for them until none came for `RELAY_QUIET_MS` (callers have learned
+   * the new owners), within `deadlineMs` (see `drainNode`). Whatever did not move is released at close,
+   * as with `'deactivate'`.
    */
   async drain(deadlineMs: number): Promise<void> {
     if (!this.relocations || this.draining) return;

@@ -33,11 +33,13 @@ export interface ObjectOptions {
    */
   messageFollowNotice?: boolean;
   /**
-   * What `runtime.drain()` (and so a graceful stop) does with this object server's objects:
-   * `'deactivate'` releases them when the runtime closes (`onDeactivate(ctx, 'shutdown')`, their state
-   * gone); `'relocate'` first moves every object of a relocatable class to the other object servers
-   * hosting its type — a rolling restart that closes no room — and releases only what could not move.
-   * @default 'deactivate'
+   * What `runtime.drain()` (and so a graceful stop: `app.close()`, SIGTERM with shutdown hooks) does
+   * with this object server's objects (docs/objects.md#rolling-restarts). `'relocate'` first moves
+   * every object of a relocatable class to the other object servers hosting its type — a rolling
+   * restart that closes no room — and releases at close only what could not move (no other server for
+   * its type, a class that is not relocatable, a move that failed or ran out of time); a stop then takes
+   * up to `drainTimeoutMs` more. `'deactivate'` moves nothing: every object is released when the runtime
+   * closes (`onDeactivate(ctx, 'shutdown')`, its state gone). @default 'relocate'
    */
   onDrain?: 'deactivate' | 'relocate';
   /**
@@ -143,7 +145,7 @@ export function normalizeObjects(
   const { messageFollowNotice = true } = raw;
   if (typeof messageFollowNotice !== 'boolean')
     throw configurationError(`${f}.messageFollowNotice`, 'must be a boolean');
-  const { onDrain = 'deactivate' } = raw;
+  const { onDrain = 'relocate' } = raw;
   if (onDrain !== 'deactivate' && onDrain !== 'relocate')
     throw configurationError(`${f}.onDrain`, "must be 'deactivate' or 'relocate'");
   return Object.freeze({

@@ -11,7 +11,7 @@ import { waitFor } from '../../helpers/index.js';
 import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
 
 /**
- * A graceful stop with `onDrain: 'relocate'` (docs/objects.md#rolling-restarts) in the
+ * A graceful stop with the default `onDrain` ('relocate', docs/objects.md#rolling-restarts) in the
  * cases around a plain rolling restart (real sockets, the memory stores): a lone object server, every
  * server of a type stopping at once, a server stopping while another stops, moves that run out of
  * time — and `'deactivate'` asked for by name. Each drain must end long before its deadline where
@@ -58,12 +58,9 @@ afterEach(async () => {
 
 /**
  * Object servers `rids` and one client on one mesh, every node a ready peer of every other; the servers
- * drain within `drainTimeoutMs` (the default unless given), by `onDrain` (`'relocate'` unless given).
+ * drain within `drainTimeoutMs` (the default unless given), by `onDrain` (the default unless given).
  */
-async function world(
-  rids: string[],
-  drain: { drainTimeoutMs?: number; onDrain?: 'deactivate' | 'relocate' } = {},
-) {
+async function world(rids: string[], drain: { drainTimeoutMs?: number; onDrain?: 'deactivate' } = {}) {
   const store = new MemoryLocationStore();
   const relocationStore = { instance: new MemoryRelocationStore(), keyPrefix: 'moves' };
   const servers = new Map<string, ZLinkRuntime>();
@@ -72,11 +69,11 @@ async function world(
       relocationStore,
       ...(drain.drainTimeoutMs !== undefined && { drainTimeoutMs: drain.drainTimeoutMs }),
     });
-    const mesh = {
-      ...(options.meshes?.objects as object),
-      objects: { onDrain: drain.onDrain ?? 'relocate' },
-    };
-    const r = await startRuntime({ ...options, meshes: { objects: mesh } }, registry(tallyClass()));
+    const mesh = { ...(options.meshes?.objects as object), objects: { onDrain: drain.onDrain } };
+    const r = await startRuntime(
+      drain.onDrain === undefined ? options : { ...options, meshes: { objects: mesh } },
+      registry(tallyClass()),
+    );
     runtimes.push(r);
     servers.set(rid, r);
   }
@@ -140,7 +137,7 @@ async function timed(work: Promise<unknown>, boundMs: number): Promise<number> {
 const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 const everyOne = (names: string[], value: string) => Object.fromEntries(names.map((id) => [id, value]));
 
-describe("a drain with onDrain 'relocate'", () => {
+describe('a drain with the default onDrain', () => {
   it('a lone object server has nowhere to move its objects: it drains at once and releases them at close', async () => {
     // A deadline far past the bound below: a drain that waited for it would show.
     const { server, client } = await world(['server-a'], { drainTimeoutMs: 30000 });

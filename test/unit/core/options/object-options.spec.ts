@@ -25,7 +25,7 @@ describe('meshes.<mesh>.objects', () => {
       messageFollowDurationMs: 30000,
       objectQueueLimit: 1024,
       messageFollowNotice: true,
-      onDrain: 'deactivate',
+      onDrain: 'relocate',
       multicastMaxEventBytes: 1048576,
     };
     expect(objectsOf({ objectRole: 'server' })).toEqual(defaults);
@@ -51,7 +51,7 @@ describe('meshes.<mesh>.objects', () => {
           messageFollowDurationMs: 0,
           objectQueueLimit: 1,
           messageFollowNotice: false,
-          onDrain: 'relocate',
+          onDrain: 'deactivate',
           multicastMaxEventBytes: 512,
         },
       }),
@@ -60,7 +60,7 @@ describe('meshes.<mesh>.objects', () => {
       messageFollowDurationMs: 0,
       objectQueueLimit: 1,
       messageFollowNotice: false,
-      onDrain: 'relocate',
+      onDrain: 'deactivate',
       multicastMaxEventBytes: 512,
     });
   });
