@@ -129,6 +129,22 @@ export type {
   ServerDescriptor,
   StoreConnectionOptions,
 } from './core/index.js';
-export { MemoryLocationStore, MemoryRelocationStore, type RedisLocationStoreOptions } from './store/index.js';
+export {
+  STATE_TOMBSTONE_TTL_MS,
+  type SavedState,
+  type StateAdoptRequest,
+  type StateAdoptResult,
+  type StateStore,
+  type StateWrite,
+  type StateWriteResult,
+  type UnreadableState,
+} from './core/index.js';
+export {
+  MemoryLocationStore,
+  MemoryRelocationStore,
+  MemoryStateStore,
+  type MemoryStateStoreOptions,
+  type RedisLocationStoreOptions,
+} from './store/index.js';
 export * from './runtime/index.js';
 export * from './nest/index.js';

@@ -5,6 +5,7 @@ export { MemoryLocationStore } from './memory/memory-location-store.js';
 export type { RedisLocationStoreOptions } from './redis/redis-location-store.js';
 export { createLocationStore } from './create-store.js';
 export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-object-stores.js';
+export { MemoryStateStore, type MemoryStateStoreOptions } from './memory/memory-state-store.js';
 export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
 export {
   createAuthorityStore,

@@ -260,6 +260,7 @@ export const FLOOR_PLANS: readonly FloorPlan[] = [
       'wire',
       'execution',
       'resolve',
+      'durable',
       'owner',
       'multicast',
       'relocation',
