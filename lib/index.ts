@@ -35,6 +35,8 @@ export type {
   ObjectHandlerDescription,
   ObjectSubscriptionDescription,
   ObjectLifecycleHooks,
+  PersistMode,
+  PersistOptions,
   ObjectRef,
   SpotRef,
   ActorRef,
@@ -93,6 +95,7 @@ export {
   type MeshPeerOptions,
   type ObjectOptions,
   type ObjectRole,
+  type StateStoreOptions,
   type ZLinkOptions,
 } from './core/index.js';
 export {

@@ -3,6 +3,12 @@ import { HandlerRegistry, type MessageKind, type ScopeTables } from '../calls/ha
 import type { NormalizedOptions } from '../options/options.js';
 import type { ObjectKind } from '../kinds.js';
 import { BEACON_TOPIC } from '../wire/fanout-records.js';
+import {
+  type NormalizedPersistOptions,
+  type PersistOptions,
+  checkPersistentClass,
+  normalizePersistOptions,
+} from './persist-options.js';
 
 /**
  * The object classes of a process (`@Spot` / `@Actor` in Nest), described as plain data at bootstrap
@@ -82,14 +88,22 @@ export interface ObjectClassOptions {
    * required. @default false
    */
   readonly relocatable?: boolean;
+  /**
+   * The objects keep their state in a State Store of the `stateStores` option: what `capture()` returns,
+   * restored through `restore(state, ctx)` (the class needs both). Checked at startup; nothing is written
+   * or read through it yet (docs/decisions.md#durable-state). @default not persistent
+   */
+  readonly persist?: PersistOptions;
 }
 
 /** The options as the runtime reads them: every field set. */
 export interface NormalizedObjectClassOptions {
   readonly relocatable: boolean;
+  /** `undefined`: not persistent. */
+  readonly persist: NormalizedPersistOptions | undefined;
 }
 
-const CLASS_OPTION_KEYS = ['relocatable'];
+const CLASS_OPTION_KEYS = ['relocatable', 'persist'];
 
 /**
  * `options` of the class `where` names, checked: an unknown key or a value of the wrong type is
@@ -108,7 +122,7 @@ export function normalizeObjectClassOptions(where: string, options: unknown): No
   const { relocatable = false } = given;
   if (typeof relocatable !== 'boolean')
     throw configurationError(`${where} options.relocatable`, 'must be a boolean');
-  return Object.freeze({ relocatable });
+  return Object.freeze({ relocatable, persist: normalizePersistOptions(where, given.persist) });
 }
 
 export interface ObjectClassDescription {
@@ -252,20 +266,26 @@ export function objectDecoratorName(kind: ObjectKind): string {
   return `@${label(kind)}`;
 }
 
+/** A class as messages name it: `@Actor('player') Player`. */
+function classLabel(c: ObjectClassDescription): string {
+  return `${objectDecoratorName(c.kind)}('${c.type}') ${c.source}`;
+}
+
 function label(kind: ObjectKind): string {
   return kind === 'spot' ? 'Spot' : 'Actor';
 }
 
 /**
  * Declared object classes need a mesh that hosts objects and a Location Store for their authority records
- * (issue 16 item 10), and a relocatable one the Relocation Store (docs/protocol.md#relocation-store): without
- * them they would never activate or move, so startup fails with `Configuration` naming the class and the
- * missing option, before any socket opens.
+ * (issue 16 item 10), a relocatable one the Relocation Store (docs/protocol.md#relocation-store), and a
+ * persistent one its `capture()` and `restore()` methods and a State Store (docs/decisions.md#durable-state):
+ * without them they would never activate, move or be saved, so startup fails with `Configuration` naming
+ * the class and the missing option, before any socket opens.
  */
 export function checkObjectClasses(options: NormalizedOptions, classes: ObjectClassRegistry): void {
   const first = classes.all()[0];
   if (!first) return;
-  const where = `${objectDecoratorName(first.kind)}('${first.type}') ${first.source}`;
+  const where = classLabel(first);
   if (!options.locationStore) {
     throw configurationError(
       where,
@@ -276,8 +296,11 @@ export function checkObjectClasses(options: NormalizedOptions, classes: ObjectCl
   if (relocatable && !options.relocationStore)
     throw configurationError(
       'relocationStore',
-      `${objectDecoratorName(relocatable.kind)}('${relocatable.type}') ${relocatable.source} is relocatable: its moves are recorded in the Relocation Store, register relocationStore`,
+      `${classLabel(relocatable)} is relocatable: its moves are recorded in the Relocation Store, register relocationStore`,
     );
+  for (const c of classes.all())
+    if (c.options.persist)
+      checkPersistentClass(classLabel(c), c.options.persist, c.hooks, options.stateStores);
   for (const mesh of options.meshes.values()) if (mesh.objectRole === 'server') return;
   const objectMesh = [...options.meshes.entries()].find(([, m]) => m.objectRole !== 'none');
   throw configurationError(

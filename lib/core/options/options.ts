@@ -22,6 +22,11 @@ import {
 } from './store-options.js';
 import { checkKeys, isRecord, positiveInt } from '../option-checks.js';
 import {
+  type NormalizedStateStore,
+  type StateStoreOptions,
+  normalizeStateStores,
+} from './state-store-options.js';
+import {
   type NormalizedSessionListener,
   type SessionListenerOptions,
   normalizeSessions,
@@ -63,6 +68,7 @@ export type {
   StoreConnectionOptions,
 } from './store-options.js';
 export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
+export type { NormalizedStateStore, StateStoreOptions } from './state-store-options.js';
 export type { NormalizedSessionListener, SessionListenerOptions } from './session-options.js';
 export type {
   NormalizedSessionListen,
@@ -122,6 +128,13 @@ export interface ZLinkOptions {
    * uses it yet. @default none
    */
   relocationStore?: RelocationStoreOptions;
+  /**
+   * State Stores for persistent Spots and Actors, by name: what a class's `persist.store` names (the only
+   * one when it names none). Each is `{ instance }`, a `StateStore` such as `new MemoryStateStore()`. Checked
+   * at startup against the classes' `persist` options; nothing reads or writes state through them yet
+   * (docs/decisions.md#durable-state). @default none
+   */
+  stateStores?: Record<string, StateStoreOptions>;
   /** Default deadline of a request (and of a send waiting for queue space). @default 30000 */
   requestTimeoutMs?: number;
   /** Handlers running at once in this process (the application job queue). @default 1024 */
@@ -153,6 +166,8 @@ export interface NormalizedOptions {
   readonly locationStore: NormalizedLocationStore | undefined;
   /** Set when a Relocation Store is registered (then a Location Store is too, with another prefix). */
   readonly relocationStore: NormalizedRelocationStore | undefined;
+  /** The State Stores by name; empty when none is registered. */
+  readonly stateStores: ReadonlyMap<string, NormalizedStateStore>;
   readonly requestTimeoutMs: number;
   readonly handlerConcurrency: number;
   readonly sendQueueLimit: number;
@@ -174,6 +189,7 @@ const TOP_KEYS = [
   'sessions',
   'locationStore',
   'relocationStore',
+  'stateStores',
   'requestTimeoutMs',
   'handlerConcurrency',
   'sendQueueLimit',
@@ -219,6 +235,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
   const locationStore = normalizeLocationStore(raw.locationStore);
   const relocationStore = normalizeRelocationStore(raw.relocationStore, locationStore);
+  const stateStores = normalizeStateStores(raw.stateStores);
   const security = normalizeSecurity(raw.security);
   const curve = security.curve !== undefined;
   const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined, curve);
@@ -247,6 +264,7 @@ export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedO
     sessions,
     locationStore,
     relocationStore,
+    stateStores,
     requestTimeoutMs: positiveInt('requestTimeoutMs', raw.requestTimeoutMs, 30000),
     handlerConcurrency: positiveInt('handlerConcurrency', raw.handlerConcurrency, 1024),
     sendQueueLimit: positiveInt('sendQueueLimit', raw.sendQueueLimit, 10000),

@@ -201,17 +201,29 @@ function normalizeSource<I>(
         throw configurationError(`${field}.cluster.options`, 'must be ioredis cluster options');
       return { kind: 'cluster', nodes: cluster.nodes, options: cluster.options };
     }
-    case 'instance': {
-      const instance = value.instance;
-      const missing = kind.methods.filter(
-        (m) => !isRecord(instance) || typeof (instance as Record<string, unknown>)[m] !== 'function',
-      );
-      if (missing.length > 0)
-        throw configurationError(
-          `${field}.instance`,
-          `must be a ${kind.port} (missing ${missing.join(', ')})`,
-        );
-      return { kind: 'instance', instance: instance as I };
-    }
+    case 'instance':
+      return {
+        kind: 'instance',
+        instance: checkInstance<I>(`${field}.instance`, kind.port, kind.methods, value.instance),
+      };
   }
+}
+
+/**
+ * `instance` as the store port `port` when it has every one of `methods`; otherwise `Configuration` naming
+ * `field` and the methods it lacks. A store object of the user's making is checked by its shape: the port
+ * is an interface, there is no class to test against.
+ */
+export function checkInstance<I>(
+  field: string,
+  port: string,
+  methods: readonly string[],
+  instance: unknown,
+): I {
+  const missing = methods.filter(
+    (m) => !isRecord(instance) || typeof (instance as Record<string, unknown>)[m] !== 'function',
+  );
+  if (missing.length > 0)
+    throw configurationError(field, `must be a ${port} (missing ${missing.join(', ')})`);
+  return instance as I;
 }

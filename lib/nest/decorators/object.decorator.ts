@@ -49,7 +49,11 @@ function objectClassDecorator(kind: ObjectKind, type: string, options: ObjectCla
     normalizeObjectClassOptions(where, options);
     if (Reflect.getMetadata(ZLINK_OBJECT_CLASS, target) !== undefined)
       throw configurationError(where, 'a class takes one @Spot or @Actor');
-    const metadata: ObjectClassMetadata = { kind, type, options: Object.freeze({ ...options }) };
+    // A copy, one level down too: the class's options are what they were when it was declared.
+    const copied = options.persist
+      ? { ...options, persist: Object.freeze({ ...options.persist }) }
+      : { ...options };
+    const metadata: ObjectClassMetadata = { kind, type, options: Object.freeze(copied) };
     Reflect.defineMetadata(ZLINK_OBJECT_CLASS, Object.freeze(metadata), target);
     Injectable({ scope: Scope.TRANSIENT })(target);
   };

@@ -147,7 +147,7 @@ describe('declaring Spots and Actors in Nest (issue 16 item 1)', () => {
   it('an empty type, or an option that is not one, throws Configuration when the class is defined', () => {
     expect(() => Spot('')(class Empty {})).toThrow(/@Spot on Empty.*type must be a non-empty string/);
     expect(() => Spot('room', { relocateable: true } as object)(class Typo {})).toThrow(
-      /@Spot on Typo options\.relocateable: is not an option \(relocatable\)/,
+      /@Spot on Typo options\.relocateable: is not an option \(relocatable, persist\)/,
     );
     expect(() => Actor('p', { relocatable: 'yes' } as object)(class Loose {})).toThrow(
       /options\.relocatable: must be a boolean/,

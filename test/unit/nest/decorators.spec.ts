@@ -201,6 +201,11 @@ describe('@Spot / @Actor', () => {
     class Room {}
     options.relocatable = true;
     expect(Reflect.getMetadata(ZLINK_OBJECT_CLASS, Room).options).toEqual({ relocatable: false });
+    const persist = { maxBytes: 4096 };
+    @Actor('player', { persist })
+    class Player {}
+    persist.maxBytes = 1;
+    expect(Reflect.getMetadata(ZLINK_OBJECT_CLASS, Player).options).toEqual({ persist: { maxBytes: 4096 } });
   });
 
   it.each<[string, () => ClassDecorator, string, string]>([
@@ -217,6 +222,12 @@ describe('@Spot / @Actor', () => {
       () => Spot('room', { relocatable: 'yes' as unknown as boolean }),
       '@Spot on Room options.relocatable',
       'must be a boolean',
+    ],
+    [
+      'a persist maxBytes out of range',
+      () => Actor('player', { persist: { maxBytes: 10 } }),
+      '@Actor on Room options.persist.maxBytes',
+      'must be an integer from 1024 to 67108864',
     ],
     [
       'options that are not an object',
