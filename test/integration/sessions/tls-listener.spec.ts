@@ -69,6 +69,18 @@ describe('the tls session listener', () => {
     expect(entryOf(runtime)).toMatchObject({ kind: 'tls', sessions: 1, tlsErrors: 0 });
   });
 
+  it('serves an ECDSA P-256 certificate as it serves an RSA one', async () => {
+    const ecdsa = { ...TLS_ENTRY, tls: pem.ecdsa };
+    const runtime = cleanup.add(await startGateway(gatewayOptions({ listen: ecdsa }), { handlers }));
+    const [port] = portsOf(runtime);
+    const client = await welcomed(port as number);
+    expect((client.socket as TLSSocket).getPeerCertificate()).toMatchObject({ asn1Curve: 'prime256v1' });
+    client.frame([3, 1, 'echo', 'ecdsa']);
+    await waitFor(() => client.frames.length >= 2, 5000, 'the reply');
+    expect(client.frames[1]?.[2]).toMatchObject({ echo: 'ecdsa' });
+    expect(entryOf(runtime)).toMatchObject({ kind: 'tls', sessions: 1, tlsErrors: 0 });
+  });
+
   it('refuses a plain TCP client and garbage on the TLS port, counts them, and serves TLS clients after', async () => {
     const runtime = cleanup.add(await startGateway(gatewayOptions({ listen: TLS_ENTRY }), { handlers }));
     const [port] = portsOf(runtime) as [number];
