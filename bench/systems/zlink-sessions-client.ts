@@ -76,6 +76,7 @@ async function openMany(
   count: number,
   concurrency: number,
   make: (i: number) => SessionPeer,
+  gapMs = 0,
 ): Promise<{ peers: SessionPeer[]; failed: number }> {
   const peers: SessionPeer[] = [];
   let next = 0;
@@ -89,6 +90,7 @@ async function openMany(
       } catch {
         failed++;
       }
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
@@ -110,8 +112,9 @@ async function openIdle(c: IdleCommand): Promise<void> {
   const t0 = performance.now();
   const { peers, failed } = await openMany(
     c.count,
-    256,
+    c.concurrency ?? 256,
     (i) => new SessionPeer(target(c.url, c.sources[i % c.sources.length])),
+    c.gapMs,
   );
   idle.push(...peers);
   const elapsed = performance.now() - t0;

@@ -21,18 +21,22 @@ export function benchListener(kind: BenchSessionKind): string {
 /** The packet the gateway pushes to a resumable session as it drops (the held push a resume waits for). */
 export const HELD_PUSH_PACKET = 'held';
 
+/** The test server certificate's key type: RSA 2048 (the default) or ECDSA P-256. */
+export type BenchCert = 'rsa' | 'ecdsa';
+
 /**
  * The test certificate the `tls` listener serves and the CA its clients check it with
- * (test/fixtures/tls: test-only keys for localhost and 127.0.0.1), read from the checkout the bench runs
- * in, found upwards from the compiled file.
+ * (test/fixtures/tls: test-only keys for localhost and 127.0.0.1, both certificates signed by that CA),
+ * read from the checkout the bench runs in, found upwards from the compiled file.
  */
-export function benchTls(): { key: string; cert: string; ca: string } {
+export function benchTls(cert: BenchCert = 'rsa'): { key: string; cert: string; ca: string } {
   let dir = dirname(fileURLToPath(import.meta.url));
+  const server = cert === 'ecdsa' ? 'ecdsa-server' : 'server';
   for (;;) {
     const tls = join(dir, 'test', 'fixtures', 'tls');
-    if (existsSync(join(tls, 'server.key'))) {
+    if (existsSync(join(tls, `${server}.key`))) {
       const read = (file: string): string => readFileSync(join(tls, file), 'utf8');
-      return { key: read('server.key'), cert: read('server.crt'), ca: read('ca.crt') };
+      return { key: read(`${server}.key`), cert: read(`${server}.crt`), ca: read('ca.crt') };
     }
     const up = dirname(dir);
     if (up === dir) throw new Error('test/fixtures/tls not found above the bench build');
@@ -81,6 +85,10 @@ export interface IdleCommand {
   readonly count: number;
   /** Local addresses to connect from, in turn (127.0.0.x: each has its own ephemeral ports). */
   readonly sources: readonly string[];
+  /** Sessions opening at once (default 256: a burst); 1 with `gapMs` is players arriving one by one. */
+  readonly concurrency?: number;
+  /** A pause after each session opened, in each of the `concurrency` lanes (default none). */
+  readonly gapMs?: number;
 }
 
 /**
