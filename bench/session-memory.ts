@@ -1,7 +1,8 @@
 /**
- * What one idle session costs the gateway, on one listener kind, however the sessions arrive: a fresh
- * gateway process with that one entry (bench/systems/session-memory-gateway.ts, no Redis) and a client
- * process of the sessions bench (bench/systems/zlink-sessions-client.ts) opening `--count` sessions, `--concurrency` at once, each
+ * What one idle session costs the gateway, on one listener kind, however the sessions arrive
+ * (docs/sessions.md#what-a-tls-session-costs has its figures): a fresh gateway process with that one
+ * entry (bench/systems/session-memory-gateway.ts, no Redis) and a client process of the sessions bench
+ * (bench/systems/zlink-sessions-client.ts) opening `--count` sessions, `--concurrency` at once, each
  * lane pausing `--gap-ms` after each session. Read in the gateway after two full collections, before
  * and one second after: RSS and JavaScript heap per session, and the gateway's CPU per session opened
  * (the TCP accept, the TLS handshake, the Hello and the Welcome). `--preload` runs the gateway with

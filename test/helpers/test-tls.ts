@@ -10,7 +10,7 @@ export interface TestTls {
   /** The server's RSA 2048 key and certificate. */
   readonly key: string;
   readonly cert: string;
-  /** The same server's ECDSA P-256 key and certificate, signed by the same CA. */
+  /** The same server's ECDSA P-256 key and certificate (docs/sessions.md#what-a-tls-session-costs). */
   readonly ecdsa: { readonly key: string; readonly cert: string };
   readonly ca: string;
   /** The CA's own key: a valid key that is not the server certificate's. */
