@@ -123,7 +123,7 @@ export class RuntimeObjects implements Topology {
       leaseGeneration: () => this.leaseEpoch,
       closeTimeoutMs: this.config.options.drainTimeoutMs,
       storeHealth: location.health,
-      sessions: this.config.sessions(),
+      sessions: this.config.sessions()?.records,
       defaultTimeoutMs: this.config.options.requestTimeoutMs,
     });
     this.config.sessions()?.attach(this.layer.sessionObjects);

@@ -175,7 +175,7 @@ export class RuntimeSessions implements Topology {
       const s = l.snapshot();
       return {
         ...s,
-        roomPushRecords: this.host.roomPushRecords(s.listener),
+        roomPushRecords: this.host.records.roomPushRecords(s.listener),
         ...this.host.resumeSnapshot(s.listener),
       };
     });

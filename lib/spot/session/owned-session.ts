@@ -8,26 +8,11 @@ import {
 } from '../../core/wire/index.js';
 import type { MessageKind } from '../../core/calls/index.js';
 import type { SessionLink } from '../../core/ports/index.js';
-import type {
-  ActorRef,
-  ZLinkRelayOptions,
-  ZLinkSession,
-  ZLinkSessionContext,
-} from '../../core/objects/index.js';
-import type { ObjectSubmission } from '../caller/index.js';
-import { packSessionStamp } from '../wire/index.js';
-import { type BindingRoute, SessionBindings, bindingRouteOf, lostError } from './session-bindings.js';
+import type { ActorRef, ZLinkRelayOptions, ZLinkSessionContext } from '../../core/objects/index.js';
+import { SessionBindings, bindingRouteOf } from './session-bindings.js';
+import { type RelayingSession, SessionRelays, type SessionWork } from './session-relays.js';
 import type { SessionRunner } from './session-runner.js';
 import type { FrameToHold, SessionResume } from './session-resume.js';
-
-/** One frame of a session waiting for its turn. */
-interface SessionWork {
-  readonly kind: MessageKind;
-  /** The client's correlation (requests); 0 for a send. */
-  readonly correlation: number;
-  readonly packet: string;
-  readonly payload: Uint8Array;
-}
 
 /**
  * A session on its Session owner: the public `ZLinkSession`, its bindings, and the queue that gives
@@ -40,7 +25,7 @@ interface SessionWork {
  * Errors and Pushes go through `resume`, which holds each until the client acknowledges it, and while
  * the client is away (`away`) its frames keep their turns and their answers wait there.
  */
-export class OwnedSession implements ZLinkSession {
+export class OwnedSession implements RelayingSession {
   readonly data: Record<string, unknown> = {};
   readonly bindings = new SessionBindings();
   /** Set for a session the client may resume. */
@@ -51,13 +36,8 @@ export class OwnedSession implements ZLinkSession {
   ended = false;
   private readonly queue: SessionWork[] = [];
   private running = false;
-  /** The session sequence: one number per message relayed, in the order the session accepted them. */
-  private sequence = 0;
-  /** Sends relayed and not yet handed to their route (see `relayFrame`). */
-  private handing = 0;
-  private readonly sendHanded = (): void => {
-    this.handing--;
-  };
+  /** Its relays to its bound Actors (`relay`, and the frames no `@SessionHandler` takes). */
+  private readonly relays: SessionRelays;
 
   constructor(
     readonly id: string,
@@ -66,7 +46,9 @@ export class OwnedSession implements ZLinkSession {
     private readonly runner: SessionRunner,
     private readonly maxInFlight: number,
     private readonly maxPendingBytes: number,
-  ) {}
+  ) {
+    this.relays = new SessionRelays(this, runner, maxInFlight);
+  }
 
   get listener(): string {
     return this.link.listener;
@@ -163,79 +145,7 @@ export class OwnedSession implements ZLinkSession {
   }
 
   relay(packet: string, msg: unknown, options: ZLinkRelayOptions = {}): Promise<unknown> {
-    const what = `relay ${packet} from session '${this.id}'`;
-    const binding = options.actor === undefined ? this.bindings.primary : this.bindings.get(options.actor);
-    if (binding === undefined)
-      return Promise.reject(
-        new ZLinkError(
-          'NotFound',
-          `${what}: no ${options.actor ? `actor '${options.actor}'` : 'actor'} is bound`,
-        ),
-      );
-    let payload: Uint8Array;
-    try {
-      payload = encodePayload(msg);
-    } catch (error) {
-      return Promise.reject(
-        new ZLinkError('InvalidArgument', `${what}: msg cannot be encoded: ${String(error)}`),
-      );
-    }
-    return this.relayTo(binding, options.kind ?? 'request', packet, payload, options.timeoutMs);
-  }
-
-  /** One message on the binding's stored route, stamped with this session and its sequence number. */
-  private relayTo(
-    binding: BindingRoute,
-    kind: MessageKind,
-    packet: string,
-    payload: Uint8Array,
-    timeoutMs = this.runner.timeoutMs,
-  ): Promise<unknown> {
-    const objects = this.runner.objects(`relay ${packet}`);
-    if (binding.lost !== undefined)
-      return Promise.reject(lostError(`relay ${packet} to actor '${binding.actorId}'`, binding.lost));
-    const stamp = {
-      ownerRid: objects.self.rid,
-      ownerGeneration: objects.self.nodeGeneration,
-      listener: this.listener,
-      sessionId: this.id,
-      bindingGeneration: binding.bindingGeneration,
-      sequence: ++this.sequence,
-    };
-    const sub: ObjectSubmission = {
-      messageKind: kind,
-      objectKind: 'actor',
-      id: binding.actorId,
-      packet,
-      metadata: undefined,
-      payload,
-      trace: undefined,
-      timeoutMs,
-      signal: undefined,
-      session: { stamp, bytes: packSessionStamp(stamp) },
-    };
-    // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the
-    // move gives the route.
-    const held = this.bindings.held(binding.actorId);
-    if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
-    return this.runner.submit(binding.route, sub).catch((error: unknown) => {
-      this.endedBy(error, binding);
-      throw error;
-    });
-  }
-
-  /**
-   * A relay refused because its binding ended with its incarnation (the Actor was destroyed, maybe
-   * created again): the binding is lost, so the relays after it end at once with the same words
-   * instead of reaching an incarnation nobody bound; told once (`unbound`, `bindingEnded`).
-   */
-  private endedBy(error: unknown, binding: BindingRoute): void {
-    if (!(error instanceof ZLinkError)) return;
-    if ((error.details as { reason?: unknown } | undefined)?.reason !== 'bindingEnded') return;
-    const { actorId, bindingGeneration } = binding;
-    const detail = error.remote?.message ?? error.message;
-    if (this.bindings.lose(actorId, { reason: 'bindingEnded', detail }, bindingGeneration))
-      this.runner.unbound(this, 'bindingEnded', detail);
+    return this.relays.relay(packet, msg, options);
   }
 
   /**
@@ -243,11 +153,7 @@ export class OwnedSession implements ZLinkSession {
    * after a commit, the old one after an abort).
    */
   released(actorId: string): void {
-    const binding = this.bindings.get(actorId);
-    const held = this.bindings.unseal(actorId);
-    if (binding === undefined) return;
-    const objects = this.runner.objects(`relay to actor '${actorId}'`);
-    for (const h of held) objects.callOnRoute(binding.route, h.sub).then(h.resolve, h.reject);
+    this.relays.released(actorId);
   }
 
   /** A frame of the client's, in arrival order. */
@@ -287,7 +193,7 @@ export class OwnedSession implements ZLinkSession {
     const handler = this.runner.handler(this.listener, kind, packet);
     if (!handler) {
       const primary = this.bindings.primary;
-      if (primary !== undefined) return this.relayFrame(primary, work);
+      if (primary !== undefined) return this.relays.relayFrame(primary, work);
       this.runner.failed(this.listener, 'no_handler', packet);
       if (kind === 'request')
         this.fail(correlation, REMOTE_CODES.noHandler, `no handler for '${packet}' on this session`);
@@ -316,33 +222,5 @@ export class OwnedSession implements ZLinkSession {
       const wire = toWireError(error);
       if (kind === 'request') this.fail(correlation, wire.code, wire.message, wire.details);
     }
-  }
-
-  /**
-   * A client frame for the primary Actor, its payload's bytes as they came: a request answered with
-   * the Actor's reply (or the call's error code), a send done once handed over. The turn does not wait
-   * for either, so the next frame is relayed right behind it, in the same batch.
-   */
-  private async relayFrame(binding: BindingRoute, work: SessionWork): Promise<void> {
-    const relayed = this.relayTo(binding, work.kind, work.packet, work.payload);
-    if (work.kind === 'send') {
-      // Sends are handed over in the node's next relay batch; the turn waits for that only when
-      // `maxInFlight` of them are still on their way (a client outrunning its Actor's link is held
-      // here, and its frames wait in the queue, which closes the session when full).
-      this.handing++;
-      const handed = relayed.then(this.sendHanded, (): void => {
-        this.sendHanded();
-        this.runner.failed(this.listener, 'rejected', work.packet);
-      });
-      if (this.handing >= this.maxInFlight) await handed;
-      return;
-    }
-    relayed.then(
-      (value) => this.answer(work.correlation, encodePayload(value)),
-      (error: unknown) => {
-        const wire = toWireError(error);
-        this.fail(work.correlation, wire.code, wire.message, wire.details);
-      },
-    );
   }
 }
