@@ -1,6 +1,6 @@
 import { ZLinkError, cancelledError } from '../errors.js';
 import { timerDelay } from './timers.js';
-import { decodePayload } from '../wire/payload.js';
+import { decodePayload, passPayload } from '../wire/payload.js';
 import { type CallMetrics, LATENCY_SAMPLE_WEIGHT } from '../observe/metrics.js';
 
 /**
@@ -30,6 +30,11 @@ export interface PendingOptions {
   readonly describe: string | { toString(): string };
   /** The caller-side counters of the call's channel: its terminal and time to terminal go there. */
   readonly metrics?: CallMetrics;
+  /**
+   * `resolveEncoded` resolves with the reply's payload as msgpack bytes (`passPayload`), not its value:
+   * for a caller that only hands the reply on (a session relay).
+   */
+  readonly raw?: boolean;
 }
 
 interface Entry {
@@ -37,6 +42,7 @@ interface Entry {
   readonly route: unknown;
   readonly describe: string | { toString(): string };
   readonly metrics: CallMetrics | undefined;
+  readonly raw: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: ZLinkError) => void;
   readonly signal: AbortSignal | undefined;
@@ -119,6 +125,7 @@ export class PendingRequests {
       route: options.route,
       describe: options.describe,
       metrics: options.metrics,
+      raw: options.raw === true,
       resolve,
       reject,
       signal,
@@ -144,17 +151,28 @@ export class PendingRequests {
   }
 
   /**
-   * Completes with a reply's encoded payload: its value, or `ProtocolError` when it cannot be decoded.
-   * `false` (and counted as late) when nothing is pending under that id. Every reply path uses it.
+   * Completes with a reply's encoded payload: its value (its bytes, for a request opened `raw`), or
+   * `ProtocolError` when it cannot be decoded. `false` (and counted as late) when nothing is pending
+   * under that id. Every reply path uses it.
    */
   resolveEncoded(correlation: number, payload: Uint8Array): boolean {
+    if (this.table.get(correlation)?.raw === true) {
+      const bytes = passPayload(payload);
+      return typeof bytes === 'string'
+        ? this.undecodable(correlation, bytes)
+        : this.resolve(correlation, bytes);
+    }
     const decoded = decodePayload(payload);
     return decoded.ok
       ? this.resolve(correlation, decoded.value)
-      : this.reject(
-          correlation,
-          (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${decoded.reason}`),
-        );
+      : this.undecodable(correlation, decoded.reason);
+  }
+
+  private undecodable(correlation: number, reason: string): boolean {
+    return this.reject(
+      correlation,
+      (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${reason}`),
+    );
   }
 
   /** Completes with an error. `false` (and counted as late) when nothing is pending under that id. */

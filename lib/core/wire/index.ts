@@ -7,6 +7,8 @@ export * from './mesh-records.js';
 export * from './fanout-records.js';
 export * from './framework-fields.js';
 export * from './encoded-call.js';
+// A payload handed on as its bytes (a session relay's reply).
+export { passPayload } from './payload.js';
 // The field checks every reader of a record uses (a name, a count), for readers outside core too.
 export { isCount, isName } from './codec.js';
 // The record toolkit the object layer's own records (lib/spot/wire) are written with.

@@ -96,6 +96,7 @@ export function localCall(
       route: LOCAL_ROUTE,
       describe: what,
       metrics: metrics.calls,
+      raw: sub.rawReply,
     });
   } catch (error) {
     return Promise.reject(error);

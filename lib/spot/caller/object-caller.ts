@@ -319,6 +319,7 @@ export class ObjectCaller {
       route: route.owner.rid,
       describe: what,
       metrics: m.calls,
+      raw: sub.rawReply,
     });
     const bytes = encodeObjectRequest(
       opened.correlation,

@@ -13,6 +13,11 @@ export interface ObjectSubmission extends EncodedCall {
   readonly id: string;
   /** Instance intent (`toSpot(id).instance(type, init)`): a Missing Spot is created, then called. */
   readonly instance?: { readonly type: string; readonly init: unknown };
+  /**
+   * A request's reply as its payload's msgpack bytes, not its value (a session relay hands it to the
+   * client as it came: `PendingOptions.raw`).
+   */
+  readonly rawReply?: boolean;
   /** A session's relay over its binding route: the stamp, and its bytes as the record carries them. */
   readonly session?: { readonly stamp: SessionStamp; readonly bytes: Uint8Array };
 }

@@ -65,15 +65,19 @@ export class SessionRelays {
         new ZLinkError('InvalidArgument', `${what}: msg cannot be encoded: ${String(error)}`),
       );
     }
-    return this.relayTo(binding, options.kind ?? 'request', packet, payload, options.timeoutMs);
+    return this.relayTo(binding, options.kind ?? 'request', packet, payload, false, options.timeoutMs);
   }
 
-  /** One message on the binding's stored route, stamped with this session and its sequence number. */
+  /**
+   * One message on the binding's stored route, stamped with this session and its sequence number; a
+   * request resolves with the reply's value, or with its msgpack bytes when `rawReply`.
+   */
   private relayTo(
     binding: BindingRoute,
     kind: MessageKind,
     packet: string,
     payload: Uint8Array,
+    rawReply: boolean,
     timeoutMs = this.runner.timeoutMs,
   ): Promise<unknown> {
     const objects = this.runner.objects(`relay ${packet}`);
@@ -97,6 +101,7 @@ export class SessionRelays {
       trace: undefined,
       timeoutMs,
       signal: undefined,
+      rawReply,
       session: { stamp, bytes: packSessionStamp(stamp) },
     };
     // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the
@@ -141,7 +146,7 @@ export class SessionRelays {
    * for either, so the next frame is relayed right behind it, in the same batch.
    */
   async relayFrame(binding: BindingRoute, work: SessionWork): Promise<void> {
-    const relayed = this.relayTo(binding, work.kind, work.packet, work.payload);
+    const relayed = this.relayTo(binding, work.kind, work.packet, work.payload, true);
     if (work.kind === 'send') {
       // Sends are handed over in the node's next relay batch; the turn waits for that only when
       // `maxInFlight` of them are still on their way (a client outrunning its Actor's link is held
@@ -154,8 +159,9 @@ export class SessionRelays {
       if (this.handing >= this.maxInFlight) await handed;
       return;
     }
+    // The reply's bytes as the Actor's node encoded them: the client reads the value, not this node.
     relayed.then(
-      (value) => this.session.answer(work.correlation, encodePayload(value)),
+      (bytes) => this.session.answer(work.correlation, bytes as Uint8Array),
       (error: unknown) => {
         const wire = toWireError(error);
         this.session.fail(work.correlation, wire.code, wire.message, wire.details);

@@ -1,7 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
-import { PendingRequests, ZLinkError, newCorrelation } from '../../../../lib/core/index.js';
+import {
+  PendingRequests,
+  ZLinkError,
+  decodePayload,
+  encodePayload,
+  newCorrelation,
+} from '../../../../lib/core/index.js';
 
 /**
  * Contract: every request ends with exactly one terminal among reply, error reply, timeout, cancel,
@@ -44,6 +50,35 @@ describe('PendingRequests: each terminal on its own', () => {
     const out = capture(result);
     expect(table.resolve(correlation, { ok: 1 })).toBe(true);
     expect(await out.outcome()).toEqual({ ok: true, value: { ok: 1 } });
+  });
+
+  it("an encoded reply resolves with its value, or, opened raw, with the payload's bytes as they came", async () => {
+    const table = new PendingRequests();
+    const payload = encodePayload({ hand: ['7h', 'Qs'], score: 12 });
+    const decoded = table.open({ timeoutMs: 1000, route: routeA, describe: 'req a' });
+    const raw = table.open({ timeoutMs: 1000, route: routeA, describe: 'req b', raw: true });
+    const od = capture(decoded.result);
+    const or = capture(raw.result);
+    expect(table.resolveEncoded(decoded.correlation, payload)).toBe(true);
+    expect(table.resolveEncoded(raw.correlation, payload)).toBe(true);
+    expect(await od.outcome()).toEqual({ ok: true, value: { hand: ['7h', 'Qs'], score: 12 } });
+    expect(await or.outcome()).toEqual({ ok: true, value: payload });
+  });
+
+  it('a reply that cannot be decoded ends ProtocolError with the same words, raw or not', async () => {
+    const table = new PendingRequests();
+    const broken = Buffer.from([0x92, 0x01]); // an array of two with one item
+    const reason = (decodePayload(broken) as { reason: string }).reason;
+    for (const raw of [false, true]) {
+      const { correlation, result } = table.open({ timeoutMs: 1000, route: routeA, describe: 'req', raw });
+      const out = capture(result);
+      expect(table.resolveEncoded(correlation, broken)).toBe(true);
+      const o = await out.outcome();
+      expect(!o.ok && [o.error.code, o.error.message]).toEqual([
+        'ProtocolError',
+        `req: reply could not be decoded: ${reason}`,
+      ]);
+    }
   });
 
   it('error reply rejects with the given error (object or factory)', async () => {

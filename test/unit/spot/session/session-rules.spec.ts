@@ -332,9 +332,9 @@ describe('a session on its Session owner', () => {
     session.enqueue('send', 0, 'chat', encodePayload('c'));
     await flush();
     expect(s.relays).toEqual(['p1 move #1', 'p1 move #2', 'p1 chat #3']);
-    // Answers come back out of order: each goes to its own request.
-    s.answers[1]?.('second');
-    s.answers[0]?.('first');
+    // Answers come back out of order: each goes to its own request, its bytes as they came.
+    s.answers[1]?.(encodePayload('second'));
+    s.answers[0]?.(encodePayload('first'));
     await flush();
     expect(sent).toEqual(['reply 12 "second"', 'reply 11 "first"']);
   });
