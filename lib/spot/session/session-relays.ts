@@ -1,9 +1,10 @@
 import { ZLinkError, toWireError } from '../../core/errors.js';
 import { encodePayload } from '../../core/wire/index.js';
 import type { MessageKind } from '../../core/calls/index.js';
+import type { NodeRun } from '../../core/ports/index.js';
 import type { ZLinkRelayOptions, ZLinkSession } from '../../core/objects/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
-import { packSessionStamp } from '../wire/index.js';
+import { type SessionStamp, packStampHead, stampWithSequence } from '../wire/index.js';
 import { type BindingRoute, type SessionBindings, lostError } from './session-bindings.js';
 import type { SessionRunner } from './session-runner.js';
 
@@ -35,6 +36,12 @@ export class SessionRelays {
   private sequence = 0;
   /** Sends relayed and not yet handed to their route (see `relayFrame`). */
   private handing = 0;
+  /**
+   * The stamp head of the binding relayed on last, for this node run: every relay of a binding stamps
+   * the same five items, and most sessions relay on one binding.
+   */
+  private head:
+    { readonly binding: BindingRoute; readonly self: NodeRun; readonly bytes: Uint8Array } | undefined;
   private readonly sendHanded = (): void => {
     this.handing--;
   };
@@ -83,9 +90,10 @@ export class SessionRelays {
     const objects = this.runner.objects(`relay ${packet}`);
     if (binding.lost !== undefined)
       return Promise.reject(lostError(`relay ${packet} to actor '${binding.actorId}'`, binding.lost));
+    const { self } = objects;
     const stamp = {
-      ownerRid: objects.self.rid,
-      ownerGeneration: objects.self.nodeGeneration,
+      ownerRid: self.rid,
+      ownerGeneration: self.nodeGeneration,
       listener: this.session.listener,
       sessionId: this.session.id,
       bindingGeneration: binding.bindingGeneration,
@@ -102,7 +110,7 @@ export class SessionRelays {
       timeoutMs,
       signal: undefined,
       rawReply,
-      session: { stamp, bytes: packSessionStamp(stamp) },
+      session: { stamp, bytes: stampWithSequence(this.headOf(binding, self, stamp), stamp.sequence) },
     };
     // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the
     // move gives the route.
@@ -112,6 +120,15 @@ export class SessionRelays {
       this.endedBy(error, binding);
       throw error;
     });
+  }
+
+  /** The stamp head of `binding` (`packStampHead`), packed at its first relay. */
+  private headOf(binding: BindingRoute, self: NodeRun, stamp: SessionStamp): Uint8Array {
+    const last = this.head;
+    if (last !== undefined && last.binding === binding && last.self === self) return last.bytes;
+    const bytes = packStampHead(stamp);
+    this.head = { binding, self, bytes };
+    return bytes;
   }
 
   /**

@@ -200,7 +200,7 @@ function encodeObjectCall(
   return out;
 }
 
-/** A session's stamp as a call record carries it (see `SessionStamp`): packed once per relay. */
+/** A session's stamp as a call record carries it (see `SessionStamp`). */
 export function packSessionStamp(stamp: SessionStamp): Uint8Array {
   return new Uint8Array(
     packr.pack([
@@ -212,6 +212,36 @@ export function packSessionStamp(stamp: SessionStamp): Uint8Array {
       stamp.sequence,
     ]),
   );
+}
+
+/**
+ * The items every stamp of one binding shares (all but `sequence`), packed once per binding: a relay
+ * adds its sequence number (`stampWithSequence`) instead of packing the strings again.
+ */
+export function packStampHead(binding: Omit<SessionStamp, 'sequence'>): Uint8Array {
+  const head = new Uint8Array(
+    packr.pack([
+      binding.ownerRid,
+      binding.ownerGeneration,
+      binding.listener,
+      binding.sessionId,
+      binding.bindingGeneration,
+    ]),
+  );
+  // A fixarray of six (the sequence follows): the same bytes as `packSessionStamp` writes.
+  head[0] = 0x96;
+  return head;
+}
+
+/** The stamp a binding's `head` (`packStampHead`) and `sequence` make: `packSessionStamp`'s bytes. */
+export function stampWithSequence(head: Uint8Array, sequence: number): Uint8Array {
+  // msgpackr writes integers past 32 bits as float64: those are left to it.
+  const wide = sequence > MAX_UINT32 ? packr.pack(sequence) : undefined;
+  const out = Buffer.allocUnsafe(head.length + (wide ? wide.length : write.uintSize(sequence)));
+  out.set(head, 0);
+  if (wide) out.set(wide, head.length);
+  else write.uint(out, head.length, sequence);
+  return out;
 }
 
 /** The answer to an ObjectRequest: its correlation and origin generation, echoed. */
