@@ -4,13 +4,13 @@ import { type ZLinkEvents, ObjectTypeMetrics } from '../../core/observe/index.js
 import { type PendingRequests, RESOLVED } from '../../core/calls/index.js';
 import type { MeshLink, NodeRun, ObjectKey, StoreHealth } from '../../core/ports/index.js';
 import { CANDIDATE_WAIT_CAP_MS } from '../../core/options/index.js';
-import { type OperationId, encodeObjectRequest, encodeObjectSend, operationIdString } from '../wire/index.js';
+import { operationIdString } from '../wire/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
 import { type LocalOwner, localCall } from './local-call.js';
-import { offer } from './mesh-offer.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
+import { remoteCall } from './remote-call.js';
 import { untilDeadline } from './store-deadline.js';
 import { RouteChanges, flushSubmission } from './route-changes.js';
 import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing/index.js';
@@ -273,7 +273,7 @@ export class ObjectCaller {
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
         return this.whenReachable(route, sub, deadline, what, m);
-      raw = this.remoteCall(route, sub, operationId, deadline, now, what, m);
+      raw = remoteCall(this.config, route, sub, operationId, deadline, now, what, m);
     }
     if (sub.messageKind === 'request') return raw;
     // A request's terminal is counted by the pending table, a stale answer handled where it arrives
@@ -291,55 +291,6 @@ export class ObjectCaller {
     if (sub.messageKind === 'send') m.calls.sends++;
     else m.calls.requests++;
     return m;
-  }
-
-  /** A send queued for the owner peer, or a request whose reply (or error reply) the pending table awaits. */
-  private remoteCall(
-    route: ReadyRoute,
-    sub: ObjectSubmission,
-    operationId: OperationId,
-    deadline: number,
-    now: number,
-    what: CallName,
-    m: ObjectTypeMetrics,
-  ): Promise<unknown> {
-    const { self, pending } = this.config;
-    const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
-    const fields = sub.trace;
-    const session = sub.session?.bytes;
-    const { address } = route;
-    if (sub.messageKind === 'send') {
-      const { packet, metadata, payload } = sub;
-      const bytes = encodeObjectSend(address, operationId, packet, metadata, payload, fields, 0, session);
-      return offer(this.config, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
-    }
-    const opened = pending.open({
-      timeoutMs: Math.max(1, deadline - now),
-      signal: sub.signal,
-      route: route.owner.rid,
-      describe: what,
-      metrics: m.calls,
-      raw: sub.rawReply,
-    });
-    const bytes = encodeObjectRequest(
-      opened.correlation,
-      self,
-      address,
-      operationId,
-      sub.packet,
-      sub.metadata,
-      sub.payload,
-      fields,
-      0,
-      session,
-    );
-    offer(this.config, to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
-      pending.reject(
-        opened.correlation,
-        error instanceof ZLinkError ? error : new ZLinkError('RouteError', `${what}: ${String(error)}`),
-      ),
-    );
-    return opened.result;
   }
 
   private failed(m: ObjectTypeMetrics, error: unknown): void {
