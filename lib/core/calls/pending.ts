@@ -37,14 +37,22 @@ export interface PendingOptions {
   readonly raw?: boolean;
 }
 
+/**
+ * Where a call's single terminal goes: `resolve` with its reply (nothing, for a send), or `reject` with
+ * its error (a `ZLinkError` from this table). Called once, never both.
+ */
+export interface CallSink {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
 interface Entry {
   readonly correlation: number;
   readonly route: unknown;
   readonly describe: string | { toString(): string };
   readonly metrics: CallMetrics | undefined;
   readonly raw: boolean;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: ZLinkError) => void;
+  readonly sink: CallSink;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: (() => void) | undefined;
   /** As asked, for the Timeout message. */
@@ -98,22 +106,28 @@ export class PendingRequests {
    * Throws `Cancelled` at once when the signal is already aborted (nothing is registered then).
    */
   open(options: PendingOptions): { correlation: number; result: Promise<unknown> } {
+    let sink!: CallSink;
+    const result = new Promise<unknown>((resolve, reject) => {
+      sink = { resolve, reject };
+    });
+    return { correlation: this.openTo(options, sink), result };
+  }
+
+  /**
+   * As `open`, the single terminal told to `sink` instead of a promise (a caller that makes none per
+   * request: a session's relay). Returns the correlation.
+   */
+  openTo(options: PendingOptions, sink: CallSink): number {
     const { signal } = options;
     if (signal?.aborted) throw cancelledError(String(options.describe), signal);
     const correlation = newCorrelation();
-    let resolve!: (value: unknown) => void;
-    let reject!: (error: ZLinkError) => void;
-    const result = new Promise<unknown>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
     let onAbort: (() => void) | undefined;
     if (signal) {
       onAbort = () => {
         if (this.settle(entry)) {
           this.counters.cancelled++;
           ended(entry, 'Cancelled');
-          reject(cancelledError(String(options.describe), signal));
+          sink.reject(cancelledError(String(options.describe), signal));
         }
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -126,8 +140,7 @@ export class PendingRequests {
       describe: options.describe,
       metrics: options.metrics,
       raw: options.raw === true,
-      resolve,
-      reject,
+      sink,
       signal,
       onAbort,
       timeoutMs: options.timeoutMs,
@@ -138,7 +151,7 @@ export class PendingRequests {
     };
     this.table.set(correlation, entry);
     this.enqueue(entry, now);
-    return { correlation, result };
+    return correlation;
   }
 
   /** Completes with a reply. `false` (and counted as late) when nothing is pending under that id. */
@@ -146,7 +159,7 @@ export class PendingRequests {
     const entry = this.take(correlation);
     if (!entry) return false;
     ended(entry, 'reply');
-    entry.resolve(value);
+    entry.sink.resolve(value);
     return true;
   }
 
@@ -296,7 +309,7 @@ export class PendingRequests {
 
 function failEntry(entry: Entry, error: ZLinkError): void {
   ended(entry, error.code);
-  entry.reject(error);
+  entry.sink.reject(error);
 }
 
 /**

@@ -1,16 +1,16 @@
 import { ZLinkError, cancelledError } from '../../core/errors.js';
 import type { ObjectKind } from '../../core/kinds.js';
 import { type ZLinkEvents, ObjectTypeMetrics } from '../../core/observe/index.js';
-import { type PendingRequests, RESOLVED } from '../../core/calls/index.js';
+import { type CallSink, type PendingRequests, RESOLVED } from '../../core/calls/index.js';
 import type { MeshLink, NodeRun, ObjectKey, StoreHealth } from '../../core/ports/index.js';
 import { CANDIDATE_WAIT_CAP_MS } from '../../core/options/index.js';
-import { operationIdString } from '../wire/index.js';
+import { type OperationId, operationIdString } from '../wire/index.js';
 import { currentTurn, selfRequestRefusal } from '../execution/index.js';
 import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } from '../resolve/index.js';
 import { type LocalOwner, localCall } from './local-call.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
-import { remoteCall } from './remote-call.js';
+import { remoteCall, remoteRequest } from './remote-call.js';
 import { untilDeadline } from './store-deadline.js';
 import { RouteChanges, flushSubmission } from './route-changes.js';
 import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing/index.js';
@@ -90,11 +90,37 @@ export class ObjectCaller {
 
   /**
    * A call on a route held already (a session's binding route, docs/protocol.md#session-bindings): no cache,
-   * no store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. As `call`.
+   * no store. Admitted on those fences, or followed once; else `Unavailable`, never re-resolved. Ends as
+   * `call` does, once, in `sink`: a request to a ready peer (a relay's usual way) with no promise made
+   * for it, a send queued at once before this returns. A refusal goes to `sink` too: nothing is thrown.
    */
-  callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown> {
+  callOnRoute(route: ReadyRoute, sub: ObjectSubmission, sink: CallSink): void {
     const now = this.config.clock.now();
-    return this.toOwner(route, sub, now + sub.timeoutMs, new CallName(sub), undefined, now);
+    const deadline = now + sub.timeoutMs;
+    const what = new CallName(sub);
+    const { owner } = route;
+    if (
+      sub.messageKind === 'request' &&
+      !this.isSelf(owner) &&
+      this.config.link.isReady(owner.rid, owner.nodeGeneration)
+    ) {
+      const m = this.counted(sub, route.type);
+      remoteRequest(this.config, route, sub, this.nextOperation(), deadline, now, what, m, sink);
+      return;
+    }
+    let ended: Promise<unknown>;
+    try {
+      ended = this.toOwner(route, sub, deadline, what, undefined, now);
+    } catch (error) {
+      sink.reject(error);
+      return;
+    }
+    if (ended === RESOLVED) sink.resolve(undefined);
+    else
+      ended.then(
+        (value) => sink.resolve(value),
+        (error: unknown) => sink.reject(error),
+      );
   }
 
   /** The route the call goes on (cached, else read), then to its owner in this sender's order. */
@@ -142,10 +168,10 @@ export class ObjectCaller {
    */
   private flush(route: ReadyRoute): Promise<unknown> {
     const flush = flushSubmission(route);
-    const { self, link } = this.config;
-    const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
+    const { link } = this.config;
     // A lost owner takes what was in flight to it along; nothing can arrive from there any more.
-    if (!local && !link.isReady(route.owner.rid, route.owner.nodeGeneration)) return Promise.resolve();
+    if (!this.isSelf(route.owner) && !link.isReady(route.owner.rid, route.owner.nodeGeneration))
+      return Promise.resolve();
     const now = this.config.clock.now();
     return this.toOwner(route, flush, now + FLUSH_WAIT_MS, new CallName(flush), this.flushMetrics, now);
   }
@@ -250,14 +276,10 @@ export class ObjectCaller {
     now = this.config.clock.now(),
   ): Promise<unknown> {
     const m = counted ?? this.counted(sub, route.type);
-    const { self, link } = this.config;
-    // Written into the record as prefix + counter, the string built only for a local call. One
-    // object per caller, its counter set for each call: the encoder reads it at once and keeps nothing.
-    const operationId = this.operation;
-    operationId.seq = this.operations++;
-    const local = route.owner.rid === self.rid && route.owner.nodeGeneration === self.nodeGeneration;
+    const { link } = this.config;
+    const operationId = this.nextOperation();
     let raw: Promise<unknown>;
-    if (local) {
+    if (this.isSelf(route.owner)) {
       const host = this.config.host;
       if (host === undefined) return this.stale(route, sub, what, 'this node holds no objects');
       raw = localCall(
@@ -283,6 +305,23 @@ export class ObjectCaller {
       this.failed(m, error);
       throw error;
     });
+  }
+
+  /** Whether `owner` is this node run (a local call). */
+  private isSelf(owner: NodeRun): boolean {
+    const { self } = this.config;
+    return owner.rid === self.rid && owner.nodeGeneration === self.nodeGeneration;
+  }
+
+  /**
+   * The next call's operation id: written into the record as prefix + counter, the string built only
+   * for a local call. One object per caller, its counter set for each call: the encoder reads it at
+   * once and keeps nothing.
+   */
+  private nextOperation(): OperationId {
+    const operationId = this.operation;
+    operationId.seq = this.operations++;
+    return operationId;
   }
 
   /** The counters of `type`, with this call counted in them. */

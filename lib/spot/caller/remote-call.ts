@@ -1,6 +1,6 @@
 import { ZLinkError } from '../../core/errors.js';
 import type { ObjectTypeMetrics } from '../../core/observe/index.js';
-import { type PendingRequests, RESOLVED } from '../../core/calls/index.js';
+import { type CallSink, type PendingRequests, RESOLVED } from '../../core/calls/index.js';
 import type { NodeRun } from '../../core/ports/index.js';
 import { type OperationId, encodeObjectRequest, encodeObjectSend } from '../wire/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
@@ -15,7 +15,7 @@ export interface RemoteCaller extends OfferConfig {
 
 /**
  * A call whose owner is a ready peer (docs/protocol.md#resolving-a-global-id): a send queued for the
- * owner peer, or a request whose reply (or error reply) the pending table awaits.
+ * owner peer, or a request whose reply (or error reply) the pending table awaits (`remoteRequest`).
  */
 export function remoteCall(
   caller: RemoteCaller,
@@ -27,41 +27,77 @@ export function remoteCall(
   what: CallName,
   m: ObjectTypeMetrics,
 ): Promise<unknown> {
-  const { self, pending } = caller;
-  const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
-  const fields = sub.trace;
-  const session = sub.session?.bytes;
-  const { address } = route;
   if (sub.messageKind === 'send') {
     const { packet, metadata, payload } = sub;
-    const bytes = encodeObjectSend(address, operationId, packet, metadata, payload, fields, 0, session);
+    const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
+    const session = sub.session?.bytes;
+    const bytes = encodeObjectSend(
+      route.address,
+      operationId,
+      packet,
+      metadata,
+      payload,
+      sub.trace,
+      0,
+      session,
+    );
     return offer(caller, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
   }
-  const opened = pending.open({
-    timeoutMs: Math.max(1, deadline - now),
-    signal: sub.signal,
-    route: route.owner.rid,
-    describe: what,
-    metrics: m.calls,
-    raw: sub.rawReply,
-  });
+  return new Promise((resolve, reject) =>
+    remoteRequest(caller, route, sub, operationId, deadline, now, what, m, { resolve, reject }),
+  );
+}
+
+/**
+ * A request to the owner peer: its reply, its error reply or the pending table's own terminal
+ * (timeout, cancel, the peer lost) goes to `sink`, once. A refusal goes there too: nothing is thrown.
+ */
+export function remoteRequest(
+  caller: RemoteCaller,
+  route: ReadyRoute,
+  sub: ObjectSubmission,
+  operationId: OperationId,
+  deadline: number,
+  now: number,
+  what: CallName,
+  m: ObjectTypeMetrics,
+  sink: CallSink,
+): void {
+  const { self, pending } = caller;
+  let correlation: number;
+  try {
+    correlation = pending.openTo(
+      {
+        timeoutMs: Math.max(1, deadline - now),
+        signal: sub.signal,
+        route: route.owner.rid,
+        describe: what,
+        metrics: m.calls,
+        raw: sub.rawReply,
+      },
+      sink,
+    );
+  } catch (error) {
+    sink.reject(error);
+    return;
+  }
   const bytes = encodeObjectRequest(
-    opened.correlation,
+    correlation,
     self,
-    address,
+    route.address,
     operationId,
     sub.packet,
     sub.metadata,
     sub.payload,
-    fields,
+    sub.trace,
     0,
-    session,
+    sub.session?.bytes,
   );
+  const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
   offer(caller, to, bytes, deadline, sub.signal, what)?.catch((error: unknown) =>
     pending.reject(
-      opened.correlation,
+      correlation,
       error instanceof ZLinkError ? error : new ZLinkError('RouteError', `${what}: ${String(error)}`),
     ),
   );
-  return opened.result;
 }

@@ -6,11 +6,11 @@ import {
   decodePayload,
   encodePayload,
 } from '../../core/wire/index.js';
-import type { MessageKind } from '../../core/calls/index.js';
+import type { HandlerFn, MessageKind } from '../../core/calls/index.js';
 import type { SessionLink } from '../../core/ports/index.js';
 import type { ActorRef, ZLinkRelayOptions, ZLinkSessionContext } from '../../core/objects/index.js';
 import { SessionBindings, bindingRouteOf } from './session-bindings.js';
-import { type RelayingSession, SessionRelays, type SessionWork } from './session-relays.js';
+import { type RelayingSession, SessionFrame, SessionRelays } from './session-relays.js';
 import type { SessionRunner } from './session-runner.js';
 import type { FrameToHold, SessionResume } from './session-resume.js';
 
@@ -34,7 +34,7 @@ export class OwnedSession implements RelayingSession {
   away = false;
   /** The session has ended, for good. */
   ended = false;
-  private readonly queue: SessionWork[] = [];
+  private readonly queue: SessionFrame[] = [];
   private running = false;
   /** Its relays to its bound Actors (`relay`, and the frames no `@SessionHandler` takes). */
   private readonly relays: SessionRelays;
@@ -47,7 +47,7 @@ export class OwnedSession implements RelayingSession {
     private readonly maxInFlight: number,
     private readonly maxPendingBytes: number,
   ) {
-    this.relays = new SessionRelays(this, runner, maxInFlight);
+    this.relays = new SessionRelays(this, runner, maxInFlight, this.next);
   }
 
   get listener(): string {
@@ -168,27 +168,34 @@ export class OwnedSession implements RelayingSession {
       r.received++;
       if (kind === 'request') r.pending.add(correlation);
     }
-    this.queue.push({ kind, correlation, packet, payload });
-    if (!this.running) void this.drain();
+    this.queue.push(new SessionFrame(this.relays, kind, correlation, packet, payload));
+    if (!this.running) this.drain();
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Gives the queued frames their turns, in order, each to its end, or until one holds the next back
+   * (its `@SessionHandler` running, a send its relay holds back): `next` carries on then.
+   */
+  private drain(): void {
     this.running = true;
-    try {
-      for (let work = this.queue.shift(); work !== undefined; work = this.queue.shift()) {
-        if (!this.open) {
-          this.queue.length = 0;
-          break;
-        }
-        await this.turn(work);
+    for (let work = this.queue.shift(); work !== undefined; work = this.queue.shift()) {
+      if (!this.open) {
+        this.queue.length = 0;
+        break;
       }
-    } finally {
-      this.running = false;
+      if (this.turn(work)) return;
     }
+    this.running = false;
   }
 
-  /** One frame: its `@SessionHandler`, else a relay to the primary Actor; answered once; never throws. */
-  private async turn(work: SessionWork): Promise<void> {
+  /** The turn that held the next frames back has ended. */
+  private readonly next = (): void => this.drain();
+
+  /**
+   * One frame: its `@SessionHandler`, else a relay to the primary Actor; answered once; never throws.
+   * Returns whether the next frame waits for `next`.
+   */
+  private turn(work: SessionFrame): boolean {
     const { kind, correlation, packet } = work;
     const handler = this.runner.handler(this.listener, kind, packet);
     if (!handler) {
@@ -197,14 +204,21 @@ export class OwnedSession implements RelayingSession {
       this.runner.failed(this.listener, 'no_handler', packet);
       if (kind === 'request')
         this.fail(correlation, REMOTE_CODES.noHandler, `no handler for '${packet}' on this session`);
-      return;
+      return false;
     }
     const decoded = decodePayload(work.payload);
     if (!decoded.ok) {
       this.runner.failed(this.listener, 'decode_error', packet);
       if (kind === 'request') this.fail(correlation, REMOTE_CODES.decodeError, decoded.reason);
-      return;
+      return false;
     }
+    void this.handle(handler, decoded.value, work).then(this.next);
+    return true;
+  }
+
+  /** A frame's `@SessionHandler`, under a job permit, its request answered once; never rejects. */
+  private async handle(handler: HandlerFn, value: unknown, work: SessionFrame): Promise<void> {
+    const { kind, correlation, packet } = work;
     const context: ZLinkSessionContext = {
       target: 'session',
       listener: this.listener,
@@ -215,7 +229,7 @@ export class OwnedSession implements RelayingSession {
       session: this,
     };
     try {
-      const result = await this.runner.run(handler, decoded.value, context);
+      const result = await this.runner.run(handler, value, context);
       if (kind === 'request') this.answer(correlation, encodePayload(result));
     } catch (error) {
       this.runner.failed(this.listener, 'handler_error', packet);

@@ -1,6 +1,7 @@
 import { ZLinkError } from '../../core/errors.js';
 import { isCount, isName, isStr } from '../../core/wire/index.js';
 import type { NodeRun } from '../../core/ports/index.js';
+import type { CallSink } from '../../core/calls/index.js';
 import type { ReadyRoute } from '../resolve/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import { wireAddress } from '../wire/index.js';
@@ -71,8 +72,8 @@ export function lostError(what: string, lost: LostBinding): ZLinkError {
 /** A relay held while its binding is sealed for a move: submitted, in order, when the seal ends. */
 export interface HeldRelay {
   readonly sub: ObjectSubmission;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
+  /** Where its end goes, once: a refusal here, or the call's end once submitted. */
+  readonly sink: CallSink;
 }
 
 /**
@@ -126,7 +127,7 @@ export class SessionBindings {
     if (b === undefined || b.lost !== undefined) return false;
     if (bindingGeneration !== undefined && b.bindingGeneration !== bindingGeneration) return false;
     this.byActor.set(actorId, { ...b, lost });
-    for (const h of this.unseal(actorId)) h.reject(lostError(`actor '${actorId}'`, lost));
+    for (const h of this.unseal(actorId)) h.sink.reject(lostError(`actor '${actorId}'`, lost));
     return true;
   }
 
@@ -134,7 +135,7 @@ export class SessionBindings {
     const b = this.byActor.get(actorId);
     this.byActor.delete(actorId);
     for (const h of this.unseal(actorId))
-      h.reject(new ZLinkError('Unavailable', `actor '${actorId}' is no longer bound`));
+      h.sink.reject(new ZLinkError('Unavailable', `actor '${actorId}' is no longer bound`));
     return b;
   }
 
@@ -145,7 +146,7 @@ export class SessionBindings {
   seal(actorId: string, relocationId: string, ms: number, onTimeout: () => void): void {
     if (this.seals.get(actorId)?.relocationId === relocationId) return;
     for (const h of this.unseal(actorId))
-      h.reject(new ZLinkError('Unavailable', `actor '${actorId}' moved again`));
+      h.sink.reject(new ZLinkError('Unavailable', `actor '${actorId}' moved again`));
     const timer = setTimeout(onTimeout, ms);
     timer.unref();
     this.seals.set(actorId, { relocationId, held: [], timer });

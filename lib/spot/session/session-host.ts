@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ZLinkError, errorMessage } from '../../core/errors.js';
 import type { SessionCloseReason, SessionResumeAsk } from '../../core/wire/index.js';
 import type { DeliveryResult, ScopeMetrics, ZLinkEvents } from '../../core/observe/index.js';
-import type { HandlerFn, JobQueue, MessageKind } from '../../core/calls/index.js';
+import type { CallSink, HandlerFn, JobQueue, MessageKind } from '../../core/calls/index.js';
 import type { SessionLink, SessionLinkHandler } from '../../core/ports/index.js';
 import type { NormalizedSessionListener } from '../../core/options/index.js';
 import type {
@@ -20,6 +20,10 @@ import { SessionResume } from './session-resume.js';
 import { SessionNotices } from './session-notices.js';
 import { SessionResumes } from './session-resumes.js';
 import type { ObjectSubmission } from '../caller/index.js';
+import type { ReadyRoute } from '../resolve/index.js';
+
+/** Items of one relay in the host's batch: the object layer, the route, the submission, the sink. */
+const BATCHED = 4;
 
 export interface SessionHostConfig {
   readonly listeners: ReadonlyMap<string, NormalizedSessionListener>;
@@ -190,7 +194,7 @@ export class SessionHost implements SessionLinkHandler, SessionRunner {
     }
     session.resume?.clear();
     for (const h of session.bindings.unsealAll())
-      h.reject(new ZLinkError('Unavailable', `session '${session.id}' closed (${reason})`));
+      h.sink.reject(new ZLinkError('Unavailable', `session '${session.id}' closed (${reason})`));
     for (const binding of session.bindings.all())
       if (binding.lost === undefined) this.ended(session.id, binding, reason);
     this.notices.hook('close', session, reason, detail);
@@ -212,20 +216,30 @@ export class SessionHost implements SessionLinkHandler, SessionRunner {
    * mesh message of its own (the mesh link flushes at the end of each one's microtasks), a zeromq send
    * per relay. Order is kept: one FIFO for the node.
    */
-  submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown> {
-    const layer = this.objects(`relay ${sub.packet}`);
-    return new Promise((resolve, reject) => {
-      this.batch.push(() => void layer.callOnRoute(route, sub).then(resolve, reject));
-      if (this.batch.length === 1) setImmediate(this.flushBatch);
-    });
+  submit(route: BindingRoute['route'], sub: ObjectSubmission, sink: CallSink): void {
+    let layer: SessionObjects;
+    try {
+      layer = this.objects(`relay ${sub.packet}`);
+    } catch (error) {
+      sink.reject(error);
+      return;
+    }
+    this.batch.push(layer, route, sub, sink);
+    if (this.batch.length === BATCHED) setImmediate(this.flushBatch);
   }
 
-  private batch: (() => void)[] = [];
+  /** The relays waiting for the end of the I/O phase, flat: each `BATCHED` items (no object per relay). */
+  private batch: (SessionObjects | ReadyRoute | ObjectSubmission | CallSink)[] = [];
 
   readonly flushBatch = (): void => {
     const batch = this.batch;
     this.batch = [];
-    for (const go of batch) go();
+    for (let i = 0; i < batch.length; i += BATCHED)
+      (batch[i] as SessionObjects).callOnRoute(
+        batch[i + 1] as ReadyRoute,
+        batch[i + 2] as ObjectSubmission,
+        batch[i + 3] as CallSink,
+      );
   };
 
   ended(sessionId: string, binding: BindingRoute, reason: string): void {

@@ -1,5 +1,6 @@
 import type { SessionHooks, ZLinkSession } from '../../core/objects/index.js';
 import type { SessionDropReason } from '../../core/objects/index.js';
+import type { CallSink } from '../../core/calls/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { SessionObjects } from './session-objects.js';
@@ -11,12 +12,15 @@ import {
   endPayload,
 } from './session-turns.js';
 
+/** A notice's end: nobody waits for it (an owner that is gone hears nothing, and that is all). */
+const UNHEARD: CallSink = { resolve: () => undefined, reject: () => undefined };
+
 /** How the notices reach bound Actors: the host's object layer and its relay batch. */
 export interface NoticeRoutes {
   /** The object layer of the sessions' mesh, once attached. */
   readonly layerNow: SessionObjects | undefined;
   /** Submits on a stored route in the node's relay batch, in order with the relays. */
-  submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown>;
+  submit(route: BindingRoute['route'], sub: ObjectSubmission, sink: CallSink): void;
   /** Sends the relay batch now. */
   flushBatch(): void;
 }
@@ -66,7 +70,7 @@ export class SessionNotices {
     this.routes.flushBatch();
     const sub = this.noticeOf(layer, sessionId, binding, SESSION_CLOSED_PACKET, reason);
     // Over the stored route like every message of the session; an owner that is gone hears nothing.
-    layer.callOnRoute(binding.route, sub).catch(() => undefined);
+    layer.callOnRoute(binding.route, sub, UNHEARD);
   }
 
   /**
@@ -81,8 +85,8 @@ export class SessionNotices {
       if (binding.lost !== undefined) continue;
       const sub = this.noticeOf(layer, session.id, binding, packet, reason);
       const held = session.bindings.held(binding.actorId);
-      if (held !== undefined) held.push({ sub, resolve: () => undefined, reject: () => undefined });
-      else this.routes.submit(binding.route, sub).catch(() => undefined);
+      if (held !== undefined) held.push({ sub, sink: UNHEARD });
+      else this.routes.submit(binding.route, sub, UNHEARD);
     }
   }
 

@@ -1,6 +1,6 @@
 import { fromObjectWireError } from '../../core/errors.js';
 import type { ZLinkEvents } from '../../core/observe/index.js';
-import type { PendingRequests } from '../../core/calls/index.js';
+import type { CallSink, PendingRequests } from '../../core/calls/index.js';
 import type { MeshLink, NodeRun } from '../../core/ports/index.js';
 import type { ObjectRef } from '../../core/objects/index.js';
 import { askPeer, type ObjectCaller, type ObjectSubmission } from '../caller/index.js';
@@ -34,8 +34,8 @@ export interface SessionObjects {
     previous: NodeRun | undefined,
     timeoutMs: number,
   ): Promise<unknown>;
-  /** A call on a stored route (`ObjectCaller.callOnRoute`). */
-  callOnRoute(route: ReadyRoute, sub: ObjectSubmission): Promise<unknown>;
+  /** A call on a stored route, its end told to `sink` once (`ObjectCaller.callOnRoute`); never throws. */
+  callOnRoute(route: ReadyRoute, sub: ObjectSubmission, sink: CallSink): void;
 }
 
 /** What the object layer hands the Session owner's host: Pushes for its sessions, and lost owner runs. */
@@ -107,6 +107,6 @@ export function sessionObjects(deps: SessionDeps, caller: ObjectCaller): Session
         what,
       );
     },
-    callOnRoute: (route, sub) => caller.callOnRoute(route, sub),
+    callOnRoute: (route, sub, sink) => caller.callOnRoute(route, sub, sink),
   };
 }

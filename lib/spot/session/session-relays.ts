@@ -1,20 +1,43 @@
 import { ZLinkError, toWireError } from '../../core/errors.js';
 import { encodePayload } from '../../core/wire/index.js';
-import type { MessageKind } from '../../core/calls/index.js';
+import type { CallSink, MessageKind } from '../../core/calls/index.js';
 import type { NodeRun } from '../../core/ports/index.js';
 import type { ZLinkRelayOptions, ZLinkSession } from '../../core/objects/index.js';
 import type { ObjectSubmission } from '../caller/index.js';
 import { type SessionStamp, packStampHead, stampWithSequence } from '../wire/index.js';
 import { type BindingRoute, type SessionBindings, lostError } from './session-bindings.js';
+import type { SessionObjects } from './session-objects.js';
 import type { SessionRunner } from './session-runner.js';
 
-/** One frame of a session waiting for its turn. */
-export interface SessionWork {
-  readonly kind: MessageKind;
-  /** The client's correlation (requests); 0 for a send. */
-  readonly correlation: number;
-  readonly packet: string;
-  readonly payload: Uint8Array;
+/**
+ * One frame of a session waiting for its turn. Relayed to the primary Actor, it is also where its
+ * call ends (`CallSink`): no promise and no closure per relayed frame.
+ */
+export class SessionFrame implements CallSink {
+  /** The binding it was relayed on (for `endedBy`); set by `relayFrame`. */
+  binding: BindingRoute | undefined = undefined;
+  /** Its relay ended: a request answered, a send handed over or refused. */
+  done = false;
+
+  constructor(
+    private readonly relays: SessionRelays,
+    readonly kind: MessageKind,
+    /** The client's correlation (requests); 0 for a send. */
+    readonly correlation: number,
+    readonly packet: string,
+    readonly payload: Uint8Array,
+  ) {}
+
+  /** The Actor's reply (its msgpack bytes: the relay asks for them raw), or a send handed over. */
+  resolve(value: unknown): void {
+    this.done = true;
+    this.relays.frameDone(this, value);
+  }
+
+  reject(error: unknown): void {
+    this.done = true;
+    this.relays.frameFailed(this, error);
+  }
 }
 
 /** What a session's relays need of their session. */
@@ -36,20 +59,21 @@ export class SessionRelays {
   private sequence = 0;
   /** Sends relayed and not yet handed to their route (see `relayFrame`). */
   private handing = 0;
+  /** The send whose turn waits until it is handed over (see `relayFrame`). */
+  private holding: SessionFrame | undefined;
   /**
    * The stamp head of the binding relayed on last, for this node run: every relay of a binding stamps
    * the same five items, and most sessions relay on one binding.
    */
   private head:
     { readonly binding: BindingRoute; readonly self: NodeRun; readonly bytes: Uint8Array } | undefined;
-  private readonly sendHanded = (): void => {
-    this.handing--;
-  };
 
   constructor(
     private readonly session: RelayingSession,
     private readonly runner: SessionRunner,
     private readonly maxInFlight: number,
+    /** Lets the session's next frame take its turn, after `relayFrame` held it back. */
+    private readonly unblocked: () => void,
   ) {}
 
   /** `ZLinkSession.relay`: `msg` to the primary Actor, or the one `options.actor` names. */
@@ -72,12 +96,21 @@ export class SessionRelays {
         new ZLinkError('InvalidArgument', `${what}: msg cannot be encoded: ${String(error)}`),
       );
     }
-    return this.relayTo(binding, options.kind ?? 'request', packet, payload, false, options.timeoutMs);
+    return new Promise((resolve, reject) => {
+      const sink: CallSink = {
+        resolve,
+        reject: (error: unknown) => {
+          this.endedBy(error, binding);
+          reject(error);
+        },
+      };
+      this.relayTo(binding, options.kind ?? 'request', packet, payload, false, sink, options.timeoutMs);
+    });
   }
 
   /**
-   * One message on the binding's stored route, stamped with this session and its sequence number; a
-   * request resolves with the reply's value, or with its msgpack bytes when `rawReply`.
+   * One message on the binding's stored route, stamped with this session and its sequence number; its
+   * end goes to `sink`, once: a request's reply value, or its msgpack bytes when `rawReply`. Never throws.
    */
   private relayTo(
     binding: BindingRoute,
@@ -85,11 +118,17 @@ export class SessionRelays {
     packet: string,
     payload: Uint8Array,
     rawReply: boolean,
+    sink: CallSink,
     timeoutMs = this.runner.timeoutMs,
-  ): Promise<unknown> {
-    const objects = this.runner.objects(`relay ${packet}`);
+  ): void {
+    let objects: SessionObjects;
+    try {
+      objects = this.runner.objects(`relay ${packet}`);
+    } catch (error) {
+      return sink.reject(error);
+    }
     if (binding.lost !== undefined)
-      return Promise.reject(lostError(`relay ${packet} to actor '${binding.actorId}'`, binding.lost));
+      return sink.reject(lostError(`relay ${packet} to actor '${binding.actorId}'`, binding.lost));
     const { self } = objects;
     const stamp = {
       ownerRid: self.rid,
@@ -115,11 +154,8 @@ export class SessionRelays {
     // Sealed for a move (docs/protocol.md#bound-actors-that-move): held here, in session order, until the
     // move gives the route.
     const held = this.session.bindings.held(binding.actorId);
-    if (held !== undefined) return new Promise((resolve, reject) => held.push({ sub, resolve, reject }));
-    return this.runner.submit(binding.route, sub).catch((error: unknown) => {
-      this.endedBy(error, binding);
-      throw error;
-    });
+    if (held !== undefined) held.push({ sub, sink });
+    else this.runner.submit(binding.route, sub, sink);
   }
 
   /** The stamp head of `binding` (`packStampHead`), packed at its first relay. */
@@ -153,36 +189,61 @@ export class SessionRelays {
     const binding = this.session.bindings.get(actorId);
     const held = this.session.bindings.unseal(actorId);
     if (binding === undefined) return;
-    const objects = this.runner.objects(`relay to actor '${actorId}'`);
-    for (const h of held) objects.callOnRoute(binding.route, h.sub).then(h.resolve, h.reject);
+    let objects: SessionObjects;
+    try {
+      objects = this.runner.objects(`relay to actor '${actorId}'`);
+    } catch (error) {
+      for (const h of held) h.sink.reject(error);
+      return;
+    }
+    for (const h of held) objects.callOnRoute(binding.route, h.sub, h.sink);
   }
 
   /**
    * A client frame for the primary Actor, its payload's bytes as they came: a request answered with
    * the Actor's reply (or the call's error code), a send done once handed over. The turn does not wait
-   * for either, so the next frame is relayed right behind it, in the same batch.
+   * for either, so the next frame is relayed right behind it, in the same batch. Returns whether the
+   * session's next frame waits: sends are handed over in the node's next relay batch, and the turn
+   * waits for that only when `maxInFlight` of them are still on their way (a client outrunning its
+   * Actor's link is held here, and its frames wait in the queue, which closes the session when full);
+   * `unblocked` then lets it go.
    */
-  async relayFrame(binding: BindingRoute, work: SessionWork): Promise<void> {
-    const relayed = this.relayTo(binding, work.kind, work.packet, work.payload, true);
-    if (work.kind === 'send') {
-      // Sends are handed over in the node's next relay batch; the turn waits for that only when
-      // `maxInFlight` of them are still on their way (a client outrunning its Actor's link is held
-      // here, and its frames wait in the queue, which closes the session when full).
-      this.handing++;
-      const handed = relayed.then(this.sendHanded, (): void => {
-        this.sendHanded();
-        this.runner.failed(this.session.listener, 'rejected', work.packet);
-      });
-      if (this.handing >= this.maxInFlight) await handed;
+  relayFrame(binding: BindingRoute, frame: SessionFrame): boolean {
+    frame.binding = binding;
+    const send = frame.kind === 'send';
+    if (send) this.handing++;
+    this.relayTo(binding, frame.kind, frame.packet, frame.payload, !send, frame);
+    if (!send || frame.done || this.handing < this.maxInFlight) return false;
+    this.holding = frame;
+    return true;
+  }
+
+  /**
+   * A relayed frame's end (`SessionFrame`), once: a request answered with the reply's bytes as the
+   * Actor's node encoded them (the client reads the value, not this node), a send handed over.
+   */
+  frameDone(frame: SessionFrame, bytes: unknown): void {
+    if (frame.kind === 'request') this.session.answer(frame.correlation, bytes as Uint8Array);
+    else this.handed(frame);
+  }
+
+  /** A relayed frame's end in an error (`SessionFrame`), once: the request answered with its code. */
+  frameFailed(frame: SessionFrame, error: unknown): void {
+    this.endedBy(error, frame.binding as BindingRoute);
+    if (frame.kind === 'request') {
+      const wire = toWireError(error);
+      this.session.fail(frame.correlation, wire.code, wire.message, wire.details);
       return;
     }
-    // The reply's bytes as the Actor's node encoded them: the client reads the value, not this node.
-    relayed.then(
-      (bytes) => this.session.answer(work.correlation, bytes as Uint8Array),
-      (error: unknown) => {
-        const wire = toWireError(error);
-        this.session.fail(work.correlation, wire.code, wire.message, wire.details);
-      },
-    );
+    this.runner.failed(this.session.listener, 'rejected', frame.packet);
+    this.handed(frame);
+  }
+
+  private handed(frame: SessionFrame): void {
+    this.handing--;
+    if (frame !== this.holding) return;
+    this.holding = undefined;
+    // Not from inside the batch that handed it over: the next frames join the batch after it.
+    queueMicrotask(this.unblocked);
   }
 }

@@ -1,5 +1,5 @@
 import type { DeliveryResult } from '../../core/observe/index.js';
-import type { HandlerFn, MessageKind } from '../../core/calls/index.js';
+import type { CallSink, HandlerFn, MessageKind } from '../../core/calls/index.js';
 import type { ZLinkSession, ZLinkSessionContext } from '../../core/objects/index.js';
 import type { BindingRoute } from './session-bindings.js';
 import type { ObjectSubmission } from '../caller/index.js';
@@ -20,9 +20,9 @@ export interface SessionRunner {
   objects(what: string): SessionObjects;
   /**
    * Submits a relay on its stored route, in the order submitted (across sessions too), batched with the
-   * others of this event-loop turn (see `SessionHost.submit`).
+   * others of this event-loop turn (see `SessionHost.submit`); its end goes to `sink`, once. Never throws.
    */
-  submit(route: BindingRoute['route'], sub: ObjectSubmission): Promise<unknown>;
+  submit(route: BindingRoute['route'], sub: ObjectSubmission, sink: CallSink): void;
   /** A binding of `session` leads nowhere now (`reason`): reported as the `session` event `unbound`. */
   unbound(session: ZLinkSession, reason: string, detail: string): void;
   /** Tells the Actor of `binding` that session `sessionId` ended (over the stored route; never throws). */

@@ -52,8 +52,10 @@ const route = (actorId: string, bindingGeneration: number, rid = 'node-a'): Bind
 function heldRelay(log: string[], name: string): HeldRelay {
   return {
     sub: { packet: name } as ObjectSubmission,
-    resolve: () => log.push(`${name} ok`),
-    reject: (e) => log.push(`${name} ${(e as ZLinkError).code}: ${(e as Error).message}`),
+    sink: {
+      resolve: () => log.push(`${name} ok`),
+      reject: (e) => log.push(`${name} ${(e as ZLinkError).code}: ${(e as Error).message}`),
+    },
   };
 }
 
@@ -271,17 +273,20 @@ interface Scripted {
   readonly binds: { gen: number; answer: (a: unknown) => void }[];
   /** The relays' answers, settled by the test in any order. */
   readonly answers: ((v: unknown) => void)[];
+  /** The relays' refusals, as `answers`. */
+  readonly rejects: ((e: unknown) => void)[];
 }
 
 function runner(): Scripted {
   const relays: string[] = [];
   const binds: Scripted['binds'] = [];
   const answers: Scripted['answers'] = [];
+  const rejects: Scripted['rejects'] = [];
   const objects = {
     mesh: MESH,
     self: RUN_B,
     bind: (_ref, b) => new Promise((resolve) => binds.push({ gen: b.bindingGeneration, answer: resolve })),
-    callOnRoute: () => Promise.reject(new Error('not here')),
+    callOnRoute: (_route, _sub, sink) => sink.reject(new Error('not here')),
   } as SessionObjects;
   const r: SessionRunner = {
     timeoutMs: 1000,
@@ -289,15 +294,16 @@ function runner(): Scripted {
     run: () => Promise.reject(new Error('no handlers here')),
     failed: () => undefined,
     objects: () => objects,
-    submit: (_route, sub) => {
+    submit: (_route, sub, sink) => {
       relays.push(`${sub.id} ${sub.packet} #${sub.session?.stamp.sequence}`);
-      return new Promise((resolve) => answers.push(resolve));
+      answers.push((v) => sink.resolve(v));
+      rejects.push((e) => sink.reject(e));
     },
     unbound: () => undefined,
     ended: () => undefined,
     endAway: () => undefined,
   };
-  return { runner: r, relays, binds, answers };
+  return { runner: r, relays, binds, answers, rejects };
 }
 
 const actorRef = (id: string): ActorRef =>
@@ -382,5 +388,40 @@ describe('a session on its Session owner', () => {
     const held = session.bindings.held('p1')?.map((h) => `${h.sub.packet} #${h.sub.session?.stamp.sequence}`);
     expect(held).toEqual(['a #1', 'b #2']);
     session.bindings.unseal('p1');
+  });
+
+  it('sends go on while fewer than maxInFlight are on their way; the next frame waits for the one that filled it', async () => {
+    const s = runner();
+    const { l } = link();
+    const session = new OwnedSession('s.1', l, s.runner, 2, 1 << 20);
+    session.bindings.set(route('p1', 1));
+    for (const packet of ['a', 'b', 'c', 'd']) session.enqueue('send', 0, packet, encodePayload(null));
+    // `b` makes two on their way: `c` and `d` wait in the queue.
+    expect(s.relays).toEqual(['p1 a #1', 'p1 b #2']);
+    s.answers[0]?.(undefined);
+    await flush();
+    expect(s.relays).toEqual(['p1 a #1', 'p1 b #2']);
+    s.answers[1]?.(undefined);
+    await flush();
+    expect(s.relays).toEqual(['p1 a #1', 'p1 b #2', 'p1 c #3', 'p1 d #4']);
+  });
+
+  it("a relay refused because its Actor's incarnation ended loses the binding once; later frames end at once", async () => {
+    const s = runner();
+    const unbound: string[] = [];
+    s.runner.unbound = (_session, reason) => void unbound.push(reason);
+    const { l, sent } = link();
+    const session = new OwnedSession('s.1', l, s.runner, 8, 1 << 20);
+    session.bindings.set(route('p1', 1));
+    session.enqueue('request', 1, 'move', encodePayload('a'));
+    session.enqueue('request', 2, 'move', encodePayload('b'));
+    const ended = new ZLinkError('Unavailable', 'destroyed', { details: { reason: 'bindingEnded' } });
+    s.rejects[0]?.(ended);
+    s.rejects[1]?.(ended);
+    session.enqueue('request', 3, 'move', encodePayload('c'));
+    await flush();
+    expect(unbound).toEqual(['bindingEnded']);
+    expect(s.relays).toEqual(['p1 move #1', 'p1 move #2']);
+    expect(sent).toEqual(['error 1 Unavailable', 'error 2 Unavailable', 'error 3 Unavailable']);
   });
 });
