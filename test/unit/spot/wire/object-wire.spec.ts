@@ -13,6 +13,7 @@ import {
 } from '../../../../lib/core/index.js';
 import {
   type ObjectAddress,
+  type SessionStamp,
   decodeObjectRecord,
   readLoneObjectRecord,
   encodeObjectErrorReply,
@@ -120,6 +121,18 @@ const STAMP = packSessionStamp({
   sequence: 12,
 });
 const PAYLOAD = encodePayload({ hello: 'room' });
+
+/** A stamp as msgpackr writes it, with `more` items after its six (a later version's). */
+const stampOf = (s: SessionStamp, more: unknown[] = []): Uint8Array =>
+  encodePayload([
+    s.ownerRid,
+    s.ownerGeneration,
+    s.listener,
+    s.sessionId,
+    s.bindingGeneration,
+    s.sequence,
+    ...more,
+  ]);
 
 /** A record array written by msgpackr; what the decoder sees in a record a peer built any way it likes. */
 const pack = (items: unknown[]): Uint8Array => encodePayload(items);
@@ -438,12 +451,61 @@ describe('object records: the lone-record fast path', () => {
       // As Message Follow relays them: the hop count after the trace.
       encodeObjectSend(to, op, 'join', undefined, payload, undefined, 1),
       encodeObjectRequest(7, origin, to, op, 'join', undefined, payload, undefined, 8),
+      // As a session relays them: hops (0, or more once followed) and the session's stamp.
+      encodeObjectSend(to, op, 'join', undefined, payload, undefined, 0, STAMP),
+      encodeObjectRequest(7, origin, to, op, 'join', undefined, payload, undefined, 0, STAMP),
+      encodeObjectRequest(7, origin, to, op, 'join', undefined, payload, undefined, 3, STAMP),
     ];
     for (const bytes of cases) {
       const lone = readLoneObjectRecord(bytes);
       expect(lone).toBeDefined();
       expect(lone).toEqual(decodeObjectRecord(bytes));
     }
+  });
+
+  it("reads a session's relayed call as msgpackr does, whatever its stamp's names and numbers (property)", () => {
+    const name = fc.string({ unit: fc.constantFrom(...'ab-_.:09XZ'), minLength: 1, maxLength: 40 });
+    const count = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 0xffff_ffff }));
+    fc.assert(
+      fc.property(
+        name,
+        name,
+        name,
+        name,
+        count,
+        count,
+        fc.nat(127),
+        (rid, gen, listener, sid, g, seq, hops) => {
+          const stamp = packSessionStamp({
+            ownerRid: rid,
+            ownerGeneration: gen,
+            listener,
+            sessionId: sid,
+            bindingGeneration: g,
+            sequence: seq,
+          });
+          for (const bytes of [
+            encodeObjectRequest(
+              seq + 1,
+              ORIGIN,
+              to,
+              'op-1',
+              'move',
+              undefined,
+              payload,
+              undefined,
+              hops,
+              stamp,
+            ),
+            encodeObjectSend(to, 'op-1', 'chat', undefined, payload, undefined, hops, stamp),
+          ]) {
+            const lone = readLoneObjectRecord(bytes);
+            expect(lone).toBeDefined();
+            expect(lone).toEqual(decodeObjectRecord(bytes));
+          }
+        },
+      ),
+    );
   });
 
   it('leaves a traced, a non-ASCII or a grown record to msgpackr', () => {
@@ -458,9 +520,35 @@ describe('object records: the lone-record fast path', () => {
     const unicode = encodeObjectSend({ ...to, id: '방-1' }, 'op', 'join', undefined, payload);
     const grown = pack([WIRE_VERSION, RecordKind.ObjectReply, 7, 'g', payload, 'later']);
     const manyHops = encodeObjectSend(to, 'op', 'join', undefined, payload, undefined, 200);
-    const stamped = encodeObjectSend(to, 'op', 'join', undefined, payload, undefined, 1, STAMP);
-    for (const bytes of [traced, unicode, grown, manyHops, stamped])
+    const stamp = {
+      ownerRid: 'gate-1',
+      ownerGeneration: 'g1',
+      listener: 'players',
+      sessionId: 's-9',
+      bindingGeneration: 4,
+      sequence: 12,
+    };
+    const stampedWith = (over: object, more: unknown[] = []) =>
+      encodeObjectSend(
+        to,
+        'op',
+        'join',
+        undefined,
+        payload,
+        undefined,
+        0,
+        stampOf({ ...stamp, ...over }, more),
+      );
+    const stamps = [
+      stampedWith({ listener: 'joueurs-é' }),
+      stampedWith({ ownerGeneration: '' }),
+      stampedWith({ sequence: 2 ** 40 }),
+      stampedWith({}, ['later']),
+    ];
+    for (const bytes of [traced, unicode, grown, manyHops, ...stamps])
       expect(readLoneObjectRecord(bytes)).toBeUndefined();
+    for (const bytes of stamps)
+      expect(decodeObjectRecord(bytes)).toMatchObject({ kind: RecordKind.ObjectSend });
     expect(decodeObjectRecord(grown)).toMatchObject({ kind: RecordKind.ObjectReply, correlation: 7 });
   });
 });
