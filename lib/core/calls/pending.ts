@@ -169,23 +169,27 @@ export class PendingRequests {
    * under that id. Every reply path uses it.
    */
   resolveEncoded(correlation: number, payload: Uint8Array): boolean {
-    if (this.table.get(correlation)?.raw === true) {
+    const entry = this.take(correlation);
+    if (!entry) return false;
+    let value: unknown;
+    let reason: string | undefined;
+    if (entry.raw) {
       const bytes = passPayload(payload);
-      return typeof bytes === 'string'
-        ? this.undecodable(correlation, bytes)
-        : this.resolve(correlation, bytes);
+      if (typeof bytes === 'string') reason = bytes;
+      else value = bytes;
+    } else {
+      const decoded = decodePayload(payload);
+      if (decoded.ok) value = decoded.value;
+      else reason = decoded.reason;
     }
-    const decoded = decodePayload(payload);
-    return decoded.ok
-      ? this.resolve(correlation, decoded.value)
-      : this.undecodable(correlation, decoded.reason);
-  }
-
-  private undecodable(correlation: number, reason: string): boolean {
-    return this.reject(
-      correlation,
-      (d) => new ZLinkError('ProtocolError', `${d}: reply could not be decoded: ${reason}`),
-    );
+    if (reason === undefined) {
+      ended(entry, 'reply');
+      entry.sink.resolve(value);
+    } else {
+      const what = String(entry.describe);
+      failEntry(entry, new ZLinkError('ProtocolError', `${what}: reply could not be decoded: ${reason}`));
+    }
+    return true;
   }
 
   /** Completes with an error. `false` (and counted as late) when nothing is pending under that id. */
