@@ -151,9 +151,13 @@ describe('sessions across processes', () => {
     expect(await client.request('step', 1)).toMatchObject({ n: 1, rid: 'server-a' });
     a.kill('SIGKILL');
     await a.exited;
-    await expect(client.request('step', 2)).rejects.toMatchObject({
-      remote: { code: 'Unavailable' },
-    });
+    // The first request may reach the gateway before the gateway has seen its peer go (seen under
+    // load): relayed to the dead owner, it ends RouteError, "may have run" (docs/sessions.md#errors).
+    const first = await client.request('step', 2).then(
+      () => 'answered',
+      (error: { remote?: { code?: string } }) => error.remote?.code,
+    );
+    expect(['Unavailable', 'RouteError']).toContain(first);
     expect(client.isOpen).toBe(true);
     await gateway.waitLog((m) => m.e === 'session:unbound' && m.reason === 'ownerLost', 15000);
     // The binding stays, lost: each relay says so until the application binds a new incarnation.
