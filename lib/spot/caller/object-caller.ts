@@ -10,7 +10,7 @@ import { type CachedResolver, type Clock, type ReadyRoute, type RouteCache } fro
 import { type LocalOwner, localCall } from './local-call.js';
 import { CallName, type ObjectSubmission } from './object-submission.js';
 import { PeerWaits } from './peer-waits.js';
-import { remoteCall, remoteRequest } from './remote-call.js';
+import { remoteRequest, remoteSend } from './remote-call.js';
 import { untilDeadline } from './store-deadline.js';
 import { RouteChanges, flushSubmission } from './route-changes.js';
 import { FLUSH_WAIT_MS, STORE_RETRY_MS } from '../timing/index.js';
@@ -295,7 +295,15 @@ export class ObjectCaller {
     } else {
       if (!link.isReady(route.owner.rid, route.owner.nodeGeneration))
         return this.whenReachable(route, sub, deadline, what, m);
-      raw = remoteCall(this.config, route, sub, operationId, deadline, now, what, m);
+      raw =
+        sub.messageKind === 'send'
+          ? remoteSend(this.config, route, sub, operationId, deadline, what)
+          : new Promise((resolve, reject) =>
+              remoteRequest(this.config, route, sub, operationId, deadline, now, what, m, {
+                resolve,
+                reject,
+              }),
+            );
     }
     if (sub.messageKind === 'request') return raw;
     // A request's terminal is counted by the pending table, a stale answer handled where it arrives

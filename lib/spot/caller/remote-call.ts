@@ -14,43 +14,28 @@ export interface RemoteCaller extends OfferConfig {
 }
 
 /**
- * A call whose owner is a ready peer (docs/protocol.md#resolving-a-global-id): a send queued for the
- * owner peer, or a request whose reply (or error reply) the pending table awaits (`remoteRequest`).
+ * A send to an owner peer that is ready (docs/protocol.md#resolving-a-global-id): `RESOLVED` once
+ * queued for it, else the wait for queue space within the deadline. A request goes by `remoteRequest`.
  */
-export function remoteCall(
+export function remoteSend(
   caller: RemoteCaller,
   route: ReadyRoute,
   sub: ObjectSubmission,
   operationId: OperationId,
   deadline: number,
-  now: number,
   what: CallName,
-  m: ObjectTypeMetrics,
 ): Promise<unknown> {
-  if (sub.messageKind === 'send') {
-    const { packet, metadata, payload } = sub;
-    const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
-    const session = sub.session?.bytes;
-    const bytes = encodeObjectSend(
-      route.address,
-      operationId,
-      packet,
-      metadata,
-      payload,
-      sub.trace,
-      0,
-      session,
-    );
-    return offer(caller, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
-  }
-  return new Promise((resolve, reject) =>
-    remoteRequest(caller, route, sub, operationId, deadline, now, what, m, { resolve, reject }),
-  );
+  const { packet, metadata, payload, trace } = sub;
+  const to = { rid: route.owner.rid, generation: route.owner.nodeGeneration };
+  const session = sub.session?.bytes;
+  const bytes = encodeObjectSend(route.address, operationId, packet, metadata, payload, trace, 0, session);
+  return offer(caller, to, bytes, deadline, sub.signal, what) ?? RESOLVED;
 }
 
 /**
- * A request to the owner peer: its reply, its error reply or the pending table's own terminal
- * (timeout, cancel, the peer lost) goes to `sink`, once. A refusal goes there too: nothing is thrown.
+ * A request to an owner peer that is ready: its reply, its error reply or the pending table's own
+ * terminal (timeout, cancel, the peer lost) goes to `sink`, once. A refusal goes there too: nothing is
+ * thrown.
  */
 export function remoteRequest(
   caller: RemoteCaller,
