@@ -112,14 +112,15 @@ const ADDRESS: ObjectAddress = {
 };
 const ORIGIN = { rid: 'node-a', nodeGeneration: 'gen-a' };
 /** A Session owner's stamp as a relayed session call carries it. */
-const STAMP = packSessionStamp({
+const STAMP_ITEMS: SessionStamp = {
   ownerRid: 'gate-1',
   ownerGeneration: 'g1',
   listener: 'players',
   sessionId: 's-9',
   bindingGeneration: 4,
   sequence: 12,
-});
+};
+const STAMP = packSessionStamp(STAMP_ITEMS);
 const PAYLOAD = encodePayload({ hello: 'room' });
 
 /** A stamp as msgpackr writes it, with `more` items after its six (a later version's). */
@@ -485,18 +486,7 @@ describe('object records: the lone-record fast path', () => {
             sequence: seq,
           });
           for (const bytes of [
-            encodeObjectRequest(
-              seq + 1,
-              ORIGIN,
-              to,
-              'op-1',
-              'move',
-              undefined,
-              payload,
-              undefined,
-              hops,
-              stamp,
-            ),
+            encodeObjectRequest(7, ORIGIN, to, 'op-1', 'move', undefined, payload, undefined, hops, stamp),
             encodeObjectSend(to, 'op-1', 'chat', undefined, payload, undefined, hops, stamp),
           ]) {
             const lone = readLoneObjectRecord(bytes);
@@ -520,14 +510,6 @@ describe('object records: the lone-record fast path', () => {
     const unicode = encodeObjectSend({ ...to, id: '방-1' }, 'op', 'join', undefined, payload);
     const grown = pack([WIRE_VERSION, RecordKind.ObjectReply, 7, 'g', payload, 'later']);
     const manyHops = encodeObjectSend(to, 'op', 'join', undefined, payload, undefined, 200);
-    const stamp = {
-      ownerRid: 'gate-1',
-      ownerGeneration: 'g1',
-      listener: 'players',
-      sessionId: 's-9',
-      bindingGeneration: 4,
-      sequence: 12,
-    };
     const stampedWith = (over: object, more: unknown[] = []) =>
       encodeObjectSend(
         to,
@@ -537,7 +519,7 @@ describe('object records: the lone-record fast path', () => {
         payload,
         undefined,
         0,
-        stampOf({ ...stamp, ...over }, more),
+        stampOf({ ...STAMP_ITEMS, ...over }, more),
       );
     const stamps = [
       stampedWith({ listener: 'joueurs-é' }),
