@@ -321,23 +321,36 @@ export class ObjectTurns<W = unknown> {
     try {
       result = runInTurn(context, job);
     } catch (error) {
-      this.ended(context);
-      return settle(job, false, error);
+      return this.finish(context, job, false, error);
     }
-    if (!isThenable(result)) {
-      this.ended(context);
-      return settle(job, true, result);
-    }
+    if (!isThenable(result)) return this.finish(context, job, true, result);
     result.then(
-      (value) => {
-        this.ended(context);
-        settle(job, true, value);
-      },
-      (error: unknown) => {
-        this.ended(context);
-        settle(job, false, error);
-      },
+      (value) => this.finish(context, job, true, value),
+      (error: unknown) => this.finish(context, job, false, error),
     );
+  }
+
+  /**
+   * Set on a persistent object's queue (docs/objects.md#durable-objects): called at the end of every
+   * turn, before the next can start, so what it reads is the state that turn left. What it throws ends
+   * the turn with that error instead of its result (a failure of the turn's own wins).
+   */
+  boundary: (() => void) | undefined = undefined;
+
+  /** The turn's work is done: the boundary, then the turn ends and its outcome is given. */
+  private finish(context: TurnContext, job: TurnJob<W>, ok: boolean, value: unknown): void {
+    if (this.boundary !== undefined) {
+      try {
+        this.boundary();
+      } catch (error) {
+        if (ok) {
+          ok = false;
+          value = error;
+        }
+      }
+    }
+    this.ended(context);
+    settle(job, ok, value);
   }
 
   /** The running turn is over: its permit goes back and the next one may start. */
