@@ -44,6 +44,8 @@ export type {
   ZLinkObjectContext,
   ZLinkObjectScope,
   ZLinkActivationContext,
+  ZLinkObjectState,
+  ZLinkRestoredState,
   ZLinkObjectTimers,
   ZLinkTimerId,
   DeactivationReason,

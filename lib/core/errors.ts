@@ -43,6 +43,13 @@ export const REMOTE_CODES = {
   decodeError: 'DecodeError',
   handlerError: 'HandlerError',
   badMetadata: 'BadMetadata',
+  /**
+   * A persistent object's turn ran, but the State Store did not take its state (docs/objects.md): the
+   * reply is withheld, and the turn's effect may or may not be kept.
+   */
+  stateNotSaved: 'StateNotSaved',
+  /** A persistent object's turn ran on an owner another one replaced in the State Store: not kept. */
+  stateFenced: 'StateFenced',
 } as const;
 
 /**

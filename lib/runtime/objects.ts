@@ -20,6 +20,7 @@ import { ObjectLayer, SYSTEM_CLOCK, type SessionHost, advertisedType } from '../
 import { createAuthorityStore, createRelocationStore } from '../store/index.js';
 import type { MeshNode } from '../transport/index.js';
 import { DescriptorLeaseView } from './lease-view.js';
+import { RuntimeStateStores } from './state-stores.js';
 import type { CallSubmission, CallTarget } from './calls.js';
 import type { RuntimeLocation } from './location.js';
 import { toObjectSubmission } from './submission.js';
@@ -98,6 +99,7 @@ export class RuntimeObjects implements Topology {
     this.store = { store: watchedAuthorityStore(built.store, location.health), owned: built.owned };
     const relocation = this.config.options.relocationStore;
     if (relocation) this.relocationStore = await createRelocationStore(relocation);
+    if (m.objectRole === 'server') await this.states.start(this.config.options, this.classes);
     const leases = new DescriptorLeaseView(options.lease, SYSTEM_CLOCK, (run) =>
       this.layer?.ownerRunEnded(run),
     );
@@ -125,6 +127,7 @@ export class RuntimeObjects implements Topology {
       storeHealth: location.health,
       sessions: this.config.sessions()?.records,
       defaultTimeoutMs: this.config.options.requestTimeoutMs,
+      durableOf: this.states.durableOf,
     });
     this.config.sessions()?.attach(this.layer.sessionObjects);
     this.offFence = location.onFence((isFenced) => {
@@ -197,12 +200,14 @@ export class RuntimeObjects implements Topology {
     this.closed = true;
     this.offFence?.();
     await this.layer?.close();
+    await this.states.close();
     this.config.sessions()?.attach(undefined);
     if (this.store?.owned) await this.store.store.close().catch(() => undefined);
     if (this.relocationStore?.owned) await this.relocationStore.store.close().catch(() => undefined);
   }
 
   private closed = false;
+  private readonly states = new RuntimeStateStores();
   private relocationStore: { store: RelocationStore; owned: boolean } | undefined;
   private offFence: (() => void) | undefined;
 

@@ -15,4 +15,6 @@ export {
   SYSTEM_CLOCK,
   advertisedType,
 } from './resolve/index.js';
+export { StateBatcher } from './durable/index.js';
+export type { DurableClass } from './owner/index.js';
 export { SessionHost, type SessionHostConfig, type SessionObjects } from './session/index.js';

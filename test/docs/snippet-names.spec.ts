@@ -11,7 +11,9 @@ import { resolve } from 'node:path';
 import { read, sectionOf, tsBlocks } from './markdown.js';
 import { examplesProgram, unshownNames } from './snippet-names.js';
 
-const OBJECTS = ['rooms', 'moving-rooms', 'room-news'].map((f) => `examples/objects/${f}.ts`);
+const OBJECTS = ['rooms', 'moving-rooms', 'room-news', 'saved-players'].map(
+  (f) => `examples/objects/${f}.ts`,
+);
 const SESSIONS = [
   'examples/sessions/game-gateway.ts',
   'examples/sessions/tls-gateway.ts',

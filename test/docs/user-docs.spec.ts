@@ -101,8 +101,10 @@ describe('user docs', () => {
     expect(blocks).toContain(example);
   });
 
-  it("every TypeScript snippet of docs/objects.md and of the README's Spots and Actors section is a run of lines of examples/objects/rooms.ts, moving-rooms.ts or room-news.ts", () => {
-    const examples = ['rooms', 'moving-rooms', 'room-news'].map((f) => read(`examples/objects/${f}.ts`));
+  it("every TypeScript snippet of docs/objects.md and of the README's Spots and Actors section is a run of lines of examples/objects/rooms.ts, moving-rooms.ts, room-news.ts or saved-players.ts", () => {
+    const examples = ['rooms', 'moving-rooms', 'room-news', 'saved-players'].map((f) =>
+      read(`examples/objects/${f}.ts`),
+    );
     const blocks = [
       ...tsBlocks(read('docs/objects.md')),
       ...tsBlocks(sectionOf(read('README.md'), 'Spots and Actors')),

@@ -63,6 +63,8 @@ export interface ZLinkObjectScope {
    * (docs/sessions.md#room-pushes). See `ZLinkBoundSessions`.
    */
   readonly sessions: ZLinkBoundSessions;
+  /** A persistent object's saved state: see `ZLinkObjectState`. */
+  readonly state: ZLinkObjectState;
   /**
    * Publishes `event` by Logical Multicast to every Spot subscribed to (`channel`, topic) on the object
    * mesh — this one too, when it subscribes (its turn comes after the current one). `topic` defaults to
@@ -129,6 +131,40 @@ export interface ZLinkObjectContext extends ZLinkObjectScope {
  */
 export interface ZLinkActivationContext extends ZLinkObjectScope {
   readonly init: unknown;
+  /**
+   * On a persistent class (`persist`), set when the object came back with saved state: `restore(state,
+   * ctx)` ran just before, with the state as of this store version. `undefined` for a new object, and
+   * on a class that is not persistent.
+   */
+  readonly restored: ZLinkRestoredState | undefined;
+}
+
+/** What `onActivate` learns of the state a persistent object was restored from. */
+export interface ZLinkRestoredState {
+  /** The State Store's version of the row it came from (one more per write). */
+  readonly version: number;
+  /** The class's `persist.version` the state was saved under (`migrate` brought it up to today's). */
+  readonly schemaVersion: number;
+  /** When it was saved, in ms since the epoch, by the store's clock. */
+  readonly savedAt: number;
+}
+
+/**
+ * `ctx.state`: a persistent object's saved state (docs/objects.md#durable-objects). On a class that is
+ * not persistent, `persistent` is `false` and `save()` rejects `InvalidOperation`.
+ */
+export interface ZLinkObjectState {
+  readonly persistent: boolean;
+  /** The State Store's version of what this object saved last (0: nothing saved yet). */
+  readonly version: number;
+  /**
+   * Saves the state now: `capture()` runs in this turn, and the promise resolves once the State Store
+   * took it (or a later capture). Call it from the object's own turn (a handler, a timer callback,
+   * `onActivate`): elsewhere it rejects `InvalidOperation`. Rejects `Unavailable` (`details.reason:
+   * 'stateNotSaved'`) when the store did not take it, `InvalidArgument` when the state is over
+   * `persist.maxBytes` or not msgpack.
+   */
+  save(): Promise<void>;
 }
 
 /**

@@ -15,6 +15,7 @@ import type {
 import type { ObjectRouteFences, SpotEventSource } from '../wire/index.js';
 import { EventOrder } from './event-order.js';
 import { ObjectTurns } from '../execution/index.js';
+import { type DurableState, ObjectStateHandle } from '../durable/index.js';
 import { ObjectMembership } from './activation-membership.js';
 import { type BindingPusher, ObjectSessions } from './activation-sessions.js';
 import { type MemberSessions, type RoomPusher, SpotSessions } from './spot-sessions.js';
@@ -88,6 +89,8 @@ export class Activation {
   readonly subscriptions: SubscriptionTable | undefined;
   /** With subscriptions: the last event it ran from each publisher (see `EventOrder`); it moves with it. */
   readonly eventOrder: EventOrder | undefined;
+  /** `ctx.state`, and the durable state of a persistent class once it was restored (`persistWith`). */
+  readonly saved: ObjectStateHandle;
 
   constructor(
     readonly key: ObjectKey,
@@ -111,6 +114,7 @@ export class Activation {
     this.eventOrder = this.subscriptions && new EventOrder();
     const from: SpotEventSource = { kind: key.kind, id: key.id };
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
+    this.saved = new ObjectStateHandle(turns, () => this.hook('capture'), `${key.kind} '${key.id}'`);
     this.scope = Object.freeze({
       target: key.kind,
       type: cls.type,
@@ -120,6 +124,7 @@ export class Activation {
       timers: turns.timers,
       membership: this.membership,
       sessions: this.sessions ?? new SpotSessions(key.id, this.membership, room.members, room.pusher),
+      state: this.saved,
       publish: (channel: string, packet: string, event: unknown, options?: { topic?: string }) =>
         publisher.call(from, channel, packet, event, options),
     });
@@ -165,6 +170,20 @@ export class Activation {
       record.objectGeneration === this.authority.objectGeneration &&
       record.authorityOwnerGeneration === this.authority.authorityOwnerGeneration
     );
+  }
+
+  /** A persistent class's durable state, or `undefined`. */
+  get durable(): DurableState | undefined {
+    return this.saved.durable;
+  }
+
+  /**
+   * Makes this activation write its state through `d` from now on (restored, or arrived by a move): in
+   * mode `everyTurn` every turn ends with a capture.
+   */
+  persistWith(d: DurableState): void {
+    this.saved.durable = d;
+    if (d.mode === 'everyTurn') this.turns.boundary = this.saved.boundary;
   }
 
   /** The function running `method` of this incarnation's instance. */

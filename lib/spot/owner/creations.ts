@@ -13,7 +13,8 @@ import { type Activation, type HeldAuthority, emitObjectEvent, objectRef } from 
 import type { ActivationTable } from './activation-table.js';
 import type { AuthorityClaims } from './authority-claims.js';
 import { creationLost, exists } from './refusals.js';
-import { userCode, within } from './user-code.js';
+import { type ObjectStates, savedExists } from './object-states.js';
+import { within } from './user-code.js';
 
 /** What creating an object here works with: the host's table, claims and counters, and its hands. */
 export interface CreationsDeps {
@@ -26,6 +27,8 @@ export interface CreationsDeps {
   readonly leaseGeneration: () => number;
   readonly table: ActivationTable;
   readonly claims: AuthorityClaims;
+  /** A persistent class's adopt and restore. */
+  readonly states: ObjectStates;
   metricsOf(cls: ObjectClassDescription): ObjectTypeMetrics;
   /** A new activation held under `held`, not in the table yet. */
   build(key: ObjectKey, cls: ObjectClassDescription, held: HeldAuthority, what: string): Promise<Activation>;
@@ -105,12 +108,14 @@ export class Creations {
     let activation: Activation | undefined;
     let late = false;
     try {
+      // A persistent class's state comes back first, and every earlier owner's writes are fenced.
+      const adopted = await deps.states.adopt(key, cls, held.objectGeneration, deadline, what);
+      if (mode === 'create' && adopted?.restored !== undefined)
+        throw savedExists(what, adopted.restored.version);
       activation = await deps.build(key, cls, held, what);
+      if (adopted !== undefined) deps.states.attach(activation, adopted, adopted.bytes);
       deps.table.set(activation);
-      const a = activation;
-      const activated = a.turns.submit(() =>
-        userCode(what, () => a.hook('onActivate', { ...a.scope, init })),
-      );
+      const activated = deps.states.activate(activation, adopted, init, what);
       if (!(await within(activated, deadline - deps.clock.now()))) {
         late = true;
         throw new ZLinkError('Unavailable', `${what}: onActivate did not end by the deadline`, {
@@ -119,6 +124,7 @@ export class Creations {
       }
       const committed = await deps.claims.commit(key, cls.type, claim.version, held, what);
       if (committed === undefined) throw creationLost(what);
+      const a = activation;
       a.authority = { ...held, storeVersion: committed };
       a.state = 'ready';
     } catch (error) {

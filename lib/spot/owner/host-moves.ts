@@ -13,6 +13,7 @@ import { type RelocationImage, type TimerImage } from '../wire/index.js';
 import { type Activation, type HeldAuthority, emitObjectEvent } from './activation.js';
 import type { ActivationTable } from './activation-table.js';
 import { userCode } from './user-code.js';
+import type { ObjectStates } from './object-states.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 import { type DispatchDeps, runObjectCall } from './object-dispatch.js';
 
@@ -26,6 +27,8 @@ export interface HostMovesDeps {
   build(key: ObjectKey, cls: ObjectClassDescription, held: HeldAuthority, what: string): Promise<Activation>;
   discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void>;
   readonly events: ZLinkEvents;
+  /** A persistent class's durable state, which a move hands over. */
+  readonly states: ObjectStates;
 }
 
 /**
@@ -101,7 +104,18 @@ export class HostMoves {
         details: { reason: 'draining' },
       });
     const key = { mesh: this.deps.mesh, kind: image.objectKind, id: image.id };
+    // A persistent object writes on from where its source left the store; one that comes without that
+    // place (its source's class keeps no state) would never be saved here: refused, it stays there.
+    if (this.deps.states.persistent(cls) && image.durable === undefined)
+      throw new ZLinkError(
+        'Unavailable',
+        `${what}: the source sent no State Store place; it keeps the object`,
+        {
+          details: { reason: 'notPersistentAtSource' },
+        },
+      );
     const a = await this.deps.build(key, cls, held, what);
+    if (image.durable !== undefined) this.deps.states.attach(a, image.durable, image.state);
     a.membership.restore(image.membership);
     a.sessions?.restore(image.sessions);
     a.eventOrder?.restore(image.events);

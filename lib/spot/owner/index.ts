@@ -16,6 +16,7 @@ export { inboundCall, readCallRecord } from './inbound-call.js';
 export type { CallsElsewhere, InboundObjectCall, ObjectAnswer, SpotEventStamp } from './object-call.js';
 export { runObjectCall } from './object-dispatch.js';
 export { ObjectHost, type ObjectHostConfig } from './object-host.js';
+export type { DurableClass } from './object-states.js';
 export { refusal, staleRef, staleRoute } from './refusals.js';
 export { remoteAnswer, reportSendFailure } from './remote-answer.js';
 export { runtimeCallRunner, type RuntimeTurnBuilder } from './runtime-turns.js';

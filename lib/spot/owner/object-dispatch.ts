@@ -83,6 +83,7 @@ export function runObjectCall(
     timers: scope.timers,
     membership: scope.membership,
     sessions: scope.sessions,
+    state: scope.state,
     push: scope.sessions.push,
     publish: scope.publish,
     multicast: event?.info,
@@ -157,6 +158,11 @@ class CallTurn implements TurnJob<InboundObjectCall> {
   resolve(result: unknown): void {
     if (result === SKIPPED) return this.answer.skipped?.();
     this.a.metrics.handled++;
+    const d = this.a.durable;
+    // Every-turn persistence: the answer waits until the store took the state its turn left
+    // (docs/objects.md#durable-objects), so no caller hears of a turn a crash could still undo.
+    if (d?.holdsReplies === true)
+      return d.after(d.current, () => this.answer.ok(result), this.answer.error.bind(this.answer));
     this.answer.ok(result);
   }
 
@@ -165,6 +171,10 @@ class CallTurn implements TurnJob<InboundObjectCall> {
     if (!this.started && isHandedOff(error)) return;
     if (!this.started) return this.answer.error(toObjectWireError(error));
     this.a.metrics.handled++;
-    this.answer.error(toWireError(error));
+    const wire = toWireError(error);
+    const d = this.a.durable;
+    if (d?.holdsReplies === true)
+      return d.after(d.current, () => this.answer.error(wire), this.answer.error.bind(this.answer));
+    this.answer.error(wire);
   }
 }

@@ -21,6 +21,7 @@ import { HostMoves } from './host-moves.js';
 import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { Creations } from './creations.js';
+import { type DurableClass, ObjectStates } from './object-states.js';
 import { within } from './user-code.js';
 import {
   type CallsElsewhere,
@@ -30,7 +31,7 @@ import {
   type RuntimeCallRunner,
   runObjectCall,
 } from './object-dispatch.js';
-import { refusal, staleRef, staleRoute } from './refusals.js';
+import { refusal, staleRef, staleRoute, stateNotSavedRefusal } from './refusals.js';
 
 export interface ObjectHostConfig extends OwnerLiveness {
   readonly mesh: string;
@@ -62,6 +63,11 @@ export interface ObjectHostConfig extends OwnerLiveness {
   readonly publish: ObjectPublisher;
   /** Told of every activation entering and leaving the table (the Spots' subscriptions). */
   readonly watch?: ActivationWatch;
+  /**
+   * A persistent class's State Store batcher and `persist` option (docs/objects.md#durable-objects);
+   * absent, or `undefined` for a class, when it keeps no state.
+   */
+  readonly durableOf?: (cls: ObjectClassDescription) => DurableClass | undefined;
 }
 
 /**
@@ -74,6 +80,8 @@ export class ObjectHost {
   private readonly active: ActivationTable;
   private readonly claims: AuthorityClaims;
   private readonly creations: Creations;
+  /** Persistent classes' adopt, restore and last writes. */
+  readonly states: ObjectStates;
   /** The steps of a move on this node, either end (lib/spot/relocation drives them). */
   readonly moves: HostMoves;
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
@@ -92,15 +100,23 @@ export class ObjectHost {
       // Its own creation is the only one in flight for a key (local creators share it).
       holds: (key) => this.active.has(key.kind, key.id) || this.moves.isArriving(key.kind, key.id),
     });
+    this.states = new ObjectStates({
+      self: config.self,
+      clock: config.clock,
+      durableOf: config.durableOf ?? (() => undefined),
+      deposed: (a, why) => void this.deposed(a, why),
+    });
     this.creations = new Creations({
       ...config,
       table: this.active,
       claims: this.claims,
+      states: this.states,
       metricsOf: (cls) => this.metricsOf(cls),
       build: (key, cls, held, what) => this.build(key, cls, held, what),
       discard: (a, reason, detail) => this.discard(a, reason, detail),
     });
     this.moves = new HostMoves({
+      states: this.states,
       mesh: config.mesh,
       table: this.active,
       classes: config.classes,
@@ -236,6 +252,9 @@ export class ObjectHost {
     }
     // A moving object's hold keeps what arrives after its seal, for the target or for an abort.
     if (a.ingress !== undefined) return a.ingress(call, answer);
+    // Every-turn persistence: while its state is not in the store, the object takes no new work.
+    const unsaved = a.durable?.unsaved;
+    if (unsaved !== undefined) return answer.error(refusal(stateNotSavedRefusal(a, unsaved.message)));
     runObjectCall(a, call, answer, this.config);
   }
 
@@ -269,6 +288,8 @@ export class ObjectHost {
    */
   private async release(a: Activation, reason: DeactivationReason): Promise<void> {
     if (a.state === 'closing') return;
+    // A persistent object's state goes first: a destroy whose tombstone did not land changed nothing.
+    if (reason === 'destroyed') await this.states.destroying(a);
     a.state = 'closing';
     const releasing = await this.claims.releasing(a.key, a.cls.type, a.authority);
     const what = `destroy ${a.key.kind} '${a.key.id}'`;
@@ -291,6 +312,8 @@ export class ObjectHost {
   private async discard(a: Activation, reason: DeactivationReason, detail?: string): Promise<void> {
     a.state = 'closing';
     await a.turns.close(reason, reason === 'shutdown' ? 'Shutdown' : 'Unavailable');
+    const unsaved = await this.states.ended(a, reason);
+    if (unsaved !== undefined) this.report(a, 'failed', unsaved);
     try {
       await a.hook('onDeactivate', a.scope, reason);
     } catch (error) {
@@ -307,6 +330,15 @@ export class ObjectHost {
       a.authority.objectGeneration,
       detail ? `${reason}: ${detail}` : reason,
     );
+  }
+
+  /**
+   * The State Store fenced `a`'s write: another owner adopted its state, so it took the object over
+   * while this one's lease lapsed. It ends here, `takenOver`, leaving the store's records alone.
+   */
+  private async deposed(a: Activation, why: string): Promise<void> {
+    if (a.state === 'closing' || this.active.get(a.key.kind, a.key.id) !== a) return;
+    await this.discard(a, 'takenOver', `the State Store fenced its write: ${why}`);
   }
 
   private report(a: Activation | undefined, state: 'failed', reason: string): void {

@@ -1,5 +1,6 @@
 import { type WireError, ZLinkError } from '../../core/errors.js';
 import type { ObjectRef } from '../../core/objects/index.js';
+import type { ObjectKey } from '../../core/ports/index.js';
 import { writeObjectFences } from '../wire/index.js';
 import type { InboundObjectCall } from './object-dispatch.js';
 
@@ -51,4 +52,16 @@ export function staleRoute(rid: string, call: InboundObjectCall): WireError {
       fences: writeObjectFences(call.fences),
     },
   };
+}
+
+/**
+ * A call to an every-turn persistent object whose state the store has not taken since its last turn:
+ * `Rejected`, `details.reason: 'stateNotSaved'`; it never ran (docs/objects.md#durable-objects).
+ */
+export function stateNotSavedRefusal(a: { readonly key: ObjectKey }, why: string): ZLinkError {
+  return new ZLinkError(
+    'Rejected',
+    `${a.key.kind} '${a.key.id}' takes no new work until its state is saved: ${why}`,
+    { details: { reason: 'stateNotSaved' } },
+  );
 }

@@ -41,6 +41,13 @@ export async function captureActivation(
   await a.turns.seal();
   if (!wanted()) return undefined;
   const captured = await userCode(`${what}: capture()`, () => a.hook('capture'));
+  // A persistent object's state is in the store before it leaves: every reply held on a write is
+  // answered here, and the target writes on from the version the store holds (the epoch moves with it).
+  const d = a.durable;
+  if (d !== undefined) {
+    if (d.mode === 'explicit') d.capture(captured);
+    await d.flushed();
+  }
   let state: Uint8Array | undefined;
   if (a.cls.hooks.capture) {
     try {
@@ -63,6 +70,7 @@ export async function captureActivation(
     membership: a.membership.image(),
     sessions: a.sessions?.image() ?? [],
     events: a.eventOrder?.image() ?? [],
+    ...(d !== undefined && { durable: d.handover() }),
   };
 }
 

@@ -67,6 +67,11 @@ export interface RelocationImage {
   readonly sessions: readonly BindingImage[];
   /** A subscribed Spot's last event run from each publishing run (see `EventOrder`); empty otherwise. */
   readonly events: readonly (readonly [string, number])[];
+  /**
+   * A persistent object's place in its State Store: the target writes on with this epoch, replacing
+   * this version (a move hands the epoch over, docs/decisions.md#durable-state); absent otherwise.
+   */
+  readonly durable?: { readonly epoch: number; readonly version: number };
 }
 
 /** One session binding as it moves with its Actor. */
@@ -110,6 +115,7 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
         b.bindingGeneration,
       ]),
       image.events,
+      image.durable ? [image.durable.epoch, image.durable.version] : null,
     ]),
   );
 }
@@ -138,7 +144,9 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     rawMembership,
     rawSessions,
     rawEvents,
+    rawDurable,
   ] = v as unknown[];
+  const durable = rawDurable === undefined || rawDurable === null ? null : readDurable(rawDurable);
   const events = rawEvents === undefined ? [] : readEventPlaces(rawEvents);
   const membership = rawMembership === undefined ? NO_MEMBERSHIP : readMembership(rawMembership);
   const sessions = rawSessions === undefined ? [] : readBindings(rawSessions);
@@ -156,7 +164,8 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     !isCount(storeVersion) ||
     membership === undefined ||
     sessions === undefined ||
-    events === undefined
+    events === undefined ||
+    durable === undefined
   )
     return BAD_IMAGE;
   const timers: TimerImage[] = [];
@@ -178,7 +187,15 @@ export function decodeRelocationImage(bytes: Uint8Array): RelocationImage | stri
     membership,
     sessions,
     events,
+    ...(durable !== null && { durable }),
   };
+}
+
+/** `[epoch, version]`; `undefined` when it is not that. */
+function readDurable(v: unknown): { epoch: number; version: number } | undefined {
+  if (!Array.isArray(v) || v.length !== 2) return undefined;
+  const [epoch, version] = v as unknown[];
+  return isCount(epoch) && epoch >= 1 && isCount(version) ? { epoch, version } : undefined;
 }
 
 /** `[[publisherGeneration, seq]...]`; `undefined` when it is not that. */

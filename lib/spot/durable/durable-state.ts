@@ -1,0 +1,345 @@
+import { Buffer } from 'node:buffer';
+import { REMOTE_CODES, type WireError, ZLinkError, errorMessage } from '../../core/errors.js';
+import type { ObjectKey, StateWriteResult } from '../../core/ports/index.js';
+import type { NormalizedPersistOptions } from '../../core/objects/index.js';
+import { encodePayload } from '../../core/wire/index.js';
+import type { StateBatcher } from './state-batcher.js';
+
+/**
+ * The durable state of one persistent activation (docs/decisions.md#durable-state): the epoch its
+ * owner writes under, the version the store holds, and the writes on their way. One write per object is
+ * in flight at a time; what is captured meanwhile replaces what waits (one write for a burst of turns),
+ * and every waiter of a capture is answered once a write carrying it, or a later one, is acknowledged.
+ *
+ * A capture is numbered when its bytes differ from the last captured; `saved` is the number of the last
+ * one the store acknowledged. An every-turn object holds each turn's reply (and pushes) on the capture
+ * that ended the turn, so no caller hears of a turn whose state a crash could still lose.
+ */
+export interface DurableAuthority {
+  readonly objectGeneration: number;
+  readonly authorityOwnerGeneration: number;
+}
+
+/** What an activation's durable state works with besides its store. */
+export interface DurableDeps {
+  readonly key: ObjectKey;
+  readonly type: string;
+  readonly persist: NormalizedPersistOptions;
+  readonly rid: string;
+  /** The authority the activation holds now (written into the row for operators). */
+  readonly authority: () => DurableAuthority;
+  /**
+   * The store refused a write `fenced` (another owner adopted the row) or found no row: this activation
+   * is not the object's owner any more and must stop (the host discards it, `takenOver`).
+   */
+  readonly deposed: (why: string) => void;
+}
+
+/** Where an activation's state stands in the store, as a move hands it over or a snapshot shows it. */
+export interface DurableHandover {
+  readonly epoch: number;
+  readonly version: number;
+}
+
+/** One waiter for a capture: a held reply or push, or an explicit `save()`. */
+interface Hold {
+  readonly seq: number;
+  readonly ok: () => void;
+  readonly fail: (error: WireError) => void;
+}
+
+/** Waits before a failed write is tried again (every-turn mode): a store outage is not hammered. */
+const RETRY_MS = [50, 100, 200, 500, 1000] as const;
+
+/** How many `version` answers in a row a write takes for its own lost ones before it calls it a failure. */
+const MAX_VERSION_SKIPS = 3;
+
+export class DurableState {
+  /** The number of the last capture whose bytes changed. */
+  private seq = 0;
+  /** The number of the last capture the store acknowledged. */
+  private saved = 0;
+  private lastBytes: Uint8Array | undefined;
+  /** The capture in flight (its number), or 0. */
+  private writing = 0;
+  private holds: Hold[] = [];
+  private failures = 0;
+  /** `version` answers in a row (see `written`). */
+  private versionSkips = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Set once the store fenced this owner, or it stopped: nothing is written any more. */
+  private stopped: string | undefined;
+  /**
+   * Set while the last write failed and the state in memory is not in the store (every-turn mode): new
+   * calls are refused until a write lands.
+   */
+  unsaved: WireError | undefined;
+
+  constructor(
+    private readonly deps: DurableDeps,
+    private readonly batcher: StateBatcher,
+    private epoch: number,
+    private version: number,
+    /** The bytes the store holds now (restored from), so an unchanged first capture writes nothing. */
+    stored: Uint8Array | undefined,
+  ) {
+    this.lastBytes = stored;
+  }
+
+  get mode(): NormalizedPersistOptions['mode'] {
+    return this.deps.persist.mode;
+  }
+
+  /** The version the store acknowledged last (0: nothing saved under this key yet). */
+  get savedVersion(): number {
+    return this.version;
+  }
+
+  /** Whether every capture is in the store. */
+  get clean(): boolean {
+    return this.saved === this.seq;
+  }
+
+  /** Where the state stands, for the target of a move: it writes on with this epoch and version. */
+  handover(): DurableHandover {
+    return { epoch: this.epoch, version: this.version };
+  }
+
+  /**
+   * Takes `state` (what `capture()` returned) as the object's state now: encoded, compared with the last
+   * capture and, when it differs, queued for the store. Returns the capture's number, to wait on with
+   * `after`. Throws `InvalidArgument` when msgpack cannot hold it or it is over `persist.maxBytes`
+   * (nothing queued).
+   */
+  capture(state: unknown): number {
+    let bytes: Uint8Array;
+    try {
+      bytes = encodePayload(state);
+    } catch (error) {
+      throw new ZLinkError('InvalidArgument', `${this.what}: capture() returned what msgpack cannot hold`, {
+        cause: error,
+        details: { reason: 'stateNotEncodable' },
+      });
+    }
+    const { maxBytes } = this.deps.persist;
+    if (bytes.length > maxBytes)
+      throw new ZLinkError(
+        'InvalidArgument',
+        `${this.what}: the state is ${bytes.length} bytes, over persist.maxBytes (${maxBytes}); nothing saved`,
+        { details: { reason: 'stateTooLarge', bytes: bytes.length, maxBytes } },
+      );
+    if (this.lastBytes !== undefined && sameBytes(this.lastBytes, bytes)) return this.seq;
+    this.lastBytes = bytes;
+    this.seq++;
+    this.kick();
+    return this.seq;
+  }
+
+  /**
+   * Calls `ok` once capture `seq` (or a later one) is in the store, at once when it is; `fail` with a
+   * `StateNotSaved` or `StateFenced` wire error when the write carrying it failed. Waiters are answered
+   * in the order they came, each exactly once.
+   */
+  after(seq: number, ok: () => void, fail: (error: WireError) => void): void {
+    if (seq <= this.saved && this.holds.length === 0) return ok();
+    if (this.stopped !== undefined) return fail(this.stoppedError());
+    this.holds.push({ seq, ok, fail });
+    // An explicit object's failed write waits for its next save: this is one.
+    this.kick();
+  }
+
+  /** The number of the latest capture: a turn that just ended waits on it. */
+  get current(): number {
+    return this.seq;
+  }
+
+  /** Whether replies wait for their turn's state (every-turn mode, still writing). */
+  get holdsReplies(): boolean {
+    return this.deps.persist.mode === 'everyTurn' && this.stopped === undefined;
+  }
+
+  /** Waits for every capture so far; rejects as `after` fails, with a `ZLinkError`. */
+  flushed(): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.after(this.seq, resolve, (e) =>
+        reject(new ZLinkError('Unavailable', e.message, { details: e.details })),
+      ),
+    );
+  }
+
+  /**
+   * Marks the object destroyed in the store: a tombstone at the current epoch, once the write in flight
+   * (if any) ended. Rejects with `Unavailable` when the store did not take it. Nothing is written after it.
+   */
+  async tombstone(): Promise<void> {
+    await this.flushed().catch(() => undefined);
+    this.stop('destroyed');
+    const result = await this.batcher
+      .write({
+        key: this.deps.key,
+        type: this.deps.type,
+        epoch: this.epoch,
+        expected: this.version,
+        schemaVersion: this.deps.persist.version,
+        state: undefined,
+        timers: undefined,
+        authority: this.authority(),
+        tombstone: true,
+      })
+      .catch((error: unknown) => {
+        throw new ZLinkError(
+          'Unavailable',
+          `${this.what}: the tombstone was not written: ${errorMessage(error)}`,
+          {
+            cause: error,
+            details: { reason: 'stateNotSaved' },
+          },
+        );
+      });
+    if (!result.ok)
+      throw new ZLinkError('Unavailable', `${this.what}: the tombstone was refused (${describe(result)})`, {
+        details: { reason: result.reason === 'fenced' ? 'stateFenced' : 'stateNotSaved' },
+      });
+    this.version = result.version;
+  }
+
+  /**
+   * Stops writing (the activation ended or moved away): waiters still held fail with `why`, a retry is
+   * cancelled; a write in flight still settles but starts nothing after it.
+   */
+  stop(why: string): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = why;
+    clearTimeout(this.retryTimer);
+    const holds = this.holds.splice(0);
+    for (const h of holds) h.fail(this.stoppedError());
+  }
+
+  private get what(): string {
+    return `${this.deps.key.kind} '${this.deps.key.id}'`;
+  }
+
+  private authority(): { objectGeneration: number; authorityOwnerGeneration: number; rid: string } {
+    const a = this.deps.authority();
+    return {
+      objectGeneration: a.objectGeneration,
+      authorityOwnerGeneration: a.authorityOwnerGeneration,
+      rid: this.deps.rid,
+    };
+  }
+
+  /** Starts a write of the latest capture unless one is in flight, waiting to be retried, or stopped. */
+  private kick(): void {
+    if (this.writing !== 0 || this.retryTimer !== undefined || this.stopped !== undefined) return;
+    if (this.saved === this.seq || this.lastBytes === undefined) return;
+    const seq = this.seq;
+    const state = this.lastBytes;
+    this.writing = seq;
+    this.batcher
+      .write({
+        key: this.deps.key,
+        type: this.deps.type,
+        epoch: this.epoch,
+        expected: this.version,
+        schemaVersion: this.deps.persist.version,
+        state,
+        timers: undefined,
+        authority: this.authority(),
+      })
+      .then(
+        (result) => this.written(seq, result),
+        (error: unknown) => this.failed(`the State Store did not answer: ${errorMessage(error)}`),
+      );
+  }
+
+  private written(seq: number, result: StateWriteResult): void {
+    this.writing = 0;
+    if (result.ok) {
+      this.version = result.version;
+      this.saved = seq;
+      this.failures = 0;
+      this.versionSkips = 0;
+      this.unsaved = undefined;
+      this.release(seq);
+      return this.kick();
+    }
+    switch (result.reason) {
+      case 'version':
+        // Same epoch, another version: only this owner's own earlier write, whose answer was lost, can
+        // have moved it (docs/decisions.md#durable-state). Written again on top of it, at once; a store
+        // that keeps answering so is failing, and is treated as one.
+        this.version = result.version;
+        if (++this.versionSkips <= MAX_VERSION_SKIPS) return this.kick();
+        return this.failed(`the row's version keeps moving (at ${result.version})`);
+      case 'fenced':
+        return this.depose(`another owner adopted its state (epoch ${result.epoch})`);
+      case 'absent':
+        return this.depose('its row is gone from the State Store');
+      default:
+        return this.failed(`the State Store cannot read its row: ${result.error.message}`);
+    }
+  }
+
+  /**
+   * The write in flight did not land: its waiters (and every earlier one) hear it. An every-turn object
+   * keeps trying, and refuses new calls until a write lands; an explicit one writes at its next save.
+   */
+  private failed(why: string): void {
+    this.writing = 0;
+    this.versionSkips = 0;
+    if (this.stopped !== undefined) return;
+    const error: WireError = {
+      code: REMOTE_CODES.stateNotSaved,
+      message: `${this.what}: the turn ran but its state is not saved (${why}); it may or may not be kept`,
+      details: { reason: 'stateNotSaved' },
+    };
+    const holds = this.holds.splice(0);
+    for (const h of holds) h.fail(error);
+    if (this.mode === 'explicit') return;
+    this.unsaved = error;
+    const wait = RETRY_MS[Math.min(this.failures++, RETRY_MS.length - 1)] as number;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.kick();
+    }, wait);
+  }
+
+  private depose(why: string): void {
+    this.stop(`fenced: ${why}`);
+    this.deps.deposed(why);
+  }
+
+  private release(seq: number): void {
+    let n = 0;
+    while (n < this.holds.length && (this.holds[n] as Hold).seq <= seq) n++;
+    if (n === 0) return;
+    const done = this.holds.splice(0, n);
+    for (const h of done) h.ok();
+  }
+
+  private stoppedError(): WireError {
+    const fenced = this.stopped?.startsWith('fenced') === true;
+    return {
+      code: fenced ? REMOTE_CODES.stateFenced : REMOTE_CODES.stateNotSaved,
+      message: `${this.what}: the turn ran but its state is not saved: the object ${this.stopped ?? 'stopped'}`,
+      details: { reason: fenced ? 'stateFenced' : 'stateNotSaved' },
+    };
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+function describe(result: Exclude<StateWriteResult, { ok: true }>): string {
+  switch (result.reason) {
+    case 'fenced':
+      return `another owner holds epoch ${result.epoch}`;
+    case 'version':
+      return `the row is at version ${result.version}`;
+    case 'absent':
+      return 'no row';
+    default:
+      return result.error.message;
+  }
+}

@@ -1,0 +1,215 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import {
+  MemoryLocationStore,
+  MemoryRelocationStore,
+  MemoryStateStore,
+  type ObjectClassDescription,
+  type PersistOptions,
+  type ZLinkActivationContext,
+  type ZLinkObjectContext,
+  type ZLinkRuntime,
+} from '../../../lib/index.js';
+import { waitFor } from '../../helpers/index.js';
+import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
+
+/**
+ * Persistent Actors in one process (issue 54; docs/objects.md#durable-objects), real sockets between
+ * runtimes, the memory stores shared by them as a Redis would be: state saved after every turn or when
+ * asked, written on a stop, restored by the next get-or-create wherever it lands, a tombstone on
+ * destroy, the State Store's epoch handed over by a move. Crashes, pauses and outages, which need
+ * processes, are in test/e2e.
+ */
+
+/** What each activation's `onActivate` saw, in order, by id. */
+/** The outcomes of `saveLater`'s saves. */
+const lateSaves: Promise<string>[] = [];
+
+const activations = new Map<string, (ZLinkActivationContext['restored'] | 'fresh')[]>();
+
+class Player {
+  x = 0;
+  log: string[] = [];
+  node = '';
+  onActivate(ctx: ZLinkActivationContext): void {
+    this.node = ctx.self.rid;
+    const seen = activations.get(ctx.id) ?? [];
+    seen.push(ctx.restored ?? 'fresh');
+    activations.set(ctx.id, seen);
+  }
+  move(by: number): { x: number; node: string } {
+    this.x += by;
+    return { x: this.x, node: this.node };
+  }
+  read(): { x: number; log: string[]; node: string } {
+    return { x: this.x, log: this.log, node: this.node };
+  }
+  async note(text: string, ctx: ZLinkObjectContext): Promise<number> {
+    this.log.push(text);
+    await ctx.state.save();
+    return ctx.state.version;
+  }
+  /** Starts a save after its turn ended (a plain timer, not `ctx.timers`): it must be refused. */
+  saveLater(_: unknown, ctx: ZLinkObjectContext): boolean {
+    setTimeout(() => {
+      lateSaves.push(
+        ctx.state.save().then(
+          () => 'saved',
+          (e: { code: string; details: { reason: string } }) => `${e.code} ${e.details.reason}`,
+        ),
+      );
+    }, 5);
+    return ctx.state.persistent;
+  }
+  capture(): { x: number; log: string[] } {
+    return { x: this.x, log: this.log };
+  }
+  restore(state: { x: number; log: string[] }, ctx: { self: { rid: string } }): void {
+    this.x = state.x;
+    this.log = state.log;
+    this.node = ctx.self.rid;
+  }
+}
+
+const playerClass = (type: string, persist: PersistOptions): ObjectClassDescription => ({
+  ...objectClass('actor', type, Player, ['move', 'read', 'note', 'saveLater']),
+  options: { relocatable: true, persist },
+});
+
+const runtimes: ZLinkRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((r) => r.close()));
+  activations.clear();
+  lateSaves.length = 0;
+});
+
+interface World {
+  location: MemoryLocationStore;
+  relocation: MemoryRelocationStore;
+  states: MemoryStateStore;
+}
+
+const world = (): World => ({
+  location: new MemoryLocationStore(),
+  relocation: new MemoryRelocationStore(),
+  states: new MemoryStateStore(),
+});
+
+async function server(w: World, rid: string): Promise<ZLinkRuntime> {
+  const classes = registry(
+    playerClass('player', {}),
+    playerClass('scribe', { mode: 'explicit' }),
+    objectClass('actor', 'guest', Player, ['saveLater']),
+  );
+  const r = await startRuntime(
+    objectMeshOptions(w.location, 'server', rid, {
+      relocationStore: { instance: w.relocation },
+      stateStores: { players: { instance: w.states } },
+    }),
+    classes,
+  );
+  runtimes.push(r);
+  return r;
+}
+
+async function client(w: World, peers: number): Promise<ZLinkRuntime> {
+  const r = await startRuntime(objectMeshOptions(w.location, 'client', `client-${runtimes.length}`));
+  runtimes.push(r);
+  await r.waitForPeers('objects', peers);
+  return r;
+}
+
+async function stop(r: ZLinkRuntime): Promise<void> {
+  runtimes.splice(runtimes.indexOf(r), 1);
+  await r.close();
+}
+
+const ask = (c: ZLinkRuntime, id: string, packet: string, payload: unknown = null) =>
+  c.routeClient.toActor(id).request(packet, payload).async();
+
+describe('persistent Actors (every turn, the default mode)', () => {
+  it('come back with their state after their server stopped, told what they were restored from', async () => {
+    const w = world();
+    const a = await server(w, 'server-a');
+    const c = await client(w, 1);
+    await c.objects.getOrCreateActor('player', 'p-1');
+    for (let i = 1; i <= 5; i++) expect(await ask(c, 'p-1', 'move', 1)).toMatchObject({ x: i });
+    await stop(a);
+    await server(w, 'server-b');
+    await c.waitForPeers('objects', 1);
+
+    await expect(c.objects.createActor('player', 'p-1')).rejects.toMatchObject({
+      code: 'InvalidOperation',
+      details: { reason: 'saved' },
+    });
+    await c.objects.getOrCreateActor('player', 'p-1');
+    expect(await ask(c, 'p-1', 'read')).toMatchObject({ x: 5, node: 'server-b' });
+    const seen = activations.get('p-1') ?? [];
+    expect(seen[0]).toBe('fresh');
+    // One write for the state onActivate left (x = 0), one per changing turn (5); the stop's capture
+    // changed nothing, so it wrote nothing.
+    expect(seen.at(-1)).toMatchObject({ version: 6, schemaVersion: 1 });
+  });
+
+  it('start over after a destroy: the tombstone keeps nothing to restore', async () => {
+    const w = world();
+    await server(w, 'server-a');
+    const c = await client(w, 1);
+    const ref = await c.objects.getOrCreateActor('player', 'p-2');
+    await ask(c, 'p-2', 'move', 7);
+    await c.objects.destroy(ref);
+    await c.objects.getOrCreateActor('player', 'p-2');
+    expect(await ask(c, 'p-2', 'read')).toMatchObject({ x: 0 });
+    expect(activations.get('p-2')).toEqual(['fresh', 'fresh']);
+  });
+
+  it('write on after a move with the epoch it handed over, and restore the latest state', async () => {
+    const w = world();
+    await server(w, 'server-a');
+    await server(w, 'server-b');
+    const c = await client(w, 2);
+    await c.objects.createActor('player', 'p-3', { node: 'server-a' });
+    await ask(c, 'p-3', 'move', 2);
+    await expect(
+      c.objects.relocate({ kind: 'actor', id: 'p-3' }, { target: 'server-b' }),
+    ).resolves.toMatchObject({
+      outcome: 'committed',
+    });
+    expect(await ask(c, 'p-3', 'move', 3)).toMatchObject({ x: 5, node: 'server-b' });
+    await Promise.all(runtimes.filter((r) => r !== c).map((r) => stop(r)));
+    await server(w, 'server-c');
+    await c.waitForPeers('objects', 1);
+    await c.objects.getOrCreateActor('player', 'p-3');
+    expect(await ask(c, 'p-3', 'read')).toMatchObject({ x: 5, node: 'server-c' });
+    // Fresh on a (written: versions 1 and 2), moved to b (no onActivate), which wrote version 3.
+    expect(activations.get('p-3')).toEqual(['fresh', expect.objectContaining({ version: 3 })]);
+  });
+});
+
+describe("persistent Actors in mode 'explicit'", () => {
+  it('save when asked and when their server stops, and refuse a save from outside their turn', async () => {
+    const w = world();
+    const a = await server(w, 'server-a');
+    const c = await client(w, 1);
+    await c.objects.getOrCreateActor('scribe', 's-1');
+    expect(await ask(c, 's-1', 'note', 'one')).toBe(1);
+    expect(await ask(c, 's-1', 'move', 4)).toMatchObject({ x: 4 });
+    expect(await ask(c, 's-1', 'note', 'two')).toBe(2);
+    await ask(c, 's-1', 'move', 1);
+    await stop(a);
+    await server(w, 'server-b');
+    await c.waitForPeers('objects', 1);
+    await c.objects.getOrCreateActor('scribe', 's-1');
+    // The stop saved what the last turn left (x = 5), not only what the last save() took (x = 4).
+    expect(await ask(c, 's-1', 'read')).toMatchObject({ x: 5, log: ['one', 'two'] });
+    expect(activations.get('s-1')?.at(-1)).toMatchObject({ version: 3 });
+
+    expect(await ask(c, 's-1', 'saveLater')).toBe(true);
+    await c.objects.getOrCreateActor('guest', 'g-1');
+    expect(await ask(c, 'g-1', 'saveLater')).toBe(false);
+    await waitFor(() => lateSaves.length === 2, 5000, 'both late saves');
+    expect(await Promise.all(lateSaves)).toEqual([
+      'InvalidOperation outsideTurn',
+      'InvalidOperation notPersistent',
+    ]);
+  });
+});
