@@ -90,8 +90,8 @@ export interface ObjectClassOptions {
   readonly relocatable?: boolean;
   /**
    * The objects keep their state in a State Store of the `stateStores` option: what `capture()` returns,
-   * restored through `restore(state, ctx)` (the class needs both). Checked at startup; nothing is written
-   * or read through it yet (docs/decisions.md#durable-state). @default not persistent
+   * restored through `restore(state, ctx)` (the class needs both) wherever the object is activated next
+   * (docs/objects.md#durable-objects). Checked at startup. @default not persistent
    */
   readonly persist?: PersistOptions;
 }
