@@ -63,6 +63,8 @@ export class DurableState {
   /** The capture in flight (its number), or 0. */
   private writing = 0;
   private holds: Hold[] = [];
+  /** Sends made in the running turn, held until the state it leaves is saved (see `hold`). */
+  private turnSends: (() => void)[] = [];
   private failures = 0;
   /** `version` answers in a row (see `written`). */
   private versionSkips = 0;
@@ -70,10 +72,10 @@ export class DurableState {
   /** Set once the store fenced this owner, or it stopped: nothing is written any more. */
   private stopped: string | undefined;
   /**
-   * Set while the last write failed and the state in memory is not in the store (every-turn mode): new
+   * Why the last write failed, while the state in memory is not in the store (every-turn mode): new
    * calls are refused until a write lands.
    */
-  unsaved: WireError | undefined;
+  unsaved: string | undefined;
 
   constructor(
     private readonly deps: DurableDeps,
@@ -156,6 +158,27 @@ export class DurableState {
   /** Whether replies wait for their turn's state (every-turn mode, still writing). */
   get holdsReplies(): boolean {
     return this.deps.persist.mode === 'everyTurn' && this.stopped === undefined;
+  }
+
+  /**
+   * Holds `send` (a push) until the state it may show is saved: inside the object's turn, until the
+   * capture that ends the turn (`turnEnded`); outside it, until the latest capture. A send whose
+   * capture is not saved is dropped: the client never hears of a state a crash could undo.
+   */
+  hold(send: () => void, inTurn: boolean): void {
+    if (!inTurn) return this.after(this.seq, send, dropSend);
+    this.turnSends.push(send);
+  }
+
+  /** The running turn ended with capture `seq`: its held sends wait for it, in the order made. */
+  turnEnded(seq: number): void {
+    if (this.turnSends.length === 0) return;
+    for (const send of this.turnSends.splice(0)) this.after(seq, send, dropSend);
+  }
+
+  /** The running turn's capture failed: what it sent is dropped. */
+  dropTurn(): void {
+    this.turnSends.length = 0;
   }
 
   /** Waits for every capture so far; rejects as `after` fails, with a `ZLinkError`. */
@@ -296,7 +319,7 @@ export class DurableState {
     const holds = this.holds.splice(0);
     for (const h of holds) h.fail(error);
     if (this.mode === 'explicit') return;
-    this.unsaved = error;
+    this.unsaved = why;
     const wait = RETRY_MS[Math.min(this.failures++, RETRY_MS.length - 1)] as number;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -326,6 +349,8 @@ export class DurableState {
     };
   }
 }
+
+const dropSend = (): void => undefined;
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;

@@ -60,15 +60,31 @@ export class ObjectStateHandle implements ZLinkObjectState {
   readonly boundary = (): void => {
     const d = this.durable;
     if (d === undefined || d.mode !== 'everyTurn') return;
-    const captured = this.captureHook();
-    if (isThenable(captured))
-      throw new ZLinkError(
-        'InvalidOperation',
-        `${this.what}: capture() returned a promise; a persistent class in mode 'everyTurn' must return its state`,
-        { details: { reason: 'asyncCapture' } },
-      );
-    d.capture(captured);
+    try {
+      const captured = this.captureHook();
+      if (isThenable(captured))
+        throw new ZLinkError(
+          'InvalidOperation',
+          `${this.what}: capture() returned a promise; a persistent class in mode 'everyTurn' must return its state`,
+          { details: { reason: 'asyncCapture' } },
+        );
+      d.turnEnded(d.capture(captured));
+    } catch (error) {
+      d.dropTurn();
+      throw error;
+    }
   };
+
+  /**
+   * Whether `send` (a push of this object) was taken to be held until its state is saved (mode
+   * `everyTurn`); `false`: send it now.
+   */
+  hold(send: () => void): boolean {
+    const d = this.durable;
+    if (d === undefined || !d.holdsReplies) return false;
+    d.hold(send, currentTurn()?.owner === this.turns);
+    return true;
+  }
 }
 
 function saved(d: DurableState, seq: number): Promise<void> {

@@ -108,13 +108,25 @@ export class Activation {
     /** A Spot's way to its members' sessions (`SpotSessions`). */
     room: { readonly pusher: RoomPusher | undefined; readonly members: MemberSessions },
   ) {
-    this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, pusher) : undefined;
+    this.saved = new ObjectStateHandle(turns, () => this.hook('capture'), `${key.kind} '${key.id}'`);
+    // An every-turn persistent object's pushes wait, as its replies do, for the state they may show.
+    const saved = this.saved;
+    const heldPusher: BindingPusher | undefined = pusher && {
+      push: (b, actorId, packet, payload) =>
+        saved.hold(() => pusher.push(b, actorId, packet, payload)) || pusher.push(b, actorId, packet, payload),
+      ended: (b, actorId) => pusher.ended(b, actorId),
+    };
+    const roomPusher: RoomPusher | undefined = room.pusher && {
+      pushRoom: (owner, spotId, packet, payload, targets) =>
+        saved.hold(() => room.pusher?.pushRoom(owner, spotId, packet, payload, targets)) ||
+        room.pusher?.pushRoom(owner, spotId, packet, payload, targets) === true,
+    };
+    this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, heldPusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
     this.subscriptions = classes.subscriptionsOf(key.kind, cls.type);
     this.eventOrder = this.subscriptions && new EventOrder();
     const from: SpotEventSource = { kind: key.kind, id: key.id };
     this.ref = objectRef(key, cls.type, authority.objectGeneration, owner.rid);
-    this.saved = new ObjectStateHandle(turns, () => this.hook('capture'), `${key.kind} '${key.id}'`);
     this.scope = Object.freeze({
       target: key.kind,
       type: cls.type,
@@ -123,7 +135,7 @@ export class Activation {
       self: this.ref,
       timers: turns.timers,
       membership: this.membership,
-      sessions: this.sessions ?? new SpotSessions(key.id, this.membership, room.members, room.pusher),
+      sessions: this.sessions ?? new SpotSessions(key.id, this.membership, room.members, roomPusher),
       state: this.saved,
       publish: (channel: string, packet: string, event: unknown, options?: { topic?: string }) =>
         publisher.call(from, channel, packet, event, options),

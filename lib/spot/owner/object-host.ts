@@ -254,7 +254,7 @@ export class ObjectHost {
     if (a.ingress !== undefined) return a.ingress(call, answer);
     // Every-turn persistence: while its state is not in the store, the object takes no new work.
     const unsaved = a.durable?.unsaved;
-    if (unsaved !== undefined) return answer.error(refusal(stateNotSavedRefusal(a, unsaved.message)));
+    if (unsaved !== undefined) return answer.error(refusal(stateNotSavedRefusal(a, unsaved)));
     runObjectCall(a, call, answer, this.config);
   }
 

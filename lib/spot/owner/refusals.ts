@@ -61,7 +61,7 @@ export function staleRoute(rid: string, call: InboundObjectCall): WireError {
 export function stateNotSavedRefusal(a: { readonly key: ObjectKey }, why: string): ZLinkError {
   return new ZLinkError(
     'Rejected',
-    `${a.key.kind} '${a.key.id}' takes no new work until its state is saved: ${why}`,
+    `${a.key.kind} '${a.key.id}' takes no new work until its state is saved (${why})`,
     { details: { reason: 'stateNotSaved' } },
   );
 }
