@@ -171,9 +171,11 @@ export interface ZLinkObjectState {
  * Why an activation ends (`onDeactivate(ctx, reason)`): `destroyed` by `destroy(ref)`, `shutdown` when
  * the runtime closes, `takenOver` when another node took the object while this one's lease lapsed,
  * `failed` when its creation did not complete, `relocated` on the node it moved away from (it goes on,
- * with its state, on the new owner).
+ * with its state, on the new owner), `passivated` when a persistent object sat idle for its class's
+ * `persist.idleMs` (its state saved; a get-or-create brings it back).
  */
-export type DeactivationReason = 'destroyed' | 'shutdown' | 'takenOver' | 'failed' | 'relocated';
+export type DeactivationReason =
+  'destroyed' | 'shutdown' | 'takenOver' | 'failed' | 'relocated' | 'passivated';
 
 /**
  * How the object runtime builds an instance per activation and calls its methods: the Nest module

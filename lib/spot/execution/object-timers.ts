@@ -104,6 +104,11 @@ export class ObjectTimers {
     this.timers.delete(id);
   }
 
+  /** How many timers are live (armed and not cleared). */
+  get size(): number {
+    return this.timers.size;
+  }
+
   /** The live timers in the order they were set, for capture on relocation. */
   pending(): TimerSnapshot[] {
     const now = Date.now();

@@ -94,6 +94,13 @@ export class ObjectTurns<W = unknown> {
     return this.queue.length;
   }
 
+  /** How many turns have ended: an idle sweep tells from it whether any ran since it last looked. */
+  get turnsRun(): number {
+    return this.ran;
+  }
+
+  private ran = 0;
+
   /** Whether a turn is running now. */
   get busy(): boolean {
     return this.current !== undefined;
@@ -355,6 +362,7 @@ export class ObjectTurns<W = unknown> {
 
   /** The running turn is over: its permit goes back and the next one may start. */
   private ended(context: TurnContext): void {
+    this.ran++;
     context.active = false;
     this.current = undefined;
     this.jobs.release();

@@ -113,7 +113,8 @@ export class Activation {
     const saved = this.saved;
     const heldPusher: BindingPusher | undefined = pusher && {
       push: (b, actorId, packet, payload) =>
-        saved.hold(() => pusher.push(b, actorId, packet, payload)) || pusher.push(b, actorId, packet, payload),
+        saved.hold(() => pusher.push(b, actorId, packet, payload)) ||
+        pusher.push(b, actorId, packet, payload),
       ended: (b, actorId) => pusher.ended(b, actorId),
     };
     const roomPusher: RoomPusher | undefined = room.pusher && {

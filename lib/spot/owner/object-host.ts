@@ -22,6 +22,7 @@ import { LeaseRecheck } from './lease-recheck.js';
 import { AuthorityClaims, fencedRefusal } from './authority-claims.js';
 import { Creations } from './creations.js';
 import { type DurableClass, ObjectStates } from './object-states.js';
+import { Passivation } from './passivation.js';
 import { within } from './user-code.js';
 import {
   type CallsElsewhere,
@@ -86,6 +87,8 @@ export class ObjectHost {
   readonly moves: HostMoves;
   private readonly metrics = new Map<string, ObjectTypeMetrics>();
   private readonly recheck: LeaseRecheck;
+  /** Puts idle persistent objects to sleep (classes with `persist.idleMs`). */
+  readonly passivation: Passivation;
   private closed = false;
 
   constructor(private readonly config: ObjectHostConfig) {
@@ -133,6 +136,14 @@ export class ObjectHost {
       counted: (a) => this.metricsOf(a.cls).storeReads++,
       discard: (a, reason, detail) => this.discard(a, reason, detail),
     });
+    this.passivation = new Passivation({
+      table: this.active,
+      clock: config.clock,
+      durableOf: config.durableOf ?? (() => undefined),
+      blocked: () => this.fenced || this.moves.draining,
+      passivate: (a) => this.passivate(a),
+    });
+    this.passivation.start(config.classes.all());
     for (const cls of config.classes.all()) {
       const m = config.events.metrics.objects.of(cls.kind, cls.type);
       m.queueDepth = () => this.active.depth(cls.kind, cls.type);
@@ -270,6 +281,7 @@ export class ObjectHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passivation.stop();
     const released = Promise.all(this.active.all().map((a) => this.release(a, 'shutdown')));
     if (await within(released, this.config.closeTimeoutMs)) return;
     for (const a of this.active.all())
@@ -278,6 +290,18 @@ export class ObjectHost {
 
   snapshot(): ObjectActivationSnapshot[] {
     return this.active.snapshot();
+  }
+
+  /**
+   * Puts `a` to sleep: its state saved first (a save that fails leaves it running), then released as a
+   * destroy is, `passivated`, without a tombstone; the next get-or-create restores it.
+   */
+  private async passivate(a: Activation): Promise<void> {
+    if (a.state !== 'ready' || a.ingress !== undefined) return;
+    await this.states.passivating(a);
+    // A call that came while the last save was on its way wakes it: it runs, and the sweep waits again.
+    if (a.turns.depth > 0 || a.state !== 'ready') return a.turns.unseal();
+    await this.release(a, 'passivated');
   }
 
   /**
@@ -290,16 +314,23 @@ export class ObjectHost {
     if (a.state === 'closing') return;
     // A persistent object's state goes first: a destroy whose tombstone did not land changed nothing.
     if (reason === 'destroyed') await this.states.destroying(a);
+    // Past a tombstone there is no way back: the release goes on whatever the Authority Store answers.
+    const undoable = reason === 'passivated' || (reason === 'destroyed' && a.durable === undefined);
     a.state = 'closing';
     const releasing = await this.claims.releasing(a.key, a.cls.type, a.authority);
-    const what = `destroy ${a.key.kind} '${a.key.id}'`;
-    if (releasing === 'failed' && reason === 'destroyed') {
+    const what = `${reason === 'passivated' ? 'passivate' : 'destroy'} ${a.key.kind} '${a.key.id}'`;
+    if (releasing === 'failed' && undoable) {
       a.state = 'ready';
+      a.turns.unseal();
       throw new ZLinkError('Unavailable', `${what}: the Authority Store did not answer; nothing changed`, {
         details: { resolver: 'StoreFailure' },
       });
     }
     await this.discard(a, reason);
+    if (releasing === 'failed' && reason === 'destroyed')
+      throw new ZLinkError('Unavailable', `${what}: deactivated, but its record could not be released yet`, {
+        details: { reason: 'releaseIncomplete' },
+      });
     if (typeof releasing !== 'number') return;
     const removed = await this.claims.remove(a.key, releasing);
     if (removed === 'failed' && reason === 'destroyed')

@@ -118,6 +118,25 @@ export class ObjectStates {
   }
 
   /**
+   * Before a passivation lets its record go: the running turn ends and the state it leaves is in the
+   * store (an explicit object's captured once more). Rejects when the store did not take it: the object
+   * then runs on, as if nothing happened.
+   */
+  async passivating(a: Activation): Promise<void> {
+    const d = a.durable;
+    if (d === undefined) return;
+    await a.turns.seal();
+    try {
+      if (d.mode === 'explicit')
+        d.capture(await userCode(`${a.key.kind} '${a.key.id}': capture()`, () => a.hook('capture')));
+      await d.flushed();
+    } catch (error) {
+      a.turns.unseal();
+      throw error;
+    }
+  }
+
+  /**
    * What an activation's end writes, once its turns are closed: on a stop the state it ends with
    * (`capture()` once more, then every write landed); nothing else writes (a destroy wrote its tombstone
    * already; a takeover, a move or a failed creation must not). Resolves with what went wrong, if
@@ -126,7 +145,7 @@ export class ObjectStates {
   async ended(a: Activation, reason: DeactivationReason): Promise<string | undefined> {
     const d = a.durable;
     if (d === undefined) return undefined;
-    if (reason !== 'shutdown') {
+    if (reason !== 'shutdown' && reason !== 'passivated') {
       d.stop(reason);
       return undefined;
     }

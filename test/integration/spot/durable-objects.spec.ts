@@ -6,10 +6,11 @@ import {
   type ObjectClassDescription,
   type PersistOptions,
   type ZLinkActivationContext,
+  type ZLinkEvent,
   type ZLinkObjectContext,
   type ZLinkRuntime,
 } from '../../../lib/index.js';
-import { waitFor } from '../../helpers/index.js';
+import { outcome, waitFor } from '../../helpers/index.js';
 import { objectClass, objectMeshOptions, registry, startRuntime } from './harness.js';
 
 /**
@@ -48,6 +49,11 @@ class Player {
     await ctx.state.save();
     return ctx.state.version;
   }
+  /** Arms a plain timer, far off: an object with a timer is never put to sleep. */
+  arm(_: unknown, ctx: ZLinkObjectContext): boolean {
+    ctx.timers.setTimeout(() => undefined, 600_000, 'wake');
+    return true;
+  }
   /** Starts a save after its turn ended (a plain timer, not `ctx.timers`): it must be refused. */
   saveLater(_: unknown, ctx: ZLinkObjectContext): boolean {
     setTimeout(() => {
@@ -71,7 +77,7 @@ class Player {
 }
 
 const playerClass = (type: string, persist: PersistOptions): ObjectClassDescription => ({
-  ...objectClass('actor', type, Player, ['move', 'read', 'note', 'saveLater']),
+  ...objectClass('actor', type, Player, ['move', 'read', 'note', 'saveLater', 'arm']),
   options: { relocatable: true, persist },
 });
 
@@ -97,6 +103,7 @@ const world = (): World => ({
 async function server(w: World, rid: string): Promise<ZLinkRuntime> {
   const classes = registry(
     playerClass('player', {}),
+    playerClass('sleeper', { idleMs: 1000 }),
     playerClass('scribe', { mode: 'explicit' }),
     objectClass('actor', 'guest', Player, ['saveLater']),
   );
@@ -182,6 +189,43 @@ describe('persistent Actors (every turn, the default mode)', () => {
     expect(await ask(c, 'p-3', 'read')).toMatchObject({ x: 5, node: 'server-c' });
     // Fresh on a (written: versions 1 and 2), moved to b (no onActivate), which wrote version 3.
     expect(activations.get('p-3')).toEqual(['fresh', expect.objectContaining({ version: 3 })]);
+  });
+});
+
+describe('passivation (persist.idleMs)', () => {
+  it('puts an idle object to sleep with its state, and a get-or-create wakes it; one with a timer stays', async () => {
+    const w = world();
+    const a = await server(w, 'server-a');
+    const c = await client(w, 1);
+    const slept: { id: string; at: number }[] = [];
+    a.events.subscribe(
+      (e: ZLinkEvent) => {
+        if (e.type === 'object' && e.state === 'deactivated' && e.reason === 'passivated')
+          slept.push({ id: e.id, at: Date.now() });
+      },
+      { perMessage: false },
+    );
+    await c.objects.getOrCreateActor('sleeper', 'z-1');
+    await c.objects.getOrCreateActor('sleeper', 'z-2');
+    await ask(c, 'z-1', 'move', 9);
+    await ask(c, 'z-2', 'arm');
+    const lastTurn = Date.now();
+    await waitFor(() => slept.length > 0, 10_000, 'z-1 put to sleep');
+    expect(slept[0]?.id).toBe('z-1');
+    // Asleep, it is no object: the client's cached route is stale (that call never ran), then plain
+    // calls end NotFound until a get-or-create brings it back.
+    expect(await outcome(ask(c, 'z-1', 'read'))).toMatchObject({
+      error: { code: 'Unavailable', details: { reason: 'staleRoute' } },
+    });
+    await expect(ask(c, 'z-1', 'read')).rejects.toMatchObject({ code: 'NotFound' });
+    await c.objects.getOrCreateActor('sleeper', 'z-1');
+    expect(await ask(c, 'z-1', 'read')).toMatchObject({ x: 9 });
+    expect(activations.get('z-1')).toEqual(['fresh', expect.objectContaining({ schemaVersion: 1 })]);
+    // z-2's timer keeps it awake: two idle times after its last turn it still answers (z-1, woken,
+    // may have gone back to sleep meanwhile).
+    await waitFor(() => Date.now() - lastTurn > 2500, 5000, 'two idle times');
+    expect(slept.map((s) => s.id)).not.toContain('z-2');
+    expect(await ask(c, 'z-2', 'read')).toMatchObject({ x: 0 });
   });
 });
 
