@@ -11,16 +11,34 @@ export interface RedisConnectionOptions {
 /** How long one store command may take before it fails (ioredis `commandTimeout`), unless set. */
 const COMMAND_TIMEOUT_MS = 2000;
 
+/** Client options a store sets for itself, below the caller's own (which win). */
+export interface ClientDefaults {
+  /** Connect on the first command (or `connect()`), not when the client is built. */
+  readonly lazyConnect?: boolean;
+  /** Cluster only: commands sent in one tick leave as one pipeline per node. */
+  readonly enableAutoPipelining?: boolean;
+}
+
 /**
  * The ioredis client of a store: a command fails after `COMMAND_TIMEOUT_MS` and is tried once
  * more at most, unless the caller's options say otherwise, so a store outage reaches the caller
  * as an error instead of an unbounded wait.
  */
-export function createRedisClient(options: RedisConnectionOptions): Redis | Cluster {
-  const base = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 };
+export function createRedisClient(
+  options: RedisConnectionOptions,
+  defaults: ClientDefaults = {},
+): Redis | Cluster {
+  const { lazyConnect, enableAutoPipelining } = defaults;
+  const base = {
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    ...(lazyConnect && { lazyConnect }),
+  };
   if (options.cluster) {
     const { nodes, options: clusterOptions } = options.cluster;
     return new Cluster(nodes, {
+      ...(lazyConnect && { lazyConnect }),
+      ...(enableAutoPipelining && { enableAutoPipelining }),
       ...clusterOptions,
       redisOptions: { ...base, ...clusterOptions?.redisOptions },
     });

@@ -1,5 +1,10 @@
 import type { Cluster, Redis } from 'ioredis';
-import { type RedisConnectionOptions, closeRedisClient, createRedisClient } from './client.js';
+import {
+  type ClientDefaults,
+  type RedisConnectionOptions,
+  closeRedisClient,
+  createRedisClient,
+} from './client.js';
 
 /** A URL query parameter that may carry a secret (ioredis reads `?password=` as the password). */
 const SECRET_PARAM = /pass|pwd|secret|token|auth/i;
@@ -50,9 +55,18 @@ export class StoreClient<C extends Redis | Cluster = Redis | Cluster> {
   /** The last connection error ioredis reported; cleared when the connection is ready again. */
   lastError: Error | undefined;
 
-  constructor(options: RedisConnectionOptions, store: string, keyPrefix: string) {
-    this.client = createRedisClient(options) as C;
-    this.name = `${store} ${redisTarget(options)} (key prefix '${keyPrefix}')`;
+  /**
+   * `own.name` replaces the name built from `store`, the target and `keyPrefix` (a State Store names
+   * itself); `own.defaults` are client options the caller's own override (see `createRedisClient`).
+   */
+  constructor(
+    options: RedisConnectionOptions,
+    store: string,
+    keyPrefix: string,
+    own: { readonly name?: string; readonly defaults?: ClientDefaults } = {},
+  ) {
+    this.client = createRedisClient(options, own.defaults) as C;
+    this.name = own.name ?? `${store} ${redisTarget(options)} (key prefix '${keyPrefix}')`;
     this.watch(this.client);
   }
 
