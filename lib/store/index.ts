@@ -6,6 +6,8 @@ export type { RedisLocationStoreOptions } from './redis/redis-location-store.js'
 export { createLocationStore } from './create-store.js';
 export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-object-stores.js';
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory/memory-state-store.js';
+export type { RedisStateStoreOptions } from './redis/redis-state-store.js';
+export { createStateStore } from './create-state-store.js';
 export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
 export {
   createAuthorityStore,

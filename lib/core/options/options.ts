@@ -68,7 +68,11 @@ export type {
   StoreConnectionOptions,
 } from './store-options.js';
 export type { NormalizedObjectOptions, ObjectOptions } from './object-options.js';
-export type { NormalizedStateStore, StateStoreOptions } from './state-store-options.js';
+export type {
+  NormalizedStateStore,
+  NormalizedStateStoreSource,
+  StateStoreOptions,
+} from './state-store-options.js';
 export type { NormalizedSessionListener, SessionListenerOptions } from './session-options.js';
 export type {
   NormalizedSessionListen,
@@ -130,9 +134,10 @@ export interface ZLinkOptions {
   relocationStore?: RelocationStoreOptions;
   /**
    * State Stores for persistent Spots and Actors, by name: what a class's `persist.store` names (the only
-   * one when it names none). Each is `{ instance }`, a `StateStore` such as `new MemoryStateStore()`. Checked
-   * at startup against the classes' `persist` options; nothing reads or writes state through them yet
-   * (docs/decisions.md#durable-state). @default none
+   * one when it names none). Each is `{ redis, keyPrefix? }` or `{ cluster, keyPrefix? }` (a Redis the
+   * framework connects to, keys under `zlink-state` unless set), or `{ instance }`, a `StateStore` such as
+   * `new MemoryStateStore()`. Checked at startup against the classes' `persist` options; nothing reads or
+   * writes state through them yet (docs/decisions.md#durable-state). @default none
    */
   stateStores?: Record<string, StateStoreOptions>;
   /** Default deadline of a request (and of a send waiting for queue space). @default 30000 */
@@ -229,13 +234,25 @@ function checkChannelNames(options: ZLinkOptions, clientServer: ReadonlyMap<stri
   }
 }
 
+/** The key prefixes the Location and Relocation Stores use on a Redis, each with the field that set it. */
+function redisPrefixes(
+  ...stores: [NormalizedLocationStore | undefined, NormalizedRelocationStore | undefined]
+): Map<string, string> {
+  const fields = ['locationStore.keyPrefix', 'relocationStore.keyPrefix'];
+  const taken = new Map<string, string>();
+  stores.forEach((store, i) => {
+    if (store && store.source.kind !== 'instance') taken.set(store.keyPrefix, fields[i]!);
+  });
+  return taken;
+}
+
 export function normalizeOptions(options: ZLinkOptions | undefined): NormalizedOptions {
   const raw = (options ?? {}) as ZLinkOptions;
   if (!isRecord(raw)) throw configurationError('options', 'must be an object');
   checkKeys('options', raw as Record<string, unknown>, TOP_KEYS);
   const locationStore = normalizeLocationStore(raw.locationStore);
   const relocationStore = normalizeRelocationStore(raw.relocationStore, locationStore);
-  const stateStores = normalizeStateStores(raw.stateStores);
+  const stateStores = normalizeStateStores(raw.stateStores, redisPrefixes(locationStore, relocationStore));
   const security = normalizeSecurity(raw.security);
   const curve = security.curve !== undefined;
   const clientServer = normalizeClientServer(raw.clientServer, locationStore !== undefined, curve);

@@ -1,59 +1,129 @@
 import { configurationError } from '../errors.js';
 import { checkKeys, checkName, isRecord } from '../option-checks.js';
 import type { StateStore } from '../ports/state-store.js';
-import { checkInstance } from './store-options.js';
+import {
+  type NormalizedStoreSource,
+  type StoreConnectionOptions,
+  checkInstance,
+  checkKeyPrefix,
+  normalizeRedisSource,
+} from './store-options.js';
 
 /**
  * The `stateStores` option: the State Stores persistent Spots and Actors may keep their state in, by name
  * (`@Spot(type, { persist: { store: '<name>' } })`; docs/decisions.md#durable-state). Only shapes are
- * checked here; which class uses which store is checked with the classes (`checkObjectClasses`).
+ * checked here; which class uses which store is checked with the classes (`checkObjectClasses`), and
+ * `lib/store` builds the stores (`createStateStore`).
  */
 
-/** One State Store. */
-export interface StateStoreOptions {
+/** One State Store: exactly one of `instance`, `redis` or `cluster`. */
+export interface StateStoreOptions extends StoreConnectionOptions {
   /**
    * A store object of your own making, e.g. `new MemoryStateStore()` (in one process, for tests); the
    * framework never builds one unasked.
    */
   instance?: StateStore;
+  /**
+   * With `redis` or `cluster`: keeps its rows apart from other stores on a shared Redis. Must differ from
+   * `locationStore.keyPrefix`, `relocationStore.keyPrefix` and every other State Store's.
+   * @default 'zlink-state'
+   */
+  keyPrefix?: string;
 }
+
+/** Where a State Store lives: an instance, or a Redis (standalone, Sentinel or Cluster) and a key prefix. */
+export type NormalizedStateStoreSource =
+  | { readonly kind: 'instance'; readonly instance: StateStore }
+  | (Exclude<NormalizedStoreSource<never>, { kind: 'instance' }> & { readonly keyPrefix: string });
 
 export interface NormalizedStateStore {
   /** The key it was registered under: what `persist.store` names. */
   readonly name: string;
-  readonly source: { readonly kind: 'instance'; readonly instance: StateStore };
+  readonly source: NormalizedStateStoreSource;
 }
 
-const KEYS = ['instance'];
+/** The sources of one State Store, exactly one of which is given. */
+const SOURCES = ['instance', 'redis', 'cluster'] as const;
+const KEYS = [...SOURCES, 'keyPrefix'];
 const METHODS = ['start', 'adopt', 'write', 'close'];
+const DEFAULT_PREFIX = 'zlink-state';
 
 /**
- * The `stateStores` option: an object keyed by store name, each entry `{ instance }` (the PostgreSQL and
- * Redis providers are not part of the package yet, so their keys are refused as unknown). One store
- * object under two names is refused: its batches would compete as two stores.
+ * The `stateStores` option: an object keyed by store name, each entry `{ instance }`, `{ redis, keyPrefix? }`
+ * or `{ cluster, keyPrefix? }`. One store object under two names is refused (its batches would compete as
+ * two stores), and so is a key prefix that `prefixesTaken` holds (prefix → the field that has it: the
+ * Location and Relocation Stores') or that another State Store on Redis has: stores may share a Redis,
+ * never a key prefix.
  */
-export function normalizeStateStores(value: unknown): ReadonlyMap<string, NormalizedStateStore> {
+export function normalizeStateStores(
+  value: unknown,
+  prefixesTaken: ReadonlyMap<string, string> = new Map(),
+): ReadonlyMap<string, NormalizedStateStore> {
   const out = new Map<string, NormalizedStateStore>();
   if (value === undefined) return out;
   if (!isRecord(value)) throw configurationError('stateStores', 'must be an object keyed by store name');
+  const prefixes = new Map(prefixesTaken);
   for (const [name, entry] of Object.entries(value)) {
     const field = `stateStores.${name}`;
     checkName(field, name);
-    if (!isRecord(entry)) throw configurationError(field, 'must be an object { instance }');
+    if (!isRecord(entry))
+      throw configurationError(field, 'must be an object { instance } | { redis } | { cluster }');
     checkKeys(field, entry, KEYS);
-    if (entry.instance === undefined)
-      throw configurationError(`${field}.instance`, 'names no store: give instance, a StateStore');
-    const instance = checkInstance<StateStore>(`${field}.instance`, 'StateStore', METHODS, entry.instance);
-    checkStoreFields(`${field}.instance`, instance);
-    const twin = [...out.values()].find((s) => s.source.instance === instance);
-    if (twin)
+    const given = SOURCES.filter((k) => entry[k] !== undefined);
+    if (given.length !== 1)
       throw configurationError(
-        `${field}.instance`,
-        `is stateStores.${twin.name}.instance too; register one store object under one name`,
+        field,
+        given.length === 0
+          ? 'names no store: give one of instance, redis or cluster'
+          : `gives ${given.join(' and ')}; a State Store has exactly one`,
       );
-    out.set(name, Object.freeze({ name, source: Object.freeze({ kind: 'instance' as const, instance }) }));
+    const which = given[0]!;
+    let source: NormalizedStateStoreSource;
+    switch (which) {
+      case 'instance':
+        source = instanceSource(field, entry, out);
+        break;
+      case 'redis':
+      case 'cluster': {
+        const keyPrefix = checkKeyPrefix(`${field}.keyPrefix`, entry.keyPrefix, DEFAULT_PREFIX);
+        const holder = prefixes.get(keyPrefix);
+        if (holder !== undefined)
+          throw configurationError(
+            `${field}.keyPrefix`,
+            `'${keyPrefix}' is ${holder} too; stores may share a Redis, never a key prefix`,
+          );
+        prefixes.set(keyPrefix, `${field}.keyPrefix`);
+        source = Object.freeze({ ...normalizeRedisSource(field, which, entry), keyPrefix });
+        break;
+      }
+    }
+    out.set(name, Object.freeze({ name, source }));
   }
   return out;
+}
+
+/** An `instance` source: a StateStore by its shape, not registered under another name already. */
+function instanceSource(
+  field: string,
+  entry: Record<string, unknown>,
+  registered: ReadonlyMap<string, NormalizedStateStore>,
+): NormalizedStateStoreSource {
+  if (entry.keyPrefix !== undefined)
+    throw configurationError(
+      `${field}.keyPrefix`,
+      'goes with redis or cluster; an instance keeps its own rows',
+    );
+  const instance = checkInstance<StateStore>(`${field}.instance`, 'StateStore', METHODS, entry.instance);
+  checkStoreFields(`${field}.instance`, instance);
+  const twin = [...registered.values()].find(
+    (s) => s.source.kind === 'instance' && s.source.instance === instance,
+  );
+  if (twin)
+    throw configurationError(
+      `${field}.instance`,
+      `is stateStores.${twin.name}.instance too; register one store object under one name`,
+    );
+  return Object.freeze({ kind: 'instance' as const, instance });
 }
 
 /** The port's fields besides its methods: what a batcher sizes its batches by, and the name messages use. */

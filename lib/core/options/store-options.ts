@@ -166,14 +166,19 @@ function normalizeStore<I>(
         : `registers ${given.join(' and ')}; a process registers exactly one ${kind.name}`,
     );
   }
-  const keyPrefix = value.keyPrefix ?? kind.defaultPrefix;
-  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}]/.test(keyPrefix))
-    throw configurationError(`${field}.keyPrefix`, 'must be a non-empty string without { or }');
   return {
     value,
     source: normalizeSource<I>(kind, given[0] as 'redis' | 'cluster' | 'instance', value),
-    keyPrefix,
+    keyPrefix: checkKeyPrefix(`${field}.keyPrefix`, value.keyPrefix, kind.defaultPrefix),
   };
+}
+
+/** A Redis store's key prefix, `defaultPrefix` when not given: a non-empty string without `{` or `}`. */
+export function checkKeyPrefix(field: string, value: unknown, defaultPrefix: string): string {
+  const keyPrefix = value ?? defaultPrefix;
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}]/.test(keyPrefix))
+    throw configurationError(field, 'must be a non-empty string without { or }');
+  return keyPrefix;
 }
 
 function normalizeSource<I>(
@@ -181,7 +186,22 @@ function normalizeSource<I>(
   which: 'redis' | 'cluster' | 'instance',
   value: Record<string, unknown>,
 ): NormalizedStoreSource<I> {
-  const { field } = kind;
+  if (which !== 'instance') return normalizeRedisSource(kind.field, which, value);
+  return {
+    kind: 'instance',
+    instance: checkInstance<I>(`${kind.field}.instance`, kind.port, kind.methods, value.instance),
+  };
+}
+
+/**
+ * The `redis` or `cluster` source of the store option at `field` (`value` is that option): a URL or
+ * ioredis options, or `{ nodes, options? }`, passed through as given.
+ */
+export function normalizeRedisSource(
+  field: string,
+  which: 'redis' | 'cluster',
+  value: Record<string, unknown>,
+): Exclude<NormalizedStoreSource<never>, { kind: 'instance' }> {
   switch (which) {
     case 'redis': {
       const redis = value.redis;
@@ -201,11 +221,6 @@ function normalizeSource<I>(
         throw configurationError(`${field}.cluster.options`, 'must be ioredis cluster options');
       return { kind: 'cluster', nodes: cluster.nodes, options: cluster.options };
     }
-    case 'instance':
-      return {
-        kind: 'instance',
-        instance: checkInstance<I>(`${field}.instance`, kind.port, kind.methods, value.instance),
-      };
   }
 }
 
