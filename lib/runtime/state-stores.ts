@@ -6,6 +6,7 @@ import {
   persistStoreOf,
 } from '../core/objects/index.js';
 import { type DurableClass, StateBatcher } from '../spot/index.js';
+import { createStateStore } from '../store/index.js';
 
 /**
  * The State Stores of an object server (docs/objects.md#durable-objects): each one a persistent class
@@ -31,11 +32,16 @@ export class RuntimeStateStores {
       if (batcher === undefined) {
         const entry = options.stateStores.get(name);
         if (entry === undefined) continue;
-        const store = entry.source.instance;
-        await store.start();
+        const { store, owned } = await createStateStore(entry);
+        try {
+          await store.start();
+        } catch (error) {
+          if (owned) await store.close().catch(() => undefined);
+          throw error;
+        }
         batcher = new StateBatcher(store);
         batchers.set(name, batcher);
-        this.started.push({ store, batcher, owned: false });
+        this.started.push({ store, batcher, owned });
       }
       this.byClass.set(`${cls.kind} ${cls.type}`, { batcher, persist });
     }
