@@ -48,6 +48,7 @@ export type {
   ZLinkRestoredState,
   ZLinkObjectTimers,
   ZLinkTimerId,
+  ZLinkTimerOptions,
   DeactivationReason,
   MemberLeaveReason,
   ZLinkMembership,

@@ -27,6 +27,7 @@ import {
 export class SavedPlayer {
   private x = 0;
   private badges: string[] = [];
+  private shielded = false;
 
   onActivate(ctx: ZLinkActivationContext): void {
     const from = ctx.restored ? `restored from version ${ctx.restored.version}` : 'new';
@@ -47,13 +48,31 @@ export class SavedPlayer {
     return ctx.state.version;
   }
 
-  capture(): { x: number; badges: string[] } {
-    return { x: this.x, badges: this.badges };
+  // A durable timer: saved with the state, it fires wherever the player is when it comes due.
+  @ActorHandler('shield')
+  shield(@ZLinkContext() ctx: ZLinkObjectContext): boolean {
+    this.shielded = true;
+    ctx.timers.setTimeout(() => this.expire(), 30_000, 'expire', { durable: true });
+    return this.shielded;
   }
 
-  restore(state: { x: number; badges: string[] }): void {
+  expire(): void {
+    this.shielded = false;
+  }
+
+  @ActorHandler('shielded')
+  isShielded(): boolean {
+    return this.shielded;
+  }
+
+  capture(): { x: number; badges: string[]; shielded: boolean } {
+    return { x: this.x, badges: this.badges, shielded: this.shielded };
+  }
+
+  restore(state: { x: number; badges: string[]; shielded: boolean }): void {
     this.x = state.x;
     this.badges = state.badges;
+    this.shielded = state.shielded;
   }
 }
 
@@ -82,13 +101,15 @@ export async function main(): Promise<void> {
   const route = first.get(ZLinkRouteClient);
   for (const by of [3, 4, 5]) await route.toActor('ann').request('move', by).async();
   await route.toActor('ann').request('badge', 'explorer').async();
+  await route.toActor('ann').request('shield', null).async();
   await first.close();
 
   const second = await NestFactory.createApplicationContext(SecondServerModule, { logger: false });
   await second.get(ZLinkRuntime).waitForPeers('world', 0);
   await second.get(ZLinkObjects).getOrCreateActor('player', 'ann');
   const x = await second.get(ZLinkRouteClient).toActor('ann').request('move', 0).async<number>();
-  console.log(`ann after the restart: x = ${x}`);
+  const shielded = await second.get(ZLinkRouteClient).toActor('ann').request('shielded', null).async();
+  console.log(`ann after the restart: x = ${x}, shielded = ${String(shielded)}`);
   await second.close();
 }
 

@@ -42,9 +42,30 @@ export type ZLinkTimerId = number;
  * activation. `ms` must be a finite number >= 0 (an interval's > 0); `label` names it in snapshots.
  */
 export interface ZLinkObjectTimers {
-  setTimeout(callback: () => void | PromiseLike<void>, ms: number, label?: string): ZLinkTimerId;
-  setInterval(callback: () => void | PromiseLike<void>, ms: number, label?: string): ZLinkTimerId;
+  setTimeout(
+    callback: () => void | PromiseLike<void>,
+    ms: number,
+    label?: string,
+    options?: ZLinkTimerOptions,
+  ): ZLinkTimerId;
+  setInterval(
+    callback: () => void | PromiseLike<void>,
+    ms: number,
+    label?: string,
+    options?: ZLinkTimerOptions,
+  ): ZLinkTimerId;
   clear(id: ZLinkTimerId): void;
+}
+
+/** How a timer is armed. */
+export interface ZLinkTimerOptions {
+  /**
+   * On a persistent class (`persist`): the timer is saved with the state and armed again wherever the
+   * object comes back (docs/objects.md#durable-timers), by the wall clock — a timeout that came due
+   * meanwhile fires at once, an interval keeps its beat. `label` must name a method of the object: it is
+   * what runs then (the callback itself cannot be saved). @default false
+   */
+  readonly durable?: boolean;
 }
 
 /** What every object context holds: which object, which incarnation, its timers. */

@@ -3,6 +3,8 @@ import { REMOTE_CODES, type WireError, ZLinkError, errorMessage } from '../../co
 import type { ObjectKey, StateWriteResult } from '../../core/ports/index.js';
 import type { NormalizedPersistOptions } from '../../core/objects/index.js';
 import { encodePayload } from '../../core/wire/index.js';
+import type { DurableTimer } from '../execution/index.js';
+import { encodeTimers } from './timer-rows.js';
 import type { StateBatcher } from './state-batcher.js';
 
 /**
@@ -28,6 +30,8 @@ export interface DurableDeps {
   readonly rid: string;
   /** The authority the activation holds now (written into the row for operators). */
   readonly authority: () => DurableAuthority;
+  /** The durable timers live now (`ObjectTimers.durableTimers`), saved with the state. */
+  readonly timers: () => readonly DurableTimer[];
   /**
    * The store refused a write `fenced` (another owner adopted the row) or found no row: this activation
    * is not the object's owner any more and must stop (the host discards it, `takenOver`).
@@ -60,6 +64,8 @@ export class DurableState {
   /** The number of the last capture the store acknowledged. */
   private saved = 0;
   private lastBytes: Uint8Array | undefined;
+  /** The durable timers of the last capture, encoded (`undefined`: none). */
+  private lastTimers: Uint8Array | undefined;
   /** The capture in flight (its number), or 0. */
   private writing = 0;
   private holds: Hold[] = [];
@@ -82,10 +88,11 @@ export class DurableState {
     private readonly batcher: StateBatcher,
     private epoch: number,
     private version: number,
-    /** The bytes the store holds now (restored from), so an unchanged first capture writes nothing. */
-    stored: Uint8Array | undefined,
+    /** What the store holds now (restored from), so an unchanged first capture writes nothing. */
+    stored: { readonly state: Uint8Array | undefined; readonly timers: Uint8Array | undefined },
   ) {
-    this.lastBytes = stored;
+    this.lastBytes = stored.state;
+    this.lastTimers = stored.timers;
   }
 
   get mode(): NormalizedPersistOptions['mode'] {
@@ -108,8 +115,8 @@ export class DurableState {
   }
 
   /**
-   * Takes `state` (what `capture()` returned) as the object's state now: encoded, compared with the last
-   * capture and, when it differs, queued for the store. Returns the capture's number, to wait on with
+   * Takes `state` (what `capture()` returned) and the durable timers live now as the object's state:
+   * encoded, compared with the last capture and, when either differs, queued for the store. Returns the capture's number, to wait on with
    * `after`. Throws `InvalidArgument` when msgpack cannot hold it or it is over `persist.maxBytes`
    * (nothing queued).
    */
@@ -130,8 +137,15 @@ export class DurableState {
         `${this.what}: the state is ${bytes.length} bytes, over persist.maxBytes (${maxBytes}); nothing saved`,
         { details: { reason: 'stateTooLarge', bytes: bytes.length, maxBytes } },
       );
-    if (this.lastBytes !== undefined && sameBytes(this.lastBytes, bytes)) return this.seq;
+    const timers = encodeTimers(this.deps.timers());
+    if (
+      this.lastBytes !== undefined &&
+      sameBytes(this.lastBytes, bytes) &&
+      sameTimers(this.lastTimers, timers)
+    )
+      return this.seq;
     this.lastBytes = bytes;
+    this.lastTimers = timers;
     this.seq++;
     this.kick();
     return this.seq;
@@ -257,6 +271,7 @@ export class DurableState {
     if (this.saved === this.seq || this.lastBytes === undefined) return;
     const seq = this.seq;
     const state = this.lastBytes;
+    const timers = this.lastTimers;
     this.writing = seq;
     this.batcher
       .write({
@@ -266,7 +281,7 @@ export class DurableState {
         expected: this.version,
         schemaVersion: this.deps.persist.version,
         state,
-        timers: undefined,
+        timers,
         authority: this.authority(),
       })
       .then(
@@ -351,6 +366,10 @@ export class DurableState {
 }
 
 const dropSend = (): void => undefined;
+
+function sameTimers(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : sameBytes(a, b);
+}
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;

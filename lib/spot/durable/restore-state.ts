@@ -4,13 +4,17 @@ import type { NormalizedPersistOptions, ZLinkRestoredState } from '../../core/ob
 import { decodePayload } from '../../core/wire/index.js';
 import { CONTENDED_WAIT_MS } from '../timing/index.js';
 import type { StateBatcher } from './state-batcher.js';
+import type { DurableTimer } from '../execution/index.js';
+import { decodeTimers } from './timer-rows.js';
 
 /** What an adopt gave a new activation: where it writes from, and the state to restore, if any. */
 export interface AdoptedState {
   readonly epoch: number;
   readonly version: number;
-  /** The saved bytes (to tell an unchanged first capture), `undefined` when nothing was saved. */
-  readonly bytes: Uint8Array | undefined;
+  /** What the row holds (to tell an unchanged first capture): its state and durable timers' bytes. */
+  readonly stored: { readonly state: Uint8Array | undefined; readonly timers: Uint8Array | undefined };
+  /** The durable timers saved with the state, to arm again. */
+  readonly timers: readonly DurableTimer[];
   /** The saved state, decoded and migrated to the class's version; set with `restored`. */
   readonly state: unknown;
   /** What `onActivate` is told: `undefined` when there was nothing to restore. */
@@ -79,13 +83,21 @@ export async function adoptState(
 
 function restoredFrom(saved: SavedState, claim: AdoptClaim, what: string): AdoptedState {
   const { epoch, version, state: bytes } = saved;
-  if (bytes === undefined) return { epoch, version, bytes, state: undefined, restored: undefined };
+  const stored = { state: bytes, timers: saved.timers };
+  if (bytes === undefined)
+    return { epoch, version, stored, timers: [], state: undefined, restored: undefined };
   const decoded = decodePayload(bytes);
   if (!decoded.ok)
     throw new ZLinkError('ProtocolError', `${what}: its saved state (version ${version}): ${decoded.reason}`);
+  const timers = decodeTimers(saved.timers);
+  if (timers === undefined)
+    throw new ZLinkError(
+      'ProtocolError',
+      `${what}: the durable timers saved with version ${version} are malformed`,
+    );
   const state = migrated(decoded.value, saved.schemaVersion, claim.persist, what);
   const restored = Object.freeze({ version, schemaVersion: saved.schemaVersion, savedAt: saved.savedAt });
-  return { epoch, version, bytes, state, restored };
+  return { epoch, version, stored, timers, state, restored };
 }
 
 /** `state`, saved under schema `from`, brought up to `persist.version` one version at a time. */

@@ -17,6 +17,20 @@ export interface TimerSnapshot {
   readonly dueInMs: number;
   /** For an interval, its period. */
   readonly intervalMs: number | undefined;
+  /** Saved with a persistent object's state (`{ durable: true }` when armed); absent otherwise. */
+  readonly durable?: true;
+}
+
+/**
+ * A durable timer as a persistent object's state row keeps it: by the wall clock, so it comes due at
+ * the same moment wherever and whenever the object comes back. `anchorAt` is its first firing's time
+ * (ms since the epoch): a timeout fires then, an interval then and every `intervalMs` after.
+ */
+export interface DurableTimer {
+  readonly kind: 'timeout' | 'interval';
+  readonly label: string;
+  readonly anchorAt: number;
+  readonly intervalMs: number | undefined;
 }
 
 /** What the timers need from the object's turn queue. */
@@ -28,6 +42,11 @@ export interface TimerHost {
    * what the turn threw, if it threw. A turn dropped unstarted (the object closed) calls nothing.
    */
   enqueueTimerTurn(run: () => unknown, failed: (error: unknown) => void): void;
+  /**
+   * Why a durable timer labelled `label` cannot be armed (the object is not persistent, or `label` names
+   * no method of it), or `undefined` when it can.
+   */
+  durableProblem?(label: string | undefined): string | undefined;
 }
 
 interface Timer {
@@ -40,6 +59,9 @@ interface Timer {
   dueAt: number;
   /** Came due while no turn could start (fenced, sealed); fires on `resume()`. */
   held: boolean;
+  /** Saved with the state (see `DurableTimer`); its first firing's wall-clock time. */
+  readonly durable: boolean;
+  anchorAt: number;
   /** Its turn is in the object's queue; a further firing of an interval meanwhile is coalesced into it. */
   queued: boolean;
 }
@@ -68,8 +90,16 @@ export class ObjectTimers {
    * before it). `ms` is a finite number ≥ 0, else `InvalidArgument` (thrown). After the object closed it
    * arms nothing and returns an id that `clear` ignores.
    */
-  setTimeout(callback: TimerCallback, ms: number, label?: string): TimerId {
-    return this.add('timeout', callback, checkDelay('timers.setTimeout', ms, 0), label);
+  setTimeout(callback: TimerCallback, ms: number, label?: string, options?: { durable?: boolean }): TimerId {
+    const delay = checkDelay('timers.setTimeout', ms, 0);
+    return this.add(
+      'timeout',
+      callback,
+      delay,
+      label,
+      delay,
+      this.durable('timers.setTimeout', label, options),
+    );
   }
 
   /**
@@ -77,8 +107,33 @@ export class ObjectTimers {
    * object, until `clear`ed or the object closes. The period is measured from each firing, not from the
    * end of its turn.
    */
-  setInterval(callback: TimerCallback, ms: number, label?: string): TimerId {
-    return this.add('interval', callback, checkDelay('timers.setInterval', ms, 1), label);
+  setInterval(callback: TimerCallback, ms: number, label?: string, options?: { durable?: boolean }): TimerId {
+    const delay = checkDelay('timers.setInterval', ms, 1);
+    return this.add(
+      'interval',
+      callback,
+      delay,
+      label,
+      delay,
+      this.durable('timers.setInterval', label, options),
+    );
+  }
+
+  /** Whether `options` ask for a durable timer, checked: `InvalidArgument` when it cannot be one. */
+  private durable(
+    what: string,
+    label: string | undefined,
+    options: { durable?: boolean } | undefined,
+  ): boolean {
+    const durable = options?.durable;
+    if (durable === undefined || durable === false) return false;
+    if (durable !== true) throw invalidArgument(`${what} options.durable`, 'must be a boolean');
+    const problem =
+      this.host.durableProblem === undefined
+        ? 'the object is not persistent (persist)'
+        : this.host.durableProblem(label);
+    if (problem !== undefined) throw invalidArgument(`${what} options.durable`, problem);
+    return true;
   }
 
   /**
@@ -91,9 +146,39 @@ export class ObjectTimers {
     dueInMs: number,
     intervalMs: number | undefined,
     label: string | undefined,
+    /** Durable (saved with the state), first firing at `anchorAt` (wall clock) unless given `dueInMs`. */
+    durable?: { readonly anchorAt: number },
   ): TimerId {
     const ms = kind === 'interval' ? checkDelay('intervalMs', intervalMs as number, 1) : dueInMs;
-    return this.add(kind, callback, ms, label, checkDelay('dueInMs', dueInMs, 0));
+    const id = this.add(kind, callback, ms, label, checkDelay('dueInMs', dueInMs, 0), durable !== undefined);
+    const timer = this.timers.get(id);
+    if (timer !== undefined && durable !== undefined) timer.anchorAt = durable.anchorAt;
+    return id;
+  }
+
+  /**
+   * The durable timers, in the order they were set (what a persistent object's state row keeps); once
+   * closed, those live at the close.
+   */
+  durableTimers(): DurableTimer[] {
+    if (this.closed) return this.atClose;
+    const out: DurableTimer[] = [];
+    for (const t of this.timers.values())
+      if (t.durable)
+        out.push({
+          kind: t.kind,
+          label: t.label as string,
+          anchorAt: t.anchorAt,
+          intervalMs: t.kind === 'interval' ? t.ms : undefined,
+        });
+    return out;
+  }
+
+  /** Whether any durable timer is live (skips building the list for an object with none). */
+  get anyDurable(): boolean {
+    if (this.closed) return this.atClose.length > 0;
+    for (const t of this.timers.values()) if (t.durable) return true;
+    return false;
   }
 
   /** Stops the timer; a firing of it already queued as a turn does not run. Unknown ids are ignored. */
@@ -126,10 +211,14 @@ export class ObjectTimers {
 
   /** Clears every timer, for good: a closed object arms none again. */
   closeAll(): void {
+    // What a stop or a passivation saves after the close: the durable timers that were live at it.
+    if (!this.closed) this.atClose = this.durableTimers();
     this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer.handle);
     this.timers.clear();
   }
+
+  private atClose: DurableTimer[] = [];
 
   private add(
     kind: Timer['kind'],
@@ -137,6 +226,7 @@ export class ObjectTimers {
     ms: number,
     label: string | undefined,
     firstMs = ms,
+    durable = false,
   ): TimerId {
     const id = this.nextId++;
     if (this.closed) return id;
@@ -150,6 +240,8 @@ export class ObjectTimers {
       dueAt: 0,
       held: false,
       queued: false,
+      durable,
+      anchorAt: Date.now() + firstMs,
     };
     this.timers.set(id, timer);
     this.arm(timer, firstMs);
@@ -195,6 +287,7 @@ function snapshot(t: Timer, now: number): TimerSnapshot {
     label: t.label,
     dueInMs: due ? 0 : Math.max(0, t.dueAt - now),
     intervalMs: t.kind === 'interval' ? t.ms : undefined,
+    ...(t.durable && { durable: true as const }),
   };
 }
 

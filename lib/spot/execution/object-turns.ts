@@ -80,6 +80,10 @@ export class ObjectTurns<W = unknown> {
       {
         canStartTimers: () => this.phase === 'open' && !this.fenced(),
         enqueueTimerTurn: (run, failed) => this.enqueueTimerTurn(run, failed),
+        durableProblem: (label) =>
+          this.durableTimers === undefined
+            ? 'the object is not persistent (persist)'
+            : this.durableTimers(label),
       },
       options.onTimerError,
     );
@@ -94,13 +98,11 @@ export class ObjectTurns<W = unknown> {
     return this.queue.length;
   }
 
+  private ran = 0;
   /** How many turns have ended: an idle sweep tells from it whether any ran since it last looked. */
   get turnsRun(): number {
     return this.ran;
   }
-
-  private ran = 0;
-
   /** Whether a turn is running now. */
   get busy(): boolean {
     return this.current !== undefined;
@@ -338,11 +340,13 @@ export class ObjectTurns<W = unknown> {
   }
 
   /**
-   * Set on a persistent object's queue (docs/objects.md#durable-objects): called at the end of every
-   * turn, before the next can start, so what it reads is the state that turn left. What it throws ends
-   * the turn with that error instead of its result (a failure of the turn's own wins).
+   * Set on a persistent object's queue (docs/objects.md#durable-objects): runs as each turn ends, before
+   * the next starts; what it throws ends the turn instead of its result (the turn's own failure wins).
    */
   boundary: (() => void) | undefined = undefined;
+
+  /** On a persistent object's queue: why a durable timer labelled `label` cannot be armed, if not. */
+  durableTimers: ((label: string | undefined) => string | undefined) | undefined = undefined;
 
   /** The turn's work is done: the boundary, then the turn ends and its outcome is given. */
   private finish(context: TurnContext, job: TurnJob<W>, ok: boolean, value: unknown): void {

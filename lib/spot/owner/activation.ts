@@ -197,6 +197,14 @@ export class Activation {
   persistWith(d: DurableState): void {
     this.saved.durable = d;
     if (d.mode === 'everyTurn') this.turns.boundary = this.saved.boundary;
+    const instance = this.instance as Record<string, unknown>;
+    // A durable timer comes back as a call of the method its label names: the callback cannot be saved.
+    this.turns.durableTimers = (label) =>
+      label === undefined || label === ''
+        ? 'a durable timer needs a label naming the method it runs'
+        : typeof instance[label] === 'function'
+          ? undefined
+          : `its label '${label}' names no method of ${this.cls.kind} type '${this.cls.type}'`;
   }
 
   /** The function running `method` of this incarnation's instance. */

@@ -113,7 +113,7 @@ export class Creations {
       if (mode === 'create' && adopted?.restored !== undefined)
         throw savedExists(what, adopted.restored.version);
       activation = await deps.build(key, cls, held, what);
-      if (adopted !== undefined) deps.states.attach(activation, adopted, adopted.bytes);
+      if (adopted !== undefined) deps.states.attach(activation, adopted, adopted.stored);
       deps.table.set(activation);
       const activated = deps.states.activate(activation, adopted, init, what);
       if (!(await within(activated, deadline - deps.clock.now()))) {

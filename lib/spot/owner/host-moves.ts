@@ -115,7 +115,8 @@ export class HostMoves {
         },
       );
     const a = await this.deps.build(key, cls, held, what);
-    if (image.durable !== undefined) this.deps.states.attach(a, image.durable, image.state);
+    if (image.durable !== undefined)
+      this.deps.states.attach(a, image.durable, { state: image.state, timers: undefined });
     a.membership.restore(image.membership);
     a.sessions?.restore(image.sessions);
     a.eventOrder?.restore(image.events);
@@ -203,6 +204,8 @@ function restoreTimers(a: Activation, timers: readonly TimerImage[], elapsedMs: 
     const method = t.label === undefined ? undefined : instance[t.label];
     if (typeof method !== 'function' || set.has(t.label)) continue;
     const due = Math.max(0, t.dueInMs - elapsedMs);
-    a.turns.timers.restore(t.kind, () => method.call(instance) as void, due, t.intervalMs, t.label);
+    // A durable one stays durable where the object writes on (its wall-clock beat from its next firing).
+    const durable = t.durable && a.durable !== undefined ? { anchorAt: Date.now() + due } : undefined;
+    a.turns.timers.restore(t.kind, () => method.call(instance) as void, due, t.intervalMs, t.label, durable);
   }
 }

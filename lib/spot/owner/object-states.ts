@@ -13,6 +13,7 @@ import {
   adoptState,
 } from '../durable/index.js';
 import type { Clock } from '../resolve/index.js';
+import type { DurableTimer } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import { userCode } from './user-code.js';
 
@@ -65,7 +66,11 @@ export class ObjectStates {
    * Makes `a` write its state from `from` (an adopt's answer, or the epoch and version a move handed
    * over) on; `bytes`: what the store holds now, so an unchanged first capture writes nothing.
    */
-  attach(a: Activation, from: DurableHandover, bytes: Uint8Array | undefined): void {
+  attach(
+    a: Activation,
+    from: DurableHandover,
+    stored: { readonly state: Uint8Array | undefined; readonly timers: Uint8Array | undefined },
+  ): void {
     const durable = this.deps.durableOf(a.cls);
     if (durable === undefined) return;
     const deps = {
@@ -74,9 +79,10 @@ export class ObjectStates {
       persist: durable.persist,
       rid: this.deps.self.rid,
       authority: () => a.authority,
+      timers: () => (a.turns.timers.anyDurable ? a.turns.timers.durableTimers() : NO_TIMERS),
       deposed: (why: string) => this.deps.deposed(a, why),
     };
-    a.persistWith(new DurableState(deps, durable.batcher, from.epoch, from.version, bytes));
+    a.persistWith(new DurableState(deps, durable.batcher, from.epoch, from.version, stored));
   }
 
   /**
@@ -92,7 +98,10 @@ export class ObjectStates {
   ): Promise<void> {
     await a.turns.submit(() =>
       userCode(what, async () => {
-        if (adopted?.restored !== undefined) await a.hook('restore', adopted.state, a.scope);
+        if (adopted?.restored !== undefined) {
+          await a.hook('restore', adopted.state, a.scope);
+          armDurableTimers(a, adopted.timers);
+        }
         return a.hook('onActivate', { ...a.scope, init, restored: adopted?.restored });
       }),
     );
@@ -159,6 +168,39 @@ export class ObjectStates {
     } finally {
       d.stop(reason);
     }
+  }
+}
+
+const NO_TIMERS: readonly DurableTimer[] = [];
+
+/**
+ * Arms the durable timers `a` was saved with, by the wall clock: a timeout that came due meanwhile fires
+ * at once, an interval on its beat (its next firing after now). One whose label names no method, or
+ * that `restore()` armed again itself (same label), is skipped.
+ */
+export function armDurableTimers(a: Activation, timers: readonly DurableTimer[]): void {
+  if (timers.length === 0) return;
+  const instance = a.instance as Record<string, unknown>;
+  const live = new Set(a.turns.timers.pending().map((t) => t.label));
+  const now = Date.now();
+  for (const t of timers) {
+    const method = instance[t.label];
+    if (typeof method !== 'function' || live.has(t.label)) continue;
+    let next = t.anchorAt;
+    if (t.kind === 'interval' && next < now) {
+      const every = t.intervalMs as number;
+      next += Math.ceil((now - next) / every) * every;
+    }
+    a.turns.timers.restore(
+      t.kind,
+      () => method.call(instance) as void,
+      Math.max(0, next - now),
+      t.intervalMs,
+      t.label,
+      {
+        anchorAt: t.anchorAt,
+      },
+    );
   }
 }
 

@@ -114,5 +114,6 @@ export function encodeCall(call: InboundObjectCall, to: ObjectAddress, hops: num
 }
 
 function timerImage(t: TimerSnapshot): TimerImage {
-  return { kind: t.kind, label: t.label, dueInMs: t.dueInMs, intervalMs: t.intervalMs };
+  const image = { kind: t.kind, label: t.label, dueInMs: t.dueInMs, intervalMs: t.intervalMs };
+  return t.durable ? { ...image, durable: true } : image;
 }

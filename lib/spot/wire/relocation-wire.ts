@@ -46,6 +46,8 @@ export interface TimerImage {
   /** Until its next firing when it was captured; 0 for one that was due. */
   readonly dueInMs: number;
   readonly intervalMs: number | undefined;
+  /** Armed `{ durable: true }`: saved with a persistent object's state (absent on older senders). */
+  readonly durable?: true;
 }
 
 export interface RelocationImage {
@@ -104,7 +106,11 @@ export function encodeRelocationImage(image: RelocationImage): Uint8Array {
       writeObjectFences(image.source),
       image.state ?? null,
       image.queued,
-      image.timers.map((t) => [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null]),
+      image.timers.map((t) =>
+        t.durable
+          ? [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null, true]
+          : [t.kind, t.label ?? null, t.dueInMs, t.intervalMs ?? null],
+      ),
       image.storeVersion,
       [image.membership.spot ?? null, image.membership.members],
       image.sessions.map((b) => [
@@ -251,15 +257,17 @@ function readMembership(m: unknown): MembershipImage | undefined {
 
 function readTimer(t: unknown): TimerImage | undefined {
   if (!Array.isArray(t) || t.length < 4) return undefined;
-  const [kind, label, dueInMs, intervalMs] = t as unknown[];
+  const [kind, label, dueInMs, intervalMs, durable] = t as unknown[];
   if (kind !== 'timeout' && kind !== 'interval') return undefined;
   if ((label !== null && !isStr(label)) || !isCount(dueInMs)) return undefined;
   if (kind === 'interval' ? !isCount(intervalMs) : intervalMs !== null) return undefined;
+  if (durable !== undefined && durable !== null && durable !== true) return undefined;
   return {
     kind,
     label: label ?? undefined,
     dueInMs,
     intervalMs: kind === 'interval' ? (intervalMs as number) : undefined,
+    ...(durable === true && { durable: true as const }),
   };
 }
 

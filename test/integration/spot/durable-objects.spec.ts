@@ -41,8 +41,27 @@ class Player {
     this.x += by;
     return { x: this.x, node: this.node };
   }
-  read(): { x: number; log: string[]; node: string } {
-    return { x: this.x, log: this.log, node: this.node };
+  read(): { x: number; log: string[]; node: string; rang: number } {
+    return { x: this.x, log: this.log, node: this.node, rang: this.rang };
+  }
+  rang = 0;
+  /** A durable timeout: saved with the state, it rings wherever the player is when it comes due. */
+  remind(ms: number, ctx: ZLinkObjectContext): boolean {
+    ctx.timers.setTimeout(() => this.ring(), ms, 'ring', { durable: true });
+    return true;
+  }
+  ring(): void {
+    this.rang++;
+  }
+  /** What arming a durable timer the wrong way throws. */
+  badTimer(how: string, ctx: ZLinkObjectContext): string {
+    try {
+      if (how === 'noLabel') ctx.timers.setTimeout(() => undefined, 10, undefined, { durable: true });
+      else ctx.timers.setTimeout(() => undefined, 10, 'nothingHere', { durable: true });
+      return 'armed';
+    } catch (error) {
+      return `${(error as { code: string }).code}: ${(error as Error).message}`;
+    }
   }
   async note(text: string, ctx: ZLinkObjectContext): Promise<number> {
     this.log.push(text);
@@ -66,18 +85,19 @@ class Player {
     }, 5);
     return ctx.state.persistent;
   }
-  capture(): { x: number; log: string[] } {
-    return { x: this.x, log: this.log };
+  capture(): { x: number; log: string[]; rang: number } {
+    return { x: this.x, log: this.log, rang: this.rang };
   }
-  restore(state: { x: number; log: string[] }, ctx: { self: { rid: string } }): void {
+  restore(state: { x: number; log: string[]; rang: number }, ctx: { self: { rid: string } }): void {
     this.x = state.x;
     this.log = state.log;
+    this.rang = state.rang;
     this.node = ctx.self.rid;
   }
 }
 
 const playerClass = (type: string, persist: PersistOptions): ObjectClassDescription => ({
-  ...objectClass('actor', type, Player, ['move', 'read', 'note', 'saveLater', 'arm']),
+  ...objectClass('actor', type, Player, ['move', 'read', 'note', 'saveLater', 'arm', 'remind', 'badTimer']),
   options: { relocatable: true, persist },
 });
 
@@ -105,7 +125,7 @@ async function server(w: World, rid: string): Promise<ZLinkRuntime> {
     playerClass('player', {}),
     playerClass('sleeper', { idleMs: 1000 }),
     playerClass('scribe', { mode: 'explicit' }),
-    objectClass('actor', 'guest', Player, ['saveLater']),
+    objectClass('actor', 'guest', Player, ['saveLater', 'badTimer']),
   );
   const r = await startRuntime(
     objectMeshOptions(w.location, 'server', rid, {
@@ -226,6 +246,54 @@ describe('passivation (persist.idleMs)', () => {
     await waitFor(() => Date.now() - lastTurn > 2500, 5000, 'two idle times');
     expect(slept.map((s) => s.id)).not.toContain('z-2');
     expect(await ask(c, 'z-2', 'read')).toMatchObject({ x: 0 });
+  });
+});
+
+describe('durable timers', () => {
+  it('ring where the object came back, on the wall clock; one due meanwhile rings at once', async () => {
+    const w = world();
+    const a = await server(w, 'server-a');
+    const c = await client(w, 1);
+    await c.objects.getOrCreateActor('player', 't-1');
+    await c.objects.getOrCreateActor('player', 't-2');
+    const armed = Date.now();
+    await ask(c, 't-1', 'remind', 1500);
+    await ask(c, 't-2', 'remind', 200);
+    await stop(a);
+    // t-2's timeout comes due while no server holds it.
+    await waitFor(() => Date.now() - armed > 400, 5000, 't-2 due');
+    await server(w, 'server-b');
+    await c.waitForPeers('objects', 1);
+    await c.objects.getOrCreateActor('player', 't-2');
+    await c.objects.getOrCreateActor('player', 't-1');
+    let t2 = (await ask(c, 't-2', 'read')) as { rang: number };
+    for (let i = 0; i < 50 && t2.rang === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      t2 = (await ask(c, 't-2', 'read')) as { rang: number };
+    }
+    expect(t2.rang).toBe(1);
+    expect(await ask(c, 't-1', 'read')).toMatchObject({ rang: 0 });
+    let t1 = { rang: 0 };
+    while (t1.rang === 0 && Date.now() - armed < 5000) {
+      await new Promise((r) => setTimeout(r, 50));
+      t1 = (await ask(c, 't-1', 'read')) as { rang: number };
+    }
+    expect(t1.rang).toBe(1);
+    // It rang on its first beat, 1.5 s after it was armed on server-a, not 1.5 s after the restore.
+    expect(Date.now() - armed).toBeLessThan(3000);
+  });
+
+  it('refuses a durable timer with no label, one naming no method, and on a class that keeps no state', async () => {
+    const w = world();
+    await server(w, 'server-a');
+    const c = await client(w, 1);
+    await c.objects.getOrCreateActor('player', 't-3');
+    await c.objects.getOrCreateActor('guest', 't-4');
+    expect(await ask(c, 't-3', 'badTimer', 'noLabel')).toMatch(/^InvalidArgument: .*needs a label/);
+    expect(await ask(c, 't-3', 'badTimer', 'noMethod')).toMatch(
+      /^InvalidArgument: .*'nothingHere' names no method/,
+    );
+    expect(await ask(c, 't-4', 'badTimer', 'noMethod')).toMatch(/^InvalidArgument: .*not persistent/);
   });
 });
 

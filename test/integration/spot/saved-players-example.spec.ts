@@ -18,8 +18,8 @@ describe('examples/objects/saved-players.ts', () => {
     await main();
     expect(lines).toEqual([
       'ann on game-1: new, at x = 0',
-      'ann on game-2: restored from version 5, at x = 12',
-      'ann after the restart: x = 12',
+      'ann on game-2: restored from version 6, at x = 12',
+      'ann after the restart: x = 12, shielded = true',
     ]);
   });
 });
