@@ -8,7 +8,8 @@ import ts from 'typescript';
  *
  *   lib/nest        @nestjs/*, rxjs
  *   lib/runtime     @opentelemetry/* (an optional peer, loaded with a dynamic import)
- *   lib/spot | lib/transport (zeromq) | lib/store (ioredis) | lib/session-client — peers; never import each other
+ *   lib/spot | lib/transport (zeromq) | lib/store (ioredis; pg, an optional peer loaded with a dynamic
+ *     import) | lib/session-client — peers; never import each other
  *   lib/core        (msgpackr allowed; no zeromq, ioredis, rxjs, @nestjs)
  *
  * lib/index.ts (the public barrel) sits above everything.
@@ -49,6 +50,8 @@ const OWNED_PACKAGES: readonly {
 }[] = [
   { test: (p) => p === 'zeromq', name: 'zeromq', layer: 'transport' },
   { test: (p) => p === 'ioredis', name: 'ioredis', layer: 'store' },
+  // An optional peer, loaded by the PostgreSQL State Store when it starts (lib/store/postgres/pg-driver.ts).
+  { test: (p) => p === 'pg', name: 'pg', layer: 'store' },
   { test: (p) => p.startsWith('@nestjs/'), name: '@nestjs/*', layer: 'nest' },
   { test: (p) => p === 'rxjs', name: 'rxjs', layer: 'nest' },
   // An optional peer, loaded lazily by the runtime (trace propagation); the transport sees core's interface.
