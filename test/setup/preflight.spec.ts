@@ -3,7 +3,7 @@
  * and suites (issue 51): without them it stops in seconds, naming what is missing and the one command
  * that installs it. A machine without python3-msgpack used to fail two tests five minutes in.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   accessSync,
   chmodSync,
@@ -14,9 +14,11 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { type Server, type Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { howToInstall, SETUP_COMMAND } from '../../scripts/system-deps.mjs';
+import { freePort } from '../helpers/index.js';
 import { runNode } from '../helpers/run-node.js';
 
 const PREFLIGHT = resolve(process.cwd(), 'scripts/preflight.mjs');
@@ -48,7 +50,50 @@ const aChromium = join(bin('chromium', { chromium: 'exit 0' }), 'chromium');
 const noHaproxy = join(root, 'no-such-haproxy');
 const aHaproxy = join(bin('haproxy', { haproxy: 'exit 0' }), 'haproxy');
 const MONO = { mcs: 'exit 0', mono: 'exit 0' };
-const ALL_PACKAGES = ['redis-server', 'python3-msgpack', 'chromium', 'mono-mcs', 'haproxy'];
+const ALL_PACKAGES = ['redis-server', 'python3-msgpack', 'chromium', 'mono-mcs', 'haproxy', 'postgresql'];
+
+/** A PostgreSQL message: its type, its length (itself included) and its body. */
+function message(type: string, body: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(body.length + 4);
+  return Buffer.concat([Buffer.from(type), length, body]);
+}
+const int32 = (n: number) => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+/**
+ * What a stand-in PostgreSQL answers a startup message with: `in` (authenticated, ready for queries),
+ * `password` (asks for one, SASL), `no-database` (authenticated, then the error a missing database
+ * gives), `silent` (nothing).
+ */
+const ANSWERS: Record<string, Buffer> = {
+  in: Buffer.concat([message('R', int32(0)), message('Z', Buffer.from('I'))]),
+  password: message('R', Buffer.concat([int32(10), Buffer.from('SCRAM-SHA-256\0\0')])),
+  'no-database': Buffer.concat([
+    message('R', int32(0)),
+    message('E', Buffer.from('SFATAL\0C3D000\0Mdatabase "test" does not exist\0\0')),
+  ]),
+  silent: Buffer.alloc(0),
+};
+const servers: Server[] = [];
+const held = new Set<Socket>();
+/** The URL of a stand-in PostgreSQL for each answer, and of a port nothing listens on. */
+const postgres: Record<string, string> = {};
+beforeAll(async () => {
+  for (const [answer, bytes] of Object.entries(ANSWERS)) {
+    const server = createServer((socket) => {
+      held.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.write(bytes));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    postgres[answer] = `postgres://postgres@127.0.0.1:${(server.address() as { port: number }).port}/test`;
+  }
+  postgres.closed = `postgres://postgres@127.0.0.1:${await freePort()}/test`;
+});
+afterAll(async () => {
+  for (const socket of held) socket.destroy();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
 
 describe('npm test preflight', () => {
   it('runs first in npm test', () => {
@@ -62,6 +107,7 @@ describe('npm test preflight', () => {
       ZLINK_PYTHON: pythonWithoutMsgpack,
       ZLINK_CHROMIUM: noChromium,
       ZLINK_HAPROXY: noHaproxy,
+      ZLINK_POSTGRES_URL: postgres.closed,
     });
     expect(run.code).toBe(1);
     expect(run.err).toContain('redis-server: not on PATH');
@@ -74,6 +120,7 @@ describe('npm test preflight', () => {
     expect(run.err).toContain('Install it with: scripts/setup.sh\n');
     expect(run.err).toContain('mcs and mono: not on PATH');
     expect(run.err).toContain('haproxy:');
+    expect(run.err).toContain(`PostgreSQL: ${postgres.closed}: ECONNREFUSED (the State Store tests need`);
     expect(run.err).toContain(`apt-get install -y ${ALL_PACKAGES.join(' ')},`);
     expect(run.err).toContain(`${howToInstall(ALL_PACKAGES)}\n`);
     expect(run.ms).toBeLessThan(20000);
@@ -86,6 +133,7 @@ describe('npm test preflight', () => {
       ZLINK_PYTHON: pythonWithoutMsgpack,
       ZLINK_CHROMIUM: aChromium,
       ZLINK_HAPROXY: aHaproxy,
+      ZLINK_POSTGRES_URL: postgres.in,
     });
     expect(run.code).toBe(1);
     expect(run.err).not.toContain('redis-server:');
@@ -105,6 +153,7 @@ describe('npm test preflight', () => {
         ZLINK_PYTHON: pythonWithoutMsgpack,
         ZLINK_CHROMIUM: noChromium,
         ZLINK_HAPROXY: noHaproxy,
+        ZLINK_POSTGRES_URL: postgres.closed,
       },
       ['--packages'],
     );
@@ -119,14 +168,37 @@ describe('npm test preflight', () => {
       ZLINK_PYTHON: join(path, 'python3'),
       ZLINK_CHROMIUM: aChromium,
       ZLINK_HAPROXY: aHaproxy,
+      ZLINK_POSTGRES_URL: postgres.in,
     };
     const run = await preflight(env);
     expect([run.code, run.out, run.err]).toEqual([
       0,
-      'preflight: redis-server, python3 with msgpack, chromium, mcs and mono, haproxy: found\n',
+      'preflight: redis-server, python3 with msgpack, chromium, mcs and mono, haproxy, PostgreSQL: found\n',
       '',
     ]);
     const packages = await preflight(env, ['--packages']);
     expect(packages.out).toBe('');
+  });
+
+  it('names why a PostgreSQL does not let the tests in: a password, a missing database, silence', async () => {
+    const path = bin('all-but-postgres', { 'redis-server': 'exit 0', python3: 'exit 0', ...MONO });
+    const env = {
+      PATH: path,
+      ZLINK_PYTHON: join(path, 'python3'),
+      ZLINK_CHROMIUM: aChromium,
+      ZLINK_HAPROXY: aHaproxy,
+    };
+    const why = async (answer: string) => {
+      const run = await preflight({ ...env, ZLINK_POSTGRES_URL: postgres[answer] });
+      expect([run.code, run.err]).toEqual([1, expect.stringContaining(`${howToInstall(['postgresql'])}\n`)]);
+      return run.err.split('\n')[1];
+    };
+    expect(await why('password')).toBe(
+      `  - PostgreSQL: ${postgres.password} asks for a password the URL does not carry (the State Store tests need a PostgreSQL server: ZLINK_POSTGRES_URL names it)`,
+    );
+    expect(await why('no-database')).toContain(
+      `${postgres['no-database']} refused the tests: database "test" does not exist`,
+    );
+    expect(await why('silent')).toContain(`${postgres.silent} did not answer within 3000 ms`);
   });
 });
