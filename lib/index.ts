@@ -150,6 +150,7 @@ export {
   MemoryRelocationStore,
   MemoryStateStore,
   type MemoryStateStoreOptions,
+  type PostgresStateStoreOptions,
   type RedisLocationStoreOptions,
 } from './store/index.js';
 export * from './runtime/index.js';

@@ -1,6 +1,7 @@
 // The Redis store is not re-exported here: ioredis is loaded only when a process configures it
 // (loading it costs every message of a process measurably, see docs/decisions.md). Import the class
-// from `nestjs-zlink/redis-store` to use it directly.
+// from `nestjs-zlink/redis-store` to use it directly. The PostgreSQL State Store loads `pg` (an optional
+// peer) only when it starts; its class is `nestjs-zlink/postgres-state-store`'s.
 export { MemoryLocationStore } from './memory/memory-location-store.js';
 export type { RedisLocationStoreOptions } from './redis/redis-location-store.js';
 export { createLocationStore } from './create-store.js';
@@ -8,6 +9,7 @@ export { MemoryAuthorityStore, MemoryRelocationStore } from './memory/memory-obj
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory/memory-state-store.js';
 export type { RedisStateStoreOptions } from './redis/redis-state-store.js';
 export { createStateStore } from './create-state-store.js';
+export type { PostgresStateStore, PostgresStateStoreOptions } from './postgres/postgres-state-store.js';
 export type { RedisObjectStoreOptions } from './redis/redis-object-records.js';
 export {
   createAuthorityStore,

@@ -34,6 +34,7 @@ const ENTRY_POINTS = [
   'nestjs-zlink',
   'nestjs-zlink/microservices',
   'nestjs-zlink/redis-store',
+  'nestjs-zlink/postgres-state-store',
   'nestjs-zlink/terminus',
   'nestjs-zlink/session-client',
   'nestjs-zlink/session-client/browser',
@@ -166,7 +167,10 @@ describe.each([
     const app = apps[type];
     const { stdout } = await runOk(process.execPath, ['dist/subpaths.js'], app, 60000);
     expect(stdout).toContain(
-      'loaded {"ZLinkModule":"function","ZLinkError":"function","ZLINK_TRANSPORT":"symbol","ZLinkClientProxy":"function","ZLinkServer":"function","RedisLocationStore":"function","ZLinkHealthIndicator":"function","checkZLinkHealth":"function","ZLinkSessionClient":"function","BrowserSessionClient":"function"}',
+      'loaded {"ZLinkModule":"function","ZLinkError":"function","ZLINK_TRANSPORT":"symbol","ZLinkClientProxy":"function","ZLinkServer":"function","RedisLocationStore":"function","PostgresStateStore":"function","ZLinkHealthIndicator":"function","checkZLinkHealth":"function","ZLinkSessionClient":"function","BrowserSessionClient":"function"}',
+    );
+    expect(stdout).toContain(
+      "start without pg: Configuration: State Store 'players' (PostgreSQL game/zlink_state) needs the 'pg' package, which could not be loaded: install it (npm install pg)",
     );
     const load = type === 'commonjs' ? 'require' : 'await import';
     const script = ENTRY_POINTS.map(

@@ -43,11 +43,12 @@ const NODE_B = { rid: 'node-b', nodeGeneration: 'g1' };
 
 let keys = 0;
 /** A key no other test uses. */
-function freshKey(overrides: Partial<ObjectKey> = {}): ObjectKey {
+export function freshKey(overrides: Partial<ObjectKey> = {}): ObjectKey {
   return { mesh: 'game', kind: 'actor', id: `player-${process.pid}-${++keys}`, ...overrides };
 }
 
-function claim(
+/** An adopt request of a `player` by node-a. */
+export function claim(
   key: ObjectKey,
   objectGeneration: number,
   extra: Partial<StateAdoptRequest> = {},
@@ -55,7 +56,8 @@ function claim(
   return { key, type: 'player', objectGeneration, owner: NODE_A, ...extra };
 }
 
-function write(
+/** A write of a `player`, schema version 1, no timers. */
+export function write(
   key: ObjectKey,
   epoch: number,
   expected: number,
@@ -75,7 +77,7 @@ function write(
   };
 }
 
-const bytes = (...values: number[]) => Uint8Array.from(values);
+export const bytes = (...values: number[]) => Uint8Array.from(values);
 
 export function stateStoreContract(provider: StateStoreProvider): void {
   const cleanup = new Cleanup();
