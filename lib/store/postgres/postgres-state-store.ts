@@ -39,11 +39,15 @@ interface Statements {
   readonly sweep: string;
 }
 
-/** A row as the adopt statement answers it, through the store's int8 parser. */
-interface SavedRow {
+/** The key columns of a row a statement answers. */
+interface RowKey {
   readonly mesh: string;
   readonly kind: string;
   readonly id: string;
+}
+
+/** A row as the adopt statement answers it, through the store's int8 parser. */
+interface SavedRow extends RowKey {
   readonly type: string;
   readonly epoch: number;
   readonly version: number;
@@ -55,10 +59,7 @@ interface SavedRow {
 }
 
 /** A row as the read of refused rows answers it. */
-interface ReadRow {
-  readonly mesh: string;
-  readonly kind: string;
-  readonly id: string;
+interface ReadRow extends RowKey {
   readonly epoch: number;
   readonly version: number;
   readonly object_generation: number;
@@ -67,8 +68,7 @@ interface ReadRow {
 }
 
 /** A key as one string: PostgreSQL text holds no NUL, so it cannot occur inside a part. */
-const keyOf = (k: { readonly mesh: string; readonly kind: string; readonly id: string }) =>
-  `${k.mesh}\0${k.kind}\0${k.id}`;
+const keyOf = (k: RowKey) => `${k.mesh}\0${k.kind}\0${k.id}`;
 
 /**
  * The State Store on PostgreSQL (docs/decisions.md#the-postgresql-provider-issue-54), through the `pg` package,
@@ -128,14 +128,26 @@ export class PostgresStateStore implements StateStore {
   async adopt(batch: readonly StateAdoptRequest[]): Promise<StateAdoptResult[]> {
     checkAdoptBatch(this, batch);
     batch.forEach((r, i) => this.checkRow('adopt', i, r.key, [r.type, r.owner.rid]));
-    return this.rounds('adopt', batch, (indexes, results) => this.adoptRound(batch, indexes, results));
+    return this.rounds(
+      'adopt',
+      batch,
+      (rows) => this.adoptRows(rows),
+      (row) => this.savedOf(row),
+      (r, now) => this.adoptRefusal(r, now),
+    );
   }
 
   /** The port's write, one statement for the batch (and a read of the rows it refused); rejects as `adopt`. */
   async write(batch: readonly StateWrite[]): Promise<StateWriteResult[]> {
     checkWriteBatch(this, batch);
     batch.forEach((w, i) => this.checkRow('write', i, w.key, [w.type, w.authority.rid], w.schemaVersion));
-    return this.rounds('write', batch, (indexes, results) => this.writeRound(batch, indexes, results));
+    return this.rounds(
+      'write',
+      batch,
+      (rows) => this.writeRows(rows),
+      (row): StateWriteResult => ({ ok: true, version: row.version }),
+      (w, now) => this.writeRefusal(w, now),
+    );
   }
 
   /**
@@ -209,15 +221,18 @@ export class PostgresStateStore implements StateStore {
   }
 
   /**
-   * Runs `round` over the rows still unanswered until none is left. A round answers every row its
-   * statement changed or its read explains; a row its read cannot explain changed between the two
-   * (a tombstone swept and adopted again, a garbled row mended), and goes to the next round, which is
-   * as if the call had come a little later. Never more than `MAX_ROUNDS`.
+   * Answers every row of `batch`, in rounds. A round sends `run`'s statement for the rows still
+   * unanswered and answers each row it changed with `answer`; the others are read as they are now and
+   * answered by `explain`. A row whose read does not explain the refusal (`explain` gives `undefined`)
+   * changed between the two statements (a tombstone swept and adopted again, a garbled row mended) and
+   * goes to the next round, as if the call had come a little later; never more than `MAX_ROUNDS`.
    */
-  private async rounds<R, T>(
+  private async rounds<R extends { readonly key: ObjectKey }, Done extends RowKey, T>(
     op: 'adopt' | 'write',
     batch: readonly R[],
-    round: (indexes: number[], results: T[]) => Promise<number[]>,
+    run: (rows: R[]) => Promise<Done[]>,
+    answer: (done: Done) => T,
+    explain: (request: R, now: ReadRow | undefined) => T | undefined,
   ): Promise<T[]> {
     const results: T[] = new Array<T>(batch.length);
     let indexes = batch.map((_, i) => i);
@@ -225,7 +240,19 @@ export class PostgresStateStore implements StateStore {
       if (n === MAX_ROUNDS)
         throw this.unavailable(op, `${indexes.length} rows kept changing under it; their outcome is unknown`);
       try {
-        indexes = await round(indexes, results);
+        const done = new Map((await run(indexes.map((i) => batch[i]!))).map((row) => [keyOf(row), row]));
+        const refused: number[] = [];
+        for (const i of indexes) {
+          const row = done.get(keyOf(batch[i]!.key));
+          if (row === undefined) refused.push(i);
+          else results[i] = answer(row);
+        }
+        const now = await this.readRows(refused.map((i) => batch[i]!.key));
+        indexes = refused.filter((i) => {
+          const result = explain(batch[i]!, now.get(keyOf(batch[i]!.key)));
+          if (result !== undefined) results[i] = result;
+          return result === undefined;
+        });
       } catch (error) {
         throw error instanceof ZLinkError
           ? error
@@ -235,81 +262,52 @@ export class PostgresStateStore implements StateStore {
     return results;
   }
 
-  private async adoptRound(
-    batch: readonly StateAdoptRequest[],
-    indexes: number[],
-    results: StateAdoptResult[],
-  ): Promise<number[]> {
-    const rows = indexes.map((i) => batch[i]!);
+  /** The adopt statement for `rows`: the rows it created or bumped. */
+  private adoptRows(rows: readonly StateAdoptRequest[]): Promise<SavedRow[]> {
     const forced = rows.filter((r) => r.force === true);
-    const done = await this.query<SavedRow>('zlink_state_adopt', this.statements.adopt, [
+    return this.query<SavedRow>('zlink_state_adopt', this.statements.adopt, [
       ...keyArrays(rows.map((r) => r.key)),
       rows.map((r) => r.type),
       rows.map((r) => r.objectGeneration),
       rows.map((r) => r.owner.rid),
       ...keyArrays(forced.map((r) => r.key)),
     ]);
-    const saved = new Map(done.map((row) => [keyOf(row), row]));
-    const refused = indexes.filter((i) => !saved.has(keyOf(batch[i]!.key)));
-    for (const i of indexes) {
-      const row = saved.get(keyOf(batch[i]!.key));
-      if (row !== undefined) results[i] = this.savedOf(row);
-    }
-    const now = await this.readRows(refused.map((i) => batch[i]!.key));
-    return refused.filter((i) => {
-      const r = batch[i]!;
-      const row = now.get(keyOf(r.key));
-      if (row === undefined || row.expired) return true; // gone since: adopting now creates it
-      if (!row.readable) results[i] = this.unreadable(r.key);
-      else if (row.object_generation > r.objectGeneration && r.force !== true)
-        results[i] = { ok: false, reason: 'newerOwner', objectGeneration: row.object_generation };
-      else return true;
-      return false;
-    });
   }
 
-  private async writeRound(
-    batch: readonly StateWrite[],
-    indexes: number[],
-    results: StateWriteResult[],
-  ): Promise<number[]> {
-    const rows = indexes.map((i) => batch[i]!);
-    const done = await this.query<{ mesh: string; kind: string; id: string; version: number }>(
-      'zlink_state_write',
-      this.statements.write,
-      [
-        ...keyArrays(rows.map((w) => w.key)),
-        rows.map((w) => w.type),
-        rows.map((w) => w.epoch),
-        rows.map((w) => w.expected),
-        rows.map((w) => w.schemaVersion),
-        byteaArray(rows.map((w) => w.state)),
-        byteaArray(rows.map((w) => w.timers)),
-        rows.map((w) => w.authority.objectGeneration),
-        rows.map((w) => w.authority.authorityOwnerGeneration),
-        rows.map((w) => w.authority.rid),
-        rows.map((w) => w.tombstone === true),
-        this.options.tombstoneTtlMs,
-      ],
-    );
-    const written = new Map(done.map((row) => [keyOf(row), row.version]));
-    const refused = indexes.filter((i) => {
-      const version = written.get(keyOf(batch[i]!.key));
-      if (version !== undefined) results[i] = { ok: true, version };
-      return version === undefined;
-    });
-    const now = await this.readRows(refused.map((i) => batch[i]!.key));
-    return refused.filter((i) => {
-      const w = batch[i]!;
-      const row = now.get(keyOf(w.key));
-      if (row === undefined || row.expired) results[i] = { ok: false, reason: 'absent' };
-      else if (!row.readable) results[i] = this.unreadable(w.key);
-      else if (row.epoch !== w.epoch) results[i] = { ok: false, reason: 'fenced', epoch: row.epoch };
-      else if (row.version !== w.expected)
-        results[i] = { ok: false, reason: 'version', version: row.version };
-      else return true;
-      return false;
-    });
+  /** Why the adopt left `r`'s row as it was, as `now` shows it; `undefined` when `now` does not say. */
+  private adoptRefusal(r: StateAdoptRequest, now: ReadRow | undefined): StateAdoptResult | undefined {
+    if (now === undefined || now.expired) return undefined; // gone since: adopting now creates it
+    if (!now.readable) return this.unreadable(r.key);
+    if (now.object_generation > r.objectGeneration && r.force !== true)
+      return { ok: false, reason: 'newerOwner', objectGeneration: now.object_generation };
+    return undefined;
+  }
+
+  /** The write statement for `rows`: the rows it wrote, with their new version. */
+  private writeRows(rows: readonly StateWrite[]): Promise<(RowKey & { version: number })[]> {
+    return this.query('zlink_state_write', this.statements.write, [
+      ...keyArrays(rows.map((w) => w.key)),
+      rows.map((w) => w.type),
+      rows.map((w) => w.epoch),
+      rows.map((w) => w.expected),
+      rows.map((w) => w.schemaVersion),
+      byteaArray(rows.map((w) => w.state)),
+      byteaArray(rows.map((w) => w.timers)),
+      rows.map((w) => w.authority.objectGeneration),
+      rows.map((w) => w.authority.authorityOwnerGeneration),
+      rows.map((w) => w.authority.rid),
+      rows.map((w) => w.tombstone === true),
+      this.options.tombstoneTtlMs,
+    ]);
+  }
+
+  /** Why the write left `w`'s row as it was, as `now` shows it; `undefined` when `now` does not say. */
+  private writeRefusal(w: StateWrite, now: ReadRow | undefined): StateWriteResult | undefined {
+    if (now === undefined || now.expired) return { ok: false, reason: 'absent' };
+    if (!now.readable) return this.unreadable(w.key);
+    if (now.epoch !== w.epoch) return { ok: false, reason: 'fenced', epoch: now.epoch };
+    if (now.version !== w.expected) return { ok: false, reason: 'version', version: now.version };
+    return undefined;
   }
 
   /** The rows of `keys` as they are now (those that exist). */
@@ -329,7 +327,7 @@ export class PostgresStateStore implements StateStore {
   private savedOf(row: SavedRow): StateAdoptResult {
     const counts = [row.epoch, row.version, row.schema_version, row.saved_at];
     if (!row.readable || !counts.every((n) => Number.isSafeInteger(n) && n! >= 0) || row.epoch < 1)
-      return this.unreadable(row as unknown as ObjectKey);
+      return this.unreadable(row);
     const saved: SavedState = {
       type: row.type,
       epoch: row.epoch,
@@ -342,7 +340,7 @@ export class PostgresStateStore implements StateStore {
     return { ok: true, saved };
   }
 
-  private unreadable(key: ObjectKey): UnreadableState {
+  private unreadable(key: RowKey): UnreadableState {
     const message = `${this.name}: the row of ${key.kind} '${key.id}' of mesh '${key.mesh}' cannot be read (written by another version or by hand); nothing done`;
     return { ok: false, reason: 'unreadable', error: new ZLinkError('ProtocolError', message) };
   }
