@@ -73,6 +73,16 @@ const ANSWERS: Record<string, Buffer> = {
   ]),
   silent: Buffer.alloc(0),
 };
+/** Every dependency there but PostgreSQL, whose URL each test sets. */
+function allButPostgres(): NodeJS.ProcessEnv {
+  const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0', ...MONO });
+  return {
+    PATH: path,
+    ZLINK_PYTHON: join(path, 'python3'),
+    ZLINK_CHROMIUM: aChromium,
+    ZLINK_HAPROXY: aHaproxy,
+  };
+}
 const servers: Server[] = [];
 const held = new Set<Socket>();
 /** The URL of a stand-in PostgreSQL for each answer, and of a port nothing listens on. */
@@ -162,14 +172,7 @@ describe('npm test preflight', () => {
   });
 
   it('passes, in one line, when all are there', async () => {
-    const path = bin('all', { 'redis-server': 'exit 0', python3: 'exit 0', ...MONO });
-    const env = {
-      PATH: path,
-      ZLINK_PYTHON: join(path, 'python3'),
-      ZLINK_CHROMIUM: aChromium,
-      ZLINK_HAPROXY: aHaproxy,
-      ZLINK_POSTGRES_URL: postgres.in,
-    };
+    const env = { ...allButPostgres(), ZLINK_POSTGRES_URL: postgres.in };
     const run = await preflight(env);
     expect([run.code, run.out, run.err]).toEqual([
       0,
@@ -181,13 +184,7 @@ describe('npm test preflight', () => {
   });
 
   it('names why a PostgreSQL does not let the tests in: a password, a missing database, silence', async () => {
-    const path = bin('all-but-postgres', { 'redis-server': 'exit 0', python3: 'exit 0', ...MONO });
-    const env = {
-      PATH: path,
-      ZLINK_PYTHON: join(path, 'python3'),
-      ZLINK_CHROMIUM: aChromium,
-      ZLINK_HAPROXY: aHaproxy,
-    };
+    const env = allButPostgres();
     const why = async (answer: string) => {
       const run = await preflight({ ...env, ZLINK_POSTGRES_URL: postgres[answer] });
       expect([run.code, run.err]).toEqual([1, expect.stringContaining(`${howToInstall(['postgresql'])}\n`)]);
