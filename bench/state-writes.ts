@@ -1,10 +1,11 @@
 /**
- * State writes per second through one PostgresStateStore (docs/decisions.md#the-postgresql-provider-issue-54
- * has its figures): `--lanes` callers, each writing its own `--batch` objects of `--bytes` of state again
- * and again (each write replacing the version the last one made), for `--seconds`, on a pool of `--pool`
- * connections; the state is random bytes. Prints writes per second in all and per connection, and the time one batch took (p50,
- * p99). On a table of its own in the PostgreSQL of ZLINK_POSTGRES_URL (default: the tests'), dropped at
- * the end; the machine's other load counts in the figures.
+ * State writes per second through one PostgresStateStore (figures in
+ * docs/decisions.md#the-postgresql-provider-issue-54): `--lanes` callers, each writing its own `--batch`
+ * objects of `--bytes` of state again and again (each write replacing the version the last one made),
+ * for `--seconds`, on a pool of `--pool` connections; the state is random bytes. Prints writes per
+ * second in all and per connection, and the time one batch took (p50, p99). On a table of its own in
+ * the PostgreSQL of ZLINK_POSTGRES_URL (default: the tests'), dropped at the end; the machine's other
+ * load counts in the figures.
  *
  * Usage (after `tsc -p tsconfig.bench.json`):
  *   node .bench-build/bench/state-writes.js [--batch 64] [--pool 4] [--lanes <pool>] [--bytes 4096]

@@ -188,11 +188,13 @@ export function postgresProblem(url = postgresUrl(), timeoutMs = 3000) {
   });
 }
 
+/** @typedef {string | undefined} Why why something is missing, or undefined when it is there */
+
 /**
  * What the tests need: each with its Debian package and `missing()`, which says why it is missing or
  * returns undefined when it is there (at once, or once a server answered).
  *
- * @type {readonly { what: string, debian: string, missing: () => string | undefined | Promise<string | undefined> }[]}
+ * @type {readonly { what: string, debian: string, missing: () => Why | Promise<Why> }[]}
  */
 export const CHECKS = [
   {

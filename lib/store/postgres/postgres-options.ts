@@ -10,7 +10,10 @@ import { STATE_TOMBSTONE_TTL_MS } from '../../core/ports/index.js';
  * `PG*` environment variables fill in what is not set, as for any pg client.
  */
 export interface PostgresStateStoreOptions {
-  /** Names the store in messages: `State Store '<name>' (PostgreSQL <database>/<table>)`. @default 'postgres' */
+  /**
+   * Names the store in messages: `State Store '<name>' (PostgreSQL <database>/<table>)`.
+   * @default 'postgres'
+   */
   readonly name?: string;
   /** A `postgres://` URL (pg's `connectionString`); the fields below override its parts. */
   readonly connectionString?: string;
@@ -32,7 +35,10 @@ export interface PostgresStateStoreOptions {
   readonly poolSize?: number;
   /** How long opening one connection may take before it fails, in ms. @default 5000 */
   readonly connectTimeoutMs?: number;
-  /** How long one statement may go unanswered before its call fails (outcome unknown), in ms. @default 10000 */
+  /**
+   * How long one statement may go unanswered before its call fails (each row's outcome unknown), in ms.
+   * @default 10000
+   */
   readonly queryTimeoutMs?: number;
   /** How long a destroyed object's tombstone stays, in ms. @default 86400000 (one day) */
   readonly tombstoneTtlMs?: number;

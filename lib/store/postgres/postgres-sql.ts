@@ -1,9 +1,9 @@
 /*
- * The PostgreSQL State Store's SQL (docs/decisions.md#the-postgresql-provider-issue-54): one table, one row per
- * (mesh, kind, id), and one statement per batch for each call: the rows travel as arrays and `unnest`
- * turns them back into rows, so 500 writes are one round trip and one transaction. `T` below is the
- * table, already quoted. Every integer that reaches JavaScript is read through the store's own int8
- * parser (`Number`, or `NaN` past 2^53), never pg's global one.
+ * The PostgreSQL State Store's SQL (docs/decisions.md#the-postgresql-provider-issue-54): one table, one
+ * row per (mesh, kind, id), and one statement per batch for each call: the rows travel as arrays and
+ * `unnest` turns them back into rows, so 500 writes are one round trip and one transaction. `table`
+ * below is the table, already quoted. Every integer that reaches JavaScript is read through the store's
+ * own int8 parser (`Number`, or `NaN` past 2^53), never pg's global one.
  */
 import { Buffer } from 'node:buffer';
 
@@ -114,7 +114,8 @@ export function adoptStatement(table: string): string {
       AS a(mesh, kind, id, type, og, rid)
     ON CONFLICT (${KEY_COLUMNS.join(', ')}) DO UPDATE SET ${set.join(', ')}
     WHERE ${fresh} OR (${readable('r')} AND (r.object_generation <= EXCLUDED.object_generation
-      OR (EXCLUDED.mesh, EXCLUDED.kind, EXCLUDED.id) IN (SELECT * FROM unnest($7::text[], $8::text[], $9::text[]))))
+      OR (EXCLUDED.mesh, EXCLUDED.kind, EXCLUDED.id) IN
+        (SELECT * FROM unnest($7::text[], $8::text[], $9::text[]))))
     RETURNING ${SAVED}`;
 }
 

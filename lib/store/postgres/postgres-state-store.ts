@@ -71,9 +71,9 @@ interface ReadRow extends RowKey {
 const keyOf = (k: RowKey) => `${k.mesh}\0${k.kind}\0${k.id}`;
 
 /**
- * The State Store on PostgreSQL (docs/decisions.md#the-postgresql-provider-issue-54), through the `pg` package,
- * an optional peer loaded by `start()`. One table, created or checked at start; each `adopt` and each
- * `write` is one statement for its whole batch, the compare-and-set done by the statement's own
+ * The State Store on PostgreSQL (docs/decisions.md#the-postgresql-provider-issue-54), through the `pg`
+ * package, an optional peer loaded by `start()`. One table, created or checked at start; each `adopt`
+ * and each `write` is one statement for its whole batch, the compare-and-set done by the statement's own
  * condition, so PostgreSQL's row locks make each row atomic and a batch of 500 one round trip. Rows it
  * left as they were are then read, to say why. A connection lost or a statement unanswered within
  * `queryTimeoutMs` rejects the call (`Unavailable`: each row's outcome unknown), and the pool opens a new
@@ -137,7 +137,7 @@ export class PostgresStateStore implements StateStore {
     );
   }
 
-  /** The port's write, one statement for the batch (and a read of the rows it refused); rejects as `adopt`. */
+  /** The port's write, one statement for the batch (and a read of the rows it refused); rejects as adopt. */
   async write(batch: readonly StateWrite[]): Promise<StateWriteResult[]> {
     checkWriteBatch(this, batch);
     batch.forEach((w, i) => this.checkRow('write', i, w.key, [w.type, w.authority.rid], w.schemaVersion));

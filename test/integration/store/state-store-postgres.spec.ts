@@ -31,7 +31,7 @@ function freshTable(): string {
   return table;
 }
 
-/** Resolves once `check()` resolves true, asking again every 50 ms; rejects naming `what` after `timeoutMs`. */
+/** Resolves once `check()` resolves true, asking every 50 ms; rejects naming `what` after `timeoutMs`. */
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
