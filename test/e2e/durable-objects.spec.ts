@@ -1,7 +1,8 @@
 /**
  * Durable objects between real processes (issue 54; docs/objects.md#durable-objects), on each State Store
  * provider: two object servers and a client (test/fixtures/e2e/durable-node.app.ts), a private
- * redis-server for the Location Store, and the State Store behind a TCP proxy the test can cut.
+ * redis-server for the Location Store, and the State Store — a private redis-server, or a table of the
+ * shared PostgreSQL — behind a TCP proxy the test can cut.
  *
  * - An every-turn owner SIGKILLed under traffic: after the takeover, every `add` a caller heard back from
  *   is in the restored state (0 lost), none twice, each caller's in order.
@@ -16,6 +17,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { ChildApp, type ChildMessage } from '../helpers/child-app.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { RecordingProxy } from '../helpers/tcp-proxy.js';
+import { adminPool, freshName, postgresPort, postgresUrlWith } from '../helpers/postgres.js';
 import type { AddResult } from '../fixtures/e2e/durable-node.app.js';
 
 const APP = 'e2e/durable-node.app.js';
@@ -36,6 +38,22 @@ const PROVIDERS: Provider[] = [
         port: redis.port,
         entry: (port) => ({ redis: `redis://127.0.0.1:${port}`, keyPrefix: 'durable-e2e' }),
         stop: () => redis.stop(),
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async start() {
+      // The shared server, a table of this test's own (dropped after it).
+      const table = freshName('zlink_durable_e2e');
+      return {
+        port: postgresPort(),
+        entry: (port) => ({ postgres: { connectionString: postgresUrlWith({ port }), table } }),
+        async stop() {
+          const admin = adminPool();
+          await admin.query(`DROP TABLE IF EXISTS ${table}`);
+          await admin.end();
+        },
       };
     },
   },

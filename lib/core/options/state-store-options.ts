@@ -16,8 +16,15 @@ import {
  * `lib/store` builds the stores (`createStateStore`).
  */
 
-/** One State Store: exactly one of `instance`, `redis` or `cluster`. */
+/** One State Store: exactly one of `instance`, `redis`, `cluster` or `postgres`. */
 export interface StateStoreOptions extends StoreConnectionOptions {
+  /**
+   * PostgreSQL, through the `pg` package (install it: an optional peer dependency): a `postgres://` URL,
+   * or the `PostgresStateStore` options (`connectionString` or `host`/`port`/`database`/`user`/`password`,
+   * `ssl`, `table`, `poolSize`, ...). One table, created at start when absent. See
+   * docs/configuration.md#statestores.
+   */
+  postgres?: string | Record<string, unknown>;
   /**
    * A store object of your own making, e.g. `new MemoryStateStore()` (in one process, for tests); the
    * framework never builds one unasked.
@@ -34,6 +41,8 @@ export interface StateStoreOptions extends StoreConnectionOptions {
 /** Where a State Store lives: an instance, or a Redis (standalone, Sentinel or Cluster) and a key prefix. */
 export type NormalizedStateStoreSource =
   | { readonly kind: 'instance'; readonly instance: StateStore }
+  /** Checked whole by the store when it is built (`lib/store`), its errors naming `stateStores.<name>.postgres`. */
+  | { readonly kind: 'postgres'; readonly options: Readonly<Record<string, unknown>> }
   | (Exclude<NormalizedStoreSource<never>, { kind: 'instance' }> & { readonly keyPrefix: string });
 
 export interface NormalizedStateStore {
@@ -43,14 +52,14 @@ export interface NormalizedStateStore {
 }
 
 /** The sources of one State Store, exactly one of which is given. */
-const SOURCES = ['instance', 'redis', 'cluster'] as const;
+const SOURCES = ['instance', 'redis', 'cluster', 'postgres'] as const;
 const KEYS = [...SOURCES, 'keyPrefix'];
 const METHODS = ['start', 'adopt', 'write', 'close'];
 const DEFAULT_PREFIX = 'zlink-state';
 
 /**
- * The `stateStores` option: an object keyed by store name, each entry `{ instance }`, `{ redis, keyPrefix? }`
- * or `{ cluster, keyPrefix? }`. One store object under two names is refused (its batches would compete as
+ * The `stateStores` option: an object keyed by store name, each entry `{ instance }`, `{ redis, keyPrefix? }`,
+ * `{ cluster, keyPrefix? }` or `{ postgres }`. One store object under two names is refused (its batches would compete as
  * two stores), and so is a key prefix that `prefixesTaken` holds (prefix → the field that has it: the
  * Location and Relocation Stores') or that another State Store on Redis has: stores may share a Redis,
  * never a key prefix.
@@ -67,14 +76,17 @@ export function normalizeStateStores(
     const field = `stateStores.${name}`;
     checkName(field, name);
     if (!isRecord(entry))
-      throw configurationError(field, 'must be an object { instance } | { redis } | { cluster }');
+      throw configurationError(
+        field,
+        'must be an object { instance } | { redis } | { cluster } | { postgres }',
+      );
     checkKeys(field, entry, KEYS);
     const given = SOURCES.filter((k) => entry[k] !== undefined);
     if (given.length !== 1)
       throw configurationError(
         field,
         given.length === 0
-          ? 'names no store: give one of instance, redis or cluster'
+          ? 'names no store: give one of instance, redis, cluster or postgres'
           : `gives ${given.join(' and ')}; a State Store has exactly one`,
       );
     const which = given[0]!;
@@ -82,6 +94,9 @@ export function normalizeStateStores(
     switch (which) {
       case 'instance':
         source = instanceSource(field, entry, out);
+        break;
+      case 'postgres':
+        source = postgresSource(field, entry);
         break;
       case 'redis':
       case 'cluster': {
@@ -100,6 +115,27 @@ export function normalizeStateStores(
     out.set(name, Object.freeze({ name, source }));
   }
   return out;
+}
+
+/** A `postgres` source: a URL, or options the store checks whole when it is built. */
+function postgresSource(field: string, entry: Record<string, unknown>): NormalizedStateStoreSource {
+  if (entry.keyPrefix !== undefined)
+    throw configurationError(
+      `${field}.keyPrefix`,
+      'goes with redis or cluster; PostgreSQL rows live in postgres.table',
+    );
+  const { postgres } = entry;
+  if (typeof postgres === 'string') {
+    if (postgres.length === 0)
+      throw configurationError(`${field}.postgres`, 'must be a non-empty postgres:// URL');
+    return Object.freeze({
+      kind: 'postgres' as const,
+      options: Object.freeze({ connectionString: postgres }),
+    });
+  }
+  if (!isRecord(postgres))
+    throw configurationError(`${field}.postgres`, 'must be a postgres:// URL or PostgresStateStore options');
+  return Object.freeze({ kind: 'postgres' as const, options: Object.freeze({ ...postgres }) });
 }
 
 /** An `instance` source: a StateStore by its shape, not registered under another name already. */

@@ -84,37 +84,45 @@ const KEYS = [
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,51}$/;
 const FIELD = 'PostgresStateStore options';
 
-const refuse = (field: string, problem: string) => configurationError(`${FIELD}.${field}`, problem);
+const refuse = (where: string, field: string, problem: string) =>
+  configurationError(`${where}.${field}`, problem);
 
-function optionalString(options: Record<string, unknown>, field: string): string | undefined {
+function optionalString(where: string, options: Record<string, unknown>, field: string): string | undefined {
   const value = options[field];
   if (value !== undefined && (typeof value !== 'string' || value.length === 0))
-    throw refuse(field, 'must be a non-empty string');
+    throw refuse(where, field, 'must be a non-empty string');
   return value;
 }
 
-/** Checks `options` whole; throws `Configuration` naming `PostgresStateStore options.<field>`. */
-export function normalizePostgresOptions(options: PostgresStateStoreOptions): NormalizedPostgresOptions {
-  if (!isRecord(options)) throw new ZLinkError('Configuration', `${FIELD} must be an object`);
+/**
+ * Checks `options` whole; throws `Configuration` naming `<where>.<field>` (`PostgresStateStore options`
+ * unless the `stateStores` option it came from is named).
+ */
+export function normalizePostgresOptions(
+  options: PostgresStateStoreOptions,
+  where: string = FIELD,
+): NormalizedPostgresOptions {
+  if (!isRecord(options)) throw new ZLinkError('Configuration', `${where} must be an object`);
   const raw = options as Record<string, unknown>;
-  checkKeys(FIELD, raw, KEYS);
-  const name = optionalString(raw, 'name') ?? 'postgres';
-  const connectionString = optionalString(raw, 'connectionString');
-  const host = optionalString(raw, 'host');
-  const database = optionalString(raw, 'database');
-  optionalString(raw, 'user');
+  checkKeys(where, raw, KEYS);
+  const name = optionalString(where, raw, 'name') ?? 'postgres';
+  const connectionString = optionalString(where, raw, 'connectionString');
+  const host = optionalString(where, raw, 'host');
+  const database = optionalString(where, raw, 'database');
+  optionalString(where, raw, 'user');
   const { port, password, ssl } = options;
   if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535))
-    throw refuse('port', 'must be an integer 1..65535');
+    throw refuse(where, 'port', 'must be an integer 1..65535');
   if (password !== undefined && typeof password !== 'string' && typeof password !== 'function')
-    throw refuse('password', 'must be a string or a function');
+    throw refuse(where, 'password', 'must be a string or a function');
   if (ssl !== undefined && typeof ssl !== 'boolean' && !isRecord(ssl))
-    throw refuse('ssl', 'must be a boolean or node:tls options');
-  const url = connectionString === undefined ? undefined : parseUrl(connectionString);
-  const tableName = optionalString(raw, 'table') ?? 'zlink_state';
+    throw refuse(where, 'ssl', 'must be a boolean or node:tls options');
+  const url = connectionString === undefined ? undefined : parseUrl(where, connectionString);
+  const tableName = optionalString(where, raw, 'table') ?? 'zlink_state';
   const parts = tableName.split('.');
   if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part)))
     throw refuse(
+      where,
       'table',
       `must be a lowercase SQL identifier of at most 52 characters, optionally schema-qualified (game.zlink_state), got '${tableName}'`,
     );
@@ -129,31 +137,35 @@ export function normalizePostgresOptions(options: PostgresStateStoreOptions): No
     table: parts.map((part) => `"${part}"`).join('.'),
     tableName,
     tableOnly: parts[parts.length - 1]!,
-    poolSize: boundedInt('poolSize', options.poolSize, 4, 1000),
-    connectTimeoutMs: positiveInt(`${FIELD}.connectTimeoutMs`, options.connectTimeoutMs, 5000),
-    queryTimeoutMs: positiveInt(`${FIELD}.queryTimeoutMs`, options.queryTimeoutMs, 10000),
-    tombstoneTtlMs: positiveInt(`${FIELD}.tombstoneTtlMs`, options.tombstoneTtlMs, STATE_TOMBSTONE_TTL_MS),
+    poolSize: boundedInt(where, 'poolSize', options.poolSize, 4, 1000),
+    connectTimeoutMs: positiveInt(`${where}.connectTimeoutMs`, options.connectTimeoutMs, 5000),
+    queryTimeoutMs: positiveInt(`${where}.queryTimeoutMs`, options.queryTimeoutMs, 10000),
+    tombstoneTtlMs: positiveInt(`${where}.tombstoneTtlMs`, options.tombstoneTtlMs, STATE_TOMBSTONE_TTL_MS),
     connection,
     target: `${host ?? url?.host ?? process.env.PGHOST ?? 'localhost'}${port === undefined ? '' : `:${port}`}/${db}`,
   };
 }
 
-function boundedInt(field: string, value: unknown, fallback: number, max: number): number {
-  const n = positiveInt(`${FIELD}.${field}`, value, fallback);
-  if (n > max) throw refuse(field, `must be at most ${max}, got ${n}`);
+function boundedInt(where: string, field: string, value: unknown, fallback: number, max: number): number {
+  const n = positiveInt(`${where}.${field}`, value, fallback);
+  if (n > max) throw refuse(where, field, `must be at most ${max}, got ${n}`);
   return n;
 }
 
 /** The host and database of a `postgres://` URL (pg reads the rest); `Configuration` when it is no URL. */
-function parseUrl(text: string): { host: string | undefined; database: string | undefined } {
+function parseUrl(where: string, text: string): { host: string | undefined; database: string | undefined } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw refuse('connectionString', 'must be a postgres:// or postgresql:// URL');
+    throw refuse(where, 'connectionString', 'must be a postgres:// or postgresql:// URL');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    throw refuse('connectionString', `must be a postgres:// or postgresql:// URL, got ${url.protocol}//`);
+    throw refuse(
+      where,
+      'connectionString',
+      `must be a postgres:// or postgresql:// URL, got ${url.protocol}//`,
+    );
   const database = decodeURIComponent(url.pathname.slice(1));
   return { host: url.host === '' ? undefined : url.host, database: database === '' ? undefined : database };
 }

@@ -92,8 +92,9 @@ export class PostgresStateStore implements StateStore {
   private closed = false;
 
   /** Throws `Configuration` naming `PostgresStateStore options.<field>` for a value it cannot take. */
-  constructor(options: PostgresStateStoreOptions = {}) {
-    this.options = normalizePostgresOptions(options);
+  /** `where`: how errors name the options (`stateStores.players.postgres` when that option built it). */
+  constructor(options: PostgresStateStoreOptions = {}, where?: string) {
+    this.options = normalizePostgresOptions(options, where);
     this.name = this.options.name;
     this.concurrency = this.options.poolSize;
     const table = this.options.table;

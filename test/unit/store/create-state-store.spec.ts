@@ -4,7 +4,7 @@
  * runtime and not connected yet; an instance stays its maker's.
  */
 import { describe, expect, it } from '@jest/globals';
-import { normalizeOptions } from '../../../lib/core/index.js';
+import { type NormalizedStateStore, normalizeOptions } from '../../../lib/core/index.js';
 import { MemoryStateStore, createStateStore } from '../../../lib/store/index.js';
 import { RedisStateStore } from '../../../lib/store/redis/redis-state-store.js';
 
@@ -31,5 +31,33 @@ describe('createStateStore', () => {
       // Nothing was connected (a store connects at start()), so closing is all there is to do.
       await Promise.all(built.filter((b) => b.owned).map((b) => b.store.close()));
     }
+  });
+
+  it('builds a PostgreSQL State Store from postgres, owned, its errors naming the option', async () => {
+    const { stateStores } = normalizeOptions({
+      stateStores: {
+        players: { postgres: 'postgres://game@127.0.0.1:1/game' },
+        rooms: { postgres: { host: '127.0.0.1', port: 1, database: 'game', table: 'game.rooms' } },
+        bad: { postgres: { table: 'Rooms!' } },
+      },
+    });
+    const [players, rooms, bad] = [...stateStores.values()] as [
+      NormalizedStateStore,
+      NormalizedStateStore,
+      NormalizedStateStore,
+    ];
+    const built = await Promise.all([players, rooms].map((s) => createStateStore(s)));
+    try {
+      expect(built.map(({ store, owned }) => [store.constructor.name, store.name, owned])).toEqual([
+        ['PostgresStateStore', "State Store 'players' (PostgreSQL game/zlink_state)", true],
+        ['PostgresStateStore', "State Store 'rooms' (PostgreSQL game/game.rooms)", true],
+      ]);
+    } finally {
+      await Promise.all(built.map((b) => b.store.close()));
+    }
+    await expect(createStateStore(bad)).rejects.toMatchObject({
+      code: 'Configuration',
+      message: expect.stringMatching(/stateStores\.bad\.postgres\.table/),
+    });
   });
 });

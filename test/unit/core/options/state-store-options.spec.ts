@@ -1,7 +1,7 @@
 /**
  * The `stateStores` option (issue 54; lib/core/options/state-store-options.ts): State Stores by name, each
- * `{ instance }`, `{ redis, keyPrefix? }` or `{ cluster, keyPrefix? }`; a wrong shape fails `Configuration`
- * naming the field, and so does a key prefix another store on Redis has.
+ * `{ instance }`, `{ redis, keyPrefix? }`, `{ cluster, keyPrefix? }` or `{ postgres }`; a wrong shape
+ * fails `Configuration` naming the field, and so does a key prefix another store on Redis has.
  */
 import { describe, expect, it } from '@jest/globals';
 import { normalizeOptions } from '../../../../lib/core/index.js';
@@ -44,6 +44,23 @@ describe('stateStores', () => {
     ]);
   });
 
+  it('takes PostgreSQL as a URL or as options, checked whole by the store when it is built', () => {
+    const stores = normalizeOptions({
+      stateStores: {
+        players: { postgres: 'postgres://game@db:5432/game' },
+        rooms: { postgres: { host: 'db', database: 'game', table: 'game.rooms_state', poolSize: 8 } },
+      },
+    }).stateStores;
+    expect(stores.get('players')?.source).toEqual({
+      kind: 'postgres',
+      options: { connectionString: 'postgres://game@db:5432/game' },
+    });
+    expect(stores.get('rooms')?.source).toEqual({
+      kind: 'postgres',
+      options: { host: 'db', database: 'game', table: 'game.rooms_state', poolSize: 8 },
+    });
+  });
+
   it('may share a Redis with the Location and Relocation Stores under a key prefix of its own', () => {
     const o = normalizeOptions({
       locationStore: { redis: 'redis://r:6379' },
@@ -65,10 +82,16 @@ describe('stateStores', () => {
     ['not an object', 'memory', 'stateStores'],
     ['an entry that is not an object', { players: true }, 'stateStores.players'],
     ['an empty name', { '': { instance: store() } }, 'stateStores.'],
+    ['an empty postgres URL', { players: { postgres: '' } }, 'stateStores.players.postgres'],
     [
-      'a provider not built into the package',
-      { players: { postgres: 'postgres://db' } },
+      'postgres that is neither URL nor options',
+      { players: { postgres: 5432 } },
       'stateStores.players.postgres',
+    ],
+    [
+      'a key prefix beside postgres',
+      { players: { postgres: 'postgres://db/game', keyPrefix: 'p' } },
+      'stateStores.players.keyPrefix',
     ],
     ['no source', { players: {} }, 'stateStores.players'],
     ['two sources', { players: { instance: store(), redis: 'redis://h' } }, 'stateStores.players'],
