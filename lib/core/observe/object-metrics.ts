@@ -13,6 +13,16 @@ export class ObjectTypeMetrics {
   deactivations = 0;
   /** Authority Store reads this node made to resolve, create or check objects of the type. */
   storeReads = 0;
+  /**
+   * State Store writes of durable objects of the type (docs/objects.md#durable-objects): acknowledged,
+   * failed (not landed: the store did not answer or could not read its row), fenced (another owner took
+   * the object over).
+   */
+  readonly stateWrites = { ok: 0, failed: 0, fenced: 0 };
+  /** Activations that came back with saved state. */
+  restores = 0;
+  /** Activations put to sleep after `persist.idleMs`. */
+  passivations = 0;
   /** Messages waiting in the queues of this node's activations of the type, now (set by the owner). */
   queueDepth: () => number = () => 0;
 
@@ -34,6 +44,10 @@ export interface ObjectMetricsSnapshot {
   readonly deactivations: number;
   readonly storeReads: number;
   readonly queueDepth: number;
+  /** Durable classes only: State Store writes by result, restores, passivations. */
+  readonly stateWrites: { readonly ok: number; readonly failed: number; readonly fenced: number };
+  readonly restores: number;
+  readonly passivations: number;
 }
 
 /** One `ObjectTypeMetrics` per (kind, type), made on first ask (never per message: callers keep theirs). */
@@ -60,6 +74,9 @@ export class ObjectMetricsRegistry {
       deactivations: m.deactivations,
       storeReads: m.storeReads,
       queueDepth: m.queueDepth(),
+      stateWrites: { ...m.stateWrites },
+      restores: m.restores,
+      passivations: m.passivations,
     }));
   }
 }

@@ -73,6 +73,21 @@ function objectFamilies(
       'Authority Store reads made here for the type.',
       (o) => ({ '': o.storeReads }),
     ],
+    [
+      'object_state_writes_total',
+      'State Store writes of durable objects of the type, by result.',
+      (o) => ({ ok: o.stateWrites.ok, failed: o.stateWrites.failed, fenced: o.stateWrites.fenced }),
+    ],
+    [
+      'object_state_restores_total',
+      'Activations here that came back with saved state.',
+      (o) => ({ '': o.restores }),
+    ],
+    [
+      'object_passivations_total',
+      'Durable objects put to sleep here after persist.idleMs.',
+      (o) => ({ '': o.passivations }),
+    ],
   ];
   const labelsOf = (o: { kind: string; type: string }, extra?: [string, string]) =>
     [
@@ -82,7 +97,8 @@ function objectFamilies(
     ].join(',');
   for (const [name, help, values] of counters) {
     const full = family(name, 'counter', help);
-    const label = name === 'object_calls_total' ? 'call' : 'state';
+    const label =
+      name === 'object_calls_total' ? 'call' : name === 'object_state_writes_total' ? 'result' : 'state';
     for (const o of snapshot.objects)
       for (const [k, n] of Object.entries(values(o))) out.push(`${full}{${labelsOf(o, [label, k])}} ${n}`);
   }

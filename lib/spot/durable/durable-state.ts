@@ -30,6 +30,8 @@ export interface DurableDeps {
   readonly rid: string;
   /** The authority the activation holds now (written into the row for operators). */
   readonly authority: () => DurableAuthority;
+  /** The counters of its type: writes by result. */
+  readonly metrics: { readonly stateWrites: { ok: number; failed: number; fenced: number } };
   /** The durable timers live now (`ObjectTimers.durableTimers`), saved with the state. */
   readonly timers: () => readonly DurableTimer[];
   /**
@@ -293,6 +295,7 @@ export class DurableState {
   private written(seq: number, result: StateWriteResult): void {
     this.writing = 0;
     if (result.ok) {
+      this.deps.metrics.stateWrites.ok++;
       this.version = result.version;
       this.saved = seq;
       this.failures = 0;
@@ -323,6 +326,7 @@ export class DurableState {
    * keeps trying, and refuses new calls until a write lands; an explicit one writes at its next save.
    */
   private failed(why: string): void {
+    this.deps.metrics.stateWrites.failed++;
     this.writing = 0;
     this.versionSkips = 0;
     if (this.stopped !== undefined) return;
@@ -343,6 +347,7 @@ export class DurableState {
   }
 
   private depose(why: string): void {
+    this.deps.metrics.stateWrites.fenced++;
     this.stop(`fenced: ${why}`);
     this.deps.deposed(why);
   }

@@ -302,6 +302,7 @@ export class ObjectHost {
     // A call that came while the last save was on its way wakes it: it runs, and the sweep waits again.
     if (a.turns.depth > 0 || a.state !== 'ready') return a.turns.unseal();
     await this.release(a, 'passivated');
+    a.metrics.passivations++;
   }
 
   /**

@@ -80,6 +80,7 @@ export class ObjectStates {
       rid: this.deps.self.rid,
       authority: () => a.authority,
       timers: () => (a.turns.timers.anyDurable ? a.turns.timers.durableTimers() : NO_TIMERS),
+      metrics: a.metrics,
       deposed: (why: string) => this.deps.deposed(a, why),
     };
     a.persistWith(new DurableState(deps, durable.batcher, from.epoch, from.version, stored));
@@ -99,6 +100,7 @@ export class ObjectStates {
     await a.turns.submit(() =>
       userCode(what, async () => {
         if (adopted?.restored !== undefined) {
+          a.metrics.restores++;
           await a.hook('restore', adopted.state, a.scope);
           armDurableTimers(a, adopted.timers);
         }

@@ -74,7 +74,12 @@ class Guest {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.closeAll());
 
-async function setup(): Promise<{ store: GatedStateStore; client: ZLinkSessionClient; events: string[] }> {
+async function setup(): Promise<{
+  store: GatedStateStore;
+  client: ZLinkSessionClient;
+  events: string[];
+  server: ZLinkRuntime;
+}> {
   const location = new MemoryLocationStore();
   const store = new GatedStateStore();
   const classes = registry(
@@ -124,7 +129,7 @@ async function setup(): Promise<{ store: GatedStateStore; client: ZLinkSessionCl
   client.on('push', (packet: string, msg: unknown) => events.push(`${packet} ${String(msg)}`));
   await client.connect();
   await client.request('login', null);
-  return { store, client, events };
+  return { store, client, events, server };
 }
 
 describe('an every-turn persistent Actor, while its state is on the way', () => {
@@ -149,7 +154,7 @@ describe('an every-turn persistent Actor, while its state is on the way', () => 
   });
 
   it('answers StateNotSaved when the store fails, drops the push, refuses calls until a write lands', async () => {
-    const { store, client, events } = await setup();
+    const { store, client, events, server } = await setup();
     expect(await client.request('move', 1)).toBe(1);
     store.down = true;
     const failed = await outcome(client.request('move', 2));
@@ -172,6 +177,10 @@ describe('an every-turn persistent Actor, while its state is on the way', () => 
       }
     }
     expect(answer).toBe(13);
+    // The server counted the write that failed, and the ones that landed.
+    const counted = server.metrics().objects.find((o) => o.type === 'player');
+    expect(counted?.stateWrites.failed).toBeGreaterThanOrEqual(1);
+    expect(counted?.stateWrites.ok).toBeGreaterThanOrEqual(2);
     await waitFor(() => events.includes('moved 13'), 5000, 'the push of the turn after the outage');
     // The push of the turn whose state was not saved never left.
     expect(events).toEqual(['moved 1', 'moved 13']);

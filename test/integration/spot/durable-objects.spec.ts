@@ -150,6 +150,9 @@ async function stop(r: ZLinkRuntime): Promise<void> {
   await r.close();
 }
 
+/** The `player` type's counters on runtime `r`. */
+const players = (r: ZLinkRuntime) => r.metrics().objects.find((o) => o.type === 'player');
+
 const ask = (c: ZLinkRuntime, id: string, packet: string, payload: unknown = null) =>
   c.routeClient.toActor(id).request(packet, payload).async();
 
@@ -161,7 +164,7 @@ describe('persistent Actors (every turn, the default mode)', () => {
     await c.objects.getOrCreateActor('player', 'p-1');
     for (let i = 1; i <= 5; i++) expect(await ask(c, 'p-1', 'move', 1)).toMatchObject({ x: i });
     await stop(a);
-    await server(w, 'server-b');
+    const b = await server(w, 'server-b');
     await c.waitForPeers('objects', 1);
 
     await expect(c.objects.createActor('player', 'p-1')).rejects.toMatchObject({
@@ -175,6 +178,9 @@ describe('persistent Actors (every turn, the default mode)', () => {
     // One write for the state onActivate left (x = 0), one per changing turn (5); the stop's capture
     // changed nothing, so it wrote nothing.
     expect(seen.at(-1)).toMatchObject({ version: 6, schemaVersion: 1 });
+    // Each node counts what it did: a's six acknowledged writes, b's one restore.
+    expect(players(a)).toMatchObject({ stateWrites: { ok: 6, failed: 0, fenced: 0 } });
+    expect(players(b)).toMatchObject({ restores: 1, stateWrites: { ok: 0 } });
   });
 
   it('start over after a destroy: the tombstone keeps nothing to restore', async () => {
