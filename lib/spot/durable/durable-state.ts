@@ -1,10 +1,9 @@
-import { Buffer } from 'node:buffer';
 import { REMOTE_CODES, type WireError, ZLinkError, errorMessage } from '../../core/errors.js';
-import type { ObjectKey, StateWriteResult } from '../../core/ports/index.js';
+import type { ObjectKey, StateWrite, StateWriteResult } from '../../core/ports/index.js';
 import type { NormalizedPersistOptions } from '../../core/objects/index.js';
 import { encodePayload } from '../../core/wire/index.js';
 import type { DurableTimer } from '../execution/index.js';
-import { encodeTimers } from './timer-rows.js';
+import { describeRefusal, encodeTimers, sameBytes, sameTimers } from './state-rows.js';
 import type { StateBatcher } from './state-batcher.js';
 
 /**
@@ -53,6 +52,9 @@ interface Hold {
   readonly ok: () => void;
   readonly fail: (error: WireError) => void;
 }
+
+/** `writing` while the tombstone is on its way: no other write starts. */
+const TOMBSTONE = -1;
 
 /** Waits before a failed write is tried again (every-turn mode): a store outage is not hammered. */
 const RETRY_MS = [50, 100, 200, 500, 1000] as const;
@@ -208,38 +210,63 @@ export class DurableState {
 
   /**
    * Marks the object destroyed in the store: a tombstone at the current epoch, once the write in flight
-   * (if any) ended. Rejects with `Unavailable` when the store did not take it. Nothing is written after it.
+   * (if any) ended; call it with the object sealed (no capture comes meanwhile). Nothing is written after
+   * it. Rejects with `Unavailable` when the store did not take it: the object then writes on as before.
    */
   async tombstone(): Promise<void> {
     await this.flushed().catch(() => undefined);
-    this.stop('destroyed');
-    const result = await this.batcher
-      .write({
-        key: this.deps.key,
-        type: this.deps.type,
-        epoch: this.epoch,
-        expected: this.version,
-        schemaVersion: this.deps.persist.version,
-        state: undefined,
-        timers: undefined,
-        authority: this.authority(),
-        tombstone: true,
-      })
-      .catch((error: unknown) => {
-        throw new ZLinkError(
-          'Unavailable',
-          `${this.what}: the tombstone was not written: ${errorMessage(error)}`,
-          {
-            cause: error,
-            details: { reason: 'stateNotSaved' },
-          },
-        );
-      });
-    if (!result.ok)
-      throw new ZLinkError('Unavailable', `${this.what}: the tombstone was refused (${describe(result)})`, {
+    // A retry waiting (every-turn, the store failing) waits for the tombstone's answer: one write at once.
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.writing = TOMBSTONE;
+    let result: StateWriteResult;
+    try {
+      result = await this.batcher.write(this.row(undefined, undefined));
+    } catch (error) {
+      this.writing = 0;
+      this.kick();
+      throw new ZLinkError(
+        'Unavailable',
+        `${this.what}: the tombstone was not written: ${errorMessage(error)}`,
+        {
+          cause: error,
+          details: { reason: 'stateNotSaved' },
+        },
+      );
+    }
+    this.writing = 0;
+    if (result.ok) {
+      this.version = result.version;
+      return this.stop('destroyed');
+    }
+    if (result.reason === 'version') this.version = result.version;
+    if (result.reason === 'fenced' || result.reason === 'absent')
+      this.depose(
+        result.reason === 'fenced' ? `another owner holds epoch ${result.epoch}` : 'its row is gone',
+      );
+    else this.kick();
+    throw new ZLinkError(
+      'Unavailable',
+      `${this.what}: the tombstone was refused (${describeRefusal(result)})`,
+      {
         details: { reason: result.reason === 'fenced' ? 'stateFenced' : 'stateNotSaved' },
-      });
-    this.version = result.version;
+      },
+    );
+  }
+
+  /** The write of `state` and `timers` at this owner's epoch over the version the store holds. */
+  private row(state: Uint8Array | undefined, timers: Uint8Array | undefined): StateWrite {
+    return {
+      key: this.deps.key,
+      type: this.deps.type,
+      epoch: this.epoch,
+      expected: this.version,
+      schemaVersion: this.deps.persist.version,
+      state,
+      timers,
+      authority: this.authority(),
+      ...(state === undefined && { tombstone: true as const }),
+    };
   }
 
   /**
@@ -275,21 +302,10 @@ export class DurableState {
     const state = this.lastBytes;
     const timers = this.lastTimers;
     this.writing = seq;
-    this.batcher
-      .write({
-        key: this.deps.key,
-        type: this.deps.type,
-        epoch: this.epoch,
-        expected: this.version,
-        schemaVersion: this.deps.persist.version,
-        state,
-        timers,
-        authority: this.authority(),
-      })
-      .then(
-        (result) => this.written(seq, result),
-        (error: unknown) => this.failed(`the State Store did not answer: ${errorMessage(error)}`),
-      );
+    this.batcher.write(this.row(state, timers)).then(
+      (result) => this.written(seq, result),
+      (error: unknown) => this.failed(`the State Store did not answer: ${errorMessage(error)}`),
+    );
   }
 
   private written(seq: number, result: StateWriteResult): void {
@@ -371,24 +387,3 @@ export class DurableState {
 }
 
 const dropSend = (): void => undefined;
-
-function sameTimers(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : sameBytes(a, b);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
-
-function describe(result: Exclude<StateWriteResult, { ok: true }>): string {
-  switch (result.reason) {
-    case 'fenced':
-      return `another owner holds epoch ${result.epoch}`;
-    case 'version':
-      return `the row is at version ${result.version}`;
-    case 'absent':
-      return 'no row';
-    default:
-      return result.error.message;
-  }
-}

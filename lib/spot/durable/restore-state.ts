@@ -5,7 +5,7 @@ import { decodePayload } from '../../core/wire/index.js';
 import { CONTENDED_WAIT_MS } from '../timing/index.js';
 import type { StateBatcher } from './state-batcher.js';
 import type { DurableTimer } from '../execution/index.js';
-import { decodeTimers } from './timer-rows.js';
+import { decodeTimers } from './state-rows.js';
 
 /** What an adopt gave a new activation: where it writes from, and the state to restore, if any. */
 export interface AdoptedState {

@@ -79,6 +79,7 @@ async function setup(): Promise<{
   client: ZLinkSessionClient;
   events: string[];
   server: ZLinkRuntime;
+  gateway: ZLinkRuntime;
 }> {
   const location = new MemoryLocationStore();
   const store = new GatedStateStore();
@@ -129,7 +130,7 @@ async function setup(): Promise<{
   client.on('push', (packet: string, msg: unknown) => events.push(`${packet} ${String(msg)}`));
   await client.connect();
   await client.request('login', null);
-  return { store, client, events, server };
+  return { store, client, events, server, gateway };
 }
 
 describe('an every-turn persistent Actor, while its state is on the way', () => {
@@ -154,7 +155,7 @@ describe('an every-turn persistent Actor, while its state is on the way', () => 
   });
 
   it('answers StateNotSaved when the store fails, drops the push, refuses calls until a write lands', async () => {
-    const { store, client, events, server } = await setup();
+    const { store, client, events, server, gateway } = await setup();
     expect(await client.request('move', 1)).toBe(1);
     store.down = true;
     const failed = await outcome(client.request('move', 2));
@@ -184,5 +185,21 @@ describe('an every-turn persistent Actor, while its state is on the way', () => 
     await waitFor(() => events.includes('moved 13'), 5000, 'the push of the turn after the outage');
     // The push of the turn whose state was not saved never left.
     expect(events).toEqual(['moved 1', 'moved 13']);
+
+    // A destroy whose tombstone the store does not take changes nothing: the object runs on.
+    const ref = await gateway.objects.getOrCreateActor('player', 'ann');
+    store.down = true;
+    await expect(gateway.objects.destroy(ref)).rejects.toMatchObject({
+      code: 'Unavailable',
+      details: { reason: 'stateNotSaved' },
+    });
+    store.down = false;
+    const saved = () => server.metrics().objects.find((o) => o.type === 'player')?.stateWrites.ok ?? 0;
+    const before = saved();
+    expect(await client.request('move', 1)).toBe(14);
+    // ... and still saves its turns.
+    expect(saved()).toBe(before + 1);
+    await gateway.objects.destroy(ref);
+    expect(await outcome(client.request('move', 1))).toMatchObject({ ok: false });
   });
 });

@@ -1,9 +1,12 @@
+import { Buffer } from 'node:buffer';
+import type { StateWriteResult } from '../../core/ports/index.js';
 import { decodePayload, encodePayload } from '../../core/wire/index.js';
 import type { DurableTimer } from '../execution/index.js';
 
 /*
- * Durable timers as a State Store row keeps them, beside the state (docs/decisions.md#durable-state):
- * one msgpack array of `[kind, label, anchorAt, intervalMs | null]`, in the order they were armed.
+ * What a durable object's State Store row holds, as its owner reads and compares it
+ * (docs/decisions.md#durable-state): the state's bytes, and the durable timers beside them — one msgpack
+ * array of `[kind, label, anchorAt, intervalMs | null]`, in the order they were armed.
  */
 
 /** Durable timers as a state row keeps them: `[[kind, label, anchorAt, intervalMs | null], ...]`. */
@@ -29,4 +32,28 @@ export function decodeTimers(bytes: Uint8Array | undefined): DurableTimer[] | un
     out.push({ kind, label, anchorAt, intervalMs: kind === 'interval' ? (intervalMs as number) : undefined });
   }
   return out;
+}
+
+/** Whether two encodings are the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+/** A refused write's reason, in words. */
+export function describeRefusal(result: Exclude<StateWriteResult, { ok: true }>): string {
+  switch (result.reason) {
+    case 'fenced':
+      return `another owner holds epoch ${result.epoch}`;
+    case 'version':
+      return `the row is at version ${result.version}`;
+    case 'absent':
+      return 'no row';
+    default:
+      return result.error.message;
+  }
+}
+
+/** Whether two timer encodings (either may be absent: no durable timers) are the same. */
+export function sameTimers(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : sameBytes(a, b);
 }
