@@ -126,6 +126,7 @@ async function server(w: World, rid: string): Promise<ZLinkRuntime> {
     playerClass('sleeper', { idleMs: 1000 }),
     playerClass('scribe', { mode: 'explicit' }),
     objectClass('actor', 'guest', Player, ['saveLater', 'badTimer']),
+    { ...objectClass('spot', 'den', Player, ['move', 'read']), options: { persist: { idleMs: 1000 } } },
   );
   const r = await startRuntime(
     objectMeshOptions(w.location, 'server', rid, {
@@ -265,6 +266,25 @@ describe('passivation (persist.idleMs)', () => {
     await waitFor(() => Date.now() - lastTurn > 2500, 5000, 'two idle times');
     expect(slept.map((s) => s.id)).not.toContain('z-2');
     expect(await ask(c, 'z-2', 'read')).toMatchObject({ x: 0 });
+  });
+});
+
+describe('a sleeping Spot and the Instance intent', () => {
+  it('a call with the Instance intent wakes it with its state (after its cached route is dropped)', async () => {
+    const w = world();
+    const a = await server(w, 'server-a');
+    const c = await client(w, 1);
+    const den = () => c.routeClient.toSpot('den-1').instance('den');
+    expect(await den().request('move', 4).async()).toMatchObject({ x: 4 });
+    const dens = () => a.metrics().objects.find((o) => o.type === 'den');
+    await waitFor(() => (dens()?.passivations ?? 0) >= 1, 10_000, 'den-1 asleep');
+    // The route this client cached before it slept is stale (that call never ran); the next call,
+    // which finds no object, creates it: restored.
+    expect(await outcome(den().request('read', null).async())).toMatchObject({
+      error: { code: 'Unavailable', details: { reason: 'staleRoute' } },
+    });
+    expect(await den().request('read', null).async()).toMatchObject({ x: 4 });
+    expect(dens()).toMatchObject({ restores: 1 });
   });
 });
 
