@@ -5,7 +5,7 @@
  * execution of a handler appends the request id to this process's own log (one line per execution,
  * written before the reply leaves), so the harness can count executions per request.
  * The harness SIGKILLs it, SIGSTOPs/SIGCONTs it and starts it again (a new lifecycle generation);
- * it runs under a shell guard that kills it when the harness goes (see chaos.ts).
+ * it runs under a shell guard that kills it when the harness goes (see chaos-process.ts).
  * Usage: node chaos-server.js <rid> <redisUrl> <logPath>
  */
 import 'reflect-metadata';

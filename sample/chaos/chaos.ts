@@ -15,13 +15,13 @@
  * anything itself); clients, never stopped, end when their command pipe closes. The harness has a
  * hard bound of duration + 150 s.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, pong } from '../loopback.js';
 import { REQUEST_TIMEOUT_MS, ROOMS } from './chaos-config.js';
+import { Proc, deferred, killEverything, sleep, within } from './chaos-process.js';
 import { type ClientRecord, type Fault, buildReport, describeReport } from './chaos-report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -62,141 +62,12 @@ const random = (() => {
   };
 })();
 
-/**
- * The guard: runs the command with stdin from /dev/null, reports its pid and exit status as JSON
- * lines, and SIGCONTs + SIGKILLs it once its own stdin (a pipe from this harness) closes — when the
- * harness ends, however it ends.
- */
-const GUARD = [
-  'exec 3<&0',
-  '"$@" </dev/null 3<&- &',
-  'p=$!',
-  'echo "{\\"type\\":\\"pid\\",\\"pid\\":$p}"',
-  '(cat <&3 >/dev/null; kill -CONT $p; kill -KILL $p) >/dev/null 2>&1 &',
-  'exec 3<&-',
-  'wait $p 2>/dev/null',
-  'echo "{\\"type\\":\\"exit\\",\\"status\\":$?}"',
-].join('\n');
-
-/**
- * A child process speaking JSON lines on stdout: under the guard (servers and Redis, which the harness
- * SIGSTOPs or SIGKILLs), or directly with a command pipe on stdin (clients, never stopped: they end
- * themselves when that pipe closes, see ../exit-with-parent.ts).
- */
-class Proc {
-  readonly child: ChildProcess;
-  pid: number | undefined;
-  exited = false;
-  /** The harness killed it on purpose. */
-  expected = false;
-  readonly gone: Promise<void>;
-
-  constructor(
-    readonly name: string,
-    readonly guarded: boolean,
-    command: string,
-    args: string[],
-    onMessage: (message: Record<string, any>) => void,
-    onExit: (status: number) => void,
-  ) {
-    const env = { ...process.env, NODE_OPTIONS: '' };
-    this.child = guarded
-      ? spawn('sh', ['-c', GUARD, 'zlink-chaos-guard', command, ...args], {
-          stdio: ['pipe', 'pipe', 'inherit'],
-          env,
-        })
-      : spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
-    if (!guarded) this.pid = this.child.pid;
-    all.add(this);
-    this.gone = new Promise((resolve) => this.child.once('exit', () => resolve()));
-    this.child.once('exit', (code, signal) => {
-      all.delete(this);
-      if (guarded || this.exited) return;
-      this.exited = true;
-      onExit(code ?? 128 + (signal === 'SIGKILL' ? 9 : 15));
-    });
-    this.child.stdin!.on('error', () => undefined);
-    let buffer = '';
-    this.child.stdout!.setEncoding('utf8');
-    this.child.stdout!.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (!line.startsWith('{')) continue;
-        const message = JSON.parse(line) as Record<string, any>;
-        if (guarded && message.type === 'pid') this.pid = message.pid as number;
-        else if (guarded && message.type === 'exit') {
-          this.exited = true;
-          this.child.stdin!.end();
-          onExit(message.status as number);
-        } else onMessage(message);
-      }
-    });
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    if (this.pid === undefined || this.exited) return;
-    try {
-      process.kill(this.pid, signal);
-    } catch {
-      // Already gone.
-    }
-  }
-
-  /** SIGKILL on purpose (a guard then exits too). */
-  kill(): void {
-    this.expected = true;
-    this.signal('SIGCONT');
-    this.signal('SIGKILL');
-    this.child.stdin!.end();
-  }
-
-  /** A command line to a direct child. */
-  send(message: object): void {
-    if (!this.exited && !this.guarded) this.child.stdin!.write(`${JSON.stringify(message)}\n`);
-  }
-}
-
-const all = new Set<Proc>();
-
-/** Synchronous, idempotent: nothing the harness started outlives it. */
-function killEverything(): void {
-  for (const g of all) {
-    g.kill();
-    g.child.kill('SIGKILL');
-  }
-}
 process.on('exit', killEverything);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     console.error(`chaos: ${signal}, stopping everything`);
     process.exit(130);
   });
-}
-
-/** A promise with its settle functions (Node 20 has no Promise.withResolvers); never unhandled. */
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: Error) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------------------------------------
