@@ -1,12 +1,15 @@
 /**
  * A chaos client process: a ClientServer client of `ledger`, a RouteMesh client member of `work`
- * (mesh `chaos`) and an Object Client of its `room` Spots, all with `discovery: 'auto'`. On
- * `{type:'run'}` it keeps `inflight` requests in flight (half on each channel arrangement) plus
- * `ROOM_INFLIGHT` to the rooms by global id (`{type:'relocate', id}` moves one while they run), each with a unique id `<name>-<seq>` in its payload, and records
+ * (mesh `chaos`) and an Object Client of its `room` Spots and `tally` Actors, all with `discovery:
+ * 'auto'`. On `{type:'run'}` it keeps `inflight` requests in flight (half on each channel arrangement)
+ * plus `ROOM_INFLIGHT` to the rooms by global id and one to each tally (`{type:'relocate', kind, id}`
+ * moves one of them while they run), each with a unique id `<name>-<seq>` in its payload, and records
  * for every request its start, its terminal(s) (reply or error code; every settle callback is
  * counted) and the server it was sent to (the `selection` event, tied to the call through
  * AsyncLocalStorage). On `{type:'stop'}` it starts nothing new, waits for what is in flight (one
- * request timeout + 1 s at most), writes its record to `<dir>/<name>.json` and says `done`.
+ * request timeout + 1 s at most), writes its record to `<dir>/<name>.json` and says `done`. On
+ * `{type:'tallies'}` (after the faults) it brings every tally back and writes what each holds to
+ * `<dir>/tallies.json` (chaos-tallies.ts).
  * Usage: node chaos-client.js <name> <redisUrl> <dir> <inflight>
  */
 import 'reflect-metadata';
@@ -29,10 +32,16 @@ import {
   ROOM_INFLIGHT,
   ROOM_PACKET,
   ROOM_TYPE,
+  TALLIES,
+  TALLY_ADD,
+  TALLY_READ,
+  TALLY_RESTORE_MS,
+  TALLY_TYPE,
   requestId,
   storeOptions,
 } from './chaos-config.js';
 import { Records } from './chaos-records.js';
+import type { TallyRecord, TallyRestore, TallyState } from './chaos-tallies.js';
 
 const [name = 'c1', redisUrl = '', dir = '', inflightArg = '256'] = process.argv.slice(2);
 if (!redisUrl || !dir) throw new Error('usage: chaos-client.js <name> <redisUrl> <dir> <inflight>');
@@ -63,9 +72,14 @@ class ChaosClientModule {}
 const say = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
 
 const records = new Records();
-const ARRANGEMENTS = ['client-server', 'route-mesh', 'objects'] as const;
-/** The object arrangement's index (requests to the rooms by global id). */
+const ARRANGEMENTS = ['client-server', 'route-mesh', 'objects', 'tallies'] as const;
+type Arrangement = 0 | 1 | 2 | 3;
+/** The object arrangements' indexes: requests to the rooms, and to the tallies, by global id. */
 const OBJECTS = 2;
+const TALLY = 3;
+/** Per tally, the next op number and the ops acknowledged (`ok`), in order. */
+const tallyNext = TALLIES.map(() => 0);
+const tallies: TallyRecord = { acked: Object.fromEntries(TALLIES.map((t) => [t, []])), takeovers: 0 };
 let misrouted = 0;
 const misroutedSample: string[] = [];
 
@@ -84,33 +98,35 @@ const route = app.get(ZLinkRouteClient);
 const objects = app.get(ZLinkObjects);
 
 /**
- * A room whose owner died is not brought back by a plain call: once its lease is gone (or the room is
- * missing) a get-or-create takes it over, one at a time per room. Its outcome is the next call's business.
+ * An object whose owner died is not brought back by a plain call: once its lease is gone (or the object
+ * is missing) a get-or-create takes it over, one at a time per object — a tally restored from the State
+ * Store. Its outcome is the next call's business.
  */
 const recreating = new Set<string>();
-function recreate(room: string): void {
-  if (recreating.has(room)) return;
-  recreating.add(room);
-  void objects
-    .getOrCreateSpot(ROOM_TYPE, room)
+function recreate(kind: 'spot' | 'actor', id: string): void {
+  if (recreating.has(id)) return;
+  recreating.add(id);
+  void (kind === 'spot' ? objects.getOrCreateSpot(ROOM_TYPE, id) : objects.getOrCreateActor(TALLY_TYPE, id))
+    .then(() => void (kind === 'actor' && tallies.takeovers++))
     .catch(() => undefined)
-    .finally(() => recreating.delete(room));
+    .finally(() => recreating.delete(id));
 }
 
-/** The harness's relocations of the rooms, by outcome; `pending` ones had not ended yet. */
+/** The harness's relocations of rooms and tallies, by outcome; `pending` ones had not ended yet. */
 const moves = {
   committed: 0,
+  committedTallies: 0,
   aborted: {} as Record<string, number>,
   refused: {} as Record<string, number>,
   pending: 0,
 };
-function relocate(room: string): void {
+function relocate(kind: 'spot' | 'actor', id: string): void {
   moves.pending++;
   objects
-    .relocate(room)
+    .relocate({ kind, id })
     .then(
       (r) => {
-        if (r.outcome === 'committed') moves.committed++;
+        if (r.outcome === 'committed') moves[kind === 'spot' ? 'committed' : 'committedTallies']++;
         else moves.aborted[r.code] = (moves.aborted[r.code] ?? 0) + 1;
       },
       (error: unknown) => {
@@ -138,18 +154,23 @@ let running = false;
 let frozen = false;
 
 /** Starts one request; resolves `true` when it ended with its reply. */
-function one(arrangement: 0 | 1 | 2): Promise<boolean> {
+function one(arrangement: Arrangement, lane: number): Promise<boolean> {
   const seq = records.open(arrangement, Date.now());
   const id = requestId(name, seq);
-  const room = ROOMS[nextRoom++ % ROOMS.length] as string;
+  const room = arrangement === OBJECTS ? (ROOMS[nextRoom++ % ROOMS.length] as string) : '';
+  const tally = TALLIES[lane] as string;
+  const n = arrangement === TALLY ? tallyNext[lane]!++ : 0;
   let reply: Promise<{ id: string; by: string }>;
   try {
     reply = current.run(seq, () =>
-      arrangement === 0
-        ? route.requestToChannel(CS_CHANNEL, CS_PACKET, { id }).async<{ id: string; by: string }>()
+      (arrangement === 0
+        ? route.requestToChannel(CS_CHANNEL, CS_PACKET, { id })
         : arrangement === 1
-          ? route.requestToChannel(MESH_CHANNEL, MESH_PACKET, { id }).async<{ id: string; by: string }>()
-          : route.toSpot(room).request(ROOM_PACKET, { id }).async<{ id: string; by: string }>(),
+          ? route.requestToChannel(MESH_CHANNEL, MESH_PACKET, { id })
+          : arrangement === OBJECTS
+            ? route.toSpot(room).request(ROOM_PACKET, { id })
+            : route.toActor(tally).request(TALLY_ADD, { id, c: name, n })
+      ).async<{ id: string; by: string }>(),
     );
   } catch (error) {
     reply = Promise.reject(error as Error);
@@ -164,6 +185,7 @@ function one(arrangement: 0 | 1 | 2): Promise<boolean> {
         return false;
       }
       records.settle(seq, 'reply', Date.now());
+      if (arrangement === TALLY) tallies.acked[tally]!.push(n);
       return true;
     },
     (error: unknown) => {
@@ -171,19 +193,21 @@ function one(arrangement: 0 | 1 | 2): Promise<boolean> {
       const reason = isZLinkError(error)
         ? (error.details as { reason?: unknown } | undefined)?.reason
         : undefined;
-      if (arrangement === OBJECTS && (isZLinkError(error, 'NotFound') || reason === 'ownerLeaseGone'))
-        recreate(room);
+      if (isZLinkError(error, 'NotFound') || reason === 'ownerLeaseGone') {
+        if (arrangement === OBJECTS) recreate('spot', room);
+        else if (arrangement === TALLY) recreate('actor', tally);
+      }
       return false;
     },
   );
 }
 
-async function lane(arrangement: 0 | 1 | 2): Promise<void> {
+async function lane(arrangement: Arrangement, index = 0): Promise<void> {
   while (running) {
     // A call that fails at once (NotFound with no peer, Shutdown) settles in a microtask: after a
     // failure let the event loop run before the next call, or the lanes could spin without ever
     // reading a socket.
-    if (!(await one(arrangement))) await new Promise((r) => setImmediate(r));
+    if (!(await one(arrangement, index))) await new Promise((r) => setImmediate(r));
   }
 }
 
@@ -237,6 +261,7 @@ function summary(): object {
     },
     misrouted: { count: misrouted, sample: misroutedSample },
     moves,
+    tallies,
     kinds: records.kinds,
     startsPer100ms,
     terminals,
@@ -262,21 +287,52 @@ async function stop(): Promise<void> {
   say({ type: 'done', file });
 }
 
+/**
+ * After the faults: every tally answers a read, through get-or-create rounds (a takeover once its dead
+ * owner's lease lapsed, a restore from the State Store), within `TALLY_RESTORE_MS`.
+ */
+async function bringBackTallies(): Promise<void> {
+  const started = Date.now();
+  const result: TallyRestore = { ms: 0, rounds: 0, held: {}, unread: {} };
+  let left = [...TALLIES];
+  while (left.length > 0 && Date.now() - started < TALLY_RESTORE_MS) {
+    if (result.rounds++ > 0) await new Promise((r) => setTimeout(r, 250));
+    await Promise.all(
+      left.map(async (id) => {
+        try {
+          await objects.getOrCreateActor(TALLY_TYPE, id);
+          result.held[id] = await route.toActor(id).request(TALLY_READ, null).async<TallyState>();
+          delete result.unread[id];
+        } catch (error) {
+          const reason = isZLinkError(error) ? (error.details as { reason?: unknown })?.reason : undefined;
+          result.unread[id] = `${kindOf(error)}${reason === undefined ? '' : ` ${String(reason)}`}`;
+        }
+      }),
+    );
+    left = left.filter((id) => !(id in result.held));
+  }
+  result.ms = Date.now() - started;
+  const file = join(dir, 'tallies.json');
+  writeFileSync(file, JSON.stringify(result));
+  say({ type: 'tallies', file, ms: result.ms });
+}
+
 process.stdin.setEncoding('utf8');
 let buffer = '';
 process.stdin.on('data', (chunk: string) => {
   buffer += chunk;
   for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-    const command = JSON.parse(buffer.slice(0, nl)) as { type: string; id?: string };
+    const command = JSON.parse(buffer.slice(0, nl)) as { type: string; kind?: 'spot' | 'actor'; id?: string };
     buffer = buffer.slice(nl + 1);
     if (command.type === 'relocate' && running && command.id) {
-      relocate(command.id);
+      relocate(command.kind ?? 'spot', command.id);
     } else if (command.type === 'run' && !running) {
       running = true;
       lanes = [
         ...Array.from({ length: perArrangement }, () => lane(0)),
         ...Array.from({ length: perArrangement }, () => lane(1)),
-        ...Array.from({ length: ROOM_INFLIGHT }, () => lane(2)),
+        ...Array.from({ length: ROOM_INFLIGHT }, () => lane(OBJECTS)),
+        ...TALLIES.map((_, i) => lane(TALLY, i)),
       ];
       const tick = () =>
         say({
@@ -288,6 +344,8 @@ process.stdin.on('data', (chunk: string) => {
       ticker = setInterval(tick, 1000);
     } else if (command.type === 'stop') {
       stop().catch((error: unknown) => say({ type: 'fatal', message: String(error) }));
+    } else if (command.type === 'tallies') {
+      bringBackTallies().catch((error: unknown) => say({ type: 'fatal', message: String(error) }));
     }
   }
 });
@@ -295,9 +353,13 @@ process.stdin.on('data', (chunk: string) => {
 try {
   await runtime.waitForCandidates(CS_CHANNEL, 4, 30000);
   await runtime.waitForCandidates(MESH_CHANNEL, 4, 30000);
-  // Both clients get-or-create every room (one activation each, placed among the servers).
-  await Promise.all(ROOMS.map((room) => objects.getOrCreateSpot(ROOM_TYPE, room)));
-  say({ type: 'ready', name, pid: process.pid, inflight: perArrangement * 2 + ROOM_INFLIGHT });
+  // Both clients get-or-create every room and tally (one activation each, placed among the servers).
+  await Promise.all([
+    ...ROOMS.map((room) => objects.getOrCreateSpot(ROOM_TYPE, room)),
+    ...TALLIES.map((tally) => objects.getOrCreateActor(TALLY_TYPE, tally)),
+  ]);
+  const inflight = perArrangement * 2 + ROOM_INFLIGHT + TALLIES.length;
+  say({ type: 'ready', name, pid: process.pid, inflight });
 } catch (error) {
   say({ type: 'fatal', message: String(error) });
   process.exit(1);

@@ -18,6 +18,28 @@ export const ROOM_PACKET = 'room.post';
 export const ROOMS = Array.from({ length: 12 }, (_, i) => `room-${i}`);
 /** Object requests each client keeps in flight, on top of the two channel arrangements. */
 export const ROOM_INFLIGHT = 32;
+/**
+ * The persistent Actor type every server hosts (every turn saved before its reply, relocatable), its
+ * packets and the tallies. A tally's state is the ops it acknowledged (chaos-tallies.ts); each client
+ * keeps one request in flight to each tally.
+ */
+export const TALLY_TYPE = 'tally';
+export const TALLY_ADD = 'tally.add';
+export const TALLY_READ = 'tally.read';
+export const TALLIES = Array.from({ length: 8 }, (_, i) => `tally-${i}`);
+/**
+ * The State Store (`stateStores` name and key prefix), on a second private Redis the harness never
+ * kills: the Location Store's Redis is emptied mid-run on purpose, and a State Store must be durable — an
+ * emptied one cannot keep what it acknowledged.
+ */
+export const STATE_STORE = 'tallies';
+export const STATE_PREFIX = 'chaos-state';
+/**
+ * How long the end of a run may take to bring every tally back. A tally whose owner was SIGKILLed just
+ * before the end (too late to be started again) is taken over only once that owner's lease lapsed:
+ * `LEASE.ttlMs` after its last refresh, so about 30 s.
+ */
+export const TALLY_RESTORE_MS = 45000;
 /** The Relocation Store's prefix (on the same private Redis as the Location Store). */
 export const MOVES_PREFIX = 'chaos-moves';
 

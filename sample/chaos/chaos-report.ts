@@ -4,7 +4,14 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CS_CHANNEL, MESH_CHANNEL, REPLY, REQUEST_TIMEOUT_MS } from './chaos-config.js';
+import { CS_CHANNEL, MESH_CHANNEL, REPLY, REQUEST_TIMEOUT_MS, TALLY_RESTORE_MS } from './chaos-config.js';
+import {
+  type TallyActivations,
+  type TallyRecord,
+  type TallyRestore,
+  describeTallies,
+  tallyVerdict,
+} from './chaos-tallies.js';
 
 /** One client's record file (written by chaos-client.ts). */
 export interface ClientRecord {
@@ -19,15 +26,17 @@ export interface ClientRecord {
   startsPer100ms: Record<string, number>;
   /** base64, one byte per request: index into `kinds` (0 = no terminal, 1 = reply). */
   terminals: string;
-  /** [seq, arrangement (0 ClientServer, 1 RouteMesh, 2 objects), kind, startMs, endMs, target rid or null] */
+  /** [seq, arrangement (0 ClientServer, 1 RouteMesh, 2 rooms, 3 tallies), kind, startMs, endMs, target rid or null] */
   failures: [number, number, string, number, number, string | null][];
-  /** The harness's relocations of the rooms, by outcome; `pending`: not ended when the client stopped. */
+  /** The harness's relocations of rooms and tallies, by outcome; `pending`: not ended when the client stopped. */
   moves: {
     committed: number;
+    committedTallies: number;
     aborted: Record<string, number>;
     refused: Record<string, number>;
     pending: number;
   };
+  tallies: TallyRecord;
 }
 
 /** A fault the harness injected: a server SIGSTOPped (until `until`) or SIGKILLed. */
@@ -110,7 +119,11 @@ function countExecutions(
   return { lines, unknown, files, perProcess };
 }
 
-export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
+export function buildReport(
+  facts: RunFacts,
+  clientRecords: ClientRecord[],
+  tallies: { restore: TallyRestore; activations: TallyActivations },
+) {
   const faultsByRid = new Map<string, Fault[]>();
   for (const f of facts.faults) faultsByRid.set(f.rid, [...(faultsByRid.get(f.rid) ?? []), f]);
   const faulted = (rid: string | null, start: number, end: number): boolean =>
@@ -143,6 +156,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
   const samples = { zeroTerminal: [] as string[], multiTerminal: [] as string[], duplicates: [] as string[] };
   const moves = {
     committed: 0,
+    committedTallies: 0,
     aborted: {} as Record<string, number>,
     refused: {} as Record<string, number>,
     pending: 0,
@@ -178,13 +192,14 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
       else if (kinds[seq] !== REPLY && kinds[seq] !== 0 && e > 0) failedButExecuted++;
     }
     moves.committed += c.moves.committed;
+    moves.committedTallies += c.moves.committedTallies;
     moves.pending += c.moves.pending;
     for (const [k, n] of Object.entries(c.moves.aborted)) moves.aborted[k] = (moves.aborted[k] ?? 0) + n;
     for (const [k, n] of Object.entries(c.moves.refused)) moves.refused[k] = (moves.refused[k] ?? 0) + n;
     for (const [seq, arrangement, kind, start, end, target] of c.failures) {
-      // A room's failures are information: an object whose owner died stays unavailable until it is
-      // taken over after its lease, which needs the store (the no-loss checks above still apply).
-      if (arrangement === 2) continue;
+      // An object's failures are information: an object whose owner died stays unavailable until it
+      // is taken over after its lease, which needs the store (the no-loss checks above still apply).
+      if (arrangement >= 2) continue;
       if (inOutage(start)) outageStarted++;
       const excused = faulted(target, start, end);
       const describe = () =>
@@ -201,6 +216,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
       }
     }
   }
+  const tally = tallyVerdict(clientRecords, tallies.restore, tallies.activations);
   const settled = hist.reduce((a, b) => a + b, 0);
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const invariants = {
@@ -212,6 +228,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
     repliesWithoutExecution,
     relocationsUnended: moves.pending,
     unexpectedExits: facts.unexpectedExits.length,
+    ...tally.invariants,
   };
   return {
     type: 'chaos-result',
@@ -233,6 +250,7 @@ export function buildReport(facts: RunFacts, clientRecords: ClientRecord[]) {
     },
     executions: { ...logs, failedButExecuted },
     relocations: moves,
+    tallies: tally,
     faults: {
       kills: facts.faults.filter((f) => f.kind === 'kill').length,
       stops: facts.faults.filter((f) => f.kind === 'stop').length,
@@ -281,6 +299,7 @@ const fmt = (r: Record<string, number>) =>
 export function describeReport(r: ChaosReport): string {
   const o = r.faults.redisOutage;
   const mark = (n: number) => (n === 0 ? '0  ✓' : `${n}  ✗ VIOLATION`);
+  const tallyLines = describeTallies(r.tallies, mark, TALLY_RESTORE_MS);
   const lines = [
     '',
     `chaos: ${r.durationS} s, 4 servers + 2 clients, ${r.processes.inflightPerClient} requests in flight per client (ClientServer '${CS_CHANNEL}', RouteMesh '${MESH_CHANNEL}', and the room Spots by id while the harness moves them), request timeout ${r.requestTimeoutMs} ms, seed ${r.seed}`,
@@ -296,7 +315,8 @@ export function describeReport(r: ChaosReport): string {
     `executions per server process (rid#start): ${Object.entries(r.executions.perProcess)
       .map(([k, v]) => `${k} ${v}`)
       .join(' · ')}`,
-    `room relocations: ${r.relocations.committed} committed; aborted ${fmt(r.relocations.aborted)}; refused ${fmt(r.relocations.refused)}`,
+    ...tallyLines.figures,
+    `relocations: ${r.relocations.committed} of rooms and ${r.relocations.committedTallies} of tallies committed; aborted ${fmt(r.relocations.aborted)}; refused ${fmt(r.relocations.refused)}`,
     `outage: ${r.outage.startedInWindow} requests started in the window (to 0.1 s), ${r.outage.failuresStartedInWindow} of them failed, ${r.outage.excusedByServerFault} of those on a server that was SIGSTOPped/SIGKILLed while they were under way`,
     `failures outside the window not explained by a fault on their server (information): ${fmt(r.unexplainedFailuresOutsideOutage)}`,
     '',
@@ -307,12 +327,16 @@ export function describeReport(r: ChaosReport): string {
     `  requests on ready connections failed during the Redis outage:   ${mark(r.invariants.outageFailures)}`,
     `  replies carrying another request's id:                          ${mark(r.invariants.misroutedReplies)}`,
     `  replies with no execution in any server log (log check):        ${mark(r.invariants.repliesWithoutExecution)}`,
-    `  room relocations that never ended (committed, aborted or refused): ${mark(r.invariants.relocationsUnended)}`,
+    `  relocations that never ended (committed, aborted or refused):   ${mark(r.invariants.relocationsUnended)}`,
     `  processes that exited without being killed:                     ${mark(r.invariants.unexpectedExits)}`,
+    ...tallyLines.invariants,
     '',
-    'The rooms (objects) share the no-loss checks (one terminal, one execution, a reply only after an',
+    'The rooms and tallies (objects) share the no-loss checks (one terminal, one execution, a reply only after an',
     'execution); their failures are information: a room whose owner was killed stays unavailable until it is',
     'taken over after its lease (30 s here), and a move waits for the store through the outage.',
+    'A tally (a persistent Actor, every turn saved in a State Store on a Redis that is never killed) whose',
+    'owner is gone is taken over by a get-or-create and restored from that store; at the end every tally is',
+    'read, and each op a client heard back from must be there, once, in the order that client sent them.',
     'Outage check (channels): a request counts when it started while Redis was down or within 5 s after it answered',
     'again, and failed (any terminal but a reply), unless the server it was sent to (the selection event) was',
     `SIGSTOPped or SIGKILLed at some point of its life (up to ${FAULT_EXCUSE_MS} ms after the SIGCONT/SIGKILL): a`,

@@ -1,28 +1,32 @@
 /**
  * `npm run chaos [-- --duration S] [--outage S] [--seed N] [--inflight N] [--keep]`: a bounded chaos
  * run on loopback (issue 9). 4 server processes (ClientServer `ledger` + RouteMesh `work` Server
- * members + object servers hosting the relocatable Spot `room`) and 2 client processes (each keeping
- * --inflight requests in flight, default 256: 128 per channel arrangement, plus 32 to 12 rooms by
- * global id; every 250 ms the harness has a client move a random room to another server), all with `discovery: 'auto'` through a private redis-server. Every 2 s a random
- * healthy server is SIGKILLed (started again 1 s later: a new lifecycle generation, a new port) or
- * SIGSTOPped for 1–4 s then SIGCONTed; at least one server stays healthy. Redis is SIGKILLed once,
- * mid-run, for --outage seconds (default 10) and started again on the same port (empty). At the end
- * the harness checks the invariants (chaos-report.ts), prints them and one JSON line
- * (`{"type":"chaos-result",...}`), and exits 0 only if all are 0.
+ * members + object servers hosting the relocatable Spot `room` and the persistent Actor `tally`) and 2
+ * client processes (each keeping --inflight requests in flight, default 256: 128 per channel
+ * arrangement, plus 32 to 12 rooms and one to each of 8 tallies by global id; every 250 ms the harness
+ * has a client move a random room or tally to another server), all with `discovery: 'auto'` through a
+ * private redis-server; the tallies' State Store is a second private redis-server, never killed.
+ * Every 2 s a random healthy server is SIGKILLed (started again 1 s later: a new lifecycle generation, a
+ * new port) or SIGSTOPped for 1–4 s then SIGCONTed; at least one server stays healthy. The Location
+ * Store's Redis is SIGKILLed once, mid-run, for --outage seconds (default 10) and started again on the
+ * same port (empty). After the faults a client brings every tally back and reads it
+ * (chaos-tallies.ts). At the end the harness checks the invariants (chaos-report.ts), prints them and
+ * one JSON line (`{"type":"chaos-result",...}`), and exits 0 only if all are 0.
  *
  * Every process it starts dies with it: servers and redis-server run under a small shell guard that
  * SIGCONTs and SIGKILLs them when the harness's pipe closes (a SIGSTOPped process cannot notice
  * anything itself); clients, never stopped, end when their command pipe closes. The harness has a
- * hard bound of duration + 150 s.
+ * hard bound: the duration plus the bounds of its other phases (`HARD_BOUND_EXTRA_S`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, pong } from '../loopback.js';
-import { REQUEST_TIMEOUT_MS, ROOMS } from './chaos-config.js';
+import { REQUEST_TIMEOUT_MS, ROOMS, TALLIES, TALLY_RESTORE_MS } from './chaos-config.js';
 import { Proc, deferred, killEverything, sleep, within } from './chaos-process.js';
 import { type ClientRecord, type Fault, buildReport, describeReport } from './chaos-report.js';
+import type { TallyActivations, TallyRestore } from './chaos-tallies.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAULT_EVERY_MS = 2000;
@@ -33,6 +37,22 @@ const RESTART_AFTER_MS = 1000;
 const SETTLE_MS = 3000;
 const SERVER_COUNT = 4;
 const CLIENT_COUNT = 2;
+/** What the harness may move: the rooms (Spots) and the tallies (Actors). */
+const MOVABLE = [
+  ...ROOMS.map((id) => ({ kind: 'spot', id })),
+  ...TALLIES.map((id) => ({ kind: 'actor', id })),
+] as const;
+/** Bounds of the phases besides the run itself, in ms (see main). */
+const BOUNDS = {
+  redisStarts: 3 * 10000,
+  serversReady: 60000,
+  clientsReady: 60000,
+  clientsReport: REQUEST_TIMEOUT_MS + 30000,
+  tallies: TALLY_RESTORE_MS + 10000,
+  exit: 10000,
+};
+/** The hard bound past the duration: every phase's bound, and 10 s for the rest (report, logs). */
+const HARD_BOUND_EXTRA_S = Object.values(BOUNDS).reduce((a, b) => a + b, 0) / 1000 + 10;
 
 function option(argv: string[], name: string, fallback: number): number {
   const i = argv.indexOf(name);
@@ -77,6 +97,7 @@ const rel = (at = Date.now()) => `+${((at - t0) / 1000).toFixed(1)}s`.padStart(7
 const unexpectedExits: string[] = [];
 const faults: Fault[] = [];
 let skippedTicks = 0;
+const tallyActivations: TallyActivations = { created: 0, restored: 0 };
 let restarts = 0;
 let ending = false;
 
@@ -86,9 +107,18 @@ const redisUrl = `redis://127.0.0.1:${redisPort}`;
 let redis: Proc | undefined;
 let redisDownAt: number | undefined;
 let redisUpAt: number | undefined;
+/**
+ * The State Store's Redis: never killed. A State Store must be durable — one that came back empty, as
+ * the Location Store's does here on purpose, could not keep the state it acknowledged. Being never
+ * killed, it needs no persistence of its own in this run.
+ */
+const statePort = await freePort();
+const stateUrl = `redis://127.0.0.1:${statePort}`;
+let stateRedis: Proc | undefined;
 
-async function startRedis(): Promise<void> {
-  const args = ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+/** A redis-server on `port` (no persistence) under the guard, once it answers PING. */
+async function startRedis(port: number, what: string): Promise<Proc> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const r = new Proc(
     'redis',
     true,
@@ -96,15 +126,16 @@ async function startRedis(): Promise<void> {
     [...args, '--loglevel', 'warning'],
     () => undefined,
     () => {
-      if (!r.expected) unexpectedExits.push(`redis-server exited by itself ${rel()}`);
+      if (!r.expected) unexpectedExits.push(`redis-server (${what}) exited by itself ${rel()}`);
     },
   );
-  redis = r;
   const deadline = Date.now() + 10000;
-  while (!(await pong(redisPort))) {
-    if (Date.now() > deadline || r.exited) throw new Error('redis-server did not answer PING within 10 s');
+  while (!(await pong(port))) {
+    if (Date.now() > deadline || r.exited)
+      throw new Error(`redis-server (${what}) did not answer PING within 10 s`);
     await sleep(20);
   }
+  return r;
 }
 
 // Servers -----------------------------------------------------------------------------------------
@@ -140,8 +171,12 @@ function startServer(slot: Slot): void {
     slot.rid,
     true,
     process.execPath,
-    [join(here, 'chaos-server.js'), slot.rid, redisUrl, log],
+    [join(here, 'chaos-server.js'), slot.rid, redisUrl, stateUrl, log],
     (message) => {
+      if (message.type === 'tally') {
+        tallyActivations[message.restored === undefined ? 'created' : 'restored']++;
+        return;
+      }
       if (message.type === 'ready' && slot.proc === proc) {
         slot.state = 'up';
         slot.readyAt = Date.now();
@@ -231,20 +266,25 @@ interface ClientState {
   proc: Proc;
   ready: Promise<void>;
   done: Promise<string>;
+  /** The file of what the tallies held at the end (once asked with `{type:'tallies'}`). */
+  tallies: Promise<string>;
   tick: { started: number; inFlight: number; counts: Record<string, number> };
 }
 
 function startClient(name: string): ClientState {
   const ready = deferred<void>();
   const done = deferred<string>();
+  const tallies = deferred<string>();
   const fail = (error: Error) => {
     ready.reject(error);
     done.reject(error);
+    tallies.reject(error);
   };
   const state: ClientState = {
     proc: undefined as unknown as Proc,
     ready: ready.promise,
     done: done.promise,
+    tallies: tallies.promise,
     tick: { started: 0, inFlight: 0, counts: {} },
   };
   state.proc = new Proc(
@@ -256,6 +296,7 @@ function startClient(name: string): ClientState {
       if (message.type === 'ready') ready.resolve();
       else if (message.type === 'tick') state.tick = message as ClientState['tick'];
       else if (message.type === 'done') done.resolve(message.file as string);
+      else if (message.type === 'tallies') tallies.resolve(message.file as string);
       else if (message.type === 'fatal') fail(new Error(`${name}: ${String(message.message)}`));
     },
     (status) => {
@@ -272,19 +313,25 @@ function startClient(name: string): ClientState {
 async function main(): Promise<number> {
   const hardBound = setTimeout(
     () => {
-      console.error(`chaos: hard bound of ${durationS + 150} s reached; stopping everything`);
+      console.error(`chaos: hard bound of ${durationS + HARD_BOUND_EXTRA_S} s reached; stopping everything`);
       process.exit(2);
     },
-    (durationS + 150) * 1000,
+    (durationS + HARD_BOUND_EXTRA_S) * 1000,
   );
   hardBound.unref();
 
-  await startRedis();
+  redis = await startRedis(redisPort, 'Location Store');
+  stateRedis = await startRedis(statePort, 'State Store');
   console.log(`Location Store: a private redis-server at ${redisUrl} (keyPrefix 'chaos'); logs in ${dir}`);
+  console.log(`State Store of the tallies: another private redis-server at ${stateUrl}, never killed`);
   for (const slot of slots) startServer(slot);
-  await within(Promise.all(slots.map((s) => s.ready)), 60000, 'the 4 servers becoming ready');
+  await within(Promise.all(slots.map((s) => s.ready)), BOUNDS.serversReady, 'the 4 servers becoming ready');
   const clients = Array.from({ length: CLIENT_COUNT }, (_, i) => startClient(`c${i + 1}`));
-  await within(Promise.all(clients.map((c) => c.ready)), 60000, 'the clients finding all 4 servers');
+  await within(
+    Promise.all(clients.map((c) => c.ready)),
+    BOUNDS.clientsReady,
+    'the clients finding all 4 servers',
+  );
   console.log(
     `4 servers (ClientServer 'ledger' + RouteMesh 'work', discovery: 'auto'), 2 clients × ${inflight} in flight; ${durationS} s, seed ${seed}`,
   );
@@ -296,10 +343,10 @@ async function main(): Promise<number> {
   for (let at = FAULT_EVERY_MS; at < durationS * 1000 - 500; at += FAULT_EVERY_MS) {
     timers.push(setTimeout(faultTick, t0 + at - Date.now()));
   }
-  // Room relocations all along, faults and the outage included (the room and the client at random).
+  // Relocations all along, faults and the outage included (the room or tally and the client at random).
   const relocations = setInterval(() => {
-    const room = ROOMS[Math.floor(Math.random() * ROOMS.length)] as string;
-    clients[Math.floor(Math.random() * clients.length)]?.proc.send({ type: 'relocate', id: room });
+    const object = MOVABLE[Math.floor(Math.random() * MOVABLE.length)]!;
+    clients[Math.floor(Math.random() * clients.length)]?.proc.send({ type: 'relocate', ...object });
   }, RELOCATE_EVERY_MS);
   const outage = (async () => {
     await sleep(t0 + outageAt - Date.now());
@@ -308,7 +355,7 @@ async function main(): Promise<number> {
     console.log(`${rel(redisDownAt)}  SIGKILL redis-server: the Location Store is gone for ${outageS} s`);
     await redis!.gone;
     await sleep(redisDownAt + outageS * 1000 - Date.now());
-    await startRedis();
+    redis = await startRedis(redisPort, 'Location Store');
     redisUpAt = Date.now();
     console.log(`${rel(redisUpAt)}  redis-server is back on the same port (empty)`);
   })();
@@ -342,14 +389,25 @@ async function main(): Promise<number> {
   for (const c of clients) c.proc.send({ type: 'stop' });
   const files = await within(
     Promise.all(clients.map((c) => c.done)),
-    REQUEST_TIMEOUT_MS + 30000,
+    BOUNDS.clientsReport,
     'the clients reporting',
+  );
+  // Every tally back and read, the servers still up (none is started again: a tally whose owner was
+  // killed too late for that comes back once the dead owner's lease lapsed).
+  console.log(
+    `${rel()}  bringing every tally back (get-or-create until it answers; at most ${TALLY_RESTORE_MS / 1000} s)`,
+  );
+  clients[0]!.proc.send({ type: 'tallies' });
+  const talliesFile = await within(clients[0]!.tallies, BOUNDS.tallies, 'the tallies coming back');
+  const tallies = JSON.parse(readFileSync(talliesFile, 'utf8')) as TallyRestore;
+  console.log(
+    `${rel()}  ${Object.keys(tallies.held).length} of ${TALLIES.length} tallies read after ${(tallies.ms / 1000).toFixed(1)} s`,
   );
   // Every server log is complete once its process is gone (one synchronous write per execution).
   for (const slot of slots) slot.proc?.kill();
   for (const c of clients) c.proc.kill();
   const stopping = [...slots.map((s) => s.proc), ...clients.map((c) => c.proc)];
-  await within(Promise.all(stopping.map((p) => p?.gone)), 10000, 'the servers and clients exiting');
+  await within(Promise.all(stopping.map((p) => p?.gone)), BOUNDS.exit, 'the servers and clients exiting');
 
   const records = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as ClientRecord);
   const report = buildReport(
@@ -367,8 +425,10 @@ async function main(): Promise<number> {
       seed,
     },
     records,
+    { restore: tallies, activations: tallyActivations },
   );
   redis?.kill();
+  stateRedis?.kill();
   console.log(describeReport(report));
   console.log(JSON.stringify(report));
   if (keep || !report.ok) console.log(`logs and client records kept in ${dir}`);
