@@ -58,8 +58,22 @@ export const LEASE = { ttlMs: 30000, refreshMs: 2000, refreshTimeoutMs: 1000, ma
 
 export const KEY_PREFIX = 'chaos';
 
+/**
+ * How long a process waits at startup for the Location Store's first answer. A server started again
+ * during the outage must wait it out: with the default (10 s) one that began to connect just after the
+ * kill gave up before ioredis, by then retrying every 2 s, reconnected to the Redis that came back after
+ * 10 s. As long as the lease, which outlives the outages this run makes.
+ */
+export const STARTUP_TIMEOUT_MS = LEASE.ttlMs;
+
 export function storeOptions(redisUrl: string): NonNullable<ZLinkOptions['locationStore']> {
-  return { redis: redisUrl, keyPrefix: KEY_PREFIX, lease: LEASE, fullReadIntervalMs: 1000 };
+  return {
+    redis: redisUrl,
+    keyPrefix: KEY_PREFIX,
+    lease: LEASE,
+    fullReadIntervalMs: 1000,
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
+  };
 }
 
 /** A request id is `<client>-<seq>` (both arrangements of a client share one sequence). */

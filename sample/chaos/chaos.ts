@@ -184,6 +184,7 @@ function startServer(slot: Slot): void {
           console.log(`${rel()}  ${slot.rid} is back: pid ${message.pid}, generation ${message.generation}`);
         ready.resolve();
       } else if (message.type === 'fatal') {
+        console.log(`${rel()}  ${slot.rid} (start ${n}) failed: ${String(message.message)}`);
         ready.reject(new Error(`${slot.rid}: ${String(message.message)}`));
       }
     },
