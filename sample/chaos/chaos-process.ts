@@ -1,8 +1,9 @@
 /**
  * The chaos harness's child processes (see chaos.ts): a guard that kills a server or Redis when the
- * harness goes, the JSON-line child itself, and small promise helpers.
+ * harness goes, the JSON-line child itself, a redis-server under the guard, and small promise helpers.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { pong } from '../loopback.js';
 
 /**
  * The guard: runs the command with stdin from /dev/null, reports its pid and exit status as JSON
@@ -133,4 +134,29 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
       timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A redis-server on `port` (no persistence) under the guard, once it answers PING; `unasked` runs if it
+ * exits without being killed.
+ */
+export async function startRedisServer(port: number, what: string, unasked: () => void): Promise<Proc> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const r = new Proc(
+    'redis',
+    true,
+    'redis-server',
+    [...args, '--loglevel', 'warning'],
+    () => undefined,
+    () => {
+      if (!r.expected) unasked();
+    },
+  );
+  const deadline = Date.now() + 10000;
+  while (!(await pong(port))) {
+    if (Date.now() > deadline || r.exited)
+      throw new Error(`redis-server (${what}) did not answer PING within 10 s`);
+    await sleep(20);
+  }
+  return r;
 }

@@ -22,9 +22,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, pong } from '../loopback.js';
+import { freePort } from '../loopback.js';
+import { parseArgs, seededRandom } from './chaos-args.js';
 import { REQUEST_TIMEOUT_MS, ROOMS, TALLIES, TALLY_RESTORE_MS } from './chaos-config.js';
-import { Proc, deferred, killEverything, sleep, within } from './chaos-process.js';
+import { Proc, deferred, killEverything, sleep, startRedisServer, within } from './chaos-process.js';
 import { type ClientRecord, type Fault, buildReport, describeReport } from './chaos-report.js';
 import type { TallyActivations, TallyRestore } from './chaos-tallies.js';
 
@@ -54,33 +55,8 @@ const BOUNDS = {
 /** The hard bound past the duration: every phase's bound, and 10 s for the rest (report, logs). */
 const HARD_BOUND_EXTRA_S = Object.values(BOUNDS).reduce((a, b) => a + b, 0) / 1000 + 10;
 
-function option(argv: string[], name: string, fallback: number): number {
-  const i = argv.indexOf(name);
-  if (i < 0) return fallback;
-  const value = Number(argv[i + 1]);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} needs a number, got ${argv[i + 1]}`);
-  return value;
-}
-
-const argv = process.argv.slice(2);
-const durationS = option(argv, '--duration', 60);
-const outageS = option(argv, '--outage', 10);
-const seed = option(argv, '--seed', Math.floor(Math.random() * 2 ** 31));
-const inflight = option(argv, '--inflight', 256);
-const keep = argv.includes('--keep');
-if (durationS < outageS + 4) throw new Error(`--duration ${durationS} must be at least --outage + 4 s`);
-
-/** mulberry32: the fault schedule is reproducible from the printed seed (timing is not). */
-const random = (() => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-})();
+const { durationS, outageS, seed, inflight, keep } = parseArgs(process.argv.slice(2));
+const random = seededRandom(seed);
 
 process.on('exit', killEverything);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -116,27 +92,10 @@ const statePort = await freePort();
 const stateUrl = `redis://127.0.0.1:${statePort}`;
 let stateRedis: Proc | undefined;
 
-/** A redis-server on `port` (no persistence) under the guard, once it answers PING. */
-async function startRedis(port: number, what: string): Promise<Proc> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const r = new Proc(
-    'redis',
-    true,
-    'redis-server',
-    [...args, '--loglevel', 'warning'],
-    () => undefined,
-    () => {
-      if (!r.expected) unexpectedExits.push(`redis-server (${what}) exited by itself ${rel()}`);
-    },
+const startRedis = (port: number, what: string): Promise<Proc> =>
+  startRedisServer(port, what, () =>
+    unexpectedExits.push(`redis-server (${what}) exited by itself ${rel()}`),
   );
-  const deadline = Date.now() + 10000;
-  while (!(await pong(port))) {
-    if (Date.now() > deadline || r.exited)
-      throw new Error(`redis-server (${what}) did not answer PING within 10 s`);
-    await sleep(20);
-  }
-  return r;
-}
 
 // Servers -----------------------------------------------------------------------------------------
 interface Slot {
