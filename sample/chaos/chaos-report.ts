@@ -302,7 +302,7 @@ export function describeReport(r: ChaosReport): string {
   const tallyLines = describeTallies(r.tallies, mark, TALLY_RESTORE_MS);
   const lines = [
     '',
-    `chaos: ${r.durationS} s, 4 servers + 2 clients, ${r.processes.inflightPerClient} requests in flight per client (ClientServer '${CS_CHANNEL}', RouteMesh '${MESH_CHANNEL}', and the room Spots by id while the harness moves them), request timeout ${r.requestTimeoutMs} ms, seed ${r.seed}`,
+    `chaos: ${r.durationS} s, 4 servers + 2 clients, ${r.processes.inflightPerClient} requests in flight per client (ClientServer '${CS_CHANNEL}', RouteMesh '${MESH_CHANNEL}', the room Spots and the tally Actors by id while the harness moves them), request timeout ${r.requestTimeoutMs} ms, seed ${r.seed}`,
     `faults: ${r.faults.kills} SIGKILL (then a restart as a new generation, ${r.faults.restarts} restarts), ${r.faults.stops} SIGSTOP/SIGCONT, ${r.faults.skippedTicks} ticks skipped to keep a server healthy`,
     o
       ? `Redis: SIGKILLed at +${o.downAtS}s, answering again at +${o.upAtS}s (same port, empty); outage window for the check: +${o.downAtS}s … +${o.windowEndS ?? 'end'}s (until ${OUTAGE_TAIL_MS / 1000} s after it answers)`

@@ -31,7 +31,7 @@ import type { TallyActivations, TallyRestore } from './chaos-tallies.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAULT_EVERY_MS = 2000;
-/** How often the harness asks a client to move one of the rooms. */
+/** How often the harness asks a client to move one of the rooms or tallies. */
 const RELOCATE_EVERY_MS = 250;
 const RESTART_AFTER_MS = 1000;
 /** A server counts as healthy this long after it became ready or was resumed (clients found it again). */
