@@ -1,16 +1,29 @@
 /**
  * The demo's Location Store: a private `redis-server` on a free loopback port, keeping nothing on
- * disk. `requirePrivateRedis` fails naming what is wrong; `startPrivateRedis` is `undefined` only
- * when the binary is not on PATH (the benches fall back to a Redis of their own and say so).
+ * disk unless asked for an append-only file (in a temporary folder, removed when it stops).
+ * `requirePrivateRedis` fails naming what is wrong; `startPrivateRedis` is `undefined` only when the
+ * binary is not on PATH (the benches fall back to a Redis of their own and say so).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { howToInstall } from '../scripts/system-deps.mjs';
 import { freePort, pong } from './loopback.js';
 
 export interface PrivateRedis {
   readonly url: string;
   stop(): Promise<void>;
+}
+
+export interface PrivateRedisOptions {
+  /**
+   * `appendonly yes` with this `appendfsync` policy, as a Redis that keeps state should run (its files
+   * in a temporary folder, removed at `stop()`).
+   * @default none: `appendonly no`, no snapshots, nothing on disk
+   */
+  readonly appendfsync?: 'always' | 'everysec' | 'no';
 }
 
 /** redis-server is not on PATH: the one failure `startPrivateRedis` turns into `undefined`. */
@@ -21,14 +34,24 @@ export class RedisServerNotOnPath extends Error {}
  * is not on PATH (the message names it and the one command that installs it), and with the reason
  * when it exits or does not answer within 10 s.
  */
-export async function requirePrivateRedis(): Promise<PrivateRedis> {
+export async function requirePrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const dir = options.appendfsync && mkdtempSync(join(tmpdir(), 'zlink-redis-aof-'));
+  const removeDir = (): void => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+  const persistence = dir
+    ? ['--appendonly', 'yes', '--appendfsync', options.appendfsync as string, '--dir', dir]
+    : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence];
   const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   // What it says when it refuses to start (a bad option, a port taken), for the error below.
   let said = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (said = (said + chunk).slice(-2000)));
-  const closed = once(child, 'close').catch(() => undefined);
+  // Its files go with it, however it ends.
+  const closed = once(child, 'close')
+    .catch(() => undefined)
+    .then(removeDir);
   try {
     await Promise.race([
       once(child, 'spawn'),
@@ -58,9 +81,8 @@ export async function requirePrivateRedis(): Promise<PrivateRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await closed;
     },
   };
 }
@@ -71,9 +93,11 @@ export async function requirePrivateRedis(): Promise<PrivateRedis> {
  * never answers — rejects with its reason: a bench that quietly ran without its store would report
  * figures for something it did not measure.
  */
-export async function startPrivateRedis(): Promise<PrivateRedis | undefined> {
+export async function startPrivateRedis(
+  options: PrivateRedisOptions = {},
+): Promise<PrivateRedis | undefined> {
   try {
-    return await requirePrivateRedis();
+    return await requirePrivateRedis(options);
   } catch (error) {
     if (error instanceof RedisServerNotOnPath) return undefined;
     throw error;

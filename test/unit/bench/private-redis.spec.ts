@@ -6,11 +6,13 @@
  * in a child process with its own PATH (spawn reads the real process's environment, not jest's copy).
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
 import { runNode } from '../../helpers/run-node.js';
+import { requirePrivateRedis } from '../../../sample/private-redis.js';
 
 /** The compiled module (global setup builds sample/ with the fixtures). */
 const MODULE = pathToFileURL(resolve(process.cwd(), '.fixtures-build/sample/private-redis.js')).href;
@@ -61,5 +63,22 @@ describe('startPrivateRedis', () => {
         /^redis-server on port \d+ exited \(3\) before answering PING: bad config$/,
       ),
     });
+  });
+
+  it('keeps an append-only file when asked, in a folder of its own removed when it stops', async () => {
+    const redis = await requirePrivateRedis({ appendfsync: 'everysec' });
+    let dir = '';
+    try {
+      const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      const get = async (name: string) => ((await client.config('GET', name)) as string[])[1];
+      const settings = [await get('appendonly'), await get('appendfsync')];
+      dir = (await get('dir')) ?? '';
+      await client.quit();
+      expect(settings).toEqual(['yes', 'everysec']);
+      expect(existsSync(dir)).toBe(true);
+    } finally {
+      await redis.stop();
+    }
+    expect(existsSync(dir)).toBe(false);
   });
 });
