@@ -17,8 +17,8 @@ export const SYSTEM_NAMES = [
 ] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
 /**
- * Everything `--only` accepts: the socket systems, the in-process selector, the fanout pair and the
- * objects pair (Spots next to ChannelName, bench/objects.ts).
+ * Everything `--only` accepts: the socket systems, the in-process selector, the fanout pair, the
+ * objects pair (Spots next to ChannelName, bench/objects.ts) and the other parts, each in its own file.
  */
 const PARTS = [
   ...SYSTEM_NAMES,
@@ -28,11 +28,15 @@ const PARTS = [
   'relocation',
   'sessions',
   'multicast',
+  'durable',
   'scale',
 ] as const;
 
-/** What a run without `--only` runs: everything but the long scale part (`--scale`). */
-const DEFAULT_PARTS = PARTS.filter((p) => p !== 'scale');
+/**
+ * What a run without `--only` runs: everything but the long parts, durable objects (`--only durable`,
+ * about a minute and a half) and scale (`--scale`).
+ */
+const DEFAULT_PARTS = PARTS.filter((p) => p !== 'scale' && p !== 'durable');
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -52,6 +56,11 @@ export interface BenchOptions {
   readonly sessions: boolean;
   /** Logical Multicast: delivery across nodes, publish cost per audience, classic fanout beside (bench/multicast.ts). */
   readonly multicast: boolean;
+  /**
+   * Durable objects: Spot calls with every-turn persistence against none, writes, bytes per saved object
+   * and restore time, on Redis and PostgreSQL (bench/durable.ts): only with `--only durable`.
+   */
+  readonly durable: boolean;
   /** Scale and memory figures (bench/scale.ts): only with `--scale` or `--only scale`. */
   readonly scale: boolean;
   readonly workloads: readonly WorkloadName[];
@@ -90,11 +99,15 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                        [--baseline REV] [--scale] [--idle-ms N] [--session-idle LIST]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
-  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast)
+  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast);
+                 durable (Spots with every-turn persistence on Redis and PostgreSQL against none, writes,
+                 bytes per saved object, restoring 10,000 objects: about a minute and a half) runs only
+                 when named
   --scale        only the scale and memory figures (memory per object and route-cache entry, creates
                  and relocations per second against one Redis, a 16-node mesh): about two minutes
   --workloads L  workloads to run (default: all)
-  --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks
+  --quick        a smoke run: --duration 1, 1 repetition, short warm-up, fewer selector picks, 1,000
+                 objects restored per store in durable
   --cpu-prof     profile client and server during the first measured run of each workload;
                  profiles in bench/results/profiles/, top 10 self time printed at the end
   --alloc-prof   the same with V8's sampling heap profiler (collected objects kept): where the
@@ -201,6 +214,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     relocation: only.includes('relocation'),
     sessions: only.includes('sessions'),
     multicast: only.includes('multicast'),
+    durable: only.includes('durable'),
     scale: only.includes('scale'),
     workloads: WORKLOADS.filter((w) => workloads.includes(w)),
     quick,

@@ -2,6 +2,7 @@ import type { RelocationSection } from './relocation.js';
 import type { ScaleSection } from './scale-report.js';
 import type { SessionsSection } from './sessions.js';
 import type { MulticastSection } from './multicast.js';
+import type { DurableSection } from './durable-report.js';
 import type { CpuLoad } from './cpu-load.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions, SystemName } from './options.js';
@@ -49,6 +50,8 @@ export interface BenchReport {
   sessions?: SessionsSection | { error: string };
   /** Logical Multicast delivery and publish cost per audience (bench/multicast.ts). */
   multicast?: MulticastSection | { error: string };
+  /** Durable objects: persistence's cost per call, writes, bytes per object, restore (bench/durable.ts). */
+  durable?: DurableSection | { error: string };
   /** Scale and memory figures (bench/scale.ts, `--scale`). */
   scale?: ScaleSection | { error: string };
   readonly targets: Target[];

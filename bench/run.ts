@@ -27,6 +27,8 @@ import { relocationMarkdown, runRelocation } from './relocation.js';
 import { summarizeObjects } from './objects-report.js';
 import { runSessions, sessionsMarkdown } from './sessions.js';
 import { multicastMarkdown, runMulticast } from './multicast.js';
+import { runDurable } from './durable.js';
+import { durableMarkdown } from './durable-report.js';
 import { runScale } from './scale.js';
 import { scaleMarkdown } from './scale-report.js';
 
@@ -167,6 +169,12 @@ async function runBench(
     report.multicast = await runMulticast(join(HERE, 'systems'), repMs, options.reps);
     if ('error' in report.multicast) log(`multicast FAILED: ${report.multicast.error}`);
   }
+  if (options.durable) {
+    const { reps, warmupMs, depth, workloads, quick } = options;
+    const settings = { repMs, reps, warmupMs, depth, workloads, quick };
+    report.durable = await runDurable(join(HERE, 'systems'), settings);
+    if ('error' in report.durable) log(`durable FAILED: ${report.durable.error}`);
+  }
   if (options.scale) {
     report.scale = await runScale(join(HERE, 'systems'), options.quick);
     if ('error' in report.scale) log(`scale FAILED: ${report.scale.error}`);
@@ -179,6 +187,7 @@ async function runBench(
   if (report.relocation) process.stdout.write(`\n${relocationMarkdown(report.relocation).join('\n')}`);
   if (report.sessions) process.stdout.write(`\n${sessionsMarkdown(report.sessions).join('\n')}`);
   if (report.multicast) process.stdout.write(`\n${multicastMarkdown(report.multicast).join('\n')}`);
+  if (report.durable) process.stdout.write(`\n${durableMarkdown(report.durable, machine).join('\n')}`);
   if (report.scale) process.stdout.write(`\n${scaleMarkdown(report.scale, machine).join('\n')}`);
   process.stdout.write(
     `\nWall time ${(report.wallTimeMs / 1000).toFixed(1)} s. Results: bench/results/latest.json\n`,
@@ -192,6 +201,7 @@ async function runBench(
     (report.relocation !== undefined && 'error' in report.relocation) ||
     (report.sessions !== undefined && 'error' in report.sessions) ||
     (report.multicast !== undefined && 'error' in report.multicast) ||
+    (report.durable !== undefined && 'error' in report.durable) ||
     (report.scale !== undefined && 'error' in report.scale);
   return failed ? 1 : 0;
 }
