@@ -38,6 +38,9 @@ import {
   storeName,
 } from './zlink-durable.js';
 
+/** How long a stop may take to save and release every object. */
+const CLOSE_WAIT_MS = 120_000;
+
 const stores = durableStoresEnv();
 const targets: DurableTarget[] = ['none', ...durableProviders(stores)];
 
@@ -117,6 +120,9 @@ function playerClass(target: DurableTarget): new () => unknown {
           listen: { bindHost: '127.0.0.1', port: 0 },
         },
       },
+      // A stop releases tens of thousands of objects here: let it finish rather than leave records to
+      // lapse with the lease after the default 10 s.
+      drainTimeoutMs: CLOSE_WAIT_MS,
     }),
   ],
   providers: targets.flatMap((t) => [roomClass(t), playerClass(t)]),
