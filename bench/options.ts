@@ -32,11 +32,8 @@ const PARTS = [
   'scale',
 ] as const;
 
-/**
- * What a run without `--only` runs: everything but the long parts, durable objects (`--only durable`,
- * about a minute and a half) and scale (`--scale`).
- */
-const DEFAULT_PARTS = PARTS.filter((p) => p !== 'scale' && p !== 'durable');
+/** What a run without `--only` runs: everything but the long scale part (`--scale`). */
+const DEFAULT_PARTS = PARTS.filter((p) => p !== 'scale');
 
 export interface BenchOptions {
   /** Measured time per workload and system, split over `reps` repetitions. */
@@ -58,7 +55,7 @@ export interface BenchOptions {
   readonly multicast: boolean;
   /**
    * Durable objects: Spot calls with every-turn persistence against none, writes, bytes per saved object
-   * and restore time, on Redis and PostgreSQL (bench/durable.ts): only with `--only durable`.
+   * and restore time, on Redis and PostgreSQL (bench/durable.ts).
    */
   readonly durable: boolean;
   /** Scale and memory figures (bench/scale.ts): only with `--scale` or `--only scale`. */
@@ -99,10 +96,9 @@ export const USAGE = `npm run bench -- [--duration S] [--reps N] [--only ${PARTS
                        [--baseline REV] [--scale] [--idle-ms N] [--session-idle LIST]
   --duration S   measured seconds per workload and system, split over the repetitions (default 3)
   --reps N       repetitions per workload; numbers are their medians (default 3; --quick: 1)
-  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions and multicast);
-                 durable (Spots with every-turn persistence on Redis and PostgreSQL against none, writes,
-                 bytes per saved object, restoring 10,000 objects: about a minute and a half) runs only
-                 when named
+  --only LIST    systems to run (default: all, the selector, fanout, objects, relocation, sessions, multicast
+                 and durable: Spots with every-turn persistence on Redis and PostgreSQL against none,
+                 writes, bytes per saved object, 10,000 objects restored; about 50 s on its own)
   --scale        only the scale and memory figures (memory per object and route-cache entry, creates
                  and relocations per second against one Redis, a 16-node mesh): about two minutes
   --workloads L  workloads to run (default: all)

@@ -76,8 +76,9 @@ const runs = (over: Partial<DurableRuns> = {}): DurableRuns => ({
 });
 
 describe('bench: the durable objects part', () => {
-  it('runs only when named: not by default, and --only durable runs nothing else', () => {
-    expect(parseOptions([]).durable).toBe(false);
+  it('runs by default, and --only durable runs nothing else', () => {
+    expect(parseOptions([]).durable).toBe(true);
+    expect(parseOptions(['--scale']).durable).toBe(false);
     const only = parseOptions(['--only', 'durable']);
     expect(only).toMatchObject({ durable: true, systems: [], objects: false, sessions: false, scale: false });
     expect(parseOptions(['--only', 'durable,zlink'])).toMatchObject({ durable: true, systems: ['zlink'] });
