@@ -17,7 +17,7 @@ import {
 import type { RedisConnectionOptions } from './client.js';
 import { stateRowKey } from './state-keys.js';
 import { type RowName, type StateReply, adoptReply, unreadableRow, writeReply } from './state-replies.js';
-import { STATE_ADOPT, STATE_WRITE } from './state-scripts.js';
+import { STATE_ADOPT, STATE_ADOPT_BATCH, STATE_WRITE, STATE_WRITE_BATCH } from './state-scripts.js';
 import { StoreClient, redisTarget } from './store-client.js';
 
 export interface RedisStateStoreOptions extends RedisConnectionOptions {
@@ -48,6 +48,9 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
 interface ScriptCommands {
   zlinkStateAdoptBuffer(...args: (string | Buffer)[]): Promise<StateReply>;
   zlinkStateWriteBuffer(...args: (string | Buffer)[]): Promise<StateReply>;
+  /** The batch forms (`batchOf`): numkeys, the keys, then every row's arguments. */
+  zlinkStateAdoptBatchBuffer(...args: (string | number | Buffer)[]): Promise<StateReply[]>;
+  zlinkStateWriteBatchBuffer(...args: (string | number | Buffer)[]): Promise<StateReply[]>;
 }
 
 /** One row of a batch: the script and its arguments, the row's key first. */
@@ -67,8 +70,9 @@ const isReplyError = (error: unknown): error is Error =>
  * The State Store on Redis (standalone, Sentinel or Cluster; docs/decisions.md#the-redis-provider). One
  * hash per object at `<keyPrefix>:<mesh>:<kind>:<id>`; adopt and write are each one Lua script on that one
  * key (`state-scripts.ts`), so each row is one atomic compare-and-set, on a Cluster too. A batch is one
- * script call per row, sent together: one pipeline on a single Redis (one write, one read of the
- * replies), one auto-pipeline per node on a Cluster. Saved bytes travel as they are, both ways.
+ * call of the batch script on a single Redis (`batchOf`: the row's script for each key in turn), and one
+ * script call per row on a Cluster, sent together as one auto-pipeline per node. Saved bytes travel as
+ * they are, both ways.
  *
  * `concurrency` is 2: one batch runs in Redis while the next crosses the network. Redis runs scripts one
  * at a time on one thread, so a third batch in flight would only wait in its queue, and on one
@@ -118,6 +122,9 @@ export class RedisStateStore implements StateStore {
     this.client = this.connection.client;
     this.client.defineCommand('zlinkStateAdopt', { numberOfKeys: 1, lua: STATE_ADOPT });
     this.client.defineCommand('zlinkStateWrite', { numberOfKeys: 1, lua: STATE_WRITE });
+    // Its key count comes first in each call.
+    this.client.defineCommand('zlinkStateAdoptBatch', { lua: STATE_ADOPT_BATCH });
+    this.client.defineCommand('zlinkStateWriteBatch', { lua: STATE_WRITE_BATCH });
   }
 
   /**
@@ -202,31 +209,43 @@ export class RedisStateStore implements StateStore {
   }
 
   private async send(calls: readonly ScriptCall[]): Promise<StateReply[]> {
-    let settled: [Error | null, unknown][];
-    try {
-      if (this.client instanceof Cluster) {
-        // No pipeline spans the nodes of a Cluster: calls made in one tick leave as one auto-pipeline
-        // per node (`enableAutoPipelining`).
-        const results = await Promise.allSettled(
-          calls.map(([command, ...args]) => this.client[command](...args)),
-        );
-        settled = results.map((r) =>
-          r.status === 'fulfilled' ? [null, r.value] : [r.reason as Error, null],
-        );
-      } else {
-        const pipeline = this.client.pipeline() as unknown as ScriptCommands & {
-          exec(): Promise<[Error | null, unknown][] | null>;
-        };
-        for (const [command, ...args] of calls) void pipeline[command](...args);
-        settled = (await pipeline.exec()) ?? [];
-      }
-    } catch (error) {
-      throw this.unavailable(error);
-    }
+    if (!(this.client instanceof Cluster)) return this.sendBatch(calls);
+    // No call spans the nodes of a Cluster: one call per row, and the calls made in one tick leave as one
+    // auto-pipeline per node (`enableAutoPipelining`).
+    const results = await Promise.allSettled(
+      calls.map(([command, ...args]) => this.client[command](...args)),
+    );
+    const settled = results.map((r): [Error | null, unknown] =>
+      r.status === 'fulfilled' ? [null, r.value] : [r.reason as Error, null],
+    );
     const failed = settled.find(([error]) => error !== null);
     if (failed || settled.length !== calls.length)
       throw this.unavailable(failed?.[0] ?? new Error(`${settled.length} replies to ${calls.length} rows`));
     return settled.map(([, reply]) => reply as StateReply);
+  }
+
+  /**
+   * A single Redis: the whole batch as one call of the batch script (`batchOf`): numkeys, every row's key,
+   * then every row's arguments in order.
+   */
+  private async sendBatch(calls: readonly ScriptCall[]): Promise<StateReply[]> {
+    const command =
+      calls[0]![0] === 'zlinkStateAdoptBuffer' ? 'zlinkStateAdoptBatchBuffer' : 'zlinkStateWriteBatchBuffer';
+    const keys: string[] = [];
+    const args: (string | Buffer)[] = [];
+    for (const [, key, ...rest] of calls) {
+      keys.push(key);
+      for (const a of rest) args.push(a);
+    }
+    let replies: StateReply[];
+    try {
+      replies = await this.client[command](keys.length, ...keys, ...args);
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+    if (!Array.isArray(replies) || replies.length !== calls.length)
+      throw this.unavailable(new Error(`${String(replies?.length)} replies to ${calls.length} rows`));
+    return replies;
   }
 
   private unavailable(error: unknown): ZLinkError {
@@ -281,7 +300,8 @@ export class RedisStateStore implements StateStore {
             'would let an epoch be given twice. Use noeviction (or a volatile-* policy: it evicts only ' +
             'tombstones)',
         );
-      await Promise.all([STATE_ADOPT, STATE_WRITE].map((lua) => node.script('LOAD', lua)));
+      const scripts = [STATE_ADOPT, STATE_WRITE, STATE_ADOPT_BATCH, STATE_WRITE_BATCH];
+      await Promise.all(scripts.map((lua) => node.script('LOAD', lua)));
     }
   }
 }
