@@ -231,7 +231,7 @@ export function durableMarkdown(r: DurableSection | { error: string }, machine: 
       persisted((p) => r.figures[p].turnsPerWrite.toFixed(2)),
     ),
     row(
-      'Redis time per write (EVALSHA usec_per_call) → writes/s per Redis core',
+      'Redis time per write (EVALSHA time ÷ writes) → writes/s per Redis core',
       only('redis', () => (core ? `${core.evalshaUs.toFixed(1)} µs → ${n(1e6 / core.evalshaUs)}` : '–')),
     ),
     row(

@@ -67,7 +67,7 @@ export class StateRedis {
     return redisCounters(this.admin);
   }
 
-  /** EVALSHA since the last reset: calls, and Redis's own time per call (the script alone), µs. */
+  /** EVALSHA since the last reset: calls (one per batch), and Redis's own time per call (the script alone), µs. */
   async scripts(): Promise<{ calls: number; usecPerCall: number }> {
     const info = await this.admin.info('commandstats');
     const match = /^cmdstat_evalsha:calls=(\d+),usec=\d+,usec_per_call=([\d.]+)/m.exec(info);
