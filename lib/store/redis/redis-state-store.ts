@@ -17,6 +17,7 @@ import {
 import type { RedisConnectionOptions } from './client.js';
 import { stateRowKey } from './state-keys.js';
 import { type RowName, type StateReply, adoptReply, unreadableRow, writeReply } from './state-replies.js';
+import { packScriptRows } from './script-rows.js';
 import { STATE_ADOPT, STATE_ADOPT_BATCH, STATE_WRITE, STATE_WRITE_BATCH } from './state-scripts.js';
 import { StoreClient, redisTarget } from './store-client.js';
 
@@ -226,20 +227,20 @@ export class RedisStateStore implements StateStore {
 
   /**
    * A single Redis: the whole batch as one call of the batch script (`batchOf`): numkeys, every row's key,
-   * then every row's arguments in order.
+   * then every row's arguments packed as one (`packScriptRows`).
    */
   private async sendBatch(calls: readonly ScriptCall[]): Promise<StateReply[]> {
     const command =
       calls[0]![0] === 'zlinkStateAdoptBuffer' ? 'zlinkStateAdoptBatchBuffer' : 'zlinkStateWriteBatchBuffer';
     const keys: string[] = [];
-    const args: (string | Buffer)[] = [];
+    const rows: (readonly (string | Buffer)[])[] = [];
     for (const [, key, ...rest] of calls) {
       keys.push(key);
-      for (const a of rest) args.push(a);
+      rows.push(rest);
     }
     let replies: StateReply[];
     try {
-      replies = await this.client[command](keys.length, ...keys, ...args);
+      replies = await this.client[command](keys.length, ...keys, packScriptRows(rows));
     } catch (error) {
       throw this.unavailable(error);
     }

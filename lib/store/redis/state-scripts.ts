@@ -110,25 +110,25 @@ return {${WRITTEN}, tonumber(ARGV[3])}`;
 
 /**
  * A whole batch of one of the scripts above in one call, for a single Redis (standalone or Sentinel): the
- * row's script runs as a function for each key in turn (KEYS[i], ARGV from `(i - 1) * width + 1`), and the
- * reply is the list of the rows' replies, in order. Still one atomic compare-and-set per row; one call
- * instead of one per row, which is most of what a row cost the writing process and Redis. Not on a
- * Cluster: a batch's keys may sit on any node.
+ * row's script runs as a function for each key in turn, KEYS[i] with the arguments of row i, and the reply
+ * is the list of the rows' replies, in order. Still one atomic compare-and-set per row; one call instead
+ * of one per row. The rows' arguments come as ONE msgpack argument (`packScriptRows`: an array per row,
+ * read by `cmsgpack`, built into Redis's Lua), so the writing process encodes one command argument per
+ * row (its key) plus one, not twelve per row. Not on a Cluster: a batch's keys may
+ * sit on any node.
  */
-export function batchOf(one: string, width: number): string {
+export function batchOf(one: string): string {
   return `
 local function one(KEYS, ARGV)
 ${one}
 end
+local rows = cmsgpack.unpack(ARGV[1])
 local out = {}
 for i = 1, #KEYS do
-  out[i] = one({KEYS[i]}, {unpack(ARGV, (i - 1) * ${width} + 1, i * ${width})})
+  out[i] = one({KEYS[i]}, rows[i])
 end
 return out`;
 }
 
-/** The arguments per row of `STATE_ADOPT` and `STATE_WRITE`, as `batchOf` reads them. */
-export const ADOPT_WIDTH = 4;
-export const WRITE_WIDTH = 11;
-export const STATE_ADOPT_BATCH = batchOf(STATE_ADOPT, ADOPT_WIDTH);
-export const STATE_WRITE_BATCH = batchOf(STATE_WRITE, WRITE_WIDTH);
+export const STATE_ADOPT_BATCH = batchOf(STATE_ADOPT);
+export const STATE_WRITE_BATCH = batchOf(STATE_WRITE);
