@@ -14,6 +14,7 @@ import { type Activation, type HeldAuthority, emitObjectEvent } from './activati
 import type { ActivationTable } from './activation-table.js';
 import { userCode } from './user-code.js';
 import type { ObjectStates } from './object-states.js';
+import { rearmTimers } from './timer-rearm.js';
 import type { InboundObjectCall, ObjectAnswer } from './object-call.js';
 import { type DispatchDeps, runObjectCall } from './object-dispatch.js';
 
@@ -197,15 +198,13 @@ export class HostMoves {
  * and `restore()` may set it again itself.
  */
 function restoreTimers(a: Activation, timers: readonly TimerImage[], elapsedMs: number): void {
-  const instance = a.instance as Record<string, unknown>;
-  // One that `restore()` set again itself is not set twice.
-  const set = new Set(a.turns.timers.pending().map((t) => t.label));
-  for (const t of timers) {
-    const method = t.label === undefined ? undefined : instance[t.label];
-    if (typeof method !== 'function' || set.has(t.label)) continue;
-    const due = Math.max(0, t.dueInMs - elapsedMs);
-    // A durable one stays durable where the object writes on (its wall-clock beat from its next firing).
-    const durable = t.durable && a.durable !== undefined ? { anchorAt: Date.now() + due } : undefined;
-    a.turns.timers.restore(t.kind, () => method.call(instance) as void, due, t.intervalMs, t.label, durable);
-  }
+  rearmTimers(
+    a,
+    timers.map((t) => {
+      const dueMs = Math.max(0, t.dueInMs - elapsedMs);
+      // A durable one stays durable where the object writes on (its wall-clock beat from its next firing).
+      const durable = t.durable && a.durable !== undefined ? { anchorAt: Date.now() + dueMs } : undefined;
+      return { kind: t.kind, label: t.label, intervalMs: t.intervalMs, dueMs, durable };
+    }),
+  );
 }

@@ -16,6 +16,7 @@ import type { Clock } from '../resolve/index.js';
 import type { DurableTimer } from '../execution/index.js';
 import type { Activation } from './activation.js';
 import { userCode } from './user-code.js';
+import { rearmTimers } from './timer-rearm.js';
 
 /** A persistent class as its owner writes it: its store's batcher, its `persist` option. */
 export interface DurableClass {
@@ -177,33 +178,28 @@ const NO_TIMERS: readonly DurableTimer[] = [];
 
 /**
  * Arms the durable timers `a` was saved with, by the wall clock: a timeout that came due meanwhile fires
- * at once, an interval on its beat (its next firing after now). One whose label names no method, or
- * that `restore()` armed again itself (same label), is skipped.
+ * at once, an interval on its beat (its next firing after now), each keeping its anchor.
  */
-export function armDurableTimers(a: Activation, timers: readonly DurableTimer[]): void {
-  if (timers.length === 0) return;
-  const instance = a.instance as Record<string, unknown>;
-  const live = new Set(a.turns.timers.pending().map((t) => t.label));
+function armDurableTimers(a: Activation, timers: readonly DurableTimer[]): void {
   const now = Date.now();
-  for (const t of timers) {
-    const method = instance[t.label];
-    if (typeof method !== 'function' || live.has(t.label)) continue;
-    let next = t.anchorAt;
-    if (t.kind === 'interval' && next < now) {
-      const every = t.intervalMs as number;
-      next += Math.ceil((now - next) / every) * every;
-    }
-    a.turns.timers.restore(
-      t.kind,
-      () => method.call(instance) as void,
-      Math.max(0, next - now),
-      t.intervalMs,
-      t.label,
-      {
-        anchorAt: t.anchorAt,
-      },
-    );
-  }
+  rearmTimers(
+    a,
+    timers.map((t) => {
+      let next = t.anchorAt;
+      if (t.kind === 'interval' && next < now) {
+        const every = t.intervalMs as number;
+        next += Math.ceil((now - next) / every) * every;
+      }
+      const dueMs = Math.max(0, next - now);
+      return {
+        kind: t.kind,
+        label: t.label,
+        intervalMs: t.intervalMs,
+        dueMs,
+        durable: { anchorAt: t.anchorAt },
+      };
+    }),
+  );
 }
 
 /** `create` of an id whose state is saved: the object exists, asleep or orphaned; get-or-create wakes it. */
