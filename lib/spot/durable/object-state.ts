@@ -75,15 +75,14 @@ export class ObjectStateHandle implements ZLinkObjectState {
     }
   };
 
-  /**
-   * Whether `send` (a push of this object) was taken to be held until its state is saved (mode
-   * `everyTurn`); `false`: send it now.
-   */
-  hold(send: () => void): boolean {
-    const d = this.durable;
-    if (d === undefined || !d.holdsReplies) return false;
-    d.hold(send, currentTurn()?.owner === this.turns);
-    return true;
+  /** Whether this object's pushes wait for its state (mode `everyTurn`): then give them to `hold`. */
+  get holding(): boolean {
+    return this.durable?.holdsReplies === true;
+  }
+
+  /** Holds `send` (a push of this object) until the state it may show is saved; see `holding`. */
+  hold(send: () => void): void {
+    this.durable?.hold(send, currentTurn()?.owner === this.turns);
   }
 }
 

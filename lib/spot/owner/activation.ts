@@ -109,18 +109,24 @@ export class Activation {
     room: { readonly pusher: RoomPusher | undefined; readonly members: MemberSessions },
   ) {
     this.saved = new ObjectStateHandle(turns, () => this.hook('capture'), `${key.kind} '${key.id}'`);
-    // An every-turn persistent object's pushes wait, as its replies do, for the state they may show.
+    // An every-turn persistent object's pushes wait, as its replies do, for the state they may show (no
+    // closure is made for a push that does not wait).
     const saved = this.saved;
     const heldPusher: BindingPusher | undefined = pusher && {
-      push: (b, actorId, packet, payload) =>
-        saved.hold(() => pusher.push(b, actorId, packet, payload)) ||
-        pusher.push(b, actorId, packet, payload),
+      push: (b, actorId, packet, payload) => {
+        if (!saved.holding) return pusher.push(b, actorId, packet, payload);
+        saved.hold(() => pusher.push(b, actorId, packet, payload));
+        return true;
+      },
       ended: (b, actorId) => pusher.ended(b, actorId),
     };
-    const roomPusher: RoomPusher | undefined = room.pusher && {
-      pushRoom: (owner, spotId, packet, payload, targets) =>
-        saved.hold(() => room.pusher?.pushRoom(owner, spotId, packet, payload, targets)) ||
-        room.pusher?.pushRoom(owner, spotId, packet, payload, targets) === true,
+    const rooms = room.pusher;
+    const roomPusher: RoomPusher | undefined = rooms && {
+      pushRoom: (owner, spotId, packet, payload, targets) => {
+        if (!saved.holding) return rooms.pushRoom(owner, spotId, packet, payload, targets);
+        saved.hold(() => rooms.pushRoom(owner, spotId, packet, payload, targets));
+        return true;
+      },
     };
     this.sessions = key.kind === 'actor' ? new ObjectSessions(key.id, heldPusher) : undefined;
     this.handlers = classes.handlersOf(key.kind, cls.type);
